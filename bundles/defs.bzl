@@ -1,0 +1,130 @@
+"""kiln_bundle: a model as a build input, compiled by kilnc into a cc_library.
+
+    load("//bundles:defs.bzl", "kiln_bundle")
+
+    kiln_bundle(
+        name = "lenet5",                  # the cc_library; also the bundle name
+        model = "models/lenet5.onnx",
+    )
+
+    cc_binary(name = "app", srcs = ["app.c"], deps = [":lenet5"])  # #include "lenet5.h"
+
+The library carries NAME.o and NAME.h (and kiln.h through //runtime_min:kiln);
+NAME.weights.bin is its data (runfiles), or linked in with embed_weights.
+"""
+
+def _kiln_compile_impl(ctx):
+    name = ctx.attr.bundle_name
+    out_o = ctx.outputs.object
+    out_h = ctx.outputs.header
+    out_w = ctx.outputs.weights
+    args = ctx.actions.args()
+    args.add(ctx.file.model)
+    args.add("-o", out_h.dirname)
+    args.add("--name", name)
+    if ctx.attr.target:
+        args.add("--target", ctx.attr.target)
+    if ctx.attr.mcpu:
+        args.add("--mcpu", ctx.attr.mcpu)
+    if ctx.attr.mattr:
+        args.add("--mattr", ctx.attr.mattr)
+    if ctx.attr.float_abi:
+        args.add("--float-abi", ctx.attr.float_abi)
+    if ctx.attr.embed_weights:
+        args.add("--embed-weights")
+    for dim, value in sorted(ctx.attr.dims.items()):
+        args.add("--dim", "%s=%s" % (dim, value))
+    if ctx.attr.passes:
+        args.add("--passes", ",".join(ctx.attr.passes))
+    ctx.actions.run(
+        executable = ctx.executable._kilnc,
+        arguments = [args],
+        inputs = [ctx.file.model],
+        outputs = [out_o, out_h, out_w],
+        mnemonic = "KilnCompile",
+        progress_message = "kilnc %s -> %s" % (ctx.file.model.short_path, name),
+    )
+    return [DefaultInfo(files = depset([out_o, out_h, out_w]))]
+
+_kiln_compile = rule(
+    implementation = _kiln_compile_impl,
+    # Predeclared, so the cc_library can name each file by its label.
+    outputs = {
+        "object": "%{out_dir}/%{bundle_name}.o",
+        "header": "%{out_dir}/%{bundle_name}.h",
+        "weights": "%{out_dir}/%{bundle_name}.weights.bin",
+    },
+    attrs = {
+        "model": attr.label(allow_single_file = [".onnx"], mandatory = True),
+        "bundle_name": attr.string(mandatory = True),
+        "out_dir": attr.string(mandatory = True),
+        "target": attr.string(),
+        "mcpu": attr.string(),
+        "mattr": attr.string(),
+        "float_abi": attr.string(),
+        "embed_weights": attr.bool(),
+        "dims": attr.string_dict(),
+        "passes": attr.string_list(),
+        "_kilnc": attr.label(
+            default = "//compiler/kilnc",
+            executable = True,
+            cfg = "exec",
+        ),
+    },
+)
+
+def kiln_bundle(
+        name,
+        model,
+        bundle_name = None,
+        embed_weights = False,
+        dims = {},
+        target = "",
+        mcpu = "",
+        mattr = "",
+        float_abi = "",
+        passes = [],
+        **kwargs):
+    """Compiles `model` with kilnc and wraps the bundle in a cc_library `name`.
+
+    Args:
+      name: the cc_library; also the bundle name unless bundle_name is given.
+      model: the ONNX model file.
+      bundle_name: the C prefix (NAME_run, NAME_bundle, NAME.h); a C identifier.
+      embed_weights: link the weights into the object as read-only data.
+      dims: {"symbolic_dim": value} bindings for inputs with symbolic shapes.
+      target, mcpu, mattr, float_abi: code generation target (default: the host).
+      passes: graph passes to run instead of the default pipeline.
+      **kwargs: passed to the cc_library (visibility, tags, ...).
+    """
+    bundle_name = bundle_name or name
+    out_dir = name + "_kiln"
+    _kiln_compile(
+        name = name + "_compile",
+        model = model,
+        bundle_name = bundle_name,
+        out_dir = out_dir,
+        target = target,
+        mcpu = mcpu,
+        mattr = mattr,
+        float_abi = float_abi,
+        embed_weights = embed_weights,
+        dims = dims,
+        passes = passes,
+        visibility = ["//visibility:private"],
+    )
+    native.filegroup(
+        name = name + "_weights",
+        srcs = [":" + out_dir + "/" + bundle_name + ".weights.bin"],
+        visibility = kwargs.get("visibility"),
+    )
+    native.cc_library(
+        name = name,
+        srcs = [":" + out_dir + "/" + bundle_name + ".o"],
+        hdrs = [":" + out_dir + "/" + bundle_name + ".h"],
+        includes = [out_dir],
+        data = [":" + name + "_weights"],
+        linkstatic = True,
+        deps = ["//runtime_min:kiln"],
+        **kwargs
+    )

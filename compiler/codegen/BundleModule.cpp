@@ -1,0 +1,290 @@
+//===- BundleModule.cpp - The bundle's LLVM module ------------------------===//
+//
+// Lays out, as LLVM IR: one internal function per LIR instruction (its
+// kernel, specialized for the instruction's constant shapes), the exported
+// entry NAME_run(weights, io, scratch) that checks its regions and calls the
+// kernels in order at fixed offsets, and the NAME_bundle descriptor whose
+// layout is kiln_bundle/kiln_tensor of runtime_min/kiln.h for this target's
+// data layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/Codegen.h"
+#include "compiler/codegen/Kernels.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
+
+namespace kiln {
+
+namespace {
+
+/// Mirrors kiln_status in runtime_min/kiln.h.
+enum : int { kOk = 0, kErrNull = -1, kErrAlign = -2 };
+constexpr unsigned kAbiVersion = 1;
+
+class BundleModuleBuilder {
+public:
+  BundleModuleBuilder(llvm::LLVMContext &ctx, const lir::Function &f,
+                      llvm::StringRef name, llvm::TargetMachine &tm)
+      : ctx_(ctx), f_(f), name_(name.str()),
+        m_(std::make_unique<llvm::Module>(name_, ctx)) {
+    m_->setTargetTriple(tm.getTargetTriple().getTriple());
+    m_->setDataLayout(tm.createDataLayout());
+    idxTy_ = m_->getDataLayout().getIntPtrType(ctx);
+    ptrTy_ = llvm::PointerType::getUnqual(ctx);
+  }
+
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  build(llvm::ArrayRef<uint8_t> embeddedWeights) {
+    llvm::SmallVector<llvm::Function *, 16> kernels;
+    for (size_t i = 0; i < f_.instrs.size(); ++i) {
+      auto k = buildKernel(f_.instrs[i], i);
+      if (!k)
+        return k.takeError();
+      kernels.push_back(*k);
+    }
+    llvm::Function *run = buildRun(kernels);
+    llvm::GlobalVariable *weights = nullptr;
+    if (!embeddedWeights.empty())
+      weights = buildWeights(embeddedWeights);
+    buildDescriptor(run, weights);
+    std::string err;
+    llvm::raw_string_ostream os(err);
+    if (llvm::verifyModule(*m_, &os))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "internal error: invalid LLVM IR: " + err);
+    return std::move(m_);
+  }
+
+private:
+  void setCommonAttrs(llvm::Function *fn) {
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    // No libc: keeps LLVM from turning loops into memcpy/memset calls.
+    fn->addFnAttr("no-builtins");
+  }
+
+  llvm::Expected<llvm::Function *> buildKernel(const lir::Instr &in, size_t index) {
+    llvm::SmallVector<const lir::Buffer *, 4> params;
+    for (const lir::Buffer *b : in.inputs)
+      if (b)
+        params.push_back(b);
+    for (const lir::Buffer *b : in.outputs)
+      params.push_back(b);
+    if (in.temp)
+      params.push_back(in.temp);
+    auto *fnTy = llvm::FunctionType::get(
+        llvm::Type::getVoidTy(ctx_),
+        llvm::SmallVector<llvm::Type *, 4>(params.size(), ptrTy_), false);
+    std::string opName = in.kind == lir::Instr::Kind::Copy
+                             ? "copy"
+                             : in.node->getOpName().lower();
+    auto *fn = llvm::Function::Create(fnTy, llvm::GlobalValue::InternalLinkage,
+                                      "kiln." + std::to_string(index) + "." + opName,
+                                      m_.get());
+    setCommonAttrs(fn);
+    for (size_t i = 0; i < params.size(); ++i) {
+      // The planner guarantees an instruction's buffers never overlap unless
+      // they are the same read-only buffer, so noalias holds.
+      fn->addParamAttr(i, llvm::Attribute::NoAlias);
+      fn->addParamAttr(i, llvm::Attribute::NoCapture);
+      fn->addParamAttr(i, llvm::Attribute::getWithAlignment(
+                              ctx_, llvm::Align(lir::kBufferAlignment)));
+      if (params[i]->size)
+        fn->addDereferenceableParamAttr(i, params[i]->size);
+    }
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
+    codegen::KernelBuilder kb(b, idxTy_);
+    llvm::SmallVector<llvm::Value *, 4> inputs, outputs;
+    unsigned arg = 0;
+    for (const lir::Buffer *buf : in.inputs)
+      inputs.push_back(buf ? fn->getArg(arg++) : nullptr);
+    for (size_t i = 0; i < in.outputs.size(); ++i)
+      outputs.push_back(fn->getArg(arg++));
+    llvm::Value *temp = in.temp ? fn->getArg(arg++) : nullptr;
+
+    if (in.kind == lir::Instr::Kind::Copy) {
+      codegen::emitByteCopy(kb, inputs[0], outputs[0], in.outputs[0]->size);
+    } else {
+      codegen::KernelEmitter emit = codegen::findKernelEmitter(in.node->getKind());
+      if (!emit)
+        return nodeError(*in.node, "not supported by the code generator");
+      codegen::KernelArgs args{*in.node, inputs, outputs, temp};
+      if (auto err = emit(kb, args))
+        return std::move(err);
+    }
+    b.CreateRetVoid();
+    return fn;
+  }
+
+  llvm::Value *regionPtr(llvm::IRBuilder<> &b, llvm::Value *base, uint64_t offset) {
+    return offset ? b.CreateInBoundsGEP(b.getInt8Ty(), base,
+                                        llvm::ConstantInt::get(idxTy_, offset))
+                  : base;
+  }
+
+  llvm::Function *buildRun(llvm::ArrayRef<llvm::Function *> kernels) {
+    auto *fnTy = llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx_),
+                                         {ptrTy_, ptrTy_, ptrTy_}, false);
+    auto *fn = llvm::Function::Create(fnTy, llvm::GlobalValue::ExternalLinkage,
+                                      name_ + "_run", m_.get());
+    setCommonAttrs(fn);
+    llvm::Value *regions[3] = {fn->getArg(0), fn->getArg(1), fn->getArg(2)};
+    uint64_t sizes[3] = {f_.weightsSize, f_.ioSize, f_.scratchSize};
+    const char *names[3] = {"weights", "io", "scratch"};
+    for (int i = 0; i < 3; ++i)
+      fn->getArg(i)->setName(names[i]);
+
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
+    auto fail = [&](llvm::Value *cond, int status) {
+      llvm::BasicBlock *bad = llvm::BasicBlock::Create(ctx_, "fail", fn);
+      llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx_, "ok", fn);
+      b.CreateCondBr(cond, bad, ok);
+      b.SetInsertPoint(bad);
+      b.CreateRet(b.getInt32(status));
+      b.SetInsertPoint(ok);
+    };
+    // A region of size 0 may be NULL and is never touched.
+    for (int i = 0; i < 3; ++i)
+      if (sizes[i])
+        fail(b.CreateIsNull(regions[i]), kErrNull);
+    for (int i = 0; i < 3; ++i)
+      if (sizes[i])
+        fail(b.CreateICmpNE(
+                 b.CreateAnd(b.CreatePtrToInt(regions[i], idxTy_),
+                             llvm::ConstantInt::get(idxTy_, lir::kBufferAlignment - 1)),
+                 llvm::ConstantInt::get(idxTy_, 0)),
+             kErrAlign);
+    auto regionOf = [&](const lir::Buffer *buf) {
+      switch (buf->region) {
+      case lir::Region::Weights: return regions[0];
+      case lir::Region::IO: return regions[1];
+      case lir::Region::Scratch: return regions[2];
+      }
+      return regions[2];
+    };
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      const lir::Instr &in = f_.instrs[i];
+      llvm::SmallVector<llvm::Value *, 4> args;
+      for (const lir::Buffer *buf : in.inputs)
+        if (buf)
+          args.push_back(regionPtr(b, regionOf(buf), buf->offset));
+      for (const lir::Buffer *buf : in.outputs)
+        args.push_back(regionPtr(b, regionOf(buf), buf->offset));
+      if (in.temp)
+        args.push_back(regionPtr(b, regionOf(in.temp), in.temp->offset));
+      b.CreateCall(kernels[i], args);
+    }
+    b.CreateRet(b.getInt32(kOk));
+    return fn;
+  }
+
+  llvm::GlobalVariable *buildWeights(llvm::ArrayRef<uint8_t> bytes) {
+    auto *data = llvm::ConstantDataArray::get(ctx_, bytes);
+    auto *gv = new llvm::GlobalVariable(*m_, data->getType(), true,
+                                        llvm::GlobalValue::ExternalLinkage, data,
+                                        name_ + "_weights");
+    gv->setAlignment(llvm::Align(lir::kBufferAlignment));
+    if (llvm::Triple(m_->getTargetTriple()).isOSBinFormatELF())
+      gv->setSection(".rodata.kiln_weights");
+    return gv;
+  }
+
+  llvm::Constant *cString(llvm::StringRef s) {
+    auto *data = llvm::ConstantDataArray::getString(ctx_, s);
+    auto *gv = new llvm::GlobalVariable(*m_, data->getType(), true,
+                                        llvm::GlobalValue::PrivateLinkage, data,
+                                        ".str");
+    gv->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    gv->setAlignment(llvm::Align(1));
+    return gv;
+  }
+
+  llvm::Constant *size(uint64_t v) { return llvm::ConstantInt::get(idxTy_, v); }
+  llvm::Constant *i32(int64_t v) {
+    return llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx_), v);
+  }
+
+  /// A private [n x kiln_tensor] array, or null for n == 0.
+  llvm::Constant *tensorTable(llvm::ArrayRef<lir::IOTensor> tensors,
+                              llvm::StructType *tensorTy) {
+    if (tensors.empty())
+      return llvm::ConstantPointerNull::get(ptrTy_);
+    llvm::SmallVector<llvm::Constant *, 4> entries;
+    for (const lir::IOTensor &t : tensors) {
+      llvm::SmallVector<uint32_t, 6> dims(t.type.shape.begin(), t.type.shape.end());
+      llvm::Constant *shape = llvm::ConstantPointerNull::get(ptrTy_);
+      if (!dims.empty()) {
+        auto *data = llvm::ConstantDataArray::get(ctx_, dims);
+        auto *gv = new llvm::GlobalVariable(*m_, data->getType(), true,
+                                            llvm::GlobalValue::PrivateLinkage,
+                                            data, ".shape");
+        gv->setAlignment(llvm::Align(4));
+        shape = gv;
+      }
+      const QuantParams &q = t.type.quant;
+      float scale = q.isQuantized() ? q.scales[0] : 1.0f;
+      int32_t zp = q.isQuantized() && !q.zeroPoints.empty() ? q.zeroPoints[0] : 0;
+      entries.push_back(llvm::ConstantStruct::get(
+          tensorTy, {cString(t.name), i32(static_cast<int>(t.type.dtype)),
+                     i32(dims.size()), shape, size(t.buffer->offset),
+                     size(t.buffer->size),
+                     llvm::ConstantFP::get(llvm::Type::getFloatTy(ctx_), scale),
+                     i32(zp)}));
+    }
+    auto *arrTy = llvm::ArrayType::get(tensorTy, entries.size());
+    auto *gv = new llvm::GlobalVariable(*m_, arrTy, true,
+                                        llvm::GlobalValue::PrivateLinkage,
+                                        llvm::ConstantArray::get(arrTy, entries),
+                                        ".tensors");
+    return gv;
+  }
+
+  void buildDescriptor(llvm::Function *run, llvm::GlobalVariable *weights) {
+    llvm::Type *i32Ty = llvm::Type::getInt32Ty(ctx_);
+    llvm::Type *f32Ty = llvm::Type::getFloatTy(ctx_);
+    // struct kiln_tensor { name, dtype, rank, shape, offset, size, scale, zero_point }
+    auto *tensorTy = llvm::StructType::create(
+        ctx_, {ptrTy_, i32Ty, i32Ty, ptrTy_, idxTy_, idxTy_, f32Ty, i32Ty},
+        "kiln_tensor");
+    // struct kiln_bundle { abi_version, name, weights_size, io_size,
+    //   scratch_size, alignment, num_inputs, num_outputs, inputs, outputs,
+    //   run, embedded_weights }
+    auto *bundleTy = llvm::StructType::create(
+        ctx_, {i32Ty, ptrTy_, idxTy_, idxTy_, idxTy_, idxTy_, i32Ty, i32Ty,
+               ptrTy_, ptrTy_, ptrTy_, ptrTy_},
+        "kiln_bundle");
+    llvm::Constant *init = llvm::ConstantStruct::get(
+        bundleTy,
+        {i32(kAbiVersion), cString(name_), size(f_.weightsSize), size(f_.ioSize),
+         size(f_.scratchSize), size(lir::kBufferAlignment),
+         i32(f_.inputs.size()), i32(f_.outputs.size()),
+         tensorTable(f_.inputs, tensorTy), tensorTable(f_.outputs, tensorTy), run,
+         weights ? static_cast<llvm::Constant *>(weights)
+                 : llvm::ConstantPointerNull::get(ptrTy_)});
+    new llvm::GlobalVariable(*m_, bundleTy, true,
+                             llvm::GlobalValue::ExternalLinkage, init,
+                             name_ + "_bundle");
+  }
+
+  llvm::LLVMContext &ctx_;
+  const lir::Function &f_;
+  std::string name_;
+  std::unique_ptr<llvm::Module> m_;
+  llvm::Type *idxTy_;
+  llvm::PointerType *ptrTy_;
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+buildBundleModule(llvm::LLVMContext &ctx, const lir::Function &f,
+                  llvm::StringRef bundleName, llvm::TargetMachine &tm,
+                  llvm::ArrayRef<uint8_t> embeddedWeights) {
+  return BundleModuleBuilder(ctx, f, bundleName, tm).build(embeddedWeights);
+}
+
+} // namespace kiln

@@ -1,0 +1,46 @@
+//===- Codegen.h - LLVM code generation for a bundle -----------*- C++ -*-===//
+#ifndef KILN_CODEGEN_CODEGEN_H
+#define KILN_CODEGEN_CODEGEN_H
+
+#include "compiler/codegen/Target.h"
+#include "compiler/lir/LIR.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
+namespace kiln {
+
+struct CodegenOptions {
+  TargetOptions target;
+  /// Put the weights image in the object (read-only, section
+  /// ".rodata.kiln_weights"), exported as NAME_weights and pointed to by
+  /// NAME_bundle.embedded_weights.
+  bool embedWeights = false;
+};
+
+/// Builds the bundle's LLVM module for `f` (planned): one internal kernel
+/// function per instruction, NAME_run, the NAME_bundle descriptor and, when
+/// `embeddedWeights` is non-empty, NAME_weights. `bundleName` must be a C
+/// identifier.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+buildBundleModule(llvm::LLVMContext &ctx, const lir::Function &f,
+                  llvm::StringRef bundleName, llvm::TargetMachine &tm,
+                  llvm::ArrayRef<uint8_t> embeddedWeights);
+
+/// Runs LLVM's O3 pipeline for the target, with every library function
+/// disabled so no call to libc (memcpy, memset, expf, ...) can appear.
+void optimizeModule(llvm::Module &m, llvm::TargetMachine &tm);
+
+/// Optimizes `m` and emits it as an object file.
+llvm::Expected<llvm::SmallVector<char, 0>>
+emitObject(llvm::Module &m, llvm::TargetMachine &tm);
+
+/// The whole back end: target machine, module, optimization, object bytes.
+llvm::Expected<llvm::SmallVector<char, 0>>
+generateBundleObject(const lir::Function &f, llvm::StringRef bundleName,
+                     const CodegenOptions &opts);
+
+} // namespace kiln
+
+#endif

@@ -1,0 +1,194 @@
+#include "compiler/codegen/KernelBuilder.h"
+
+#include "llvm/IR/Function.h"
+
+namespace kiln {
+namespace codegen {
+
+llvm::SmallVector<int64_t, 6> rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
+  llvm::SmallVector<int64_t, 6> strides(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+llvm::Type *KernelBuilder::elemType(DType t) {
+  switch (t) {
+  case DType::F32: return b.getFloatTy();
+  case DType::F16: return b.getHalfTy();
+  case DType::I8:
+  case DType::U8:
+  case DType::Bool: return b.getInt8Ty();
+  case DType::I16: return b.getInt16Ty();
+  case DType::I32: return b.getInt32Ty();
+  case DType::I64: return b.getInt64Ty();
+  }
+  return b.getInt8Ty();
+}
+
+void KernelBuilder::loop(llvm::Value *begin, llvm::Value *end,
+                         llvm::function_ref<void(llvm::Value *)> body,
+                         const llvm::Twine &name) {
+  llvm::Function *fn = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext &ctx = b.getContext();
+  llvm::BasicBlock *pre = b.GetInsertBlock();
+  llvm::BasicBlock *header = llvm::BasicBlock::Create(ctx, name + ".loop", fn);
+  llvm::BasicBlock *exit = llvm::BasicBlock::Create(ctx, name + ".exit", fn);
+  // Guarded so a loop whose bounds are computed at run time may run 0 times.
+  b.CreateCondBr(b.CreateICmpSLT(begin, end), header, exit);
+  b.SetInsertPoint(header);
+  llvm::PHINode *iv = b.CreatePHI(idxTy, 2, name);
+  iv->addIncoming(begin, pre);
+  body(iv);
+  llvm::Value *next = b.CreateAdd(iv, idx(1), name + ".next", true, true);
+  iv->addIncoming(next, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpSLT(next, end), header, exit);
+  b.SetInsertPoint(exit);
+}
+
+void KernelBuilder::nest(
+    llvm::ArrayRef<int64_t> extents,
+    llvm::function_ref<void(llvm::ArrayRef<llvm::Value *>)> body) {
+  llvm::SmallVector<llvm::Value *, 6> ivs(extents.size(), nullptr);
+  std::function<void(size_t)> level = [&](size_t d) {
+    if (d == extents.size()) {
+      body(ivs);
+      return;
+    }
+    if (extents[d] == 1) {
+      ivs[d] = idx(0);
+      level(d + 1);
+      return;
+    }
+    loop(extents[d], [&](llvm::Value *iv) {
+      ivs[d] = iv;
+      level(d + 1);
+    });
+  };
+  for (int64_t e : extents)
+    if (e == 0)
+      return;
+  level(0);
+}
+
+llvm::Value *KernelBuilder::linear(llvm::ArrayRef<llvm::Value *> ivs,
+                                   llvm::ArrayRef<int64_t> strides,
+                                   llvm::Value *base) {
+  llvm::Value *acc = base ? base : idx(0);
+  for (size_t i = 0; i < ivs.size(); ++i) {
+    if (strides[i] == 0)
+      continue;
+    llvm::Value *term =
+        strides[i] == 1 ? ivs[i] : b.CreateMul(ivs[i], idx(strides[i]), "", true, true);
+    acc = b.CreateAdd(acc, term, "", true, true);
+  }
+  return acc;
+}
+
+llvm::Value *KernelBuilder::gep(llvm::Type *ty, llvm::Value *base,
+                                llvm::Value *index) {
+  return b.CreateInBoundsGEP(ty, base, index);
+}
+
+llvm::Value *KernelBuilder::load(llvm::Type *ty, llvm::Value *base,
+                                 llvm::Value *index) {
+  return b.CreateLoad(ty, gep(ty, base, index));
+}
+
+void KernelBuilder::store(llvm::Value *v, llvm::Value *base,
+                          llvm::Value *index) {
+  b.CreateStore(v, gep(v->getType(), base, index));
+}
+
+llvm::AllocaInst *KernelBuilder::scalarSlot(llvm::Type *ty,
+                                            const llvm::Twine &name) {
+  llvm::Function *fn = b.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+  return entry.CreateAlloca(ty, nullptr, name);
+}
+
+llvm::Value *KernelBuilder::maxF(llvm::Value *a, llvm::Value *c) {
+  return b.CreateSelect(b.CreateFCmpOGT(a, c), a, c);
+}
+
+llvm::Value *KernelBuilder::minF(llvm::Value *a, llvm::Value *c) {
+  return b.CreateSelect(b.CreateFCmpOLT(a, c), a, c);
+}
+
+llvm::Value *KernelBuilder::exp(llvm::Value *x) {
+  llvm::Type *fty = x->getType();
+  llvm::Type *ity = fty->isVectorTy()
+                        ? llvm::VectorType::get(b.getInt32Ty(),
+                                                llvm::cast<llvm::VectorType>(fty)->getElementCount())
+                        : static_cast<llvm::Type *>(b.getInt32Ty());
+  auto c = [&](double v) { return llvm::ConstantFP::get(fty, v); };
+  // Clamped so 2^n stays a normal float: e^88.376 < FLT_MAX, e^-87.336 > FLT_MIN.
+  x = minF(maxF(x, c(-87.33654)), c(88.37626));
+  // Round to nearest by the 1.5*2^23 trick (no libm rint, no fast-math).
+  llvm::Value *t = b.CreateFMul(x, c(1.44269504088896341));
+  llvm::Value *magic = c(12582912.0);
+  llvm::Value *n = b.CreateFSub(b.CreateFAdd(t, magic), magic);
+  // r = x - n*ln2, with ln2 split in two for precision.
+  llvm::Value *r = b.CreateFSub(x, b.CreateFMul(n, c(0.693359375)));
+  r = b.CreateFSub(r, b.CreateFMul(n, c(-2.12194440e-4)));
+  // e^r by Horner: 1 + r + r^2/2 + ... + r^6/720 (|r| <= 0.35: error < 1.2e-7).
+  llvm::Value *p = c(1.0 / 720);
+  for (double coeff : {1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0})
+    p = b.CreateFAdd(b.CreateFMul(p, r), c(coeff));
+  llvm::Value *ni = b.CreateFPToSI(n, ity);
+  llvm::Value *bits = b.CreateShl(
+      b.CreateAdd(ni, llvm::ConstantInt::get(ity, 127)), llvm::ConstantInt::get(ity, 23));
+  return b.CreateFMul(p, b.CreateBitCast(bits, fty));
+}
+
+llvm::Error validateActivation(llvm::StringRef kind,
+                               llvm::ArrayRef<float> params) {
+  size_t expected = kind == "LeakyRelu" ? 1 : kind == "Clip" ? 2 : 0;
+  bool known = kind.empty() || kind == "Relu" || kind == "LeakyRelu" ||
+               kind == "Clip" || kind == "Sigmoid" || kind == "Tanh";
+  if (!known)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown activation '" + kind + "'");
+  if (params.size() != expected)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "activation '" + kind + "' expects " + std::to_string(expected) +
+            " parameters, got " + std::to_string(params.size()));
+  return llvm::Error::success();
+}
+
+llvm::Value *KernelBuilder::activation(llvm::StringRef kind,
+                                       llvm::ArrayRef<float> params,
+                                       llvm::Value *x) {
+  llvm::Type *ty = x->getType();
+  auto c = [&](double v) { return llvm::ConstantFP::get(ty, v); };
+  if (kind == "Relu")
+    return maxF(x, c(0.0));
+  if (kind == "LeakyRelu")
+    return b.CreateSelect(b.CreateFCmpOLT(x, c(0.0)),
+                          b.CreateFMul(x, c(params[0])), x);
+  if (kind == "Clip")
+    return minF(maxF(x, c(params[0])), c(params[1]));
+  if (kind == "Sigmoid")
+    return b.CreateFDiv(c(1.0), b.CreateFAdd(c(1.0), exp(b.CreateFNeg(x))));
+  if (kind == "Tanh") {
+    // 1 - 2/(e^{2x}+1): saturates cleanly to +-1 for large |x|.
+    llvm::Value *e2x = exp(b.CreateFMul(x, c(2.0)));
+    return b.CreateFSub(c(1.0), b.CreateFDiv(c(2.0), b.CreateFAdd(e2x, c(1.0))));
+  }
+  return x;
+}
+
+void KernelBuilder::stridedCopy(llvm::Type *elemTy, llvm::ArrayRef<int64_t> shape,
+                                llvm::Value *src, llvm::ArrayRef<int64_t> srcStrides,
+                                int64_t srcOffset, llvm::Value *dst,
+                                llvm::ArrayRef<int64_t> dstStrides,
+                                int64_t dstOffset) {
+  nest(shape, [&](llvm::ArrayRef<llvm::Value *> ivs) {
+    llvm::Value *v = load(elemTy, src, linear(ivs, srcStrides, idx(srcOffset)));
+    store(v, dst, linear(ivs, dstStrides, idx(dstOffset)));
+  });
+}
+
+} // namespace codegen
+} // namespace kiln

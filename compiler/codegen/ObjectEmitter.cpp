@@ -1,0 +1,69 @@
+//===- ObjectEmitter.cpp - Optimization and object emission ---------------===//
+
+#include "compiler/codegen/Codegen.h"
+
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
+
+namespace kiln {
+
+void optimizeModule(llvm::Module &m, llvm::TargetMachine &tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = true;
+  pto.SLPVectorization = true;
+  pto.LoopUnrolling = true;
+  llvm::PassBuilder pb(&tm, pto);
+  llvm::TargetLibraryInfoImpl tlii(llvm::Triple(m.getTargetTriple()));
+  tlii.disableAllFunctions();
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm =
+      pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(m, mam);
+}
+
+llvm::Expected<llvm::SmallVector<char, 0>>
+emitObject(llvm::Module &m, llvm::TargetMachine &tm) {
+  optimizeModule(m, tm);
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream os(bytes);
+  llvm::legacy::PassManager pm;
+  llvm::TargetLibraryInfoImpl tlii(llvm::Triple(m.getTargetTriple()));
+  tlii.disableAllFunctions();
+  pm.add(new llvm::TargetLibraryInfoWrapperPass(tlii));
+  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "target '" + m.getTargetTriple() +
+                                       "' cannot emit object files");
+  pm.run(m);
+  return std::move(bytes);
+}
+
+llvm::Expected<llvm::SmallVector<char, 0>>
+generateBundleObject(const lir::Function &f, llvm::StringRef bundleName,
+                     const CodegenOptions &opts) {
+  auto tm = createTargetMachine(opts.target);
+  if (!tm)
+    return tm.takeError();
+  llvm::LLVMContext ctx;
+  std::vector<uint8_t> weights;
+  if (opts.embedWeights)
+    weights = lir::buildWeightsImage(f);
+  auto m = buildBundleModule(ctx, f, bundleName, **tm, weights);
+  if (!m)
+    return m.takeError();
+  return emitObject(**m, **tm);
+}
+
+} // namespace kiln

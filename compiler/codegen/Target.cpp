@@ -1,0 +1,106 @@
+#include "compiler/codegen/Target.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <map>
+#include <mutex>
+
+namespace kiln {
+
+std::optional<FloatABIKind> parseFloatABI(llvm::StringRef s) {
+  if (s == "soft") return FloatABIKind::Soft;
+  if (s == "softfp") return FloatABIKind::SoftFP;
+  if (s == "hard") return FloatABIKind::Hard;
+  if (s == "default") return FloatABIKind::Default;
+  return std::nullopt;
+}
+
+std::optional<RelocModelKind> parseRelocModel(llvm::StringRef s) {
+  if (s == "static") return RelocModelKind::Static;
+  if (s == "pic") return RelocModelKind::PIC;
+  if (s == "default") return RelocModelKind::Default;
+  return std::nullopt;
+}
+
+void initializeLLVMTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+  });
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const TargetOptions &opts) {
+  initializeLLVMTargets();
+  std::string hostTriple = llvm::sys::getDefaultTargetTriple();
+  llvm::Triple triple(opts.triple.empty() ? hostTriple : opts.triple);
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple.getTriple(), error);
+  if (!target)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "target '" + triple.getTriple() +
+                                       "': " + error);
+
+  std::string cpu = opts.cpu;
+  std::string features = opts.features;
+  bool isHost = triple.getTriple() == llvm::Triple(hostTriple).getTriple();
+  if (isHost && cpu.empty()) {
+    cpu = llvm::sys::getHostCPUName().str();
+    if (features.empty()) {
+      llvm::SubtargetFeatures f;
+      // Sorted, so the feature string (and the object) is deterministic.
+      std::map<std::string, bool> sorted;
+      for (const auto &kv : llvm::sys::getHostCPUFeatures())
+        sorted[kv.getKey().str()] = kv.getValue();
+      for (const auto &kv : sorted)
+        f.AddFeature(kv.first, kv.second);
+      features = f.getString();
+    }
+  }
+  if (cpu.empty())
+    cpu = "generic";
+
+  llvm::TargetOptions to;
+  switch (opts.floatABI) {
+  case FloatABIKind::Default: break;
+  case FloatABIKind::Soft: to.FloatABIType = llvm::FloatABI::Soft; break;
+  case FloatABIKind::SoftFP: to.FloatABIType = llvm::FloatABI::Soft; break;
+  case FloatABIKind::Hard: to.FloatABIType = llvm::FloatABI::Hard; break;
+  }
+  // Soft float on Arm also means no FP instructions at all (clang's
+  // -mfloat-abi=soft); softfp keeps them and only passes floats in integer
+  // registers.
+  if (opts.floatABI == FloatABIKind::Soft && (triple.isARM() || triple.isThumb()))
+    features += features.empty() ? "+soft-float" : ",+soft-float";
+
+  bool bareMetal = triple.getOS() == llvm::Triple::UnknownOS;
+  llvm::Reloc::Model reloc =
+      opts.relocModel == RelocModelKind::Static ? llvm::Reloc::Static
+      : opts.relocModel == RelocModelKind::PIC  ? llvm::Reloc::PIC_
+      : bareMetal                               ? llvm::Reloc::Static
+                                                : llvm::Reloc::PIC_;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple.getTriple(), cpu, features, to, reloc, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!tm)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot create a target machine for '" +
+                                       triple.getTriple() + "'");
+  if (!tm->getMCSubtargetInfo()->isCPUStringValid(cpu))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown CPU '" + cpu + "' for target '" +
+                                       triple.getTriple() + "'");
+  return std::move(tm);
+}
+
+} // namespace kiln

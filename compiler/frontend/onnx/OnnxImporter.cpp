@@ -1,0 +1,472 @@
+//===- OnnxImporter.cpp - ONNX models to kiln graphs ----------------------===//
+//
+// Model-level import: parsing, version checks, graph inputs, initializers,
+// Constant nodes and graph outputs. Each other node is resolved here and
+// handed to the opset adapters (OpsetAdapters.h), which emit it through a
+// folding NodeEmitter.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/frontend/onnx/OnnxImporter.h"
+#include "compiler/frontend/onnx/NodeEmitter.h"
+#include "compiler/frontend/onnx/OpsetAdapters.h"
+#include "compiler/frontend/onnx/TensorProto.h"
+#include "compiler/ops/OpHelpers.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <limits>
+
+namespace kiln {
+namespace {
+
+llvm::Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+bool isDefaultDomain(llvm::StringRef domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
+/// The name kiln uses for the ONNX node at `index`: its own, or
+/// "<OpType>_<index>" when it has none.
+std::string nodeDisplayName(const onnx::NodeProto &n, int index) {
+  if (!n.name().empty())
+    return n.name();
+  return llvm::formatv("{0}_{1}", n.op_type(), index).str();
+}
+
+llvm::Expected<Attr> convertAttr(const onnx::AttributeProto &a) {
+  switch (a.type()) {
+  case onnx::AttributeProto::INT: return Attr::ofInt(a.i());
+  case onnx::AttributeProto::FLOAT: return Attr::ofFloat(a.f());
+  case onnx::AttributeProto::STRING: return Attr::ofString(a.s());
+  case onnx::AttributeProto::INTS:
+    return Attr::ofInts(llvm::SmallVector<int64_t, 8>(a.ints().begin(),
+                                                      a.ints().end()));
+  case onnx::AttributeProto::FLOATS:
+    return Attr::ofFloats(
+        llvm::SmallVector<float, 8>(a.floats().begin(), a.floats().end()));
+  case onnx::AttributeProto::TENSOR: {
+    auto t = tensorFromProto(a.t());
+    if (!t)
+      return t.takeError();
+    return Attr::ofTensor(std::move(*t));
+  }
+  default: break;
+  }
+  std::string kind =
+      onnx::AttributeProto::AttributeType_IsValid(a.type())
+          ? onnx::AttributeProto::AttributeType_Name(a.type())
+          : llvm::formatv("<unknown kind {0}>", static_cast<int>(a.type()))
+                .str();
+  return makeError("attribute '" + a.name() + "' has kind " + kind +
+                   ", which kiln does not support");
+}
+
+/// "f32[1,N,?]": a declared ONNX tensor type, for mismatch messages.
+std::string declaredTypeStr(const onnx::TypeProto::Tensor &tt) {
+  std::string s = onnxDTypeName(tt.elem_type()).str();
+  if (!tt.has_shape())
+    return s;
+  s += '[';
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto &d = tt.shape().dim(i);
+    s += i ? "," : "";
+    s += d.has_dim_value() ? std::to_string(d.dim_value())
+         : d.has_dim_param() ? d.dim_param()
+                             : std::string("?");
+  }
+  return s + ']';
+}
+
+class Importer {
+public:
+  Importer(const onnx::ModelProto &model, llvm::StringRef graphName,
+           const OnnxImportOptions &opts)
+      : model_(model), opts_(opts),
+        graph_(std::make_unique<Graph>(graphName)) {}
+
+  llvm::Expected<std::unique_ptr<Graph>> run();
+
+private:
+  llvm::Expected<int64_t> defaultOpset() const;
+  llvm::Error checkOpsSupported() const;
+  llvm::Error importInitializers();
+  llvm::Error importInputs();
+  llvm::Expected<TensorType> inputType(const onnx::ValueInfoProto &vi) const;
+  llvm::Error importConstantNode(const onnx::NodeProto &np,
+                                 llvm::StringRef name);
+  llvm::Error importNode(NodeEmitter &emitter, const onnx::NodeProto &np,
+                         int index);
+  llvm::Error importOutputs();
+  llvm::Error checkDeclaredType(const onnx::ValueInfoProto &vi,
+                                const Value *v) const;
+  /// Binds the ONNX value name `name`; names are SSA in ONNX.
+  llvm::Error define(const std::string &name, Value *v);
+
+  const onnx::ModelProto &model_;
+  const OnnxImportOptions &opts_;
+  std::unique_ptr<Graph> graph_;
+  /// ONNX value name -> kiln value. Only looked up, never iterated.
+  llvm::StringMap<Value *> values_;
+};
+
+llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
+  if (model_.ir_version() < 3)
+    return makeError(llvm::formatv(
+        "ir_version {0} is not supported; kiln needs ir_version >= 3",
+        model_.ir_version()));
+  auto opset = defaultOpset();
+  if (!opset)
+    return opset.takeError();
+  if (auto err = checkOpsSupported())
+    return err;
+  const onnx::GraphProto &g = model_.graph();
+  if (g.node_size() == 0)
+    return makeError("the model's graph is empty (it has no nodes)");
+  if (g.output_size() == 0)
+    return makeError("the model's graph has no outputs");
+  if (auto err = importInitializers())
+    return err;
+  if (auto err = importInputs())
+    return err;
+  NodeEmitter emitter(*graph_, *opset);
+  for (int i = 0; i < g.node_size(); ++i)
+    if (auto err = importNode(emitter, g.node(i), i))
+      return err;
+  if (auto err = importOutputs())
+    return err;
+  // Initializers that became attributes, and inputs of folded nodes.
+  graph_->eraseUnusedConstants();
+  return std::move(graph_);
+}
+
+llvm::Expected<int64_t> Importer::defaultOpset() const {
+  std::optional<int64_t> opset;
+  for (const onnx::OperatorSetIdProto &id : model_.opset_import()) {
+    if (!isDefaultDomain(id.domain()))
+      continue;
+    if (opset && *opset != id.version())
+      return makeError(llvm::formatv(
+          "the model imports the default ONNX domain twice (opsets {0} and "
+          "{1})",
+          *opset, id.version()));
+    opset = id.version();
+  }
+  if (!opset)
+    return makeError("the model imports no default-domain (ai.onnx) opset");
+  if (*opset < kMinOnnxOpset || *opset > kMaxOnnxOpset)
+    return makeError(llvm::formatv(
+        "the model uses ONNX opset {0}; kiln supports opsets {1} to {2}",
+        *opset, kMinOnnxOpset, kMaxOnnxOpset));
+  return *opset;
+}
+
+/// Lists every unsupported node in one message, so a user sees the whole
+/// gap at once rather than one op per attempt.
+llvm::Error Importer::checkOpsSupported() const {
+  std::string list;
+  const onnx::GraphProto &g = model_.graph();
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto &n = g.node(i);
+    bool defaultDomain = isDefaultDomain(n.domain());
+    if (defaultDomain &&
+        (n.op_type() == "Constant" || lookupOpDef(n.op_type())))
+      continue;
+    list += list.empty() ? "" : ", ";
+    list += "node '" + nodeDisplayName(n, i) + "' (" + n.op_type() + ")";
+    if (!defaultDomain)
+      list += " [domain " + n.domain() + "]";
+  }
+  if (list.empty())
+    return llvm::Error::success();
+  return makeError("unsupported ops: " + list);
+}
+
+llvm::Error Importer::define(const std::string &name, Value *v) {
+  if (!values_.try_emplace(name, v).second)
+    return makeError("value '" + name + "' is defined more than once");
+  return llvm::Error::success();
+}
+
+llvm::Error Importer::importInitializers() {
+  const onnx::GraphProto &g = model_.graph();
+  if (g.sparse_initializer_size() > 0)
+    return makeError("sparse initializers are not supported");
+  for (const onnx::TensorProto &init : g.initializer()) {
+    if (init.name().empty())
+      return makeError("an initializer has no name");
+    auto t = tensorFromProto(init);
+    if (!t)
+      return t.takeError();
+    if (auto err = define(init.name(),
+                          graph_->addConstant(init.name(), std::move(*t))))
+      return err;
+  }
+  return llvm::Error::success();
+}
+
+/// Graph inputs backed by an initializer (ir_version >= 4 allows it, older
+/// versions require it) are constants: kiln compiles the weights in.
+llvm::Error Importer::importInputs() {
+  for (const onnx::ValueInfoProto &vi : model_.graph().input()) {
+    if (vi.name().empty())
+      return makeError("a graph input has no name");
+    if (values_.count(vi.name()))
+      continue;
+    auto type = inputType(vi);
+    if (!type)
+      return type.takeError();
+    if (auto err = define(vi.name(), graph_->addInput(vi.name(), *type)))
+      return err;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<TensorType>
+Importer::inputType(const onnx::ValueInfoProto &vi) const {
+  const std::string &name = vi.name();
+  if (!vi.type().has_tensor_type())
+    return makeError("input '" + name + "' is not a tensor");
+  const onnx::TypeProto::Tensor &tt = vi.type().tensor_type();
+  auto dtype = onnxElementType(tt.elem_type());
+  if (!dtype)
+    return makeError("input '" + name + "': " +
+                     llvm::toString(dtype.takeError()));
+  if (!tt.has_shape())
+    return makeError("input '" + name +
+                     "' has no shape; kiln compiles static shapes only");
+  Shape shape;
+  int64_t count = 1;
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const onnx::TensorShapeProto::Dimension &d = tt.shape().dim(i);
+    int64_t value;
+    if (d.has_dim_value()) {
+      value = d.dim_value();
+    } else if (d.has_dim_param()) {
+      auto it = opts_.dimBindings.find(d.dim_param());
+      if (it == opts_.dimBindings.end())
+        return makeError(llvm::formatv(
+            "input '{0}' dimension {1} is symbolic ('{2}'): bind it with "
+            "--dim {2}=VALUE",
+            name, i, d.dim_param()));
+      value = it->second;
+    } else {
+      return makeError(
+          llvm::formatv("input '{0}' dimension {1} has no value", name, i));
+    }
+    if (value < 0)
+      return makeError(llvm::formatv("input '{0}' dimension {1} is negative "
+                                     "({2})",
+                                     name, i, value));
+    if (value != 0 && count > std::numeric_limits<int32_t>::max() / value)
+      return makeError("input '" + name + "' is too large");
+    count *= value;
+    shape.push_back(value);
+  }
+  return TensorType(*dtype, shape);
+}
+
+llvm::Error Importer::importConstantNode(const onnx::NodeProto &np,
+                                         llvm::StringRef name) {
+  auto fail = [&](const llvm::Twine &msg) {
+    return nodeError(name, "Constant", msg);
+  };
+  if (np.output_size() != 1 || np.output(0).empty())
+    return fail("expects exactly one output");
+  if (np.attribute_size() != 1)
+    return fail("expects exactly one value attribute");
+  const onnx::AttributeProto &a = np.attribute(0);
+  using AP = onnx::AttributeProto;
+  struct Form {
+    const char *name;
+    AP::AttributeType type;
+  };
+  static const Form forms[] = {{"value", AP::TENSOR},
+                               {"value_float", AP::FLOAT},
+                               {"value_floats", AP::FLOATS},
+                               {"value_int", AP::INT},
+                               {"value_ints", AP::INTS}};
+  const Form *form = nullptr;
+  for (const Form &f : forms)
+    if (a.name() == f.name)
+      form = &f;
+  if (!form)
+    return fail("attribute '" + a.name() + "' is not supported");
+  if (a.type() != form->type)
+    return fail("attribute '" + a.name() + "' has the wrong kind");
+
+  Tensor t;
+  switch (form->type) {
+  case AP::TENSOR: {
+    auto converted = tensorFromProto(a.t());
+    if (!converted)
+      return fail(llvm::toString(converted.takeError()));
+    t = std::move(*converted);
+    break;
+  }
+  case AP::FLOAT: {
+    float f = a.f();
+    t = Tensor::fromValues<float>(DType::F32, {}, f);
+    break;
+  }
+  case AP::FLOATS: {
+    llvm::SmallVector<float, 8> v(a.floats().begin(), a.floats().end());
+    t = Tensor::fromValues<float>(DType::F32, {(int64_t)v.size()}, v);
+    break;
+  }
+  case AP::INT: {
+    int64_t i = a.i();
+    t = Tensor::fromValues<int64_t>(DType::I64, {}, i);
+    break;
+  }
+  default: {
+    llvm::SmallVector<int64_t, 8> v(a.ints().begin(), a.ints().end());
+    t = Tensor::fromValues<int64_t>(DType::I64, {(int64_t)v.size()}, v);
+    break;
+  }
+  }
+  return define(np.output(0), graph_->addConstant(np.output(0), std::move(t)));
+}
+
+llvm::Error Importer::importNode(NodeEmitter &emitter,
+                                 const onnx::NodeProto &np, int index) {
+  std::string name = nodeDisplayName(np, index);
+  if (np.op_type() == "Constant")
+    return importConstantNode(np, name);
+  // checkOpsSupported vetted the op.
+  const OpDef &def = *lookupOpDef(np.op_type());
+  PendingNode pending;
+  pending.name = name;
+  pending.kind = def.kind;
+  for (const std::string &in : np.input()) {
+    if (in.empty()) {
+      pending.inputs.push_back(nullptr);
+      continue;
+    }
+    auto it = values_.find(in);
+    if (it == values_.end())
+      return nodeError(name, def.name,
+                       "input '" + in +
+                           "' is not a graph input, an initializer or an "
+                           "output of an earlier node");
+    pending.inputs.push_back(it->second);
+  }
+  while (!pending.inputs.empty() && !pending.inputs.back())
+    pending.inputs.pop_back();
+
+  for (const onnx::AttributeProto &a : np.attribute()) {
+    if (llvm::StringRef(a.name()).starts_with("kiln."))
+      return nodeError(name, def.name,
+                       "attribute '" + a.name() +
+                           "' is reserved for kiln's own use");
+    auto attr = convertAttr(a);
+    if (!attr)
+      return nodeError(name, def.name, llvm::toString(attr.takeError()));
+    if (!pending.attrs.emplace(a.name(), std::move(*attr)).second)
+      return nodeError(name, def.name,
+                       "attribute '" + a.name() + "' appears twice");
+  }
+  pending.outputs.assign(np.output().begin(), np.output().end());
+
+  auto results = emitAdapted(emitter, pending);
+  if (!results)
+    return results.takeError();
+  for (int i = 0; i < np.output_size(); ++i) {
+    const std::string &out = np.output(i);
+    if (out.empty())
+      continue;
+    if (static_cast<size_t>(i) >= results->size())
+      return nodeError(name, def.name,
+                       llvm::formatv("output {0} ('{1}') is not supported", i,
+                                     out));
+    if (auto err = define(out, (*results)[i]))
+      return err;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Importer::importOutputs() {
+  llvm::StringSet<> seen;
+  for (const onnx::ValueInfoProto &vi : model_.graph().output()) {
+    auto it = values_.find(vi.name());
+    if (it == values_.end())
+      return makeError("graph output '" + vi.name() +
+                       "' is not computed by the graph");
+    if (!seen.insert(vi.name()).second)
+      return makeError("graph output '" + vi.name() + "' is listed twice");
+    if (auto err = checkDeclaredType(vi, it->second))
+      return err;
+    graph_->addOutput(vi.name(), it->second);
+  }
+  return llvm::Error::success();
+}
+
+/// A declared output type that disagrees with the type rules means the
+/// importer or an op misread the model; symbolic and unknown parts are not
+/// compared.
+llvm::Error Importer::checkDeclaredType(const onnx::ValueInfoProto &vi,
+                                        const Value *v) const {
+  if (!vi.has_type())
+    return llvm::Error::success();
+  const TensorType &actual = v->getType();
+  auto mismatch = [&](llvm::StringRef declared) {
+    return makeError("graph output '" + vi.name() + "': the model declares " +
+                     declared + " but the graph computes " + actual.str());
+  };
+  if (!vi.type().has_tensor_type())
+    return mismatch("a non-tensor type");
+  const onnx::TypeProto::Tensor &tt = vi.type().tensor_type();
+  if (tt.elem_type() != onnx::TensorProto::UNDEFINED &&
+      dtypeFromOnnx(tt.elem_type()) != actual.dtype)
+    return mismatch(declaredTypeStr(tt));
+  if (!tt.has_shape())
+    return llvm::Error::success();
+  if (static_cast<size_t>(tt.shape().dim_size()) != actual.rank())
+    return mismatch(declaredTypeStr(tt));
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto &d = tt.shape().dim(i);
+    if (d.has_dim_value() && d.dim_value() != actual.shape[i])
+      return mismatch(declaredTypeStr(tt));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<Graph>>
+importBytes(llvm::StringRef bytes, llvm::StringRef graphName,
+            llvm::StringRef source, const OnnxImportOptions &opts) {
+  onnx::ModelProto model;
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return makeError(source +
+                     ": not a valid ONNX model (failed to parse protobuf)");
+  if (!model.has_ir_version() || !model.has_graph())
+    return makeError(source + ": not a valid ONNX model (no " +
+                     (model.has_ir_version() ? "graph" : "ir_version") + ")");
+  return Importer(model, graphName, opts).run();
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<Graph>>
+importOnnxFile(llvm::StringRef path, const OnnxImportOptions &opts) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return makeError(path + ": cannot read file: " + buf.getError().message());
+  return importBytes((*buf)->getBuffer(), llvm::sys::path::stem(path), path,
+                     opts);
+}
+
+llvm::Expected<std::unique_ptr<Graph>>
+importOnnxBuffer(llvm::StringRef bytes, llvm::StringRef modelName,
+                 const OnnxImportOptions &opts) {
+  return importBytes(bytes, modelName, modelName, opts);
+}
+
+} // namespace kiln

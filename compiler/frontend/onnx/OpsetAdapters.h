@@ -1,0 +1,24 @@
+//===- OpsetAdapters.h - ONNX opset differences -> kiln semantics -*- C++ -*-===//
+//
+// kiln's IR gives every op the semantics of the newest opset it supports and
+// keeps anything that decides a shape as an attribute. This is where older
+// opsets are brought up to date and where inputs that newer opsets introduced
+// for attribute-like data (Clip's min/max, Pad's pads, Reshape's shape,
+// Squeeze/Unsqueeze's axes, ...) become attributes again.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_FRONTEND_ONNX_OPSETADAPTERS_H
+#define KILN_FRONTEND_ONNX_OPSETADAPTERS_H
+
+#include "compiler/frontend/onnx/NodeEmitter.h"
+
+namespace kiln {
+
+/// Emits the ONNX node `n` (read at the emitter's opset) as kiln nodes and
+/// returns the values of its ONNX outputs, in order. Fewer values than
+/// `n.outputs` means kiln cannot produce the rest.
+llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n);
+
+} // namespace kiln
+
+#endif

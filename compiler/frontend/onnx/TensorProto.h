@@ -1,0 +1,31 @@
+//===- TensorProto.h - ONNX tensors to kiln Tensors ------------*- C++ -*-===//
+//
+// Converts ONNX TensorProtos (initializers, Constant values, TENSOR attributes
+// and the .pb files of ONNX's test data) into kiln Tensors. Kept apart from
+// OnnxImporter.h so only code that handles protobufs sees the ONNX headers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_FRONTEND_ONNX_TENSORPROTO_H
+#define KILN_FRONTEND_ONNX_TENSORPROTO_H
+
+#include "compiler/graph/Tensor.h"
+
+#include "llvm/Support/Error.h"
+
+#include "onnx/onnx_pb.h"
+
+namespace kiln {
+
+/// The kiln element type of an ONNX TensorProto::DataType number, or an
+/// error naming the ONNX type ("element type DOUBLE is not supported").
+llvm::Expected<DType> onnxElementType(int64_t onnxType);
+
+/// Converts a TensorProto holding its data in raw_data or in the typed field
+/// for its type (float, int8/16/32/64, uint8, bool, float16 as bits). The data
+/// size is checked against the dims before anything is allocated, so a
+/// malformed proto yields an error rather than a huge allocation.
+llvm::Expected<Tensor> tensorFromProto(const onnx::TensorProto &t);
+
+} // namespace kiln
+
+#endif

@@ -1,0 +1,57 @@
+#include "compiler/graph/Attr.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace kiln {
+
+llvm::StringRef attrKindName(AttrKind k) {
+  switch (k) {
+  case AttrKind::Int: return "int";
+  case AttrKind::Float: return "float";
+  case AttrKind::String: return "string";
+  case AttrKind::Ints: return "ints";
+  case AttrKind::Floats: return "floats";
+  case AttrKind::Tensor: return "tensor";
+  }
+  return "?";
+}
+
+bool Attr::operator==(const Attr &o) const {
+  if (kind_ != o.kind_)
+    return false;
+  switch (kind_) {
+  case AttrKind::Int: return i_ == o.i_;
+  case AttrKind::Float: return f_ == o.f_;
+  case AttrKind::String: return s_ == o.s_;
+  case AttrKind::Ints: return ints_ == o.ints_;
+  case AttrKind::Floats: return floats_ == o.floats_;
+  case AttrKind::Tensor: return t_->bitwiseEqual(*o.t_);
+  }
+  return false;
+}
+
+std::string Attr::str() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  switch (kind_) {
+  case AttrKind::Int: os << i_; break;
+  case AttrKind::Float: os << f_; break;
+  case AttrKind::String: os << '"' << s_ << '"'; break;
+  case AttrKind::Ints:
+    os << '[';
+    for (size_t i = 0; i < ints_.size(); ++i)
+      os << (i ? "," : "") << ints_[i];
+    os << ']';
+    break;
+  case AttrKind::Floats:
+    os << '[';
+    for (size_t i = 0; i < floats_.size(); ++i)
+      os << (i ? "," : "") << floats_[i];
+    os << ']';
+    break;
+  case AttrKind::Tensor: os << "tensor<" << t_->getType().str() << '>'; break;
+  }
+  return s;
+}
+
+} // namespace kiln

@@ -1,0 +1,234 @@
+#include "compiler/graph/Graph.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace kiln {
+
+llvm::Error nodeError(llvm::StringRef nodeName, llvm::StringRef opName,
+                      const llvm::Twine &msg) {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "node '" + nodeName + "' (" + opName + "): " + msg);
+}
+
+llvm::Error nodeError(const Node &n, const llvm::Twine &msg) {
+  return nodeError(n.getName(), n.getOpName(), msg);
+}
+
+int64_t Node::getInt(llvm::StringRef name) const {
+  const Attr *a = getAttr(name);
+  assert(a && a->getKind() == AttrKind::Int && "missing int attribute");
+  return a->getInt();
+}
+float Node::getFloat(llvm::StringRef name) const {
+  const Attr *a = getAttr(name);
+  assert(a && a->getKind() == AttrKind::Float && "missing float attribute");
+  return a->getFloat();
+}
+llvm::StringRef Node::getString(llvm::StringRef name) const {
+  const Attr *a = getAttr(name);
+  assert(a && a->getKind() == AttrKind::String && "missing string attribute");
+  return a->getString();
+}
+llvm::ArrayRef<int64_t> Node::getInts(llvm::StringRef name) const {
+  const Attr *a = getAttr(name);
+  assert(a && a->getKind() == AttrKind::Ints && "missing ints attribute");
+  return a->getInts();
+}
+llvm::ArrayRef<float> Node::getFloats(llvm::StringRef name) const {
+  const Attr *a = getAttr(name);
+  assert(a && a->getKind() == AttrKind::Floats && "missing floats attribute");
+  return a->getFloats();
+}
+
+std::string Graph::uniqueName(llvm::StringRef base) {
+  std::string b = base.empty() ? std::string("v") : base.str();
+  unsigned &count = nameUses_[b];
+  if (count++ == 0)
+    return b;
+  for (;;) {
+    std::string candidate = llvm::formatv("{0}_{1}", b, count - 1).str();
+    if (nameUses_.insert({candidate, 1}).second)
+      return candidate;
+    ++count;
+  }
+}
+
+void Graph::renameValue(Value *v, llvm::StringRef name) {
+  if (v->name_ != name)
+    v->name_ = uniqueName(name);
+}
+
+Value *Graph::addInput(llvm::StringRef name, TensorType type) {
+  values_.push_back(std::unique_ptr<Value>(
+      new Value(Value::Kind::Input, uniqueName(name), std::move(type))));
+  inputs_.push_back(values_.back().get());
+  return values_.back().get();
+}
+
+Value *Graph::addConstant(llvm::StringRef name, Tensor data) {
+  values_.push_back(std::unique_ptr<Value>(
+      new Value(Value::Kind::Constant, uniqueName(name), data.getType())));
+  values_.back()->constant_ = std::make_unique<Tensor>(std::move(data));
+  return values_.back().get();
+}
+
+void Graph::addOutput(llvm::StringRef name, Value *v) {
+  outputs_.push_back({name.str(), v});
+}
+
+llvm::Expected<Node *> Graph::addNode(OpKind kind, llvm::StringRef name,
+                                      llvm::ArrayRef<Value *> inputs,
+                                      AttrMap attrs, Node *insertBefore) {
+  const OpDef &def = getOpDef(kind);
+  if (inputs.size() < def.minInputs || inputs.size() > def.maxInputs)
+    return nodeError(name, def.name,
+                     llvm::formatv("expects {0} to {1} inputs, got {2}",
+                                   def.minInputs, def.maxInputs, inputs.size()));
+  for (unsigned i = 0; i < def.minInputs; ++i)
+    if (!inputs[i])
+      return nodeError(name, def.name,
+                       llvm::formatv("required input {0} is missing", i));
+  for (auto &kv : attrs) {
+    const AttrSpec *spec = def.findAttr(kv.first);
+    if (!spec)
+      return nodeError(name, def.name,
+                       "unsupported attribute '" + kv.first + "'");
+    if (spec->kind != kv.second.getKind())
+      return nodeError(name, def.name,
+                       "attribute '" + kv.first + "' must be " +
+                           attrKindName(spec->kind) + ", got " +
+                           attrKindName(kv.second.getKind()));
+  }
+  for (const AttrSpec &spec : def.attrs) {
+    if (attrs.count(spec.name))
+      continue;
+    if (spec.defaultValue)
+      attrs.emplace(spec.name, *spec.defaultValue);
+    else if (spec.required)
+      return nodeError(name, def.name,
+                       llvm::Twine("missing required attribute '") + spec.name +
+                           "'");
+  }
+
+  std::unique_ptr<Node> node(new Node(this, &def, name.str()));
+  node->inputs_.assign(inputs.begin(), inputs.end());
+  node->attrs_ = std::move(attrs);
+  auto types = def.infer(*node);
+  if (!types)
+    return types.takeError();
+  for (unsigned i = 0; i < types->size(); ++i) {
+    std::string valueName = uniqueName(
+        types->size() == 1 ? name : llvm::formatv("{0}:{1}", name, i).str());
+    values_.push_back(std::unique_ptr<Value>(
+        new Value(Value::Kind::Result, valueName, std::move((*types)[i]))));
+    Value *v = values_.back().get();
+    v->producer_ = node.get();
+    v->resultNo_ = i;
+    node->outputs_.push_back(v);
+  }
+  Node *raw = node.get();
+  auto pos = nodes_.end();
+  if (insertBefore)
+    pos = llvm::find_if(nodes_, [&](const std::unique_ptr<Node> &n) {
+      return n.get() == insertBefore;
+    });
+  nodes_.insert(pos, std::move(node));
+  return raw;
+}
+
+llvm::Error Graph::reinferTypes(Node *n) {
+  auto types = n->getDef().infer(*n);
+  if (!types)
+    return types.takeError();
+  if (types->size() != n->getNumOutputs())
+    return nodeError(*n, "type rule changed the number of results");
+  for (unsigned i = 0; i < types->size(); ++i)
+    n->getOutput(i)->setType((*types)[i]);
+  return llvm::Error::success();
+}
+
+std::vector<Node *> Graph::getNodes() const {
+  std::vector<Node *> out;
+  out.reserve(nodes_.size());
+  for (auto &n : nodes_)
+    out.push_back(n.get());
+  return out;
+}
+
+std::vector<Value *> Graph::getConstants() const {
+  std::vector<Value *> out;
+  for (auto &v : values_)
+    if (v->isConstant())
+      out.push_back(v.get());
+  return out;
+}
+
+std::vector<Node *> Graph::getUsers(const Value *v) const {
+  std::vector<Node *> out;
+  for (auto &n : nodes_)
+    if (llvm::is_contained(n->inputs_, v))
+      out.push_back(n.get());
+  return out;
+}
+
+bool Graph::isGraphOutput(const Value *v) const {
+  return llvm::any_of(outputs_,
+                      [&](const GraphOutput &o) { return o.value == v; });
+}
+
+bool Graph::hasUses(const Value *v) const {
+  if (isGraphOutput(v))
+    return true;
+  return llvm::any_of(nodes_, [&](const std::unique_ptr<Node> &n) {
+    return llvm::is_contained(n->inputs_, v);
+  });
+}
+
+void Graph::replaceAllUsesWith(Value *from, Value *to) {
+  for (auto &n : nodes_)
+    for (Value *&in : n->inputs_)
+      if (in == from)
+        in = to;
+  for (GraphOutput &o : outputs_)
+    if (o.value == from)
+      o.value = to;
+}
+
+void Graph::eraseNode(Node *n) {
+  for (Value *out : n->outputs_) {
+    (void)out;
+    assert(!hasUses(out) && "erasing a node whose results are used");
+  }
+  auto it = llvm::find_if(nodes_, [&](const std::unique_ptr<Node> &p) {
+    return p.get() == n;
+  });
+  assert(it != nodes_.end());
+  llvm::SmallVector<Value *, 2> dead((*it)->outputs_.begin(),
+                                     (*it)->outputs_.end());
+  nodes_.erase(it);
+  llvm::erase_if(values_, [&](const std::unique_ptr<Value> &v) {
+    return llvm::is_contained(dead, v.get());
+  });
+}
+
+unsigned Graph::eraseUnusedConstants() {
+  unsigned before = values_.size();
+  llvm::erase_if(values_, [&](const std::unique_ptr<Value> &v) {
+    return v->isConstant() && !hasUses(v.get());
+  });
+  return before - values_.size();
+}
+
+const AttrSpec *OpDef::findAttr(llvm::StringRef attrName) const {
+  for (const AttrSpec &s : attrs)
+    if (attrName == s.name)
+      return &s;
+  return nullptr;
+}
+
+} // namespace kiln

@@ -1,0 +1,188 @@
+//===- Graph.h - The typed high-level graph --------------------*- C++ -*-===//
+//
+// A Graph is a list of Nodes in topological order over SSA Values. A Value is
+// a graph input (a placeholder the caller fills), a constant (weights, owned
+// Tensor data) or a node result. Every Value has a static TensorType.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_GRAPH_GRAPH_H
+#define KILN_GRAPH_GRAPH_H
+
+#include "compiler/graph/Attr.h"
+#include "compiler/graph/OpDef.h"
+#include "compiler/graph/Tensor.h"
+#include "compiler/graph/Type.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+class Graph;
+class Node;
+
+class Value {
+public:
+  enum class Kind { Input, Constant, Result };
+
+  Kind getKind() const { return kind_; }
+  bool isInput() const { return kind_ == Kind::Input; }
+  bool isConstant() const { return kind_ == Kind::Constant; }
+  bool isResult() const { return kind_ == Kind::Result; }
+
+  llvm::StringRef getName() const { return name_; }
+  const TensorType &getType() const { return type_; }
+  void setType(TensorType t) { type_ = std::move(t); }
+
+  /// Constant data; only for constants.
+  const Tensor &getConstant() const { return *constant_; }
+  /// The producing node and result index; only for results.
+  Node *getProducer() const { return producer_; }
+  unsigned getResultNo() const { return resultNo_; }
+
+private:
+  friend class Graph;
+  Value(Kind kind, std::string name, TensorType type)
+      : kind_(kind), name_(std::move(name)), type_(std::move(type)) {}
+  Kind kind_;
+  std::string name_;
+  TensorType type_;
+  std::unique_ptr<Tensor> constant_;
+  Node *producer_ = nullptr;
+  unsigned resultNo_ = 0;
+};
+
+class Node {
+public:
+  OpKind getKind() const { return def_->kind; }
+  bool is(OpKind k) const { return def_->kind == k; }
+  const OpDef &getDef() const { return *def_; }
+  llvm::StringRef getOpName() const { return def_->name; }
+  llvm::StringRef getName() const { return name_; }
+
+  unsigned getNumInputs() const { return inputs_.size(); }
+  /// nullptr for an absent optional input.
+  Value *getInput(unsigned i) const {
+    return i < inputs_.size() ? inputs_[i] : nullptr;
+  }
+  llvm::ArrayRef<Value *> getInputs() const { return inputs_; }
+  void setInput(unsigned i, Value *v) { inputs_[i] = v; }
+
+  unsigned getNumOutputs() const { return outputs_.size(); }
+  Value *getOutput(unsigned i = 0) const { return outputs_[i]; }
+  llvm::ArrayRef<Value *> getOutputs() const { return outputs_; }
+
+  const AttrMap &getAttrs() const { return attrs_; }
+  const Attr *getAttr(llvm::StringRef name) const {
+    auto it = attrs_.find(name);
+    return it == attrs_.end() ? nullptr : &it->second;
+  }
+  bool hasAttr(llvm::StringRef name) const { return getAttr(name); }
+  /// Typed getters for attributes that are present (those with a default
+  /// always are); asserting on absence keeps op code short.
+  int64_t getInt(llvm::StringRef name) const;
+  float getFloat(llvm::StringRef name) const;
+  llvm::StringRef getString(llvm::StringRef name) const;
+  llvm::ArrayRef<int64_t> getInts(llvm::StringRef name) const;
+  llvm::ArrayRef<float> getFloats(llvm::StringRef name) const;
+  void setAttr(llvm::StringRef name, Attr a) { attrs_[name.str()] = std::move(a); }
+  void removeAttr(llvm::StringRef name) {
+    auto it = attrs_.find(name);
+    if (it != attrs_.end())
+      attrs_.erase(it);
+  }
+
+  Graph &getGraph() const { return *graph_; }
+
+private:
+  friend class Graph;
+  Node(Graph *g, const OpDef *def, std::string name)
+      : graph_(g), def_(def), name_(std::move(name)) {}
+  Graph *graph_;
+  const OpDef *def_;
+  std::string name_;
+  llvm::SmallVector<Value *, 3> inputs_;
+  llvm::SmallVector<Value *, 1> outputs_;
+  AttrMap attrs_;
+};
+
+/// A named graph output. Passes that replace a value keep the name.
+struct GraphOutput {
+  std::string name;
+  Value *value;
+};
+
+class Graph {
+public:
+  explicit Graph(llvm::StringRef name = "graph") : name_(name.str()) {}
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+
+  llvm::StringRef getName() const { return name_; }
+
+  Value *addInput(llvm::StringRef name, TensorType type);
+  Value *addConstant(llvm::StringRef name, Tensor data);
+  /// Creates a node: checks the input count, fills attribute defaults,
+  /// checks attribute kinds and required attributes, then infers the output
+  /// types with the op's rule. The node goes before `insertBefore` (keeping
+  /// topological order when a pass replaces a node), or at the end. On error
+  /// nothing is added; the message names the node and op.
+  llvm::Expected<Node *> addNode(OpKind kind, llvm::StringRef name,
+                                 llvm::ArrayRef<Value *> inputs,
+                                 AttrMap attrs = {},
+                                 Node *insertBefore = nullptr);
+  void addOutput(llvm::StringRef name, Value *v);
+
+  llvm::ArrayRef<Value *> getInputs() const { return inputs_; }
+  llvm::ArrayRef<GraphOutput> getOutputs() const { return outputs_; }
+  /// Nodes in topological order. Take a copy before mutating the graph.
+  std::vector<Node *> getNodes() const;
+  size_t getNumNodes() const { return nodes_.size(); }
+  /// All constants, in creation order.
+  std::vector<Value *> getConstants() const;
+
+  /// Nodes that read `v`, in node order (a node reading it twice is listed once).
+  std::vector<Node *> getUsers(const Value *v) const;
+  bool isGraphOutput(const Value *v) const;
+  bool hasUses(const Value *v) const;
+  /// Replaces every use of `from` (node inputs and graph outputs) with `to`.
+  void replaceAllUsesWith(Value *from, Value *to);
+  /// Removes a node whose results have no uses.
+  void eraseNode(Node *n);
+  /// Drops constants and inputs nothing reads... inputs are kept (they are
+  /// the bundle's interface); returns how many constants were dropped.
+  unsigned eraseUnusedConstants();
+
+  /// A name not used by any value or node yet, based on `base`.
+  std::string uniqueName(llvm::StringRef base);
+  /// Renames `v` to uniqueName(`name`) (a no-op when it already has that
+  /// name), so the importer can keep ONNX tensor names for node results.
+  void renameValue(Value *v, llvm::StringRef name);
+  /// Re-runs the op's type rule on `n` and updates its output types.
+  llvm::Error reinferTypes(Node *n);
+
+private:
+  std::string name_;
+  std::vector<std::unique_ptr<Value>> values_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  llvm::SmallVector<Value *, 2> inputs_;
+  std::vector<GraphOutput> outputs_;
+  llvm::StringMap<unsigned> nameUses_;
+};
+
+/// Formats "node 'NAME' (OP): MESSAGE" errors, the form every per-node
+/// diagnostic uses.
+llvm::Error nodeError(const Node &n, const llvm::Twine &msg);
+llvm::Error nodeError(llvm::StringRef nodeName, llvm::StringRef opName,
+                      const llvm::Twine &msg);
+
+} // namespace kiln
+
+#endif

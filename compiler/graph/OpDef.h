@@ -1,0 +1,79 @@
+//===- OpDef.h - Declarative op descriptions -------------------*- C++ -*-===//
+//
+// One OpDef per op: its inputs, attributes, type/shape rule and reference
+// semantics. The importer, verifier, printer, interpreter and constant folder
+// all read the same description, so adding an op means adding one OpDef (in
+// compiler/ops/) and one line to compiler/graph/OpKinds.def.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_GRAPH_OPDEF_H
+#define KILN_GRAPH_OPDEF_H
+
+#include "compiler/graph/Attr.h"
+#include "compiler/graph/Tensor.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <vector>
+
+namespace kiln {
+
+class Node;
+
+enum class OpKind : uint16_t {
+#define KILN_OP(Name) Name,
+#include "compiler/graph/OpKinds.def"
+};
+
+/// One attribute an op accepts. Attributes with a default are always present
+/// on a node after construction; those without one and not `required` may be
+/// absent (e.g. Conv's kernel_shape, inferred from the weights).
+struct AttrSpec {
+  const char *name;
+  AttrKind kind;
+  std::optional<Attr> defaultValue;
+  bool required = false;
+};
+
+/// Computes the output types from the node's inputs (types, and constant
+/// data where the rule needs it, e.g. Reshape's shape) and attributes.
+using InferFn =
+    llvm::Expected<llvm::SmallVector<TensorType, 1>> (*)(const Node &node);
+
+/// Reference semantics: computes `outputs` (pre-allocated with the inferred
+/// types, zero-filled) from `inputs` (nullptr for an absent optional input).
+/// Plain loops, written for clarity; this is the oracle the compiled code is
+/// tested against.
+using EvalFn = llvm::Error (*)(const Node &node,
+                               llvm::ArrayRef<const Tensor *> inputs,
+                               llvm::MutableArrayRef<Tensor> outputs);
+
+struct OpDef {
+  OpKind kind;
+  /// The ONNX op type where the op is an ONNX op.
+  const char *name;
+  unsigned minInputs;
+  unsigned maxInputs;
+  unsigned minOutputs;
+  unsigned maxOutputs;
+  std::vector<AttrSpec> attrs;
+  InferFn infer;
+  EvalFn eval;
+
+  const AttrSpec *findAttr(llvm::StringRef attrName) const;
+};
+
+/// The description of `kind`.
+const OpDef &getOpDef(OpKind kind);
+/// The op named `name` ("Conv"), or nullptr.
+const OpDef *lookupOpDef(llvm::StringRef name);
+/// All ops, in OpKinds.def order.
+llvm::ArrayRef<const OpDef *> allOpDefs();
+
+} // namespace kiln
+
+#endif

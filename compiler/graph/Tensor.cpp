@@ -1,0 +1,41 @@
+#include "compiler/graph/Tensor.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+namespace kiln {
+
+double Tensor::getAsDouble(int64_t i) const {
+  switch (getDType()) {
+  case DType::F32: return data<float>()[i];
+  case DType::I8: return data<int8_t>()[i];
+  case DType::U8: return data<uint8_t>()[i];
+  case DType::I16: return data<int16_t>()[i];
+  case DType::I32: return data<int32_t>()[i];
+  case DType::I64: return static_cast<double>(data<int64_t>()[i]);
+  case DType::Bool: return data<uint8_t>()[i] ? 1.0 : 0.0;
+  case DType::F16: break;
+  }
+  llvm_unreachable("getAsDouble: unsupported dtype");
+}
+
+int64_t Tensor::getAsInt(int64_t i) const {
+  if (getDType() == DType::I64)
+    return data<int64_t>()[i];
+  return static_cast<int64_t>(getAsDouble(i));
+}
+
+void Tensor::setFromDouble(int64_t i, double v) {
+  switch (getDType()) {
+  case DType::F32: data<float>()[i] = static_cast<float>(v); return;
+  case DType::I8: data<int8_t>()[i] = static_cast<int8_t>(v); return;
+  case DType::U8: data<uint8_t>()[i] = static_cast<uint8_t>(v); return;
+  case DType::I16: data<int16_t>()[i] = static_cast<int16_t>(v); return;
+  case DType::I32: data<int32_t>()[i] = static_cast<int32_t>(v); return;
+  case DType::I64: data<int64_t>()[i] = static_cast<int64_t>(v); return;
+  case DType::Bool: data<uint8_t>()[i] = v != 0.0; return;
+  case DType::F16: break;
+  }
+  llvm_unreachable("setFromDouble: unsupported dtype");
+}
+
+} // namespace kiln

@@ -1,0 +1,80 @@
+#include "compiler/graph/Type.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace kiln {
+
+size_t dtypeSize(DType t) {
+  switch (t) {
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::I8:
+  case DType::U8:
+  case DType::Bool:
+    return 1;
+  case DType::I16:
+  case DType::F16:
+    return 2;
+  case DType::I64:
+    return 8;
+  }
+  return 0;
+}
+
+llvm::StringRef dtypeName(DType t) {
+  switch (t) {
+  case DType::F32: return "f32";
+  case DType::I8: return "i8";
+  case DType::U8: return "u8";
+  case DType::I16: return "i16";
+  case DType::I32: return "i32";
+  case DType::I64: return "i64";
+  case DType::Bool: return "bool";
+  case DType::F16: return "f16";
+  }
+  return "?";
+}
+
+std::optional<DType> parseDType(llvm::StringRef name) {
+  for (DType t : {DType::F32, DType::I8, DType::U8, DType::I16, DType::I32,
+                  DType::I64, DType::Bool, DType::F16})
+    if (dtypeName(t) == name)
+      return t;
+  return std::nullopt;
+}
+
+int64_t TensorType::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string shapeStr(llvm::ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << '[';
+  for (size_t i = 0; i < shape.size(); ++i)
+    os << (i ? "," : "") << shape[i];
+  os << ']';
+  return s;
+}
+
+std::string TensorType::str() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << dtypeName(dtype) << shapeStr(shape);
+  if (quant.isQuantized()) {
+    os << "{q";
+    for (size_t i = 0; i < quant.scales.size(); ++i)
+      os << (i ? ";" : ":") << quant.scales[i] << ','
+         << (i < quant.zeroPoints.size() ? quant.zeroPoints[i] : 0);
+    if (quant.isPerChannel())
+      os << "@" << quant.axis;
+    os << '}';
+  }
+  return s;
+}
+
+} // namespace kiln

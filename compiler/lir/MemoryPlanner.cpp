@@ -1,0 +1,121 @@
+//===- MemoryPlanner.cpp - Static scratch memory planning -----------------===//
+
+#include "compiler/lir/MemoryPlanner.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace kiln {
+namespace lir {
+
+namespace {
+bool overlaps(LiveRange a, LiveRange b) {
+  return a.begin <= b.end && b.begin <= a.end;
+}
+bool isUsed(LiveRange r) { return r.begin <= r.end; }
+} // namespace
+
+std::vector<LiveRange> computeLiveRanges(const Function &f) {
+  std::vector<LiveRange> ranges(f.buffers.size(), LiveRange{UINT_MAX, 0});
+  auto touch = [&](const Buffer *b, unsigned i) {
+    if (!b || b->region != Region::Scratch)
+      return;
+    LiveRange &r = ranges[b->id];
+    r.begin = std::min(r.begin, i);
+    r.end = std::max(r.end, i);
+  };
+  for (unsigned i = 0; i < f.instrs.size(); ++i) {
+    const Instr &in = f.instrs[i];
+    for (const Buffer *b : in.inputs)
+      touch(b, i);
+    for (const Buffer *b : in.outputs)
+      touch(b, i);
+    touch(in.temp, i);
+  }
+  return ranges;
+}
+
+void planMemory(Function &f) {
+  std::vector<LiveRange> ranges = computeLiveRanges(f);
+  std::vector<Buffer *> order;
+  for (auto &b : f.buffers)
+    if (b->region == Region::Scratch && isUsed(ranges[b->id]))
+      order.push_back(b.get());
+  // Largest first; ties by id keep the plan deterministic.
+  llvm::stable_sort(order, [](const Buffer *a, const Buffer *b) {
+    return a->size > b->size;
+  });
+
+  std::vector<Buffer *> placed;
+  uint64_t total = 0;
+  for (Buffer *b : order) {
+    std::vector<const Buffer *> conflicts;
+    for (Buffer *p : placed)
+      if (overlaps(ranges[p->id], ranges[b->id]))
+        conflicts.push_back(p);
+    llvm::sort(conflicts, [](const Buffer *x, const Buffer *y) {
+      return x->offset < y->offset || (x->offset == y->offset && x->id < y->id);
+    });
+    uint64_t offset = 0;
+    for (const Buffer *c : conflicts) {
+      if (offset + b->size <= c->offset)
+        break;
+      offset = std::max(offset,
+                        llvm::alignTo(c->offset + c->size, kBufferAlignment));
+    }
+    b->offset = offset;
+    placed.push_back(b);
+    total = std::max(total, llvm::alignTo(offset + b->size, kBufferAlignment));
+  }
+  f.scratchSize = total;
+}
+
+llvm::Error verifyMemoryPlan(const Function &f) {
+  std::vector<LiveRange> ranges = computeLiveRanges(f);
+  auto fail = [](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "memory plan: " + msg);
+  };
+  for (auto &b : f.buffers) {
+    uint64_t limit = b->region == Region::Weights ? f.weightsSize
+                     : b->region == Region::IO    ? f.ioSize
+                                                  : f.scratchSize;
+    if (b->region == Region::Scratch && !isUsed(ranges[b->id]))
+      continue;
+    if (b->offset % kBufferAlignment != 0 || b->offset + b->size > limit)
+      return fail(llvm::formatv("buffer '{0}' [{1},{2}) outside {3} region of {4} bytes or misaligned",
+                                b->name, b->offset, b->offset + b->size,
+                                regionName(b->region), limit));
+  }
+  for (size_t i = 0; i < f.buffers.size(); ++i) {
+    const Buffer &a = *f.buffers[i];
+    if (a.region != Region::Scratch || !isUsed(ranges[a.id]))
+      continue;
+    for (size_t j = i + 1; j < f.buffers.size(); ++j) {
+      const Buffer &b = *f.buffers[j];
+      if (b.region != Region::Scratch || !isUsed(ranges[b.id]) ||
+          !overlaps(ranges[a.id], ranges[b.id]))
+        continue;
+      if (a.offset < b.offset + b.size && b.offset < a.offset + a.size)
+        return fail(llvm::formatv("live buffers '{0}' and '{1}' overlap",
+                                  a.name, b.name));
+    }
+  }
+  return llvm::Error::success();
+}
+
+uint64_t unplannedScratchSize(const Function &f) {
+  std::vector<LiveRange> ranges = computeLiveRanges(f);
+  uint64_t sum = 0;
+  for (auto &b : f.buffers)
+    if (b->region == Region::Scratch && isUsed(ranges[b->id]))
+      sum += llvm::alignTo(b->size, kBufferAlignment);
+  return sum;
+}
+
+} // namespace lir
+} // namespace kiln

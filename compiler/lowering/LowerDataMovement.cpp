@@ -1,0 +1,72 @@
+//===- LowerDataMovement.cpp - Shape-only ops -> Reshape or nothing -------===//
+//
+// Flatten, Squeeze and Unsqueeze only relabel a row-major buffer, which is
+// what Reshape (a view in the code generator) does; Identity, inference
+// Dropout and a no-op Cast do not even relabel it.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lowering/LowerRules.h"
+#include "compiler/passes/RewriteUtils.h"
+
+namespace kiln {
+
+llvm::Expected<bool> lowerToReshape(Graph &g, Node *n) {
+  Value *out = n->getOutput();
+  auto reshape = addReplacementNode(g, *n, OpKind::Reshape, {n->getInput(0)},
+                                    {{"shape", Attr::ofInts(out->getType().shape)}});
+  if (!reshape)
+    return reshape.takeError();
+  if (auto err = replaceValue(g, *n, out, (*reshape)->getOutput()))
+    return std::move(err);
+  g.eraseNode(n);
+  return true;
+}
+
+namespace {
+
+/// Checks that a Dropout runs in inference mode and that nothing reads its
+/// mask, the two things removing it would change.
+llvm::Error checkInferenceDropout(const Graph &g, const Node &n) {
+  if (n.getNumOutputs() > 1 && g.hasUses(n.getOutput(1)))
+    return nodeError(n, "the mask output is not supported");
+  if (const Value *mode = n.getInput(2)) {
+    const Tensor *t = constantData(mode);
+    if (!t)
+      return nodeError(n, "training_mode must be a constant");
+    for (int64_t i = 0; i < t->numElements(); ++i)
+      if (t->getAsInt(i) != 0)
+        return nodeError(n, "training_mode=true is not supported "
+                            "(inference only)");
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<bool> removeForwarding(Graph &g, Node *n) {
+  if (n->is(OpKind::Dropout))
+    if (auto err = checkInferenceDropout(g, *n))
+      return std::move(err);
+  Value *in = n->getInput(0), *out = n->getOutput();
+  if (n->is(OpKind::Cast) && in->getType() != out->getType())
+    return false;
+  if (auto err = replaceValue(g, *n, out, in))
+    return std::move(err);
+  g.eraseNode(n);
+  return true;
+}
+
+llvm::Expected<bool> makePermExplicit(Graph &g, Node *n) {
+  if (n->hasAttr("perm"))
+    return false;
+  size_t rank = n->getInput(0)->getType().rank();
+  Shape perm;
+  for (size_t i = rank; i-- > 0;)
+    perm.push_back(i);
+  n->setAttr("perm", Attr::ofInts(perm));
+  if (auto err = checkTypesUnchanged(g, *n))
+    return std::move(err);
+  return true;
+}
+
+} // namespace kiln

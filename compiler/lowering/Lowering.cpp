@@ -1,0 +1,115 @@
+#include "compiler/lowering/Lowering.h"
+#include "compiler/lowering/LowerRules.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+bool isPrimitive(OpKind k) {
+  switch (k) {
+  case OpKind::Conv:
+  case OpKind::MatMul:
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div:
+  case OpKind::Relu:
+  case OpKind::LeakyRelu:
+  case OpKind::Clip:
+  case OpKind::Sigmoid:
+  case OpKind::Tanh:
+  case OpKind::MaxPool:
+  case OpKind::AveragePool:
+  case OpKind::Softmax:
+  case OpKind::Reshape:
+  case OpKind::Transpose:
+  case OpKind::Concat:
+  case OpKind::Pad:
+    return true;
+  default:
+    return false;
+  }
+}
+
+llvm::Error checkLowered(const Graph &g) {
+  std::vector<std::string> problems;
+  for (const Node *n : g.getNodes()) {
+    if (!isPrimitive(n->getKind()))
+      problems.push_back(
+          llvm::toString(nodeError(*n, "not supported by the code generator")));
+    else if (n->is(OpKind::Conv) && n->getInput(0)->getType().rank() != 4)
+      problems.push_back(llvm::toString(nodeError(
+          *n, "only 2-D convolution is supported by the code generator")));
+  }
+  if (problems.empty())
+    return llvm::Error::success();
+  std::string msg = std::to_string(problems.size()) +
+                    (problems.size() == 1 ? " node" : " nodes") +
+                    " cannot be compiled:";
+  for (const std::string &p : problems)
+    msg += "\n  " + p;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+/// The rule for `n`'s op; ops without one are already primitive in their
+/// explicit form, or cannot be lowered (checkLowered reports those).
+static llvm::Expected<bool> lowerNode(Graph &g, Node *n) {
+  switch (n->getKind()) {
+  case OpKind::Gemm:
+    return lowerGemm(g, n);
+  case OpKind::BatchNormalization:
+    return lowerBatchNorm(g, n);
+  case OpKind::GlobalAveragePool:
+    return lowerGlobalAveragePool(g, n);
+  case OpKind::Conv:
+  case OpKind::MaxPool:
+  case OpKind::AveragePool:
+    return makeWindowExplicit(g, n);
+  case OpKind::Flatten:
+  case OpKind::Squeeze:
+  case OpKind::Unsqueeze:
+    return lowerToReshape(g, n);
+  case OpKind::Identity:
+  case OpKind::Dropout:
+  case OpKind::Cast:
+    return removeForwarding(g, n);
+  case OpKind::Transpose:
+    return makePermExplicit(g, n);
+  default:
+    return false;
+  }
+}
+
+llvm::Expected<bool> lowerGraph(Graph &g) {
+  bool changed = false;
+  for (Node *n : g.getNodes()) {
+    auto lowered = lowerNode(g, n);
+    if (!lowered)
+      return lowered.takeError();
+    changed |= *lowered;
+  }
+  return changed;
+}
+
+namespace {
+
+class LowerPass : public Pass {
+public:
+  llvm::StringRef getName() const override { return "lower"; }
+
+  llvm::Expected<bool> run(Graph &g) override {
+    auto changed = lowerGraph(g);
+    if (!changed)
+      return changed.takeError();
+    if (auto err = checkLowered(g))
+      return std::move(err);
+    return *changed;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createLowerPass() { return std::make_unique<LowerPass>(); }
+
+} // namespace kiln

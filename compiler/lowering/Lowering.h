@@ -1,0 +1,44 @@
+//===- Lowering.h - High-level ops to the code generator's primitives -*- C++ -*-===//
+//
+// The code generator implements a small set of primitive ops. Lowering
+// rewrites every other op in terms of them and puts the primitives into the
+// one canonical form the code generator reads (e.g. Conv with explicit
+// pads, strides, dilations and kernel_shape, no auto_pad), so the back end
+// never re-derives defaults.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LOWERING_LOWERING_H
+#define KILN_LOWERING_LOWERING_H
+
+#include "compiler/graph/Graph.h"
+#include "compiler/passes/Pass.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+
+namespace kiln {
+
+/// Whether the code generator implements `k`: Conv, MatMul, Add, Sub, Mul,
+/// Div, Relu, LeakyRelu, Clip, Sigmoid, Tanh, MaxPool, AveragePool, Softmax,
+/// Reshape, Transpose, Concat, Pad. The authority on the primitive set.
+bool isPrimitive(OpKind k);
+
+/// An error listing every node of `g` the code generator cannot run (an op
+/// that is not primitive, or a Conv that is not 2-D), or success.
+llvm::Error checkLowered(const Graph &g);
+
+/// Rewrites every non-primitive op it knows into primitives and makes the
+/// primitives' attributes explicit. Returns whether the graph changed.
+/// Nodes it cannot lower stay; see checkLowered.
+llvm::Expected<bool> lowerGraph(Graph &g);
+
+/// "lower": lowerGraph, then checkLowered. Ops that only a constant input
+/// keeps alive (Shape, Gather, Cast, ...) are expected to have been folded
+/// by an earlier constant-folding; one that survives is an error naming the
+/// node and op.
+std::unique_ptr<Pass> createLowerPass();
+
+} // namespace kiln
+
+#endif

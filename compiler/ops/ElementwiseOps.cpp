@@ -1,0 +1,276 @@
+//===- ElementwiseOps.cpp - Arithmetic, activations, Cast ------------------===//
+//
+// Add/Sub/Mul/Div (opset 14, multidirectional broadcasting; f32, i32, i64),
+// the unary activations Relu, LeakyRelu, Sigmoid, Tanh and Clip (f32; Clip
+// with min/max as attributes) and Cast (opset 13).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/graph/Graph.h"
+#include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpHelpers.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace kiln {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Binary arithmetic
+//===----------------------------------------------------------------------===//
+
+enum class BinOp { Add, Sub, Mul, Div };
+
+template <BinOp Op, typename T> T applyBinary(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (Op == BinOp::Add)
+      return a + b;
+    else if constexpr (Op == BinOp::Sub)
+      return a - b;
+    else if constexpr (Op == BinOp::Mul)
+      return a * b;
+    else
+      return a / b;
+  } else {
+    // Two's-complement wrap-around rather than signed-overflow UB, so the
+    // oracle is deterministic (and matches what compiled code does).
+    using U = std::make_unsigned_t<T>;
+    if constexpr (Op == BinOp::Add)
+      return static_cast<T>(U(a) + U(b));
+    else if constexpr (Op == BinOp::Sub)
+      return static_cast<T>(U(a) - U(b));
+    else if constexpr (Op == BinOp::Mul)
+      return static_cast<T>(U(a) * U(b));
+    else // Truncating division; MIN / -1 wraps to MIN.
+      return b == -1 ? static_cast<T>(U(0) - U(a)) : a / b;
+  }
+}
+
+llvm::Expected<TypeList> inferBinary(const Node &n) {
+  if (llvm::Error e = expectDType(n, 0, {DType::F32, DType::I32, DType::I64}))
+    return std::move(e);
+  const TensorType &a = inputType(n, 0), &b = inputType(n, 1);
+  if (a.dtype != b.dtype)
+    return nodeError(n, "operands " + a.str() + " and " + b.str() +
+                            " have different dtypes");
+  std::optional<Shape> out = broadcastShapes(a.shape, b.shape);
+  if (!out)
+    return nodeError(n, "shapes " + a.str() + " and " + b.str() +
+                            " do not broadcast");
+  return TypeList{TensorType(a.dtype, *out)};
+}
+
+template <BinOp Op, typename T>
+llvm::Error binaryLoop(const Node &n, const Tensor &a, const Tensor &b,
+                       Tensor &y) {
+  const T *pa = a.data<T>(), *pb = b.data<T>();
+  T *py = y.data<T>();
+  if constexpr (Op == BinOp::Div && std::is_integral_v<T>)
+    for (T v : b.values<T>())
+      if (v == 0)
+        return nodeError(n, "integer division by zero");
+  int64_t count = y.numElements();
+  if (a.getShape() == y.getShape() && b.getShape() == y.getShape()) {
+    for (int64_t i = 0; i < count; ++i)
+      py[i] = applyBinary<Op, T>(pa[i], pb[i]);
+    return llvm::Error::success();
+  }
+  StridedIndex it(y.getShape(), {broadcastStrides(a.getShape(), y.getShape()),
+                                 broadcastStrides(b.getShape(), y.getShape())});
+  for (int64_t i = 0; i < count; ++i, it.next())
+    py[i] = applyBinary<Op, T>(pa[it.offset(0)], pb[it.offset(1)]);
+  return llvm::Error::success();
+}
+
+template <BinOp Op>
+llvm::Error evalBinary(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                       llvm::MutableArrayRef<Tensor> out) {
+  switch (out[0].getDType()) {
+  case DType::F32:
+    return binaryLoop<Op, float>(n, *in[0], *in[1], out[0]);
+  case DType::I32:
+    return binaryLoop<Op, int32_t>(n, *in[0], *in[1], out[0]);
+  case DType::I64:
+    return binaryLoop<Op, int64_t>(n, *in[0], *in[1], out[0]);
+  default:
+    return nodeError(n, "unsupported dtype " + out[0].getType().str());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Unary activations
+//===----------------------------------------------------------------------===//
+
+/// The unary ops are exactly the fused activations, so they share one
+/// scalar definition with Conv/MatMul's kiln.activation.
+Activation unaryActivation(const Node &n) {
+  Activation a;
+  switch (n.getKind()) {
+  case OpKind::Relu:
+    a.kind = Activation::Kind::Relu;
+    break;
+  case OpKind::LeakyRelu:
+    a.kind = Activation::Kind::LeakyRelu;
+    a.p0 = n.getFloat("alpha");
+    break;
+  case OpKind::Clip:
+    a.kind = Activation::Kind::Clip;
+    a.p0 = n.getFloat("min");
+    a.p1 = n.getFloat("max");
+    break;
+  case OpKind::Sigmoid:
+    a.kind = Activation::Kind::Sigmoid;
+    break;
+  case OpKind::Tanh:
+    a.kind = Activation::Kind::Tanh;
+    break;
+  default:
+    break;
+  }
+  return a;
+}
+
+llvm::Expected<TypeList> inferUnary(const Node &n) {
+  if (llvm::Error e = expectDType(n, 0, {DType::F32}))
+    return std::move(e);
+  return TypeList{TensorType(DType::F32, inputType(n, 0).shape)};
+}
+
+llvm::Error evalUnary(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                      llvm::MutableArrayRef<Tensor> out) {
+  Activation act = unaryActivation(n);
+  const float *x = in[0]->data<float>();
+  float *y = out[0].data<float>();
+  for (int64_t i = 0, e = out[0].numElements(); i < e; ++i)
+    y[i] = act.apply(x[i]);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Cast
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<TypeList> inferCast(const Node &n) {
+  int64_t to = n.getInt("to");
+  std::optional<DType> t = dtypeFromOnnx(to);
+  if (!t)
+    return nodeError(n, llvm::formatv("unsupported target type {0} ({1})",
+                                      onnxDTypeName(to), to));
+  return TypeList{TensorType(*t, inputType(n, 0).shape)};
+}
+
+/// One element on its way through Cast: float sources keep a double,
+/// integer and bool sources an int64, so no int64 value is rounded.
+struct CastValue {
+  bool isFloat;
+  double f;
+  int64_t i;
+};
+
+CastValue loadElement(const Tensor &t, int64_t idx) {
+  switch (t.getDType()) {
+  case DType::F32:
+    return {true, t.data<float>()[idx], 0};
+  case DType::F16:
+    return {true, halfToFloat(t.data<uint16_t>()[idx]), 0};
+  default:
+    return {false, 0, t.getAsInt(idx)};
+  }
+}
+
+/// Float to integer saturates and maps NaN to 0: C++ leaves out-of-range
+/// conversions undefined, and the oracle must be deterministic.
+template <typename T> T saturate(double v) {
+  if (std::isnan(v))
+    return 0;
+  if (v <= double(std::numeric_limits<T>::min()))
+    return std::numeric_limits<T>::min();
+  if (v >= double(std::numeric_limits<T>::max()))
+    return std::numeric_limits<T>::max();
+  return static_cast<T>(v);
+}
+
+template <typename T> T toInteger(const CastValue &v) {
+  return v.isFloat ? saturate<T>(v.f) : static_cast<T>(v.i);
+}
+
+void storeElement(Tensor &t, int64_t idx, const CastValue &v) {
+  double asDouble = v.isFloat ? v.f : double(v.i);
+  switch (t.getDType()) {
+  case DType::F32:
+    t.data<float>()[idx] = static_cast<float>(asDouble);
+    return;
+  case DType::F16:
+    t.data<uint16_t>()[idx] = floatToHalf(static_cast<float>(asDouble));
+    return;
+  case DType::Bool:
+    t.data<uint8_t>()[idx] = v.isFloat ? v.f != 0 : v.i != 0;
+    return;
+  case DType::I8:
+    t.data<int8_t>()[idx] = toInteger<int8_t>(v);
+    return;
+  case DType::U8:
+    t.data<uint8_t>()[idx] = toInteger<uint8_t>(v);
+    return;
+  case DType::I16:
+    t.data<int16_t>()[idx] = toInteger<int16_t>(v);
+    return;
+  case DType::I32:
+    t.data<int32_t>()[idx] = toInteger<int32_t>(v);
+    return;
+  case DType::I64:
+    t.data<int64_t>()[idx] = toInteger<int64_t>(v);
+    return;
+  }
+}
+
+llvm::Error evalCast(const Node &, llvm::ArrayRef<const Tensor *> in,
+                     llvm::MutableArrayRef<Tensor> out) {
+  for (int64_t i = 0, e = out[0].numElements(); i < e; ++i)
+    storeElement(out[0], i, loadElement(*in[0], i));
+  return llvm::Error::success();
+}
+
+OpDef binaryDef(OpKind kind, const char *name, EvalFn eval) {
+  return {kind, name, 2, 2, 1, 1, {}, inferBinary, eval};
+}
+
+OpDef unaryDef(OpKind kind, const char *name, std::vector<AttrSpec> attrs) {
+  return {kind, name, 1, 1, 1, 1, std::move(attrs), inferUnary, evalUnary};
+}
+
+} // namespace
+
+void registerElementwiseOps(std::vector<OpDef> &defs) {
+  defs.push_back(binaryDef(OpKind::Add, "Add", evalBinary<BinOp::Add>));
+  defs.push_back(binaryDef(OpKind::Sub, "Sub", evalBinary<BinOp::Sub>));
+  defs.push_back(binaryDef(OpKind::Mul, "Mul", evalBinary<BinOp::Mul>));
+  defs.push_back(binaryDef(OpKind::Div, "Div", evalBinary<BinOp::Div>));
+  defs.push_back(unaryDef(OpKind::Relu, "Relu", {}));
+  defs.push_back(unaryDef(OpKind::LeakyRelu, "LeakyRelu",
+                          {{"alpha", AttrKind::Float, Attr::ofFloat(0.01f)}}));
+  // min/max are inputs since opset 11; kiln keeps them as attributes with
+  // the float range as the "absent" bound.
+  defs.push_back(unaryDef(
+      OpKind::Clip, "Clip",
+      {{"min", AttrKind::Float,
+        Attr::ofFloat(-std::numeric_limits<float>::max())},
+       {"max", AttrKind::Float,
+        Attr::ofFloat(std::numeric_limits<float>::max())}}));
+  defs.push_back(unaryDef(OpKind::Sigmoid, "Sigmoid", {}));
+  defs.push_back(unaryDef(OpKind::Tanh, "Tanh", {}));
+  defs.push_back({OpKind::Cast,
+                  "Cast",
+                  1,
+                  1,
+                  1,
+                  1,
+                  {{"to", AttrKind::Int, std::nullopt, /*required=*/true}},
+                  inferCast,
+                  evalCast});
+}
+
+} // namespace kiln

@@ -1,0 +1,216 @@
+//===- MatMulOps.cpp - Gemm, MatMul ----------------------------------------===//
+//
+// Gemm (opset 13) and MatMul (opset 13, numpy.matmul broadcasting). kiln's
+// MatMul also carries the fused fully-connected form: an optional 1-D bias
+// added after the product and an optional activation after that.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/graph/Graph.h"
+#include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpHelpers.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <vector>
+
+namespace kiln {
+namespace {
+
+llvm::Error expectAllF32(const Node &n) {
+  for (unsigned i = 0; i < n.getNumInputs(); ++i)
+    if (n.getInput(i))
+      if (llvm::Error e = expectDType(n, i, {DType::F32}))
+        return e;
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Gemm
+//===----------------------------------------------------------------------===//
+
+/// Gemm's operand sizes after transA / transB.
+struct GemmDims {
+  int64_t m, k, n;
+};
+
+GemmDims gemmDims(const Node &node, llvm::ArrayRef<int64_t> a,
+                  llvm::ArrayRef<int64_t> b) {
+  bool ta = node.getInt("transA") != 0, tb = node.getInt("transB") != 0;
+  return {ta ? a[1] : a[0], ta ? a[0] : a[1], tb ? b[0] : b[1]};
+}
+
+llvm::Expected<TypeList> inferGemm(const Node &n) {
+  if (llvm::Error e = expectAllF32(n))
+    return std::move(e);
+  if (llvm::Error e = expectRank(n, 0, 2))
+    return std::move(e);
+  if (llvm::Error e = expectRank(n, 1, 2))
+    return std::move(e);
+  const TensorType &a = inputType(n, 0), &b = inputType(n, 1);
+  GemmDims d = gemmDims(n, a.shape, b.shape);
+  int64_t bk = n.getInt("transB") != 0 ? b.shape[1] : b.shape[0];
+  if (d.k != bk)
+    return nodeError(n, llvm::formatv("inner dimensions differ: A {0} gives K "
+                                      "= {1}, B {2} gives K = {3}",
+                                      a.str(), d.k, b.str(), bk));
+  Shape out{d.m, d.n};
+  if (n.getInput(2) && !isUnidirectionalBroadcastable(inputType(n, 2).shape, out))
+    return nodeError(n, "C " + inputType(n, 2).str() +
+                            " does not broadcast to " + shapeStr(out));
+  return TypeList{TensorType(DType::F32, out)};
+}
+
+llvm::Error evalGemm(const Node &node, llvm::ArrayRef<const Tensor *> in,
+                     llvm::MutableArrayRef<Tensor> out) {
+  const Tensor &a = *in[0], &b = *in[1];
+  const Tensor *c = in.size() > 2 ? in[2] : nullptr;
+  GemmDims d = gemmDims(node, a.getShape(), b.getShape());
+  bool ta = node.getInt("transA") != 0, tb = node.getInt("transB") != 0;
+  // Element (i, k) of op(A) and (k, j) of op(B) through strides.
+  int64_t aRow = ta ? 1 : d.k, aCol = ta ? d.m : 1;
+  int64_t bRow = tb ? 1 : d.n, bCol = tb ? d.k : 1;
+  double alpha = node.getFloat("alpha"), beta = node.getFloat("beta");
+  const float *pa = a.data<float>(), *pb = b.data<float>();
+  float *y = out[0].data<float>();
+  Shape cStrides;
+  if (c)
+    cStrides = broadcastStrides(c->getShape(), {d.m, d.n});
+  for (int64_t i = 0; i < d.m; ++i)
+    for (int64_t j = 0; j < d.n; ++j) {
+      double acc = 0;
+      for (int64_t k = 0; k < d.k; ++k)
+        acc += double(pa[i * aRow + k * aCol]) * pb[k * bRow + j * bCol];
+      acc *= alpha;
+      if (c)
+        acc += beta * c->data<float>()[i * cStrides[0] + j * cStrides[1]];
+      y[i * d.n + j] = static_cast<float>(acc);
+    }
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatMul
+//===----------------------------------------------------------------------===//
+
+/// numpy.matmul's view of the operands: rank-1 A is [1, K], rank-1 B is
+/// [K, 1]; the leading dimensions broadcast.
+struct MatMulDims {
+  Shape batch, aBatch, bBatch;
+  int64_t m, k, n;
+  Shape outShape;
+};
+
+std::optional<MatMulDims> matMulDims(llvm::ArrayRef<int64_t> a,
+                                     llvm::ArrayRef<int64_t> b) {
+  MatMulDims d;
+  Shape a2(a.begin(), a.end()), b2(b.begin(), b.end());
+  if (a.size() == 1)
+    a2.insert(a2.begin(), 1);
+  if (b.size() == 1)
+    b2.push_back(1);
+  d.m = a2[a2.size() - 2];
+  d.k = a2.back();
+  d.n = b2.back();
+  if (b2[b2.size() - 2] != d.k)
+    return std::nullopt;
+  d.aBatch.assign(a2.begin(), a2.end() - 2);
+  d.bBatch.assign(b2.begin(), b2.end() - 2);
+  std::optional<Shape> batch = broadcastShapes(d.aBatch, d.bBatch);
+  if (!batch)
+    return std::nullopt;
+  d.batch = *batch;
+  d.outShape = d.batch;
+  if (a.size() > 1)
+    d.outShape.push_back(d.m);
+  if (b.size() > 1)
+    d.outShape.push_back(d.n);
+  return d;
+}
+
+llvm::Expected<TypeList> inferMatMul(const Node &n) {
+  if (llvm::Error e = expectAllF32(n))
+    return std::move(e);
+  const TensorType &a = inputType(n, 0), &b = inputType(n, 1);
+  if (a.rank() == 0 || b.rank() == 0)
+    return nodeError(n, "operands must not be scalars, got " + a.str() +
+                            " and " + b.str());
+  std::optional<MatMulDims> d = matMulDims(a.shape, b.shape);
+  if (!d)
+    return nodeError(n, "operands " + a.str() + " and " + b.str() +
+                            " are incompatible (inner or batch dimensions)");
+  if (n.getInput(2) && inputType(n, 2).shape != Shape{d->n})
+    return nodeError(n, llvm::formatv("bias must be [{0}], got {1}", d->n,
+                                      inputType(n, 2).str()));
+  if (auto act = getNodeActivation(n); !act)
+    return act.takeError();
+  return TypeList{TensorType(DType::F32, d->outShape)};
+}
+
+llvm::Error evalMatMul(const Node &node, llvm::ArrayRef<const Tensor *> in,
+                       llvm::MutableArrayRef<Tensor> out) {
+  const Tensor &a = *in[0], &b = *in[1];
+  const Tensor *bias = in.size() > 2 ? in[2] : nullptr;
+  MatMulDims d = *matMulDims(a.getShape(), b.getShape());
+  auto act = getNodeActivation(node);
+  if (!act)
+    return act.takeError();
+  // Batch strides in elements: broadcastStrides counts whole matrices.
+  Shape aStrides = broadcastStrides(d.aBatch, d.batch);
+  Shape bStrides = broadcastStrides(d.bBatch, d.batch);
+  for (int64_t &s : aStrides)
+    s *= d.m * d.k;
+  for (int64_t &s : bStrides)
+    s *= d.k * d.n;
+  int64_t numBatches = TensorType(DType::F32, d.batch).numElements();
+  const float *pa = a.data<float>(), *pb = b.data<float>();
+  float *y = out[0].data<float>();
+  std::vector<double> acc(d.n);
+  StridedIndex it(d.batch, {aStrides, bStrides});
+  for (int64_t batch = 0; batch < numBatches; ++batch, it.next()) {
+    const float *ma = pa + it.offset(0), *mb = pb + it.offset(1);
+    float *my = y + batch * d.m * d.n;
+    for (int64_t i = 0; i < d.m; ++i) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t k = 0; k < d.k; ++k) {
+        double av = ma[i * d.k + k];
+        for (int64_t j = 0; j < d.n; ++j)
+          acc[j] += av * mb[k * d.n + j];
+      }
+      for (int64_t j = 0; j < d.n; ++j) {
+        double v = acc[j] + (bias ? bias->data<float>()[j] : 0.0);
+        my[i * d.n + j] = act->apply(static_cast<float>(v));
+      }
+    }
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void registerMatMulOps(std::vector<OpDef> &defs) {
+  defs.push_back({OpKind::Gemm,
+                  "Gemm",
+                  2,
+                  3,
+                  1,
+                  1,
+                  {
+                      {"alpha", AttrKind::Float, Attr::ofFloat(1.0f)},
+                      {"beta", AttrKind::Float, Attr::ofFloat(1.0f)},
+                      {"transA", AttrKind::Int, Attr::ofInt(0)},
+                      {"transB", AttrKind::Int, Attr::ofInt(0)},
+                  },
+                  inferGemm,
+                  evalGemm});
+  defs.push_back({OpKind::MatMul,
+                  "MatMul",
+                  2,
+                  3,
+                  1,
+                  1,
+                  {activationAttrSpec(), activationParamsAttrSpec()},
+                  inferMatMul,
+                  evalMatMul});
+}
+
+} // namespace kiln

@@ -1,0 +1,24 @@
+//===- OpFamilies.h - Per-family op registration ---------------*- C++ -*-===//
+//
+// Each *Ops.cpp file describes one family of ops and appends its OpDefs here.
+// Registration is explicit (no static initializers), so the table's order and
+// contents are deterministic.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_OPS_OPFAMILIES_H
+#define KILN_OPS_OPFAMILIES_H
+
+#include "compiler/graph/OpDef.h"
+
+#include <vector>
+
+namespace kiln {
+void registerConvOps(std::vector<OpDef> &defs);
+void registerMatMulOps(std::vector<OpDef> &defs);
+void registerElementwiseOps(std::vector<OpDef> &defs);
+void registerPoolOps(std::vector<OpDef> &defs);
+void registerNormOps(std::vector<OpDef> &defs);
+void registerShapeOps(std::vector<OpDef> &defs);
+} // namespace kiln
+
+#endif

@@ -1,0 +1,148 @@
+//===- FoldBatchNorm.cpp - Fold inference BatchNorm into its producer -----===//
+//
+// BN(W x + b) = (W * s) x + (b * s + t) per output channel, so a BN after a
+// Conv, Gemm or 2-D MatMul with constant weights costs nothing at run time
+// once its scale s and shift t are folded into the producer's constants.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/ops/OpHelpers.h"
+#include "compiler/passes/BatchNormAffine.h"
+#include "compiler/passes/Passes.h"
+#include "compiler/passes/RewriteUtils.h"
+
+namespace kiln {
+namespace {
+
+/// Where a producer keeps the operands the BN folds into.
+struct FoldSite {
+  const Tensor *weight;
+  /// The weight axis that indexes output channels.
+  unsigned weightAxis;
+  /// The bias (Conv, MatMul) or C (Gemm); nullptr when absent.
+  const Tensor *bias;
+  /// Gemm's beta, which the folded C absorbs; 1 otherwise.
+  float biasScale;
+};
+
+/// The fold site of `p`, or nullopt when `p` cannot absorb a BN: another op,
+/// non-constant weights or bias, a fused activation (it would have to run
+/// after the BN), or a MatMul that is not a plain 2-D product.
+std::optional<FoldSite> getFoldSite(const Node &p) {
+  if (p.getNumOutputs() != 1)
+    return std::nullopt;
+  const Tensor *w = constantF32(p.getInput(1));
+  const Value *biasValue = p.getInput(2);
+  const Tensor *bias = constantF32(biasValue);
+  if (!w || (biasValue && !bias))
+    return std::nullopt;
+  if (p.is(OpKind::Conv) || p.is(OpKind::MatMul))
+    if (!p.getString("kiln.activation").empty())
+      return std::nullopt;
+  if (p.is(OpKind::Conv))
+    return FoldSite{w, 0, bias, 1.0f};
+  if (p.is(OpKind::Gemm))
+    return FoldSite{w, p.getInt("transB") != 0 ? 0u : 1u, bias,
+                    p.getFloat("beta")};
+  if (p.is(OpKind::MatMul) && w->getShape().size() == 2 &&
+      p.getOutput()->getType().rank() == 2)
+    return FoldSite{w, 1, bias, 1.0f};
+  return std::nullopt;
+}
+
+/// `w` with every slice along `axis` multiplied by its `scale` entry.
+Tensor scaleAlongAxis(const Tensor &w, unsigned axis,
+                      llvm::ArrayRef<float> scale) {
+  llvm::ArrayRef<int64_t> shape = w.getShape();
+  int64_t inner = 1;
+  for (size_t d = axis + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  Tensor out = w;
+  float *data = out.data<float>();
+  for (int64_t i = 0, e = w.numElements(); i < e; ++i)
+    data[i] *= scale[(i / inner) % shape[axis]];
+  return out;
+}
+
+/// biasScale * bias * s + t, broadcast over the channel axis (the last axis
+/// of the bias): [C] for a Conv or MatMul; for a Gemm whatever C broadcasts
+/// with [N] to.
+Tensor foldBias(const FoldSite &site, const ChannelAffine &a) {
+  int64_t channels = a.scale.size();
+  Shape biasShape{channels};
+  if (site.bias)
+    biasShape = *broadcastShapes(site.bias->getShape(), biasShape);
+  Tensor out(TensorType(DType::F32, biasShape));
+  float *data = out.data<float>();
+  Shape biasStrides;
+  if (site.bias)
+    biasStrides = broadcastStrides(site.bias->getShape(), biasShape);
+  else
+    biasStrides.assign(biasShape.size(), 0);
+  Shape channelStrides = broadcastStrides({channels}, biasShape);
+  StridedIndex it(biasShape, {biasStrides, channelStrides});
+  for (int64_t i = 0, e = out.numElements(); i < e; ++i, it.next()) {
+    int64_t c = it.offset(1);
+    double b = site.bias ? site.biasScale * site.bias->data<float>()[it.offset(0)]
+                         : 0.0;
+    data[i] = static_cast<float>(b * a.scale[c] + a.shift[c]);
+  }
+  return out;
+}
+
+llvm::Expected<bool> foldBatchNorm(Graph &g, Node *bn) {
+  Value *x = bn->getInput(0);
+  if (!x->isResult() || !hasSingleUser(g, x, bn))
+    return false;
+  Node *p = x->getProducer();
+  std::optional<FoldSite> site = getFoldSite(*p);
+  if (!site)
+    return false;
+  std::optional<ChannelAffine> affine = getBatchNormAffine(g, *bn);
+  if (!affine)
+    return false;
+  if (site->bias && !broadcastShapes(site->bias->getShape(),
+                                     {int64_t(affine->scale.size())}))
+    return false;
+
+  Value *w = g.addConstant(p->getName().str() + "/weight",
+                           scaleAlongAxis(*site->weight, site->weightAxis,
+                                          affine->scale));
+  Value *b = g.addConstant(p->getName().str() + "/bias",
+                           foldBias(*site, *affine));
+  AttrMap attrs;
+  if (p->is(OpKind::Gemm))
+    attrs["beta"] = Attr::ofFloat(1.0f);
+  auto folded = rebuildNode(g, p, {p->getInput(0), w, b}, attrs);
+  if (!folded)
+    return folded.takeError();
+  if (auto err = replaceValue(g, *bn, bn->getOutput(0), (*folded)->getOutput()))
+    return std::move(err);
+  g.eraseNode(bn);
+  return true;
+}
+
+class FoldBatchNormPass : public Pass {
+public:
+  llvm::StringRef getName() const override { return "fold-batchnorm"; }
+
+  llvm::Expected<bool> run(Graph &g) override {
+    bool changed = false;
+    for (Node *n : g.getNodes()) {
+      if (!n->is(OpKind::BatchNormalization))
+        continue;
+      auto folded = foldBatchNorm(g, n);
+      if (!folded)
+        return folded.takeError();
+      changed |= *folded;
+    }
+    return changed;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createFoldBatchNormPass() {
+  return std::make_unique<FoldBatchNormPass>();
+}
+
+} // namespace kiln

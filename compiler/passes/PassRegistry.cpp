@@ -1,0 +1,47 @@
+#include "compiler/passes/PassRegistry.h"
+#include "compiler/lowering/Lowering.h"
+#include "compiler/passes/Passes.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace kiln {
+namespace {
+
+struct PassEntry {
+  llvm::StringRef name;
+  std::unique_ptr<Pass> (*create)();
+};
+
+/// Sorted by name; registeredPassNames() relies on it.
+const PassEntry kPasses[] = {
+    {"constant-folding", createConstantFoldingPass},
+    {"dce", createDeadCodeEliminationPass},
+    {"fold-batchnorm", createFoldBatchNormPass},
+    {"fuse-activation", createFuseActivationPass},
+    {"fuse-matmul-bias", createFuseMatMulBiasPass},
+    {"lower", createLowerPass},
+};
+
+} // namespace
+
+llvm::ArrayRef<llvm::StringRef> registeredPassNames() {
+  static const std::vector<llvm::StringRef> names = [] {
+    std::vector<llvm::StringRef> out;
+    for (const PassEntry &e : kPasses)
+      out.push_back(e.name);
+    return out;
+  }();
+  return names;
+}
+
+llvm::Expected<std::unique_ptr<Pass>> createPass(llvm::StringRef name) {
+  for (const PassEntry &e : kPasses)
+    if (e.name == name)
+      return e.create();
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "unknown pass '" + name + "'; known passes: " +
+          llvm::join(registeredPassNames(), ", "));
+}
+
+} // namespace kiln

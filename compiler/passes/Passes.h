@@ -1,0 +1,42 @@
+//===- Passes.h - Factories of the graph passes ----------------*- C++ -*-===//
+//
+// One factory per pass; each pass lives in its own file. Most callers create
+// passes by name through PassRegistry.h instead.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_PASSES_PASSES_H
+#define KILN_PASSES_PASSES_H
+
+#include "compiler/passes/Pass.h"
+
+#include <memory>
+
+namespace kiln {
+
+/// "constant-folding": evaluates every node whose inputs are all constants
+/// (and every Shape node, whose result depends only on static types) with
+/// the reference interpreter and replaces its results by constants.
+std::unique_ptr<Pass> createConstantFoldingPass();
+
+/// "dce": removes nodes none of whose results are used (by a node or as a
+/// graph output), then constants nothing reads. Graph inputs are kept: they
+/// are the compiled model's interface.
+std::unique_ptr<Pass> createDeadCodeEliminationPass();
+
+/// "fold-batchnorm": folds an inference BatchNormalization into the Conv,
+/// Gemm or 2-D MatMul producing its input when that producer has constant
+/// weights (and bias), no fused activation and no other user, and the BN
+/// parameters are constant. Other BNs are left for lowering.
+std::unique_ptr<Pass> createFoldBatchNormPass();
+
+/// "fuse-activation": Relu, LeakyRelu, Clip, Sigmoid or Tanh applied to the
+/// sole use of a Conv or MatMul result becomes that node's kiln.activation.
+std::unique_ptr<Pass> createFuseActivationPass();
+
+/// "fuse-matmul-bias": a 2-D MatMul without bias or activation whose sole
+/// use is an Add of a constant [N] or [1,N] vector takes it as its bias.
+std::unique_ptr<Pass> createFuseMatMulBiasPass();
+
+} // namespace kiln
+
+#endif

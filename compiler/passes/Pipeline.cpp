@@ -1,0 +1,62 @@
+#include "compiler/passes/Pipeline.h"
+#include "compiler/graph/Verifier.h"
+#include "compiler/passes/PassRegistry.h"
+
+#include <memory>
+
+namespace kiln {
+
+std::vector<std::string> defaultPipeline() {
+  return {
+      // Shape arithmetic and anything else computed from weights alone.
+      "constant-folding",
+      // Before lowering, which would turn an unfolded BN into Mul + Add.
+      "fold-batchnorm",
+      // Down to the primitive set; Gemm becomes MatMul (+ Mul) + Add.
+      "lower",
+      // Transposes and scalings of weights that lowering introduced.
+      "constant-folding",
+      // Fusion works on the lowered form: MatMul + Add first, so that the
+      // activation after a fully-connected layer lands on the biased MatMul.
+      "fuse-matmul-bias",
+      "fuse-activation",
+      // Whatever the rewrites left unused, weights included.
+      "dce",
+  };
+}
+
+llvm::Error runPasses(Graph &g, llvm::ArrayRef<std::unique_ptr<Pass>> passes,
+                      const PipelineOptions &opts) {
+  if (opts.verifyEach)
+    if (auto err = verifyGraph(g))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "invalid graph before the pipeline: " +
+                                         llvm::toString(std::move(err)));
+  for (const auto &pass : passes) {
+    if (auto changed = pass->run(g); !changed)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "pass '" + pass->getName() + "': " +
+                                         llvm::toString(changed.takeError()));
+    if (opts.verifyEach)
+      if (auto err = verifyGraph(g))
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "pass '" + pass->getName() +
+                                           "' left an invalid graph: " +
+                                           llvm::toString(std::move(err)));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error runPipeline(Graph &g, llvm::ArrayRef<std::string> passNames,
+                        const PipelineOptions &opts) {
+  std::vector<std::unique_ptr<Pass>> passes;
+  for (const std::string &name : passNames) {
+    auto pass = createPass(name);
+    if (!pass)
+      return pass.takeError();
+    passes.push_back(std::move(*pass));
+  }
+  return runPasses(g, passes, opts);
+}
+
+} // namespace kiln

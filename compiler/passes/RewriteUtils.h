@@ -1,0 +1,83 @@
+//===- RewriteUtils.h - Helpers shared by graph rewrites -------*- C++ -*-===//
+//
+// The small checks and constructions every pattern rewrite needs (passes and
+// lowering alike), kept in one place so each rewrite reads as its pattern.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_PASSES_REWRITEUTILS_H
+#define KILN_PASSES_REWRITEUTILS_H
+
+#include "compiler/graph/Graph.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace kiln {
+
+/// A node name derived from `base` that no node or value of `g` uses yet:
+/// `base`, else `base_1`, `base_2`, ... Graph::addNode takes the node name
+/// as given and names the result after it, so a name that is free for both
+/// keeps a new node's name and its result's name the same.
+std::string freshNodeName(const Graph &g, llvm::StringRef base);
+
+/// Whether `user` is the only node reading `v` and `v` is not a graph
+/// output, i.e. whether a rewrite may absorb `v` into `user`.
+bool hasSingleUser(const Graph &g, const Value *v, const Node *user);
+
+/// The data of `v` when it is a constant, else nullptr (also for nullptr).
+const Tensor *constantData(const Value *v);
+/// The data of `v` when it is an f32 constant, else nullptr.
+const Tensor *constantF32(const Value *v);
+
+/// Rewires every use of `from` (node inputs and graph outputs, which keep
+/// their names) to `to`. A rewrite must not change a value's type; that is
+/// checked here and reported against `origin`, the node being rewritten.
+llvm::Error replaceValue(Graph &g, const Node &origin, Value *from, Value *to);
+
+/// Re-runs `n`'s type rule after its attributes were edited in place, and
+/// reports against `n` if any result type changed (its users would then be
+/// ill-typed).
+llvm::Error checkTypesUnchanged(Graph &g, Node &n);
+
+/// Gives `n` new inputs and attributes (`attrs` replaces or adds; nothing
+/// is removed). With an unchanged input count `n` is edited in place. A node
+/// cannot grow an input, so otherwise a new node of the same op and name
+/// takes `n`'s place and every use of its results (the results get fresh
+/// value names), and `n` is erased. Returns the node now holding the op.
+///
+/// Keeping the node name is the convention for every one-for-one
+/// replacement (see also addReplacementNode): diagnostics from later stages
+/// then still name the model's own node.
+llvm::Expected<Node *> rebuildNode(Graph &g, Node *n,
+                                   llvm::ArrayRef<Value *> inputs,
+                                   const AttrMap &attrs);
+
+/// Adds a node that replaces `old` one-for-one (a Gemm's MatMul, a
+/// Flatten's Reshape): it takes `old`'s name and goes right before it. The
+/// caller then rewires `old`'s uses and erases it.
+llvm::Expected<Node *> addReplacementNode(Graph &g, Node &old,
+                                          OpKind kind,
+                                          llvm::ArrayRef<Value *> inputs,
+                                          AttrMap attrs = {});
+
+/// Adds a helper node next to `origin` (before it), named `ORIGIN/role`
+/// (made unique).
+llvm::Expected<Node *> addHelperNode(Graph &g, Node &origin,
+                                     llvm::StringRef role, OpKind kind,
+                                     llvm::ArrayRef<Value *> inputs,
+                                     AttrMap attrs = {});
+
+/// `t` (rank 2) transposed; any dtype.
+Tensor transpose2D(const Tensor &t);
+/// `t` with every element multiplied by `factor`.
+Tensor scaleTensor(const Tensor &t, double factor);
+/// A rank-0 f32 tensor.
+Tensor scalarF32(float v);
+
+
+} // namespace kiln
+
+#endif

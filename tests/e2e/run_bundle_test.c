@@ -1,0 +1,197 @@
+/* End-to-end check of one compiled bundle, from C, the way a user calls it.
+ *
+ * usage: run_bundle_test WEIGHTS.bin INPUT.bin REFERENCE.bin [--embedded]
+ *
+ * With --embedded the bundle's linked-in weights are used (and must equal the
+ * weights file kilnc wrote beside the object).
+ *
+ * Built once per model with KILN_TEST_NAME=<bundle name>, KILN_TEST_MACRO=<its
+ * upper-case macro prefix> and
+ * KILN_TEST_HEADER=<NAME.h>. Checks the descriptor against the header's
+ * macros, runs the model on the reference input with guard bytes around every
+ * region, compares with the reference output (max abs error <= 1e-4 *
+ * max(1, max|ref|)), and checks the ABI's error returns. */
+#include KILN_TEST_HEADER
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define BUNDLE CAT(KILN_TEST_NAME, _bundle)
+#define RUN CAT(KILN_TEST_NAME, _run)
+
+#define GUARD 256
+#define GUARD_BYTE 0xA5
+
+static int failures = 0;
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                     \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fprintf(stderr, "\n");                                                   \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+/* A region of `size` bytes, aligned, with GUARD bytes of a known pattern on
+ * both sides so writes outside the region are caught. */
+typedef struct {
+  uint8_t *block, *base;
+  size_t size;
+} region;
+
+static region region_new(size_t size) {
+  region r;
+  r.size = size;
+  r.block = aligned_alloc(KILN_ALIGNMENT, GUARD + ((size + GUARD + 63) / 64) * 64 + 64);
+  memset(r.block, GUARD_BYTE, GUARD);
+  r.base = r.block + GUARD;
+  memset(r.base + size, GUARD_BYTE, GUARD);
+  return r;
+}
+
+static int region_guards_intact(const region *r) {
+  size_t i;
+  for (i = 0; i < GUARD; ++i)
+    if (r->block[i] != GUARD_BYTE || r->base[r->size + i] != GUARD_BYTE)
+      return 0;
+  return 1;
+}
+
+static size_t read_file(const char *path, uint8_t **out) {
+  FILE *f = fopen(path, "rb");
+  long n;
+  if (!f) {
+    fprintf(stderr, "cannot open %s\n", path);
+    exit(2);
+  }
+  fseek(f, 0, SEEK_END);
+  n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  *out = malloc(n ? n : 1);
+  if (fread(*out, 1, n, f) != (size_t)n) {
+    fprintf(stderr, "cannot read %s\n", path);
+    exit(2);
+  }
+  fclose(f);
+  return (size_t)n;
+}
+
+int main(int argc, char **argv) {
+  const kiln_bundle *b = &BUNDLE;
+  uint8_t *weights_file, *input, *expected;
+  size_t weights_len, input_len, expected_len, i;
+  const uint8_t *weights;
+  region w, io, scratch;
+  const kiln_tensor *in, *out;
+  double max_err = 0, max_ref = 0, tol;
+  int status;
+
+  if (argc != 4 && !(argc == 5 && strcmp(argv[4], "--embedded") == 0)) {
+    fprintf(stderr, "usage: %s WEIGHTS.bin INPUT.bin REFERENCE.bin [--embedded]\n",
+            argv[0]);
+    return 2;
+  }
+
+  /* The descriptor agrees with the header's macros. */
+  CHECK(b->abi_version == KILN_ABI_VERSION, "abi_version %u", b->abi_version);
+  CHECK(b->weights_size == CAT(KILN_TEST_MACRO, _WEIGHTS_SIZE), "weights_size");
+  CHECK(b->io_size == CAT(KILN_TEST_MACRO, _IO_SIZE), "io_size");
+  CHECK(b->scratch_size == CAT(KILN_TEST_MACRO, _SCRATCH_SIZE), "scratch_size");
+  CHECK(b->alignment == CAT(KILN_TEST_MACRO, _ALIGNMENT), "alignment");
+  CHECK(b->num_inputs == 1 && b->num_outputs == 1, "expected 1 input, 1 output");
+  CHECK(b->run == RUN, "run pointer");
+  in = &b->inputs[0];
+  out = &b->outputs[0];
+  CHECK(kiln_find_tensor(b, in->name) == in, "kiln_find_tensor(input)");
+  CHECK(kiln_find_tensor(b, out->name) == out, "kiln_find_tensor(output)");
+  CHECK(kiln_find_tensor(b, "no such tensor") == NULL, "kiln_find_tensor(missing)");
+  CHECK(in->dtype == KILN_F32 && out->dtype == KILN_F32, "f32 I/O expected");
+  CHECK(in->offset + in->size <= b->io_size && out->offset + out->size <= b->io_size,
+        "tensor outside the I/O region");
+
+  weights_len = read_file(argv[1], &weights_file);
+  CHECK(weights_len == b->weights_size, "weights file is %zu bytes, bundle says %zu",
+        weights_len, b->weights_size);
+  weights = weights_file;
+  if (argc == 5) {
+    CHECK(b->embedded_weights != NULL, "embedded_weights is NULL");
+    if (b->embedded_weights) {
+      CHECK(memcmp(b->embedded_weights, weights_file, weights_len) == 0,
+            "embedded weights differ from the weights file");
+      weights = b->embedded_weights;
+    }
+  } else {
+    CHECK(b->embedded_weights == NULL, "embedded_weights set without --embed-weights");
+  }
+  input_len = read_file(argv[2], &input);
+  expected_len = read_file(argv[3], &expected);
+  CHECK(input_len == in->size, "input is %zu bytes, tensor %zu", input_len, in->size);
+  CHECK(expected_len == out->size, "reference is %zu bytes, tensor %zu", expected_len,
+        out->size);
+  if (failures)
+    return 1;
+
+  w = region_new(b->weights_size);
+  memcpy(w.base, weights, b->weights_size);
+  io = region_new(b->io_size);
+  scratch = region_new(b->scratch_size);
+  memset(io.base, 0x5A, b->io_size);
+  memset(scratch.base, 0x5A, b->scratch_size); /* no zero-initialized scratch assumed */
+  memcpy(io.base + in->offset, input, in->size);
+
+  status = kiln_run_checked(b, w.base, b->weights_size, io.base, b->io_size,
+                            scratch.base, b->scratch_size);
+  CHECK(status == KILN_OK, "run returned %d", status);
+  CHECK(region_guards_intact(&w) && region_guards_intact(&io) &&
+            region_guards_intact(&scratch),
+        "the bundle wrote outside its regions");
+  CHECK(memcmp(w.base, weights, b->weights_size) == 0, "the bundle wrote to its weights");
+
+  {
+    const float *got = (const float *)(io.base + out->offset);
+    const float *ref = (const float *)expected;
+    for (i = 0; i < out->size / 4; ++i) {
+      double err = fabs((double)got[i] - ref[i]);
+      if (!(err <= max_err)) /* NaN counts as an error */
+        max_err = isnan(err) ? INFINITY : err;
+      if (fabs(ref[i]) > max_ref)
+        max_ref = fabs(ref[i]);
+    }
+  }
+  tol = 1e-4 * (max_ref > 1 ? max_ref : 1);
+  printf("%s: max abs error %.3g (tolerance %.3g), weights %zu B, io %zu B, scratch %zu B\n",
+         b->name, max_err, tol, b->weights_size, b->io_size, b->scratch_size);
+  CHECK(max_err <= tol, "output differs from the reference: %.3g > %.3g", max_err, tol);
+
+  /* A second run gives the same bytes (no state kept between calls). */
+  {
+    uint8_t *first = malloc(out->size);
+    memcpy(first, io.base + out->offset, out->size);
+    memset(scratch.base, 0xC3, b->scratch_size);
+    status = RUN(w.base, io.base, scratch.base);
+    CHECK(status == KILN_OK, "second run returned %d", status);
+    CHECK(memcmp(first, io.base + out->offset, out->size) == 0, "second run differs");
+    free(first);
+  }
+
+  /* Bad regions are refused, by the helper and by the entry itself. */
+  CHECK(kiln_check(b, w.base, 0, io.base + 1, 0, scratch.base, 0) == KILN_ERR_ALIGN,
+        "misaligned io accepted by kiln_check");
+  CHECK(RUN(w.base, io.base + 1, scratch.base) == KILN_ERR_ALIGN,
+        "misaligned io accepted by run");
+  CHECK(RUN(w.base, NULL, scratch.base) == KILN_ERR_NULL, "NULL io accepted by run");
+  CHECK(kiln_check(b, w.base, 0, io.base, b->io_size - 1, scratch.base, 0) == KILN_ERR_SIZE,
+        "short io accepted by kiln_check");
+  if (b->scratch_size)
+    CHECK(RUN(w.base, io.base, NULL) == KILN_ERR_NULL, "NULL scratch accepted by run");
+  CHECK(region_guards_intact(&io) && region_guards_intact(&scratch),
+        "the bundle wrote outside its regions on a refused call");
+
+  printf("%s\n", failures ? "FAILED" : "PASSED");
+  return failures ? 1 : 0;
+}

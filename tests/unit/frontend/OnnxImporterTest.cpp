@@ -1,0 +1,327 @@
+//===- OnnxImporterTest.cpp - Model-level import behaviour ----------------===//
+//
+// Graph inputs, initializers, Constant nodes, naming, outputs and the error
+// messages a user sees for models kiln cannot compile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/frontend/onnx/OnnxImporter.h"
+#include "compiler/graph/Verifier.h"
+#include "tests/unit/frontend/OnnxModelBuilder.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+namespace kiln {
+namespace {
+
+using test::ModelBuilder;
+
+llvm::Expected<std::unique_ptr<Graph>>
+import(const ModelBuilder &b, const OnnxImportOptions &opts = {}) {
+  return importOnnxBuffer(b.bytes(), "m", opts);
+}
+
+/// Imports a model that must import, and checks the result verifies.
+std::unique_ptr<Graph> importOk(const ModelBuilder &b,
+                                const OnnxImportOptions &opts = {}) {
+  auto g = import(b, opts);
+  if (!g) {
+    ADD_FAILURE() << llvm::toString(g.takeError());
+    return nullptr;
+  }
+  if (llvm::Error e = verifyGraph(**g)) {
+    ADD_FAILURE() << llvm::toString(std::move(e));
+    return nullptr;
+  }
+  return std::move(*g);
+}
+
+/// The message of an import that must fail.
+std::string importError(const ModelBuilder &b,
+                        const OnnxImportOptions &opts = {}) {
+  auto g = import(b, opts);
+  if (g) {
+    ADD_FAILURE() << "import unexpectedly succeeded";
+    return "";
+  }
+  return llvm::toString(g.takeError());
+}
+
+/// y = Relu(x) over f32[2,3]: the smallest valid model, varied by tests.
+ModelBuilder reluModel(int64_t opset = 13) {
+  ModelBuilder b(opset);
+  b.input("x", {2, 3}).output("y", {2, 3});
+  b.node("Relu", {"x"}, {"y"}, "relu");
+  return b;
+}
+
+TEST(OnnxImporter, MinimalModel) {
+  auto g = importOk(reluModel());
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->getName(), "m");
+  ASSERT_EQ(g->getInputs().size(), 1u);
+  EXPECT_EQ(g->getInputs()[0]->getName(), "x");
+  EXPECT_EQ(g->getInputs()[0]->getType(), TensorType(DType::F32, {2, 3}));
+  ASSERT_EQ(g->getNumNodes(), 1u);
+  Node *n = g->getNodes()[0];
+  EXPECT_TRUE(n->is(OpKind::Relu));
+  EXPECT_EQ(n->getName(), "relu");
+  ASSERT_EQ(g->getOutputs().size(), 1u);
+  EXPECT_EQ(g->getOutputs()[0].name, "y");
+  EXPECT_EQ(g->getOutputs()[0].value, n->getOutput());
+  // Results keep their ONNX tensor names.
+  EXPECT_EQ(n->getOutput()->getName(), "y");
+}
+
+TEST(OnnxImporter, InitializerBackedInputIsAConstant) {
+  ModelBuilder b(13, /*irVersion=*/3);
+  b.input("x", {2}).input("w", {2}).output("y", {2});
+  b.initializer("w", {2}, {1.5f, -2.0f});
+  b.node("Add", {"x", "w"}, {"y"});
+  auto g = importOk(b);
+  ASSERT_TRUE(g);
+  ASSERT_EQ(g->getInputs().size(), 1u);
+  EXPECT_EQ(g->getInputs()[0]->getName(), "x");
+  Value *w = g->getNodes()[0]->getInput(1);
+  ASSERT_TRUE(w->isConstant());
+  EXPECT_EQ(w->getName(), "w");
+  EXPECT_EQ(w->getConstant().values<float>(),
+            llvm::ArrayRef<float>({1.5f, -2.0f}));
+}
+
+TEST(OnnxImporter, ConstantNodeForms) {
+  ModelBuilder b(13);
+  b.input("x", {2, 3}).output("y").output("c", {2}, onnx::TensorProto::INT64);
+  test::setInts(b.node("Constant", {}, {"c"}), "value_ints", {3, 2});
+  test::setFloat(b.node("Constant", {}, {"k"}), "value_float", 0.5f);
+  b.node("Mul", {"x", "k"}, {"y"});
+  auto g = importOk(b);
+  ASSERT_TRUE(g);
+  ASSERT_EQ(g->getNumNodes(), 1u);
+  Value *k = g->getNodes()[0]->getInput(1);
+  ASSERT_TRUE(k->isConstant());
+  EXPECT_EQ(k->getType(), TensorType(DType::F32, {}));
+  EXPECT_EQ(k->getConstant().values<float>()[0], 0.5f);
+  // A graph output may be a constant.
+  Value *c = g->getOutputs()[1].value;
+  ASSERT_TRUE(c->isConstant());
+  EXPECT_EQ(c->getConstant().values<int64_t>(),
+            llvm::ArrayRef<int64_t>({3, 2}));
+}
+
+TEST(OnnxImporter, OutputMayBeAGraphInput) {
+  ModelBuilder b = reluModel();
+  b.output("x", {2, 3});
+  auto g = importOk(b);
+  ASSERT_TRUE(g);
+  ASSERT_EQ(g->getOutputs().size(), 2u);
+  EXPECT_EQ(g->getOutputs()[1].value, g->getInputs()[0]);
+}
+
+TEST(OnnxImporter, NodeNamesAreUniqueAndDefaulted) {
+  ModelBuilder b(13);
+  b.input("x", {2}).output("d", {2});
+  b.node("Relu", {"x"}, {"a"}, "same");
+  b.node("Relu", {"a"}, {"b"}, "same");
+  b.node("Sigmoid", {"b"}, {"c"});
+  b.node("Tanh", {"c"}, {"d"});
+  auto g = importOk(b);
+  ASSERT_TRUE(g);
+  std::vector<std::string> names;
+  for (Node *n : g->getNodes())
+    names.push_back(n->getName().str());
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"same", "same_2", "Sigmoid_2", "Tanh_3"}));
+}
+
+TEST(OnnxImporter, TruncatedAndGarbageFilesGiveTheParseError) {
+  auto bytes = llvm::MemoryBuffer::getFile("bundles/models/lenet5.onnx");
+  ASSERT_TRUE(bytes) << bytes.getError().message();
+  llvm::StringRef full = (*bytes)->getBuffer();
+  auto whole = importOnnxBuffer(full, "lenet5", {});
+  ASSERT_TRUE(bool(whole)) << llvm::toString(whole.takeError());
+  auto truncated = importOnnxBuffer(full.take_front(full.size() / 2),
+                                    "lenet5.onnx", {});
+  ASSERT_FALSE(truncated);
+  EXPECT_EQ(llvm::toString(truncated.takeError()),
+            "lenet5.onnx: not a valid ONNX model (failed to parse protobuf)");
+  auto garbage = importOnnxBuffer("this is not an ONNX model", "junk", {});
+  ASSERT_FALSE(garbage);
+  EXPECT_EQ(llvm::toString(garbage.takeError()),
+            "junk: not a valid ONNX model (failed to parse protobuf)");
+  // Bytes that happen to parse as a protobuf but carry no model.
+  auto empty = importOnnxBuffer("", "empty", {});
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(llvm::toString(empty.takeError()),
+            "empty: not a valid ONNX model (no ir_version)");
+}
+
+TEST(OnnxImporter, MissingFile) {
+  auto g = importOnnxFile("/nonexistent/model.onnx", {});
+  ASSERT_FALSE(g);
+  EXPECT_NE(llvm::toString(g.takeError())
+                .find("/nonexistent/model.onnx: cannot read file"),
+            std::string::npos);
+}
+
+TEST(OnnxImporter, AllUnsupportedOpsInOneMessage) {
+  ModelBuilder b(13);
+  b.input("x", {2}).output("z");
+  b.node("Relu", {"x"}, {"a"}, "n1");
+  b.node("NonZero", {"a"}, {"b"}, "n3");
+  b.node("Foo", {"b"}, {"c"}, "n9").set_domain("com.x");
+  b.node("Relu", {"c"}, {"z"}, "");
+  b.node("Relu", {"c"}, {"w"}, "").set_domain("com.x");
+  EXPECT_EQ(importError(b),
+            "unsupported ops: node 'n3' (NonZero), node 'n9' (Foo) [domain "
+            "com.x], node 'Relu_4' (Relu) [domain com.x]");
+}
+
+TEST(OnnxImporter, ShapeMismatchNamesTheNode) {
+  ModelBuilder b(13);
+  b.input("a", {2, 3}).input("b", {4}).output("c");
+  b.node("Add", {"a", "b"}, {"c"}, "add0");
+  std::string msg = importError(b);
+  EXPECT_EQ(msg.rfind("node 'add0' (Add): ", 0), 0u) << msg;
+}
+
+TEST(OnnxImporter, SymbolicDimensionNeedsABinding) {
+  ModelBuilder b(13);
+  b.input("x", {"N", 3}).output("y");
+  b.node("Relu", {"x"}, {"y"});
+  EXPECT_EQ(importError(b), "input 'x' dimension 0 is symbolic ('N'): bind "
+                            "it with --dim N=VALUE");
+  OnnxImportOptions opts;
+  opts.dimBindings["N"] = 5;
+  auto g = importOk(b, opts);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->getInputs()[0]->getType(), TensorType(DType::F32, {5, 3}));
+  EXPECT_EQ(g->getOutputs()[0].value->getType(),
+            TensorType(DType::F32, {5, 3}));
+}
+
+TEST(OnnxImporter, InputTypeErrors) {
+  ModelBuilder noValue(13);
+  noValue.input("x", {2, test::Dim(-1)}).output("y");
+  noValue.node("Relu", {"x"}, {"y"});
+  EXPECT_EQ(importError(noValue), "input 'x' dimension 1 has no value");
+
+  ModelBuilder noShape(13);
+  noShape.input("x", {}).output("y");
+  noShape.proto().mutable_graph()->mutable_input(0)->mutable_type()
+      ->mutable_tensor_type()->clear_shape();
+  noShape.node("Relu", {"x"}, {"y"});
+  EXPECT_EQ(importError(noShape),
+            "input 'x' has no shape; kiln compiles static shapes only");
+
+  ModelBuilder doubles(13);
+  doubles.input("x", {2}, onnx::TensorProto::DOUBLE).output("y");
+  doubles.node("Relu", {"x"}, {"y"});
+  EXPECT_EQ(importError(doubles),
+            "input 'x': element type DOUBLE is not supported");
+}
+
+TEST(OnnxImporter, OpsetRange) {
+  EXPECT_EQ(importError(reluModel(6)),
+            "the model uses ONNX opset 6; kiln supports opsets 7 to 17");
+  EXPECT_EQ(importError(reluModel(18)),
+            "the model uses ONNX opset 18; kiln supports opsets 7 to 17");
+  EXPECT_TRUE(importOk(reluModel(7)));
+  EXPECT_TRUE(importOk(reluModel(17)));
+
+  ModelBuilder aiOnnx = reluModel();
+  aiOnnx.proto().mutable_opset_import(0)->set_domain("ai.onnx");
+  EXPECT_TRUE(importOk(aiOnnx));
+  ModelBuilder noDefault = reluModel();
+  noDefault.proto().mutable_opset_import(0)->set_domain("ai.onnx.ml");
+  EXPECT_EQ(importError(noDefault),
+            "the model imports no default-domain (ai.onnx) opset");
+  ModelBuilder oldIr = reluModel();
+  oldIr.proto().set_ir_version(2);
+  EXPECT_EQ(importError(oldIr),
+            "ir_version 2 is not supported; kiln needs ir_version >= 3");
+}
+
+TEST(OnnxImporter, AttributeErrors) {
+  ModelBuilder kilnAttr = reluModel();
+  test::setString(*kilnAttr.proto().mutable_graph()->mutable_node(0),
+                  "kiln.activation", "Relu");
+  EXPECT_EQ(importError(kilnAttr),
+            "node 'relu' (Relu): attribute 'kiln.activation' is reserved for "
+            "kiln's own use");
+
+  ModelBuilder unknown = reluModel();
+  test::setInt(*unknown.proto().mutable_graph()->mutable_node(0), "frobnicate",
+               1);
+  EXPECT_EQ(importError(unknown),
+            "node 'relu' (Relu): unsupported attribute 'frobnicate'");
+
+  ModelBuilder graphAttr = reluModel();
+  onnx::AttributeProto *a =
+      graphAttr.proto().mutable_graph()->mutable_node(0)->add_attribute();
+  a->set_name("body");
+  a->set_type(onnx::AttributeProto::GRAPH);
+  EXPECT_EQ(importError(graphAttr),
+            "node 'relu' (Relu): attribute 'body' has kind GRAPH, which kiln "
+            "does not support");
+}
+
+TEST(OnnxImporter, UndefinedNodeInput) {
+  ModelBuilder b(13);
+  b.input("x", {2}).output("y");
+  b.node("Add", {"x", "ghost"}, {"y"}, "add");
+  EXPECT_EQ(importError(b),
+            "node 'add' (Add): input 'ghost' is not a graph input, an "
+            "initializer or an output of an earlier node");
+}
+
+TEST(OnnxImporter, StructuralErrors) {
+  ModelBuilder empty(13);
+  empty.input("x", {2}).output("x");
+  EXPECT_EQ(importError(empty),
+            "the model's graph is empty (it has no nodes)");
+
+  ModelBuilder noOutputs(13);
+  noOutputs.input("x", {2});
+  noOutputs.node("Relu", {"x"}, {"y"});
+  EXPECT_EQ(importError(noOutputs), "the model's graph has no outputs");
+
+  ModelBuilder unknownOutput = reluModel();
+  unknownOutput.output("nowhere");
+  EXPECT_EQ(importError(unknownOutput),
+            "graph output 'nowhere' is not computed by the graph");
+
+  ModelBuilder redefined(13);
+  redefined.input("x", {2}).output("y");
+  redefined.node("Relu", {"x"}, {"y"});
+  redefined.node("Relu", {"x"}, {"y"});
+  EXPECT_EQ(importError(redefined), "value 'y' is defined more than once");
+
+  ModelBuilder wrongDecl(13);
+  wrongDecl.input("x", {2, 3}).output("y", {3, 2});
+  wrongDecl.node("Relu", {"x"}, {"y"});
+  EXPECT_EQ(importError(wrongDecl),
+            "graph output 'y': the model declares FLOAT[3,2] but the graph "
+            "computes f32[2,3]");
+}
+
+TEST(OnnxImporter, ExternalDataIsRejected) {
+  ModelBuilder b(13);
+  b.input("x", {2}).output("y");
+  b.initializer("w", {2}, {});
+  onnx::TensorProto *w = b.proto().mutable_graph()->mutable_initializer(0);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  onnx::StringStringEntryProto *loc = w->add_external_data();
+  loc->set_key("location");
+  loc->set_value("weights.bin");
+  b.node("Add", {"x", "w"}, {"y"});
+  EXPECT_EQ(importError(b),
+            "tensor 'w': the data is stored in an external "
+            "file, which kiln does not support; embed the weights in the "
+            "model");
+}
+
+} // namespace
+} // namespace kiln

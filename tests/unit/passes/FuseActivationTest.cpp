@@ -1,0 +1,109 @@
+//===- FuseActivationTest.cpp ---------------------------------------------===//
+
+#include "compiler/passes/Passes.h"
+#include "tests/unit/passes/GraphTestUtil.h"
+
+#include <gtest/gtest.h>
+
+namespace kiln {
+namespace {
+
+using namespace test;
+
+struct ActivationCase {
+  OpKind op;
+  const char *name;
+  AttrMap attrs;
+  std::vector<float> params;
+};
+
+class FuseActivationInto : public ::testing::TestWithParam<ActivationCase> {};
+
+TEST_P(FuseActivationInto, Conv) {
+  const ActivationCase &c = GetParam();
+  GraphBuilder build = [&](Graph &g) {
+    Value *x = g.addInput("x", f32({1, 3, 5, 5}));
+    Value *w = randomConstant(g, "w", {4, 3, 3, 3});
+    Value *b = randomConstant(g, "b", {4});
+    Node *conv = addNode(g, OpKind::Conv, "conv", {x, w, b});
+    Node *act = addNode(g, c.op, "act", {conv->getOutput()}, c.attrs);
+    g.addOutput("y", act->getOutput());
+  };
+  auto ref = buildGraph(build), g = buildGraph(build);
+  auto pass = createFuseActivationPass();
+  EXPECT_TRUE(runPass(*pass, *g));
+  ASSERT_EQ(g->getNumNodes(), 1u);
+  Node *conv = g->getNodes()[0];
+  EXPECT_EQ(conv->getString("kiln.activation"), c.name);
+  EXPECT_EQ(conv->getFloats("kiln.activation_params"),
+            llvm::ArrayRef<float>(c.params));
+  EXPECT_EQ(g->getOutputs()[0].name, "y");
+  EXPECT_EQ(g->getOutputs()[0].value, conv->getOutput());
+  EXPECT_TRUE(equivalent(*ref, *g));
+  EXPECT_FALSE(runPass(*pass, *g));
+}
+
+TEST_P(FuseActivationInto, MatMul) {
+  const ActivationCase &c = GetParam();
+  GraphBuilder build = [&](Graph &g) {
+    Value *x = g.addInput("x", f32({2, 6}));
+    Value *w = randomConstant(g, "w", {6, 3});
+    Value *b = randomConstant(g, "b", {3});
+    Node *mm = addNode(g, OpKind::MatMul, "mm", {x, w, b});
+    Node *act = addNode(g, c.op, "act", {mm->getOutput()}, c.attrs);
+    g.addOutput("y", act->getOutput());
+  };
+  auto ref = buildGraph(build), g = buildGraph(build);
+  EXPECT_TRUE(runPass(*createFuseActivationPass(), *g));
+  ASSERT_EQ(g->getNumNodes(), 1u);
+  EXPECT_EQ(g->getNodes()[0]->getString("kiln.activation"), c.name);
+  EXPECT_TRUE(equivalent(*ref, *g));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Activations, FuseActivationInto,
+    ::testing::Values(
+        ActivationCase{OpKind::Relu, "Relu", {}, {}},
+        ActivationCase{OpKind::LeakyRelu,
+                       "LeakyRelu",
+                       {{"alpha", Attr::ofFloat(0.2f)}},
+                       {0.2f}},
+        ActivationCase{OpKind::Clip,
+                       "Clip",
+                       {{"min", Attr::ofFloat(-0.25f)},
+                        {"max", Attr::ofFloat(0.5f)}},
+                       {-0.25f, 0.5f}},
+        ActivationCase{OpKind::Sigmoid, "Sigmoid", {}, {}},
+        ActivationCase{OpKind::Tanh, "Tanh", {}, {}}),
+    [](const auto &info) { return std::string(info.param.name); });
+
+TEST(FuseActivation, LeavesWhatItCannotFuse) {
+  auto g = buildGraph([](Graph &g) {
+    Value *x = g.addInput("x", f32({1, 2, 4, 4}));
+    Value *w = randomConstant(g, "w", {2, 2, 1, 1});
+    // The Conv result has a second user.
+    Node *shared = addNode(g, OpKind::Conv, "shared", {x, w});
+    Node *relu1 = addNode(g, OpKind::Relu, "relu1", {shared->getOutput()});
+    // The Conv result is a graph output itself.
+    Node *out = addNode(g, OpKind::Conv, "out", {x, w});
+    Node *relu2 = addNode(g, OpKind::Relu, "relu2", {out->getOutput()});
+    // The Conv already has an activation.
+    Node *fused = addNode(g, OpKind::Conv, "fused", {x, w},
+                          {{"kiln.activation", Attr::ofString("Relu")}});
+    Node *sig = addNode(g, OpKind::Sigmoid, "sig", {fused->getOutput()});
+    // The producer is not a Conv or MatMul.
+    Node *sum = addNode(g, OpKind::Add, "sum", {x, x});
+    Node *relu3 = addNode(g, OpKind::Relu, "relu3", {sum->getOutput()});
+    g.addOutput("a", shared->getOutput());
+    g.addOutput("b", relu1->getOutput());
+    g.addOutput("c", out->getOutput());
+    g.addOutput("d", relu2->getOutput());
+    g.addOutput("e", sig->getOutput());
+    g.addOutput("f", relu3->getOutput());
+  });
+  EXPECT_FALSE(runPass(*createFuseActivationPass(), *g));
+  EXPECT_EQ(g->getNumNodes(), 8u);
+}
+
+} // namespace
+} // namespace kiln

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what kiln needs from Debian's archive. Idempotent: only missing packages are fetched.
+# Usage: tools/install_deps.sh [host|cross|all]   (default: host)
+set -euo pipefail
+set_name=${1:-host}
+
+host_pkgs=(
+  bazel-bootstrap bazel-skylib bazel-platforms bazel-rules-java
+  llvm-19-dev clang-19 lld-19 libzstd-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
+  libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3-numpy
+)
+cross_pkgs=(
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-none-eabi libnewlib-arm-none-eabi
+  qemu-user qemu-system-arm
+)
+case "$set_name" in
+  host) pkgs=("${host_pkgs[@]}") ;;
+  cross) pkgs=("${cross_pkgs[@]}") ;;
+  all) pkgs=("${host_pkgs[@]}" "${cross_pkgs[@]}") ;;
+  *) echo "usage: $0 [host|cross|all]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+echo "kiln: installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
