@@ -34,7 +34,7 @@ evaluateNode(const Node &n, llvm::ArrayRef<const Tensor *> inputs) {
   for (const Value *v : n.getOutputs())
     outputs.emplace_back(v->getType());
   if (llvm::Error e = n.getDef().eval(n, inputs, outputs))
-    return std::move(e);
+    return e;
   return outputs;
 }
 

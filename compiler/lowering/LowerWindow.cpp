@@ -21,8 +21,8 @@ llvm::Expected<bool> makeWindowExplicit(Graph &g, Node *n) {
   auto geom = resolveConvGeometry(*n, x.drop_front(2), kernel);
   if (!geom)
     return geom.takeError();
-  Shape pads = geom->padsBegin;
-  pads.append(geom->padsEnd.begin(), geom->padsEnd.end());
+  Shape pads = geom->padsEnd;
+  pads.append(geom->padsBegin.begin(), geom->padsBegin.end());
   AttrMap attrs;
   attrs["auto_pad"] = Attr::ofString("NOTSET");
   attrs["kernel_shape"] = Attr::ofInts(kernel);

@@ -20,7 +20,7 @@ llvm::Expected<TypeList> inferConv(const Node &n) {
   for (unsigned i = 0; i < n.getNumInputs(); ++i)
     if (n.getInput(i))
       if (llvm::Error e = expectDType(n, i, {DType::F32}))
-        return std::move(e);
+        return e;
   const TensorType &x = inputType(n, 0), &w = inputType(n, 1);
   if (x.rank() < 3 || x.rank() > 5)
     return nodeError(n, "input X must be N x C x D1 [x D2 [x D3]], got " +

@@ -51,7 +51,7 @@ template <BinOp Op, typename T> T applyBinary(T a, T b) {
 
 llvm::Expected<TypeList> inferBinary(const Node &n) {
   if (llvm::Error e = expectDType(n, 0, {DType::F32, DType::I32, DType::I64}))
-    return std::move(e);
+    return e;
   const TensorType &a = inputType(n, 0), &b = inputType(n, 1);
   if (a.dtype != b.dtype)
     return nodeError(n, "operands " + a.str() + " and " + b.str() +
@@ -135,7 +135,7 @@ Activation unaryActivation(const Node &n) {
 
 llvm::Expected<TypeList> inferUnary(const Node &n) {
   if (llvm::Error e = expectDType(n, 0, {DType::F32}))
-    return std::move(e);
+    return e;
   return TypeList{TensorType(DType::F32, inputType(n, 0).shape)};
 }
 

@@ -41,11 +41,11 @@ GemmDims gemmDims(const Node &node, llvm::ArrayRef<int64_t> a,
 
 llvm::Expected<TypeList> inferGemm(const Node &n) {
   if (llvm::Error e = expectAllF32(n))
-    return std::move(e);
+    return e;
   if (llvm::Error e = expectRank(n, 0, 2))
-    return std::move(e);
+    return e;
   if (llvm::Error e = expectRank(n, 1, 2))
-    return std::move(e);
+    return e;
   const TensorType &a = inputType(n, 0), &b = inputType(n, 1);
   GemmDims d = gemmDims(n, a.shape, b.shape);
   int64_t bk = n.getInt("transB") != 0 ? b.shape[1] : b.shape[0];
@@ -129,7 +129,7 @@ std::optional<MatMulDims> matMulDims(llvm::ArrayRef<int64_t> a,
 
 llvm::Expected<TypeList> inferMatMul(const Node &n) {
   if (llvm::Error e = expectAllF32(n))
-    return std::move(e);
+    return e;
   const TensorType &a = inputType(n, 0), &b = inputType(n, 1);
   if (a.rank() == 0 || b.rank() == 0)
     return nodeError(n, "operands must not be scalars, got " + a.str() +

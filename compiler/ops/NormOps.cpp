@@ -19,7 +19,7 @@ namespace {
 llvm::Expected<TypeList> inferBatchNorm(const Node &n) {
   for (unsigned i = 0; i < 5; ++i)
     if (llvm::Error e = expectDType(n, i, {DType::F32}))
-      return std::move(e);
+      return e;
   if (n.getInt("training_mode") != 0)
     return nodeError(n, "training_mode=1 is not supported (inference only)");
   const TensorType &x = inputType(n, 0);
@@ -59,7 +59,7 @@ llvm::Error evalBatchNorm(const Node &n, llvm::ArrayRef<const Tensor *> in,
 
 llvm::Expected<TypeList> inferSoftmax(const Node &n) {
   if (llvm::Error e = expectDType(n, 0, {DType::F32}))
-    return std::move(e);
+    return e;
   const TensorType &x = inputType(n, 0);
   if (!normalizeAxis(n.getInt("axis"), x.rank()))
     return nodeError(n, llvm::formatv("axis {0} is out of range for {1}",

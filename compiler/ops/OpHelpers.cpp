@@ -157,7 +157,7 @@ resolveConvGeometry(const Node &n, llvm::ArrayRef<int64_t> inSizes,
       int64_t total = std::max<int64_t>(0, (out - 1) * s + k - in);
       // The odd pad goes at the end for SAME_UPPER, at the start for LOWER.
       int64_t small = total / 2;
-      g.padsBegin[i] = autoPad == "SAME_LOWER" ? small : total - small;
+      g.padsBegin[i] = autoPad == "SAME_UPPER" ? small : total - small;
       g.padsEnd[i] = total - g.padsBegin[i];
       g.outSizes[i] = out;
     } else {
@@ -250,7 +250,7 @@ float applyActivation(llvm::StringRef kind, llvm::ArrayRef<float> params,
                       float x) {
   std::optional<Activation> a = parseActivation(kind, params);
   assert(a && "invalid activation");
-  return a->apply(x);
+  return a ? a->apply(x) : x;
 }
 
 llvm::Expected<Activation> getNodeActivation(const Node &n) {

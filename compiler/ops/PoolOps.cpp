@@ -28,7 +28,7 @@ llvm::Expected<TypeList> inferPool(const Node &n) {
   if (n.is(OpKind::MaxPool))
     dtypes.append({DType::I8, DType::U8});
   if (llvm::Error e = expectDType(n, 0, dtypes))
-    return std::move(e);
+    return e;
   const TensorType &x = inputType(n, 0);
   if (x.rank() < 3 || x.rank() > 5)
     return nodeError(n, "input must be N x C x D1 [x D2 [x D3]], got " +
@@ -142,7 +142,7 @@ llvm::Error evalAveragePool(const Node &n, llvm::ArrayRef<const Tensor *> in,
 
 llvm::Expected<TypeList> inferGlobalAveragePool(const Node &n) {
   if (llvm::Error e = expectDType(n, 0, {DType::F32}))
-    return std::move(e);
+    return e;
   const TensorType &x = inputType(n, 0);
   if (x.rank() < 3)
     return nodeError(n, "input must be N x C x D1 x ..., got " + x.str());
@@ -156,7 +156,7 @@ llvm::Error evalGlobalAveragePool(const Node &, llvm::ArrayRef<const Tensor *> i
                                   llvm::MutableArrayRef<Tensor> out) {
   const Tensor &x = *in[0];
   int64_t planes = x.getShape()[0] * x.getShape()[1];
-  int64_t planeSize = x.numElements() / planes;
+  int64_t planeSize = planes ? x.numElements() / planes : 0;
   const float *px = x.data<float>();
   for (int64_t p = 0; p < planes; ++p) {
     double sum = 0;

@@ -329,13 +329,13 @@ llvm::Error evalPad(const Node &n, llvm::ArrayRef<const Tensor *> in,
 
 llvm::Expected<TypeList> inferDropout(const Node &n) {
   if (llvm::Error e = expectDType(n, 0, {DType::F32}))
-    return std::move(e);
+    return e;
   if (n.getInput(1))
     if (llvm::Error e = expectDType(n, 1, {DType::F32}))
-      return std::move(e);
+      return e;
   if (n.getInput(2))
     if (llvm::Error e = expectDType(n, 2, {DType::Bool}))
-      return std::move(e);
+      return e;
   const TensorType &x = inputType(n, 0);
   return TypeList{TensorType(DType::F32, x.shape),
                   TensorType(DType::Bool, x.shape)};
@@ -378,7 +378,7 @@ llvm::Error evalShape(const Node &n, llvm::ArrayRef<const Tensor *> in,
 
 llvm::Expected<TypeList> inferGather(const Node &n) {
   if (llvm::Error e = expectDType(n, 1, {DType::I32, DType::I64}))
-    return std::move(e);
+    return e;
   const TensorType &data = inputType(n, 0), &indices = inputType(n, 1);
   std::optional<int64_t> axis = normalizeAxis(n.getInt("axis"), data.rank());
   if (!axis)

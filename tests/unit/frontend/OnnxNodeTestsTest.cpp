@@ -91,7 +91,7 @@ std::optional<std::string> runtimeValueNeeded(llvm::StringRef msg) {
   size_t end = msg.find("' is computed at run time");
   if (end == llvm::StringRef::npos)
     return std::nullopt;
-  size_t begin = msg.rfind("; '", end);
+  size_t begin = msg.take_front(end).rfind("; '");
   if (begin == llvm::StringRef::npos)
     return std::nullopt;
   return msg.slice(begin + 3, end).str();

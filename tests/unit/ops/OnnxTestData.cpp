@@ -340,24 +340,24 @@ llvm::Expected<Tensor> tensorFromProto(const onnx::TensorProto &p) {
   switch (*dtype) {
   case DType::F32:
     if (llvm::Error e = expectCount(p.float_data_size()))
-      return std::move(e);
+      return e;
     std::copy(p.float_data().begin(), p.float_data().end(), t.data<float>());
     return t;
   case DType::I64:
     if (llvm::Error e = expectCount(p.int64_data_size()))
-      return std::move(e);
+      return e;
     std::copy(p.int64_data().begin(), p.int64_data().end(), t.data<int64_t>());
     return t;
   case DType::F16:
     // float16 values travel as their bit patterns in int32_data.
     if (llvm::Error e = expectCount(p.int32_data_size()))
-      return std::move(e);
+      return e;
     for (int64_t i = 0; i < n; ++i)
       t.data<uint16_t>()[i] = static_cast<uint16_t>(p.int32_data(i));
     return t;
   default:
     if (llvm::Error e = expectCount(p.int32_data_size()))
-      return std::move(e);
+      return e;
     for (int64_t i = 0; i < n; ++i)
       t.setFromDouble(i, p.int32_data(i));
     return t;

@@ -1,0 +1,130 @@
+//===- BundleJit.cpp - Compiled bundles, run in-process -------------------===//
+//
+// The object comes from generateBundleObject, the call kilnc makes, so the
+// machine code under test is byte for byte what a user would link. ORC only
+// links it: the JIT exposes no process symbols, so a bundle that came to
+// call libc (memcpy, expf, ...) fails here as it would on bare metal.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/jit/BundleJit.h"
+
+#include "compiler/bundle/BundleWriter.h"
+#include "compiler/codegen/Codegen.h"
+#include "compiler/lir/MemoryPlanner.h"
+#include "compiler/passes/Pipeline.h"
+
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kiln {
+
+namespace {
+llvm::Error jitError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+} // namespace
+
+JitBundle::JitBundle() = default;
+JitBundle::~JitBundle() = default;
+
+JitBundle::Region JitBundle::allocateRegion(uint64_t size) {
+  // aligned_alloc wants a size that is a multiple of the alignment, and a
+  // zero-sized region still gets a valid pointer.
+  uint64_t bytes = llvm::alignTo(std::max<uint64_t>(size, 1), lir::kBufferAlignment);
+  return Region(static_cast<uint8_t *>(std::aligned_alloc(lir::kBufferAlignment, bytes)));
+}
+
+llvm::Expected<std::unique_ptr<JitBundle>>
+JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name) {
+  if (!isValidBundleName(name))
+    return jitError("bundle name '" + name + "' is not a C identifier");
+  auto f = lir::generateLIR(loweredGraph);
+  if (!f)
+    return f.takeError();
+  f->name = name.str();
+  lir::planMemory(*f);
+  if (auto err = lir::verifyMemoryPlan(*f))
+    return std::move(err);
+  auto object = generateBundleObject(*f, name, CodegenOptions{});
+  if (!object)
+    return object.takeError();
+
+  std::unique_ptr<JitBundle> bundle(new JitBundle());
+  bundle->name_ = name.str();
+  bundle->weightsSize_ = f->weightsSize;
+  bundle->ioSize_ = f->ioSize;
+  bundle->scratchSize_ = f->scratchSize;
+  for (const lir::IOTensor &t : f->inputs)
+    bundle->inputs_.push_back({t.name, t.type, t.buffer->offset});
+  for (const lir::IOTensor &t : f->outputs)
+    bundle->outputs_.push_back({t.name, t.type, t.buffer->offset});
+  // The weights are copied out of the graph's constants here; after this the
+  // LIR (which points into the graph) is no longer needed.
+  std::vector<uint8_t> image = lir::buildWeightsImage(*f);
+  bundle->weights_ = allocateRegion(image.size());
+  if (!bundle->weights_)
+    return jitError("cannot allocate the weights region");
+  std::memcpy(bundle->weights_.get(), image.data(), image.size());
+
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return jtmb.takeError();
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*jtmb))
+                 .create();
+  if (!jit)
+    return jit.takeError();
+  bundle->jit_ = std::move(*jit);
+  if (auto err = bundle->jit_->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(object->data(), object->size()), name + ".o")))
+    return std::move(err);
+  auto run = bundle->jit_->lookup(name + "_run");
+  if (!run)
+    return run.takeError();
+  bundle->runFn_ = run->toPtr<RunFn>();
+  return std::move(bundle);
+}
+
+llvm::Expected<std::vector<Tensor>>
+JitBundle::run(llvm::ArrayRef<Tensor> inputs) {
+  if (inputs.size() != inputs_.size())
+    return jitError(llvm::formatv("bundle '{0}' takes {1} inputs, got {2}",
+                                  name_, inputs_.size(), inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].getType() != inputs_[i].type)
+      return jitError("input '" + inputs_[i].name + "': expected " +
+                      inputs_[i].type.str() + ", got " +
+                      inputs[i].getType().str());
+
+  Region io = allocateRegion(ioSize_), scratch = allocateRegion(scratchSize_);
+  if (!io || !scratch)
+    return jitError("cannot allocate the I/O and scratch regions");
+  std::memset(io.get(), 0xFF, ioSize_);
+  std::memset(scratch.get(), 0xFF, scratchSize_);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    std::memcpy(io.get() + inputs_[i].offset, inputs[i].rawData(),
+                inputs[i].sizeInBytes());
+
+  if (int status = runFn_(weights_.get(), io.get(), scratch.get()))
+    return jitError(llvm::formatv("{0}_run returned status {1}", name_, status));
+
+  std::vector<Tensor> outputs;
+  for (const IOSlot &o : outputs_)
+    outputs.emplace_back(
+        o.type, llvm::ArrayRef<uint8_t>(io.get() + o.offset, o.type.sizeInBytes()));
+  return std::move(outputs);
+}
+
+llvm::Expected<std::unique_ptr<JitBundle>> compileGraphForJit(Graph &g) {
+  if (auto err = runPipeline(g, defaultPipeline(), PipelineOptions{}))
+    return std::move(err);
+  return JitBundle::compile(g);
+}
+
+} // namespace kiln

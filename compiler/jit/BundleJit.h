@@ -1,0 +1,89 @@
+//===- BundleJit.h - Compiled bundles, run in-process ----------*- C++ -*-===//
+//
+// Tests of the generated code need to run it without a C toolchain, a link
+// step or files. A JitBundle is the object kilnc would write for the host
+// (same LIR, memory plan, target machine and optimization), linked into
+// memory with LLVM ORC and called through its NAME_run entry point, with the
+// weights, I/O and scratch regions laid out as the bundle's header says.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_JIT_BUNDLEJIT_H
+#define KILN_JIT_BUNDLEJIT_H
+
+#include "compiler/graph/Graph.h"
+#include "compiler/graph/Tensor.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+namespace orc {
+class LLJIT;
+} // namespace orc
+} // namespace llvm
+
+namespace kiln {
+
+/// A bundle compiled for the host and loaded in memory.
+class JitBundle {
+public:
+  /// Compiles `loweredGraph` (primitive ops only) as kilnc would, without
+  /// embedded weights, and links the object in memory. The graph is only
+  /// read during the call. `name` must be a C identifier, as for kilnc.
+  static llvm::Expected<std::unique_ptr<JitBundle>>
+  compile(const Graph &loweredGraph, llvm::StringRef name = "jit");
+
+  ~JitBundle();
+  JitBundle(const JitBundle &) = delete;
+  JitBundle &operator=(const JitBundle &) = delete;
+
+  /// Runs once: inputs in graph-input order (types must match exactly; an
+  /// error names the input), returns outputs in graph-output order. The I/O
+  /// and scratch regions are fresh for each call and start filled with 0xFF
+  /// bytes (NaN as f32), so code that reads memory it never wrote shows up
+  /// instead of passing on zeroed memory.
+  llvm::Expected<std::vector<Tensor>> run(llvm::ArrayRef<Tensor> inputs);
+
+  uint64_t weightsSize() const { return weightsSize_; }
+  uint64_t ioSize() const { return ioSize_; }
+  uint64_t scratchSize() const { return scratchSize_; }
+
+private:
+  JitBundle();
+
+  /// Where one interface tensor lives in the I/O region.
+  struct IOSlot {
+    std::string name;
+    TensorType type;
+    uint64_t offset;
+  };
+  struct FreeDeleter {
+    void operator()(uint8_t *p) const { std::free(p); }
+  };
+  /// A region: 64-byte aligned, as NAME_run requires.
+  using Region = std::unique_ptr<uint8_t[], FreeDeleter>;
+  static Region allocateRegion(uint64_t size);
+
+  using RunFn = int (*)(const uint8_t *weights, uint8_t *io, uint8_t *scratch);
+
+  std::string name_;
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  RunFn runFn_ = nullptr;
+  Region weights_;
+  uint64_t weightsSize_ = 0, ioSize_ = 0, scratchSize_ = 0;
+  std::vector<IOSlot> inputs_, outputs_;
+};
+
+/// Convenience: run the default pipeline (compiler/passes/Pipeline.h) on `g`
+/// (mutates it), then compile.
+llvm::Expected<std::unique_ptr<JitBundle>> compileGraphForJit(Graph &g);
+
+} // namespace kiln
+
+#endif

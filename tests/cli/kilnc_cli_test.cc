@@ -1,0 +1,266 @@
+// kilnc as a user runs it: bad input gives a clear error, a non-zero exit and
+// no output files; good input gives the same bytes every time.
+
+#include "onnx/onnx_pb.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string kilncPath;
+std::string modelsDir;
+
+struct RunResult {
+  int exitCode;
+  std::string out, err;
+};
+
+std::string readFile(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void writeFile(const fs::path &p, const std::string &bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out << bytes;
+}
+
+class KilncCli : public ::testing::Test {
+protected:
+  void SetUp() override {
+    const char *tmp = std::getenv("TEST_TMPDIR");
+    dir = fs::path(tmp ? tmp : "/tmp") /
+          ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    outDir = dir / "out";
+  }
+
+  RunResult run(const std::string &args) {
+    std::string cmd = kilncPath + " " + args + " >" + (dir / "stdout").string() +
+                      " 2>" + (dir / "stderr").string();
+    int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, readFile(dir / "stdout"),
+            readFile(dir / "stderr")};
+  }
+
+  /// Nothing was written: the output directory is absent or empty.
+  bool noOutputs() {
+    return !fs::exists(outDir) || fs::is_empty(outDir);
+  }
+
+  fs::path writeModel(const onnx::ModelProto &m, const std::string &name) {
+    fs::path p = dir / name;
+    std::string bytes;
+    m.SerializeToString(&bytes);
+    writeFile(p, bytes);
+    return p;
+  }
+
+  fs::path dir, outDir;
+};
+
+onnx::ModelProto newModel(int opset = 13) {
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  auto *op = m.add_opset_import();
+  op->set_domain("");
+  op->set_version(opset);
+  m.mutable_graph()->set_name("g");
+  return m;
+}
+
+void addValueInfo(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> *list,
+                  const std::string &name, const std::vector<std::string> &dims) {
+  auto *vi = list->Add();
+  vi->set_name(name);
+  auto *tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  for (const std::string &d : dims) {
+    auto *dim = tt->mutable_shape()->add_dim();
+    if (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0])))
+      dim->set_dim_value(std::stoll(d));
+    else
+      dim->set_dim_param(d);
+  }
+}
+
+onnx::NodeProto *addNode(onnx::ModelProto &m, const std::string &op,
+                         const std::string &name, std::vector<std::string> in,
+                         std::vector<std::string> out) {
+  auto *n = m.mutable_graph()->add_node();
+  n->set_op_type(op);
+  n->set_name(name);
+  for (auto &s : in)
+    n->add_input(s);
+  for (auto &s : out)
+    n->add_output(s);
+  return n;
+}
+
+TEST_F(KilncCli, TruncatedModel) {
+  std::string bytes = readFile(fs::path(modelsDir) / "lenet5.onnx");
+  writeFile(dir / "truncated.onnx", bytes.substr(0, bytes.size() / 3));
+  RunResult r = run((dir / "truncated.onnx").string() + " -o " + outDir.string());
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("not a valid ONNX model"), std::string::npos) << r.err;
+  EXPECT_TRUE(noOutputs());
+}
+
+TEST_F(KilncCli, GarbageFile) {
+  std::string garbage;
+  for (int i = 0; i < 4096; ++i)
+    garbage += static_cast<char>((i * 7919 + 13) & 0xff);
+  writeFile(dir / "garbage.onnx", garbage);
+  RunResult r = run((dir / "garbage.onnx").string() + " -o " + outDir.string());
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("error"), std::string::npos) << r.err;
+  EXPECT_TRUE(noOutputs());
+}
+
+TEST_F(KilncCli, MissingFile) {
+  RunResult r = run((dir / "nope.onnx").string() + " -o " + outDir.string());
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("nope.onnx"), std::string::npos) << r.err;
+  EXPECT_TRUE(noOutputs());
+}
+
+TEST_F(KilncCli, AllUnsupportedOpsListedAtOnce) {
+  onnx::ModelProto m = newModel();
+  addValueInfo(m.mutable_graph()->mutable_input(), "x", {"1", "4"});
+  addNode(m, "Relu", "ok_relu", {"x"}, {"a"});
+  addNode(m, "FancyOp", "first_bad", {"a"}, {"b"});
+  addNode(m, "Relu", "ok_relu2", {"b"}, {"c"});
+  addNode(m, "AnotherFancyOp", "second_bad", {"c"}, {"y"});
+  addValueInfo(m.mutable_graph()->mutable_output(), "y", {"1", "4"});
+  RunResult r = run(writeModel(m, "unknown.onnx").string() + " -o " + outDir.string());
+  EXPECT_NE(r.exitCode, 0);
+  for (const char *s : {"first_bad", "FancyOp", "second_bad", "AnotherFancyOp"})
+    EXPECT_NE(r.err.find(s), std::string::npos) << s << " missing in: " << r.err;
+  EXPECT_TRUE(noOutputs());
+}
+
+TEST_F(KilncCli, ShapeMismatchNamesTheNode) {
+  onnx::ModelProto m = newModel();
+  addValueInfo(m.mutable_graph()->mutable_input(), "a", {"2", "3"});
+  addValueInfo(m.mutable_graph()->mutable_input(), "b", {"4"});
+  addNode(m, "Add", "the_add", {"a", "b"}, {"y"});
+  addValueInfo(m.mutable_graph()->mutable_output(), "y", {"2", "3"});
+  RunResult r = run(writeModel(m, "mismatch.onnx").string() + " -o " + outDir.string());
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("the_add"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Add"), std::string::npos) << r.err;
+  EXPECT_TRUE(noOutputs());
+}
+
+TEST_F(KilncCli, SymbolicDimNeedsBinding) {
+  onnx::ModelProto m = newModel();
+  addValueInfo(m.mutable_graph()->mutable_input(), "x", {"batch", "8"});
+  addNode(m, "Relu", "relu", {"x"}, {"y"});
+  addValueInfo(m.mutable_graph()->mutable_output(), "y", {"batch", "8"});
+  fs::path model = writeModel(m, "symbolic.onnx");
+  RunResult r = run(model.string() + " -o " + outDir.string());
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("batch"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--dim"), std::string::npos) << r.err;
+  EXPECT_TRUE(noOutputs());
+
+  r = run(model.string() + " -o " + outDir.string() + " --dim batch=3");
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(fs::exists(outDir / "symbolic.o"));
+  std::string header = readFile(outDir / "symbolic.h");
+  // 3 x 8 floats in, 3 x 8 floats out.
+  EXPECT_NE(header.find("#define SYMBOLIC_IN_X_SIZE 96"), std::string::npos) << header;
+}
+
+TEST_F(KilncCli, CodegenErrorLeavesNothingBehind) {
+  onnx::ModelProto m = newModel();
+  addValueInfo(m.mutable_graph()->mutable_input(), "x", {"1", "3", "4"});
+  auto *pads = m.mutable_graph()->add_initializer();
+  pads->set_name("pads");
+  pads->set_data_type(onnx::TensorProto::INT64);
+  pads->add_dims(6);
+  for (int64_t v : {0, 1, 1, 0, 1, 1})
+    pads->add_int64_data(v);
+  auto *n = addNode(m, "Pad", "reflect_pad", {"x", "pads"}, {"y"});
+  auto *mode = n->add_attribute();
+  mode->set_name("mode");
+  mode->set_type(onnx::AttributeProto::STRING);
+  mode->set_s("reflect");
+  addValueInfo(m.mutable_graph()->mutable_output(), "y", {"1", "5", "6"});
+  RunResult r = run(writeModel(m, "reflect.onnx").string() + " -o " + outDir.string());
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("reflect_pad"), std::string::npos) << r.err;
+  EXPECT_TRUE(noOutputs());
+}
+
+TEST_F(KilncCli, BadOptions) {
+  std::string model = (fs::path(modelsDir) / "lenet5.onnx").string();
+  EXPECT_NE(run(model + " -o " + outDir.string() + " --name 1abc").exitCode, 0);
+  EXPECT_NE(run(model + " -o " + outDir.string() + " --bogus").exitCode, 0);
+  EXPECT_NE(run(model).exitCode, 0);
+  EXPECT_NE(run(model + " -o " + outDir.string() + " --target nosuch-arch-none").exitCode, 0);
+  EXPECT_NE(run(model + " -o " + outDir.string() + " --dim x").exitCode, 0);
+  EXPECT_TRUE(noOutputs());
+}
+
+TEST_F(KilncCli, UnwritableOutputDirectory) {
+  writeFile(dir / "a_file", "x");
+  std::string model = (fs::path(modelsDir) / "lenet5.onnx").string();
+  RunResult r = run(model + " -o " + (dir / "a_file").string());
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("a_file"), std::string::npos) << r.err;
+  EXPECT_EQ(readFile(dir / "a_file"), "x");
+}
+
+TEST_F(KilncCli, SameInputsSameBytes) {
+  for (const char *extra : {"", " --embed-weights"}) {
+    std::string model = (fs::path(modelsDir) / "resnet8_cifar.onnx").string();
+    ASSERT_EQ(run(model + " -o " + (dir / "a").string() + extra).exitCode, 0);
+    ASSERT_EQ(run(model + " -o " + (dir / "b").string() + extra).exitCode, 0);
+    for (const char *f : {"resnet8_cifar.o", "resnet8_cifar.h", "resnet8_cifar.weights.bin"}) {
+      std::string a = readFile(dir / "a" / f), b = readFile(dir / "b" / f);
+      EXPECT_FALSE(a.empty()) << f;
+      EXPECT_TRUE(a == b) << f << " differs between two compilations" << extra;
+    }
+  }
+}
+
+TEST_F(KilncCli, ReportsSizesAndWritesDumps) {
+  std::string model = (fs::path(modelsDir) / "lenet5.onnx").string();
+  RunResult r = run(model + " -o " + outDir.string() + " --name digits --dump-graph " +
+                    (dir / "g.dot").string() + " --print-lir " + (dir / "g.lir").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("scratch"), std::string::npos) << r.out;
+  for (const char *f : {"digits.o", "digits.h", "digits.weights.bin"})
+    EXPECT_TRUE(fs::exists(outDir / f)) << f;
+  EXPECT_NE(readFile(dir / "g.dot").find("digraph"), std::string::npos);
+  EXPECT_NE(readFile(dir / "g.lir").find("Conv"), std::string::npos);
+  // No temporaries left beside the outputs.
+  for (auto &e : fs::directory_iterator(outDir))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s KILNC MODELS_DIR\n", argv[0]);
+    return 2;
+  }
+  kilncPath = fs::absolute(argv[1]).string();
+  modelsDir = fs::absolute(argv[2]).string();
+  return RUN_ALL_TESTS();
+}

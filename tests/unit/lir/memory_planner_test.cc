@@ -1,0 +1,133 @@
+// The static memory planner: buffers reused, never overlapping while live,
+// and the scratch size never above the sum of the intermediates.
+
+#include "compiler/frontend/onnx/OnnxImporter.h"
+#include "compiler/lir/LIR.h"
+#include "compiler/lir/MemoryPlanner.h"
+#include "compiler/passes/Pipeline.h"
+
+#include "llvm/Support/MathExtras.h"
+#include "gtest/gtest.h"
+
+#include <algorithm>
+
+namespace kiln {
+namespace {
+
+lir::Function plannedLIR(const Graph &g) {
+  auto f = lir::generateLIR(g);
+  EXPECT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
+  lir::planMemory(*f);
+  return std::move(*f);
+}
+
+/// Bytes that must be live at once at the busiest instruction: a lower bound
+/// for any valid plan.
+uint64_t peakLiveBytes(const lir::Function &f) {
+  std::vector<lir::LiveRange> ranges = lir::computeLiveRanges(f);
+  uint64_t peak = 0;
+  for (unsigned i = 0; i < f.instrs.size(); ++i) {
+    uint64_t live = 0;
+    for (auto &b : f.buffers)
+      if (b->region == lir::Region::Scratch && ranges[b->id].begin <= i &&
+          i <= ranges[b->id].end)
+        live += llvm::alignTo(b->size, lir::kBufferAlignment);
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+Value *chain(Graph &g, Value *v, int n) {
+  for (int i = 0; i < n; ++i) {
+    auto node = g.addNode(OpKind::Relu, "relu" + std::to_string(i), {v});
+    EXPECT_TRUE(static_cast<bool>(node));
+    v = (*node)->getOutput();
+  }
+  return v;
+}
+
+TEST(MemoryPlanner, ChainPingPongsBetweenTwoBuffers) {
+  Graph g("chain");
+  Value *x = g.addInput("x", TensorType(DType::F32, {1, 100}));
+  g.addOutput("y", chain(g, x, 10));
+  lir::Function f = plannedLIR(g);
+  ASSERT_FALSE(static_cast<bool>(lir::verifyMemoryPlan(f)));
+  // 9 intermediates of 400 bytes (448 aligned); at most two live at once.
+  EXPECT_EQ(lir::unplannedScratchSize(f), 9u * 448);
+  EXPECT_EQ(f.scratchSize, 2u * 448);
+}
+
+TEST(MemoryPlanner, BranchesKeepLiveValuesApart) {
+  // a feeds both b and the final Add, so it must survive b's whole chain.
+  Graph g("branch");
+  Value *x = g.addInput("x", TensorType(DType::F32, {64}));
+  Value *a = chain(g, x, 1);
+  Value *b = chain(g, a, 4);
+  auto add = g.addNode(OpKind::Add, "add", {a, b});
+  ASSERT_TRUE(static_cast<bool>(add));
+  g.addOutput("y", (*add)->getOutput());
+  lir::Function f = plannedLIR(g);
+  EXPECT_FALSE(static_cast<bool>(lir::verifyMemoryPlan(f)));
+  EXPECT_EQ(f.scratchSize, peakLiveBytes(f));
+  EXPECT_LT(f.scratchSize, lir::unplannedScratchSize(f));
+}
+
+TEST(MemoryPlanner, ReshapeViewExtendsItsBufferLifetime) {
+  Graph g("view");
+  Value *x = g.addInput("x", TensorType(DType::F32, {2, 8}));
+  Value *a = chain(g, x, 1);
+  AttrMap attrs;
+  attrs.emplace("shape", Attr::ofInts({16}));
+  auto reshape = g.addNode(OpKind::Reshape, "flat", {a}, attrs);
+  ASSERT_TRUE(static_cast<bool>(reshape));
+  Value *c = chain(g, (*reshape)->getOutput(), 3);
+  g.addOutput("y", c);
+  // The reshape itself is also an output: copied out, not aliased.
+  g.addOutput("flat_out", (*reshape)->getOutput());
+  lir::Function f = plannedLIR(g);
+  EXPECT_FALSE(static_cast<bool>(lir::verifyMemoryPlan(f)));
+  size_t copies = std::count_if(f.instrs.begin(), f.instrs.end(), [](const lir::Instr &i) {
+    return i.kind == lir::Instr::Kind::Copy;
+  });
+  EXPECT_EQ(copies, 1u);
+  // No reshape instruction: it is a view.
+  for (const lir::Instr &i : f.instrs)
+    if (i.node)
+      EXPECT_FALSE(i.node->is(OpKind::Reshape));
+}
+
+TEST(MemoryPlanner, VerifierCatchesOverlap) {
+  Graph g("broken");
+  Value *x = g.addInput("x", TensorType(DType::F32, {1, 100}));
+  Value *a = chain(g, x, 1);
+  Value *b = chain(g, a, 1);
+  g.addOutput("y", chain(g, b, 1));
+  lir::Function f = plannedLIR(g);
+  ASSERT_FALSE(static_cast<bool>(lir::verifyMemoryPlan(f)));
+  // Put b (live with a during the second instruction) on top of a.
+  for (auto &buf : f.buffers)
+    if (buf->region == lir::Region::Scratch)
+      buf->offset = 0;
+  llvm::Error err = lir::verifyMemoryPlan(f);
+  ASSERT_TRUE(static_cast<bool>(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("overlap"), std::string::npos);
+}
+
+TEST(MemoryPlanner, ShippedModels) {
+  for (const char *name : {"lenet5", "mlp", "ds_cnn_kws", "resnet8_cifar"}) {
+    SCOPED_TRACE(name);
+    auto g = importOnnxFile(std::string("bundles/models/") + name + ".onnx", {});
+    ASSERT_TRUE(static_cast<bool>(g)) << llvm::toString(g.takeError());
+    ASSERT_FALSE(static_cast<bool>(runPipeline(**g, defaultPipeline(), {})));
+    lir::Function f = plannedLIR(**g);
+    EXPECT_FALSE(static_cast<bool>(lir::verifyMemoryPlan(f)));
+    EXPECT_LE(f.scratchSize, lir::unplannedScratchSize(f));
+    EXPECT_GE(f.scratchSize, peakLiveBytes(f));
+    // Every weights/IO buffer inside its region, every region 64-aligned.
+    EXPECT_EQ(f.weightsSize % lir::kBufferAlignment, 0u);
+    EXPECT_EQ(f.ioSize % lir::kBufferAlignment, 0u);
+  }
+}
+
+} // namespace
+} // namespace kiln
