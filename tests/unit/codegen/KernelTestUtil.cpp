@@ -1,0 +1,69 @@
+#include "tests/unit/codegen/KernelTestUtil.h"
+
+#include "compiler/interpreter/Interpreter.h"
+#include "compiler/jit/BundleJit.h"
+#include "compiler/passes/Pipeline.h"
+
+#include <random>
+
+namespace kiln {
+namespace test {
+
+Tensor randomInput(const TensorType &type, uint64_t seed, float lo, float hi) {
+  if (type.dtype == DType::F32)
+    return randomTensor(type, seed, lo, hi);
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int64_t> dist(-50, 49);
+  Tensor t(type);
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    int64_t v = dist(rng);
+    t.setFromDouble(i, v >= 0 ? v + 1 : v);
+  }
+  return t;
+}
+
+::testing::AssertionResult jitMatchesInterpreter(const GraphBuilder &build,
+                                                 const JitCheck &check) {
+  auto ref = buildGraph(build), g = buildGraph(build);
+  std::vector<Tensor> inputs = check.inputs;
+  if (inputs.empty()) {
+    uint64_t seed = check.seed;
+    for (const Value *v : ref->getInputs())
+      inputs.push_back(randomInput(v->getType(), seed++, check.lo, check.hi));
+  }
+  auto want = runGraph(*ref, inputs);
+  if (!want)
+    return ::testing::AssertionFailure()
+           << "interpreter: " << llvm::toString(want.takeError());
+
+  std::vector<std::string> passes =
+      check.passes.empty() ? defaultPipeline() : check.passes;
+  if (auto err = runPipeline(*g, passes, PipelineOptions{}))
+    return ::testing::AssertionFailure()
+           << "passes: " << llvm::toString(std::move(err));
+  if (check.expectGraph)
+    check.expectGraph(*g);
+  auto bundle = JitBundle::compile(*g);
+  if (!bundle)
+    return ::testing::AssertionFailure()
+           << "compile: " << llvm::toString(bundle.takeError());
+  auto got = (*bundle)->run(inputs);
+  if (!got)
+    return ::testing::AssertionFailure()
+           << "run: " << llvm::toString(got.takeError());
+  return outputsClose(*want, *got, check.rtol);
+}
+
+GraphBuilder singleNode(OpKind kind, std::vector<TensorType> inputTypes,
+                        AttrMap attrs) {
+  return [=](Graph &g) {
+    llvm::SmallVector<Value *, 4> inputs;
+    for (size_t i = 0; i < inputTypes.size(); ++i)
+      inputs.push_back(g.addInput("x" + std::to_string(i), inputTypes[i]));
+    Node *n = addNode(g, kind, "node", inputs, attrs);
+    g.addOutput("y", n->getOutput());
+  };
+}
+
+} // namespace test
+} // namespace kiln

@@ -1,0 +1,57 @@
+//===- KernelTestUtil.h - Generated code against the interpreter -*- C++ -*-===//
+//
+// Kernel tests build a tiny graph twice (Graph is not copyable): one copy
+// goes through graph passes, codegen and the JIT, the other, untouched, is
+// run by the reference interpreter on the same inputs and is the oracle.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TESTS_UNIT_CODEGEN_KERNELTESTUTIL_H
+#define KILN_TESTS_UNIT_CODEGEN_KERNELTESTUTIL_H
+
+#include "compiler/graph/Graph.h"
+#include "tests/unit/passes/GraphTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kiln {
+namespace test {
+
+struct JitCheck {
+  /// Graph passes before codegen; empty means the default pipeline.
+  std::vector<std::string> passes;
+  /// Range of the random f32 inputs. Integer inputs are non-zero integers
+  /// in [-50, 50], so integer Div is always defined.
+  float lo = -1.0f, hi = 1.0f;
+  /// Explicit inputs (graph-input order), replacing the random ones.
+  std::vector<Tensor> inputs;
+  /// Tolerance: rtol * max(1, max|ref|) per output, element-wise.
+  double rtol = 1e-5;
+  uint64_t seed = 1;
+  /// Checks on the graph after the passes, so that a test meant for a
+  /// code path (a fused activation, a folded BatchNorm) fails when the
+  /// passes stop taking it.
+  std::function<void(const Graph &)> expectGraph;
+};
+
+/// Random data of `type` (f32 in [lo, hi), i32/i64 as in JitCheck).
+Tensor randomInput(const TensorType &type, uint64_t seed, float lo = -1.0f,
+                   float hi = 1.0f);
+
+/// Builds the graph twice, compiles one copy through `check.passes` and the
+/// JIT, and compares its outputs with the interpreter's on the other copy.
+::testing::AssertionResult jitMatchesInterpreter(const GraphBuilder &build,
+                                                 const JitCheck &check = {});
+
+/// A graph of one node `kind` over fresh graph inputs of `inputTypes`
+/// (named x0, x1, ...), with its first output as graph output "y".
+GraphBuilder singleNode(OpKind kind, std::vector<TensorType> inputTypes,
+                        AttrMap attrs = {});
+
+} // namespace test
+} // namespace kiln
+
+#endif
