@@ -66,7 +66,8 @@ void printGraph(const Graph &g, llvm::raw_ostream &os) {
     if (!attrs.empty()) {
       os << " {";
       for (size_t i = 0; i < attrs.size(); ++i)
-        os << (i ? ", " : "") << attrs[i].first << '=' << attrs[i].second->str();
+        os << (i ? ", " : "") << attrs[i].first << '='
+           << attrs[i].second->str();
       os << '}';
     }
     os << " : ";

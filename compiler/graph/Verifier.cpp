@@ -21,9 +21,9 @@ public:
     checkOutputs();
     if (problems_.empty())
       return llvm::Error::success();
-    std::string msg = llvm::formatv("graph '{0}' is invalid ({1} problem{2}):",
-                                    g_.getName(), problems_.size(),
-                                    problems_.size() == 1 ? "" : "s");
+    std::string msg =
+        llvm::formatv("graph '{0}' is invalid ({1} problem{2}):", g_.getName(),
+                      problems_.size(), problems_.size() == 1 ? "" : "s");
     for (const std::string &p : problems_)
       msg += "\n  " + p;
     return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
@@ -88,17 +88,17 @@ private:
     bool outputsOk = true;
     if (n.getNumOutputs() < def.minOutputs ||
         n.getNumOutputs() > def.maxOutputs) {
-      report(n, llvm::formatv("expects {0} to {1} results, has {2}",
-                              def.minOutputs, def.maxOutputs,
-                              n.getNumOutputs()));
+      report(n,
+             llvm::formatv("expects {0} to {1} results, has {2}",
+                           def.minOutputs, def.maxOutputs, n.getNumOutputs()));
       outputsOk = false;
     }
     for (unsigned i = 0; i < n.getNumOutputs(); ++i) {
       const Value *v = n.getOutput(i);
       if (!v || !v->isResult() || v->getProducer() != &n ||
           v->getResultNo() != i) {
-        report(n, llvm::formatv("result {0} does not point back to the node",
-                                i));
+        report(n,
+               llvm::formatv("result {0} does not point back to the node", i));
         outputsOk = false;
         continue;
       }
@@ -134,8 +134,8 @@ private:
       if (n.hasAttr(spec.name))
         continue;
       if (spec.required) {
-        report(n, llvm::Twine("missing required attribute '") + spec.name +
-                      "'");
+        report(n,
+               llvm::Twine("missing required attribute '") + spec.name + "'");
         ok = false;
       } else if (spec.defaultValue) {
         // Op code reads defaulted attributes without checking for them.

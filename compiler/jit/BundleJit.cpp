@@ -28,6 +28,41 @@ namespace {
 llvm::Error jitError(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
 }
+
+struct LinkedObject {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  llvm::orc::ExecutorAddr run;
+};
+
+/// Links `object` into a JIT of its own and finds NAME_run.
+llvm::Expected<LinkedObject> linkInMemory(llvm::ArrayRef<char> object,
+                                          llvm::StringRef name) {
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return jtmb.takeError();
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*jtmb))
+                 .setLinkProcessSymbolsByDefault(false)
+                 // A bundle has no static constructors to run.
+                 .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
+                 .create();
+  if (!jit)
+    return jit.takeError();
+  // ORC hands link failures (an unresolved symbol) to the session's error
+  // reporter, which prints by default; keep them for the returned error.
+  auto reported = std::make_shared<std::string>();
+  (*jit)->getExecutionSession().setErrorReporter([reported](llvm::Error e) {
+    *reported += (reported->empty() ? "" : "; ") + llvm::toString(std::move(e));
+  });
+  if (auto err = (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(object.data(), object.size()), name + ".o")))
+    return std::move(err);
+  auto run = (*jit)->lookup((name + "_run").str());
+  if (!run)
+    return jitError(llvm::toString(run.takeError()) +
+                    (reported->empty() ? "" : ": " + *reported));
+  return LinkedObject{std::move(*jit), *run};
+}
 } // namespace
 
 JitBundle::JitBundle() = default;
@@ -72,22 +107,11 @@ JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name) {
     return jitError("cannot allocate the weights region");
   std::memcpy(bundle->weights_.get(), image.data(), image.size());
 
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb)
-    return jtmb.takeError();
-  auto jit = llvm::orc::LLJITBuilder()
-                 .setJITTargetMachineBuilder(std::move(*jtmb))
-                 .create();
-  if (!jit)
-    return jit.takeError();
-  bundle->jit_ = std::move(*jit);
-  if (auto err = bundle->jit_->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(object->data(), object->size()), name + ".o")))
-    return std::move(err);
-  auto run = bundle->jit_->lookup(name + "_run");
-  if (!run)
-    return run.takeError();
-  bundle->runFn_ = run->toPtr<RunFn>();
+  auto linked = linkInMemory(*object, name);
+  if (!linked)
+    return linked.takeError();
+  bundle->jit_ = std::move(linked->jit);
+  bundle->runFn_ = linked->run.toPtr<RunFn>();
   return std::move(bundle);
 }
 

@@ -31,8 +31,8 @@ llvm::Expected<bool> lowerBatchNorm(Graph &g, Node *bn) {
   auto mul = addReplacementNode(g, *bn, OpKind::Mul, {bn->getInput(0), scale});
   if (!mul)
     return mul.takeError();
-  auto add = addHelperNode(g, *bn, "shift", OpKind::Add,
-                           {(*mul)->getOutput(), shift});
+  auto add =
+      addHelperNode(g, *bn, "shift", OpKind::Add, {(*mul)->getOutput(), shift});
   if (!add)
     return add.takeError();
   if (auto err = replaceValue(g, *bn, bn->getOutput(), (*add)->getOutput()))

@@ -2,18 +2,22 @@
 //
 // Flatten, Squeeze and Unsqueeze only relabel a row-major buffer, which is
 // what Reshape (a view in the code generator) does; Identity, inference
-// Dropout and a no-op Cast do not even relabel it.
+// Dropout, a no-op Cast and a Pad by nothing (exporters emit those) do not
+// even relabel it.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
 #include "compiler/passes/RewriteUtils.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 namespace kiln {
 
 llvm::Expected<bool> lowerToReshape(Graph &g, Node *n) {
   Value *out = n->getOutput();
-  auto reshape = addReplacementNode(g, *n, OpKind::Reshape, {n->getInput(0)},
-                                    {{"shape", Attr::ofInts(out->getType().shape)}});
+  auto reshape =
+      addReplacementNode(g, *n, OpKind::Reshape, {n->getInput(0)},
+                         {{"shape", Attr::ofInts(out->getType().shape)}});
   if (!reshape)
     return reshape.takeError();
   if (auto err = replaceValue(g, *n, out, (*reshape)->getOutput()))
@@ -49,6 +53,9 @@ llvm::Expected<bool> removeForwarding(Graph &g, Node *n) {
       return std::move(err);
   Value *in = n->getInput(0), *out = n->getOutput();
   if (n->is(OpKind::Cast) && in->getType() != out->getType())
+    return false;
+  if (n->is(OpKind::Pad) &&
+      llvm::any_of(n->getInts("pads"), [](int64_t p) { return p != 0; }))
     return false;
   if (auto err = replaceValue(g, *n, out, in))
     return std::move(err);

@@ -33,9 +33,9 @@ llvm::Expected<Value *> prepareOperand(Graph &g, Node &gemm, Value *v,
   assert(factor == 1.0 && "only constant operands are scaled here");
   if (!transpose)
     return v;
-  auto node = addHelperNode(g, gemm, role.str() + "_transpose",
-                            OpKind::Transpose, {v},
-                            {{"perm", Attr::ofInts({1, 0})}});
+  auto node =
+      addHelperNode(g, gemm, role.str() + "_transpose", OpKind::Transpose, {v},
+                    {{"perm", Attr::ofInts({1, 0})}});
   if (!node)
     return node.takeError();
   return (*node)->getOutput();

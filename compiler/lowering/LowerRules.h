@@ -32,8 +32,8 @@ llvm::Expected<bool> makeWindowExplicit(Graph &g, Node *n);
 /// Flatten, Squeeze, Unsqueeze -> Reshape to the (static) result shape.
 llvm::Expected<bool> lowerToReshape(Graph &g, Node *n);
 
-/// Identity, inference Dropout and Cast to the same type forward their
-/// input: they are removed and their uses read the input.
+/// Identity, inference Dropout, Cast to the same type and Pad with all pads
+/// zero forward their input: they are removed and their uses read the input.
 llvm::Expected<bool> removeForwarding(Graph &g, Node *n);
 
 /// Transpose: the default permutation (reversed axes) made explicit.

@@ -14,15 +14,15 @@ namespace kiln {
 
 llvm::Expected<bool> makeWindowExplicit(Graph &g, Node *n) {
   llvm::ArrayRef<int64_t> x = n->getInput(0)->getType().shape;
-  Shape kernel = n->is(OpKind::Conv)
-                     ? Shape(llvm::ArrayRef(n->getInput(1)->getType().shape)
-                                 .drop_front(2))
-                     : Shape(n->getInts("kernel_shape"));
+  Shape kernel =
+      n->is(OpKind::Conv)
+          ? Shape(llvm::ArrayRef(n->getInput(1)->getType().shape).drop_front(2))
+          : Shape(n->getInts("kernel_shape"));
   auto geom = resolveConvGeometry(*n, x.drop_front(2), kernel);
   if (!geom)
     return geom.takeError();
-  Shape pads = geom->padsEnd;
-  pads.append(geom->padsBegin.begin(), geom->padsBegin.end());
+  Shape pads = geom->padsBegin;
+  pads.append(geom->padsEnd.begin(), geom->padsEnd.end());
   AttrMap attrs;
   attrs["auto_pad"] = Attr::ofString("NOTSET");
   attrs["kernel_shape"] = Attr::ofInts(kernel);

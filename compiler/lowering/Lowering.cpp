@@ -73,6 +73,7 @@ static llvm::Expected<bool> lowerNode(Graph &g, Node *n) {
   case OpKind::Identity:
   case OpKind::Dropout:
   case OpKind::Cast:
+  case OpKind::Pad:
     return removeForwarding(g, n);
   case OpKind::Transpose:
     return makePermExplicit(g, n);
@@ -110,6 +111,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<Pass> createLowerPass() { return std::make_unique<LowerPass>(); }
+std::unique_ptr<Pass> createLowerPass() {
+  return std::make_unique<LowerPass>();
+}
 
 } // namespace kiln

@@ -1,4 +1,4 @@
-//===- Lowering.h - High-level ops to the code generator's primitives -*- C++ -*-===//
+//===- Lowering.h - Lowering to the primitive ops -------------*- C++ -*-===//
 //
 // The code generator implements a small set of primitive ops. Lowering
 // rewrites every other op in terms of them and puts the primitives into the
@@ -30,7 +30,10 @@ llvm::Error checkLowered(const Graph &g);
 
 /// Rewrites every non-primitive op it knows into primitives and makes the
 /// primitives' attributes explicit. Returns whether the graph changed.
-/// Nodes it cannot lower stay; see checkLowered.
+/// Ops without a rule stay (checkLowered reports them); a node whose rule
+/// cannot apply (a BatchNormalization in training mode or with non-constant
+/// parameters, a training-mode Dropout or one whose mask is used) is an
+/// error naming it.
 llvm::Expected<bool> lowerGraph(Graph &g);
 
 /// "lower": lowerGraph, then checkLowered. Ops that only a constant input

@@ -5,7 +5,8 @@
 
 namespace kiln {
 
-std::optional<ChannelAffine> getBatchNormAffine(const Graph &g, const Node &bn) {
+std::optional<ChannelAffine> getBatchNormAffine(const Graph &g,
+                                                const Node &bn) {
   if (const Attr *mode = bn.getAttr("training_mode"))
     if (mode->getKind() == AttrKind::Int && mode->getInt() != 0)
       return std::nullopt;
@@ -22,7 +23,8 @@ std::optional<ChannelAffine> getBatchNormAffine(const Graph &g, const Node &bn) 
     if (!params[i] || params[i]->numElements() != channels)
       return std::nullopt;
   }
-  const float *gamma = params[0]->data<float>(), *beta = params[1]->data<float>();
+  const float *gamma = params[0]->data<float>(),
+              *beta = params[1]->data<float>();
   const float *mean = params[2]->data<float>(), *var = params[3]->data<float>();
   double epsilon = bn.getFloat("epsilon");
   ChannelAffine a;

@@ -1,4 +1,4 @@
-//===- BatchNormAffine.h - Inference BatchNorm as scale and shift -*- C++ -*-===//
+//===- BatchNormAffine.h - Inference BatchNorm as scale+shift -*- C++ -*-===//
 //
 // An inference BatchNormalization with constant parameters is a per-channel
 // affine map. Folding it into a producer (fold-batchnorm) and lowering it to

@@ -9,8 +9,6 @@
 #include "compiler/passes/Passes.h"
 #include "compiler/passes/RewriteUtils.h"
 
-#include "llvm/ADT/STLExtras.h"
-
 #include <deque>
 
 namespace kiln {

@@ -82,8 +82,9 @@ Tensor foldBias(const FoldSite &site, const ChannelAffine &a) {
   StridedIndex it(biasShape, {biasStrides, channelStrides});
   for (int64_t i = 0, e = out.numElements(); i < e; ++i, it.next()) {
     int64_t c = it.offset(1);
-    double b = site.bias ? site.biasScale * site.bias->data<float>()[it.offset(0)]
-                         : 0.0;
+    double b = site.bias
+                   ? site.biasScale * site.bias->data<float>()[it.offset(0)]
+                   : 0.0;
     data[i] = static_cast<float>(b * a.scale[c] + a.shift[c]);
   }
   return out;
@@ -100,15 +101,15 @@ llvm::Expected<bool> foldBatchNorm(Graph &g, Node *bn) {
   std::optional<ChannelAffine> affine = getBatchNormAffine(g, *bn);
   if (!affine)
     return false;
-  if (site->bias && !broadcastShapes(site->bias->getShape(),
-                                     {int64_t(affine->scale.size())}))
+  if (site->bias &&
+      !broadcastShapes(site->bias->getShape(), {int64_t(affine->scale.size())}))
     return false;
 
-  Value *w = g.addConstant(p->getName().str() + "/weight",
-                           scaleAlongAxis(*site->weight, site->weightAxis,
-                                          affine->scale));
-  Value *b = g.addConstant(p->getName().str() + "/bias",
-                           foldBias(*site, *affine));
+  Value *w = g.addConstant(
+      p->getName().str() + "/weight",
+      scaleAlongAxis(*site->weight, site->weightAxis, affine->scale));
+  Value *b =
+      g.addConstant(p->getName().str() + "/bias", foldBias(*site, *affine));
   AttrMap attrs;
   if (p->is(OpKind::Gemm))
     attrs["beta"] = Attr::ofFloat(1.0f);

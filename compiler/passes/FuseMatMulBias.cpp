@@ -20,8 +20,8 @@ const Tensor *asBiasVector(const Value *c, const TensorType &product) {
     return nullptr;
   int64_t n = product.shape[1];
   llvm::ArrayRef<int64_t> s = t->getShape();
-  bool isRow = (s.size() == 1 && s[0] == n) ||
-               (s.size() == 2 && s[0] == 1 && s[1] == n);
+  bool isRow =
+      (s.size() == 1 && s[0] == n) || (s.size() == 2 && s[0] == 1 && s[1] == n);
   return isRow ? t : nullptr;
 }
 
@@ -52,7 +52,8 @@ llvm::Expected<bool> fuseBias(Graph &g, Node *add) {
         rebuildNode(g, mm, {mm->getInput(0), mm->getInput(1), bias1D}, {});
     if (!fused)
       return fused.takeError();
-    if (auto err = replaceValue(g, *add, add->getOutput(), (*fused)->getOutput()))
+    if (auto err =
+            replaceValue(g, *add, add->getOutput(), (*fused)->getOutput()))
       return std::move(err);
     g.eraseNode(add);
     return true;

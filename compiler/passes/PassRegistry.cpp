@@ -38,10 +38,9 @@ llvm::Expected<std::unique_ptr<Pass>> createPass(llvm::StringRef name) {
   for (const PassEntry &e : kPasses)
     if (e.name == name)
       return e.create();
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      "unknown pass '" + name + "'; known passes: " +
-          llvm::join(registeredPassNames(), ", "));
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "unknown pass '" + name + "'; known passes: " +
+                                     llvm::join(registeredPassNames(), ", "));
 }
 
 } // namespace kiln

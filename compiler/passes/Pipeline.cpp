@@ -39,10 +39,10 @@ llvm::Error runPasses(Graph &g, llvm::ArrayRef<std::unique_ptr<Pass>> passes,
                                          llvm::toString(changed.takeError()));
     if (opts.verifyEach)
       if (auto err = verifyGraph(g))
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       "pass '" + pass->getName() +
-                                           "' left an invalid graph: " +
-                                           llvm::toString(std::move(err)));
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "pass '" + pass->getName() +
+                "' left an invalid graph: " + llvm::toString(std::move(err)));
   }
   return llvm::Error::success();
 }

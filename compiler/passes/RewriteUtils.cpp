@@ -1,6 +1,5 @@
 #include "compiler/passes/RewriteUtils.h"
 
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <cstring>
@@ -83,34 +82,40 @@ llvm::Expected<Node *> rebuildNode(Graph &g, Node *n,
   AttrMap merged = n->getAttrs();
   for (const auto &kv : attrs)
     merged[kv.first] = kv.second;
-  auto created = addReplacementNode(g, *n, n->getKind(), inputs,
-                                    std::move(merged));
+  auto created =
+      addReplacementNode(g, *n, n->getKind(), inputs, std::move(merged));
   if (!created)
     return created.takeError();
   if ((*created)->getNumOutputs() != n->getNumOutputs())
     return nodeError(*n, "rebuilt node has a different number of results");
   for (unsigned i = 0; i < n->getNumOutputs(); ++i)
-    if (auto err = replaceValue(g, *n, n->getOutput(i), (*created)->getOutput(i)))
+    if (auto err =
+            replaceValue(g, *n, n->getOutput(i), (*created)->getOutput(i)))
       return std::move(err);
   g.eraseNode(n);
   return *created;
 }
 
-llvm::Expected<Node *> addReplacementNode(Graph &g, Node &old,
-                                          OpKind kind,
+llvm::Expected<Node *> addReplacementNode(Graph &g, Node &old, OpKind kind,
                                           llvm::ArrayRef<Value *> inputs,
                                           AttrMap attrs) {
   // Until `old` is erased two nodes share the name; only node names may
-  // (addNode makes the result's value name unique).
-  return g.addNode(kind, old.getName(), inputs, std::move(attrs),
-                   &old);
+  // (value names stay unique).
+  auto created = g.addNode(kind, old.getName(), inputs, std::move(attrs), &old);
+  if (!created)
+    return created.takeError();
+  for (unsigned i = 0;
+       i < (*created)->getNumOutputs() && i < old.getNumOutputs(); ++i)
+    g.renameValue((*created)->getOutput(i), old.getOutput(i)->getName());
+  return created;
 }
 
 llvm::Expected<Node *> addHelperNode(Graph &g, Node &origin,
                                      llvm::StringRef role, OpKind kind,
                                      llvm::ArrayRef<Value *> inputs,
                                      AttrMap attrs) {
-  return g.addNode(kind, freshNodeName(g, (origin.getName() + "/" + role).str()),
+  return g.addNode(kind,
+                   freshNodeName(g, (origin.getName() + "/" + role).str()),
                    inputs, std::move(attrs), &origin);
 }
 

@@ -44,9 +44,9 @@ llvm::Error checkTypesUnchanged(Graph &g, Node &n);
 
 /// Gives `n` new inputs and attributes (`attrs` replaces or adds; nothing
 /// is removed). With an unchanged input count `n` is edited in place. A node
-/// cannot grow an input, so otherwise a new node of the same op and name
-/// takes `n`'s place and every use of its results (the results get fresh
-/// value names), and `n` is erased. Returns the node now holding the op.
+/// cannot grow an input, so otherwise a new node of the same op takes `n`'s
+/// place (see addReplacementNode) and every use of its results, and `n` is
+/// erased. Returns the node now holding the op.
 ///
 /// Keeping the node name is the convention for every one-for-one
 /// replacement (see also addReplacementNode): diagnostics from later stages
@@ -56,10 +56,10 @@ llvm::Expected<Node *> rebuildNode(Graph &g, Node *n,
                                    const AttrMap &attrs);
 
 /// Adds a node that replaces `old` one-for-one (a Gemm's MatMul, a
-/// Flatten's Reshape): it takes `old`'s name and goes right before it. The
-/// caller then rewires `old`'s uses and erases it.
-llvm::Expected<Node *> addReplacementNode(Graph &g, Node &old,
-                                          OpKind kind,
+/// Flatten's Reshape): it takes `old`'s name, its results are named after
+/// `old`'s (made unique: `old`'s still exist), and it goes right before
+/// `old`. The caller then rewires `old`'s uses and erases it.
+llvm::Expected<Node *> addReplacementNode(Graph &g, Node &old, OpKind kind,
                                           llvm::ArrayRef<Value *> inputs,
                                           AttrMap attrs = {});
 
@@ -76,7 +76,6 @@ Tensor transpose2D(const Tensor &t);
 Tensor scaleTensor(const Tensor &t, double factor);
 /// A rank-0 f32 tensor.
 Tensor scalarF32(float v);
-
 
 } // namespace kiln
 

@@ -14,6 +14,16 @@ llvm::Error PendingNode::error(const llvm::Twine &msg) const {
   return nodeError(name, getOpDef(kind).name, msg);
 }
 
+std::string NodeEmitter::uniqueNodeName(llvm::StringRef base) {
+  if (nodeNames_.insert(base).second)
+    return base.str();
+  for (unsigned i = 1;; ++i) {
+    std::string candidate = (base + "_" + llvm::Twine(i)).str();
+    if (nodeNames_.insert(candidate).second)
+      return candidate;
+  }
+}
+
 llvm::Expected<ValueList> NodeEmitter::emit(const PendingNode &n) {
   return emit(n.kind, n.name, n.inputs, n.attrs, n.outputs);
 }
@@ -22,8 +32,8 @@ llvm::Expected<ValueList>
 NodeEmitter::emit(OpKind kind, llvm::StringRef name,
                   llvm::ArrayRef<Value *> inputs, AttrMap attrs,
                   llvm::ArrayRef<std::string> resultNames) {
-  auto added = graph_.addNode(kind, graph_.uniqueName(name), inputs,
-                              std::move(attrs));
+  auto added =
+      graph_.addNode(kind, uniqueNodeName(name), inputs, std::move(attrs));
   if (!added)
     return added.takeError();
   Node *n = *added;
@@ -83,9 +93,9 @@ NodeEmitter::foldConstant(Node *n, llvm::ArrayRef<std::string> resultNames) {
   return replaceByConstants(n, std::move(*results), resultNames);
 }
 
-ValueList NodeEmitter::replaceByConstants(
-    Node *n, std::vector<Tensor> results,
-    llvm::ArrayRef<std::string> resultNames) {
+ValueList
+NodeEmitter::replaceByConstants(Node *n, std::vector<Tensor> results,
+                                llvm::ArrayRef<std::string> resultNames) {
   llvm::SmallVector<std::string, 2> names;
   for (unsigned i = 0; i < results.size(); ++i)
     names.push_back(i < resultNames.size() && !resultNames[i].empty()

@@ -16,6 +16,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -53,7 +54,8 @@ public:
   /// The model's default-domain opset.
   int64_t getOpset() const { return opset_; }
 
-  /// Adds a `kind` node named after `name` (made unique) and names its
+  /// Adds a `kind` node named after `name` (made unique among nodes) and
+  /// names its
   /// results after `resultNames` ("" or a missing entry keeps the name
   /// derived from the node). A node whose inputs are all constant, and a
   /// Shape node (every type is static), is evaluated and replaced by
@@ -65,16 +67,21 @@ public:
   llvm::Expected<ValueList> emit(const PendingNode &n);
 
 private:
+  /// `base`, or `base`_N for the first free N. Node names are unique among
+  /// nodes, apart from value names (Graph::uniqueName spans both), so a node
+  /// may share its name with its ONNX output, as converted models often do.
+  std::string uniqueNodeName(llvm::StringRef base);
   llvm::Expected<ValueList> foldShape(Node *n,
                                       llvm::ArrayRef<std::string> resultNames);
-  llvm::Expected<ValueList> foldConstant(Node *n,
-                                         llvm::ArrayRef<std::string> resultNames);
+  llvm::Expected<ValueList>
+  foldConstant(Node *n, llvm::ArrayRef<std::string> resultNames);
   /// Replaces the folded node `n` by constants holding `results`.
   ValueList replaceByConstants(Node *n, std::vector<Tensor> results,
                                llvm::ArrayRef<std::string> resultNames);
 
   Graph &graph_;
   int64_t opset_;
+  llvm::StringSet<> nodeNames_;
 };
 
 } // namespace kiln

@@ -46,8 +46,8 @@ llvm::Expected<Attr> convertAttr(const onnx::AttributeProto &a) {
   case onnx::AttributeProto::FLOAT: return Attr::ofFloat(a.f());
   case onnx::AttributeProto::STRING: return Attr::ofString(a.s());
   case onnx::AttributeProto::INTS:
-    return Attr::ofInts(llvm::SmallVector<int64_t, 8>(a.ints().begin(),
-                                                      a.ints().end()));
+    return Attr::ofInts(
+        llvm::SmallVector<int64_t, 8>(a.ints().begin(), a.ints().end()));
   case onnx::AttributeProto::FLOATS:
     return Attr::ofFloats(
         llvm::SmallVector<float, 8>(a.floats().begin(), a.floats().end()));
@@ -77,7 +77,7 @@ std::string declaredTypeStr(const onnx::TypeProto::Tensor &tt) {
   for (int i = 0; i < tt.shape().dim_size(); ++i) {
     const auto &d = tt.shape().dim(i);
     s += i ? "," : "";
-    s += d.has_dim_value() ? std::to_string(d.dim_value())
+    s += d.has_dim_value()   ? std::to_string(d.dim_value())
          : d.has_dim_param() ? d.dim_param()
                              : std::string("?");
   }
@@ -88,8 +88,8 @@ class Importer {
 public:
   Importer(const onnx::ModelProto &model, llvm::StringRef graphName,
            const OnnxImportOptions &opts)
-      : model_(model), opts_(opts),
-        graph_(std::make_unique<Graph>(graphName)) {}
+      : model_(model), opts_(opts), graph_(std::make_unique<Graph>(graphName)) {
+  }
 
   llvm::Expected<std::unique_ptr<Graph>> run();
 
@@ -236,8 +236,8 @@ Importer::inputType(const onnx::ValueInfoProto &vi) const {
   const onnx::TypeProto::Tensor &tt = vi.type().tensor_type();
   auto dtype = onnxElementType(tt.elem_type());
   if (!dtype)
-    return makeError("input '" + name + "': " +
-                     llvm::toString(dtype.takeError()));
+    return makeError("input '" + name +
+                     "': " + llvm::toString(dtype.takeError()));
   if (!tt.has_shape())
     return makeError("input '" + name +
                      "' has no shape; kiln compiles static shapes only");
@@ -382,9 +382,9 @@ llvm::Error Importer::importNode(NodeEmitter &emitter,
     if (out.empty())
       continue;
     if (static_cast<size_t>(i) >= results->size())
-      return nodeError(name, def.name,
-                       llvm::formatv("output {0} ('{1}') is not supported", i,
-                                     out));
+      return nodeError(
+          name, def.name,
+          llvm::formatv("output {0} ('{1}') is not supported", i, out));
     if (auto err = define(out, (*results)[i]))
       return err;
   }

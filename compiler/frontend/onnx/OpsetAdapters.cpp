@@ -62,8 +62,8 @@ llvm::Error rejectAttr(const PendingNode &n, llvm::StringRef attr,
 llvm::Error checkMaxInputs(const PendingNode &n, unsigned maxInputs) {
   if (n.inputs.size() <= maxInputs)
     return llvm::Error::success();
-  return n.error(llvm::formatv("expects at most {0} inputs, got {1}",
-                               maxInputs, n.inputs.size()));
+  return n.error(llvm::formatv("expects at most {0} inputs, got {1}", maxInputs,
+                               n.inputs.size()));
 }
 
 /// Reads an int attribute that an adapter interprets itself.
@@ -193,8 +193,8 @@ llvm::Expected<ValueList> emitSoftmax(NodeEmitter &e, PendingNode &n) {
   int64_t rank = x->getType().rank();
   int64_t axis = *axisOrErr;
   if (axis < -rank || axis >= rank)
-    return n.error(llvm::formatv("axis {0} is out of range for rank {1}", axis,
-                                 rank));
+    return n.error(
+        llvm::formatv("axis {0} is out of range for rank {1}", axis, rank));
   if (axis < 0)
     axis += rank;
   n.attrs["axis"] = Attr::ofInt(axis == rank - 1 ? axis : 1);

@@ -1,4 +1,5 @@
-//===- OpsetAdapters.h - ONNX opset differences -> kiln semantics -*- C++ -*-===//
+//===- OpsetAdapters.h - ONNX opset differences -> kiln semantics -*- C++
+//-*-===//
 //
 // kiln's IR gives every op the semantics of the newest opset it supports and
 // keeps anything that decides a shape as an attribute. This is where older

@@ -73,11 +73,12 @@ llvm::Expected<Tensor> tensorFromProto(const TensorProto &t) {
     if (raw.size() / elemSize != static_cast<uint64_t>(count) ||
         raw.size() % elemSize != 0)
       return tensorError(
-          t, llvm::formatv("raw_data holds {0} bytes, the dims need {1}",
-                           raw.size(), static_cast<uint64_t>(count) * elemSize));
-    return Tensor(type, llvm::ArrayRef<uint8_t>(
-                            reinterpret_cast<const uint8_t *>(raw.data()),
-                            raw.size()));
+          t,
+          llvm::formatv("raw_data holds {0} bytes, the dims need {1}",
+                        raw.size(), static_cast<uint64_t>(count) * elemSize));
+    return Tensor(
+        type, llvm::ArrayRef<uint8_t>(
+                  reinterpret_cast<const uint8_t *>(raw.data()), raw.size()));
   }
 
   // The typed field for this type and its length.
@@ -88,8 +89,8 @@ llvm::Expected<Tensor> tensorFromProto(const TensorProto &t) {
   default: stored = t.int32_data_size(); break;
   }
   if (stored != count)
-    return tensorError(t, llvm::formatv("holds {0} values, the dims need {1}",
-                                        stored, count));
+    return tensorError(
+        t, llvm::formatv("holds {0} values, the dims need {1}", stored, count));
   Tensor out(type);
   switch (*dtype) {
   case DType::F32: copyTyped<float>(t.float_data(), out); break;

@@ -28,8 +28,7 @@ constexpr int kMutationsPerModel = 3000;
 const char *const kModels[] = {"lenet5", "ds_cnn_kws", "resnet8_cifar"};
 
 std::string readModel(const std::string &name) {
-  auto file =
-      llvm::MemoryBuffer::getFile("bundles/models/" + name + ".onnx");
+  auto file = llvm::MemoryBuffer::getFile("bundles/models/" + name + ".onnx");
   if (!file) {
     ADD_FAILURE() << "cannot read " << name;
     return "";
@@ -59,9 +58,19 @@ TEST(MutatedModels, TruncationsNeverCrash) {
 
 /// Values that break arithmetic: zero, negatives, huge, overflowing.
 int64_t nastyInt(std::mt19937 &rng) {
-  static const int64_t values[] = {0,  1,  2,      3,        -1,
-                                   -2, 7,  1000,   1 << 20,  int64_t(1) << 40,
-                                   INT64_MAX, INT64_MIN, -(int64_t(1) << 40)};
+  static const int64_t values[] = {0,
+                                   1,
+                                   2,
+                                   3,
+                                   -1,
+                                   -2,
+                                   7,
+                                   1000,
+                                   1 << 20,
+                                   int64_t(1) << 40,
+                                   INT64_MAX,
+                                   INT64_MIN,
+                                   -(int64_t(1) << 40)};
   return values[rng() % (sizeof(values) / sizeof(values[0]))];
 }
 
@@ -101,9 +110,10 @@ public:
       return;
     }
     case 2: { // a graph input dimension
-      onnx::TensorShapeProto *shape =
-          pick(*g.mutable_input()).mutable_type()->mutable_tensor_type()
-              ->mutable_shape();
+      onnx::TensorShapeProto *shape = pick(*g.mutable_input())
+                                          .mutable_type()
+                                          ->mutable_tensor_type()
+                                          ->mutable_shape();
       if (rng_() % 3 == 0)
         shape->add_dim()->set_dim_value(1 + rng_() % 4);
       else if (shape->dim_size() > 0)
@@ -117,12 +127,29 @@ public:
           ->set_elem_type(rng_() % 18);
       return;
     case 4: { // an op type
-      static const char *const ops[] = {
-          "Conv",      "Gemm",    "MatMul",  "Add",     "Relu",
-          "Clip",      "MaxPool", "AveragePool", "GlobalAveragePool",
-          "BatchNormalization", "Softmax", "Flatten", "Reshape",
-          "Transpose", "Concat",  "Pad",     "Dropout", "Shape",
-          "Gather",    "Unsqueeze", "Squeeze", "Cast",  "Constant"};
+      static const char *const ops[] = {"Conv",
+                                        "Gemm",
+                                        "MatMul",
+                                        "Add",
+                                        "Relu",
+                                        "Clip",
+                                        "MaxPool",
+                                        "AveragePool",
+                                        "GlobalAveragePool",
+                                        "BatchNormalization",
+                                        "Softmax",
+                                        "Flatten",
+                                        "Reshape",
+                                        "Transpose",
+                                        "Concat",
+                                        "Pad",
+                                        "Dropout",
+                                        "Shape",
+                                        "Gather",
+                                        "Unsqueeze",
+                                        "Squeeze",
+                                        "Cast",
+                                        "Constant"};
       pick(*g.mutable_node())
           .set_op_type(ops[rng_() % (sizeof(ops) / sizeof(ops[0]))]);
       return;

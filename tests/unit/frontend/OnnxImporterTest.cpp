@@ -132,8 +132,23 @@ TEST(OnnxImporter, NodeNamesAreUniqueAndDefaulted) {
   std::vector<std::string> names;
   for (Node *n : g->getNodes())
     names.push_back(n->getName().str());
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"same", "same_2", "Sigmoid_2", "Tanh_3"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"same", "same_1", "Sigmoid_2",
+                                             "Tanh_3"}));
+}
+
+TEST(OnnxImporter, NodesMayShareANameWithTheirOutput) {
+  ModelBuilder b(13);
+  b.input("x", {2}).output("b", {2});
+  b.node("Relu", {"x"}, {"a"}, "a");
+  b.node("Relu", {"a"}, {"b"}, "b");
+  auto g = importOk(b);
+  ASSERT_TRUE(g);
+  std::vector<Node *> nodes = g->getNodes();
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(nodes[0]->getName(), "a");
+  EXPECT_EQ(nodes[0]->getOutput()->getName(), "a");
+  EXPECT_EQ(nodes[1]->getName(), "b");
+  EXPECT_EQ(nodes[1]->getOutput()->getName(), "b");
 }
 
 TEST(OnnxImporter, TruncatedAndGarbageFilesGiveTheParseError) {
@@ -142,8 +157,8 @@ TEST(OnnxImporter, TruncatedAndGarbageFilesGiveTheParseError) {
   llvm::StringRef full = (*bytes)->getBuffer();
   auto whole = importOnnxBuffer(full, "lenet5", {});
   ASSERT_TRUE(bool(whole)) << llvm::toString(whole.takeError());
-  auto truncated = importOnnxBuffer(full.take_front(full.size() / 2),
-                                    "lenet5.onnx", {});
+  auto truncated =
+      importOnnxBuffer(full.take_front(full.size() / 2), "lenet5.onnx", {});
   ASSERT_FALSE(truncated);
   EXPECT_EQ(llvm::toString(truncated.takeError()),
             "lenet5.onnx: not a valid ONNX model (failed to parse protobuf)");
@@ -210,8 +225,12 @@ TEST(OnnxImporter, InputTypeErrors) {
 
   ModelBuilder noShape(13);
   noShape.input("x", {}).output("y");
-  noShape.proto().mutable_graph()->mutable_input(0)->mutable_type()
-      ->mutable_tensor_type()->clear_shape();
+  noShape.proto()
+      .mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->clear_shape();
   noShape.node("Relu", {"x"}, {"y"});
   EXPECT_EQ(importError(noShape),
             "input 'x' has no shape; kiln compiles static shapes only");
@@ -280,8 +299,7 @@ TEST(OnnxImporter, UndefinedNodeInput) {
 TEST(OnnxImporter, StructuralErrors) {
   ModelBuilder empty(13);
   empty.input("x", {2}).output("x");
-  EXPECT_EQ(importError(empty),
-            "the model's graph is empty (it has no nodes)");
+  EXPECT_EQ(importError(empty), "the model's graph is empty (it has no nodes)");
 
   ModelBuilder noOutputs(13);
   noOutputs.input("x", {2});

@@ -1,4 +1,5 @@
-//===- OnnxModelBuilder.h - Small ONNX models for frontend tests -*- C++ -*-===//
+//===- OnnxModelBuilder.h - Small ONNX models for frontend tests -*- C++
+//-*-===//
 //
 // Builds ModelProtos in a few lines so each test states only the graph it is
 // about. Deliberately independent of the importer: it writes protobufs the

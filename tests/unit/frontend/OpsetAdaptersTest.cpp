@@ -46,8 +46,8 @@ std::string importError(const ModelBuilder &b) {
 const Node *singleNode(const Graph &g, OpKind kind) {
   std::vector<Node *> nodes = g.getNodes();
   if (nodes.size() != 1 || !nodes[0]->is(kind)) {
-    ADD_FAILURE() << "expected a single " << getOpDef(kind).name << " node, got "
-                  << nodes.size() << " nodes";
+    ADD_FAILURE() << "expected a single " << getOpDef(kind).name
+                  << " node, got " << nodes.size() << " nodes";
     return nullptr;
   }
   return nodes[0];
@@ -56,8 +56,7 @@ const Node *singleNode(const Graph &g, OpKind kind) {
 /// Runs a one-input, one-output graph on `input` (f32 of `shape`).
 std::vector<float> run(const Graph &g, llvm::ArrayRef<int64_t> shape,
                        llvm::ArrayRef<float> input) {
-  auto out = runGraph(
-      g, {Tensor::fromValues<float>(DType::F32, shape, input)});
+  auto out = runGraph(g, {Tensor::fromValues<float>(DType::F32, shape, input)});
   if (!out) {
     ADD_FAILURE() << llvm::toString(out.takeError());
     return {};
@@ -143,8 +142,8 @@ TEST(OpsetAdapters, PadAttributesAndInputsGiveTheSameNode) {
   ModelBuilder current(13);
   current.input("x", {2, 2}).output("y", {3, 4});
   current.int64Initializer("pads", {4}, pads).initializer("v", {}, {7.0f});
-  test::setString(current.node("Pad", {"x", "pads", "v"}, {"y"}, "pad"),
-                  "mode", "constant");
+  test::setString(current.node("Pad", {"x", "pads", "v"}, {"y"}, "pad"), "mode",
+                  "constant");
 
   // Row 0 is padding; each data row gets two trailing columns of 7.
   const std::vector<float> expected = {7, 7, 7, 7, //
@@ -315,8 +314,7 @@ TEST(OpsetAdapters, DropoutForms) {
     const Node *n = singleNode(*g, OpKind::Dropout);
     ASSERT_TRUE(n);
     EXPECT_EQ(n->getNumInputs(), 1u);
-    EXPECT_EQ(run(*g, {4}, {1, -2, 3, -4}),
-              std::vector<float>({1, -2, 3, -4}));
+    EXPECT_EQ(run(*g, {4}, {1, -2, 3, -4}), std::vector<float>({1, -2, 3, -4}));
   }
 
   ModelBuilder training(13);
@@ -433,6 +431,34 @@ TEST(OpsetAdapters, Pre13SoftmaxAxisOutOfRange) {
   test::setInt(b.node("Softmax", {"x"}, {"y"}, "sm"), "axis", 2);
   EXPECT_EQ(importError(b),
             "node 'sm' (Softmax): axis 2 is out of range for rank 2");
+}
+
+//===----------------------------------------------------------------------===//
+// Gemm: Gemm-6's broadcast attribute is ignored; C is optional since 11.
+//===----------------------------------------------------------------------===//
+
+TEST(OpsetAdapters, GemmBroadcastAttributeAndOptionalC) {
+  // y = x * w + c with x: [1,2], w: [2,3], c: [3] broadcast over rows.
+  ModelBuilder old(7);
+  old.input("x", {1, 2}).output("y", {1, 3});
+  old.initializer("w", {2, 3}, {1, 2, 3, 4, 5, 6});
+  old.initializer("c", {3}, {10, 20, 30});
+  test::setInt(old.node("Gemm", {"x", "w", "c"}, {"y"}, "gemm"), "broadcast",
+               1);
+  auto g = importOk(old);
+  ASSERT_TRUE(g);
+  const Node *n = singleNode(*g, OpKind::Gemm);
+  ASSERT_TRUE(n);
+  EXPECT_FALSE(n->hasAttr("broadcast"));
+  EXPECT_EQ(run(*g, {1, 2}, {1, -1}), std::vector<float>({7, 17, 27}));
+
+  ModelBuilder noC(11);
+  noC.input("x", {1, 2}).output("y", {1, 3});
+  noC.initializer("w", {2, 3}, {1, 2, 3, 4, 5, 6});
+  noC.node("Gemm", {"x", "w"}, {"y"}, "gemm");
+  auto g2 = importOk(noC);
+  ASSERT_TRUE(g2);
+  EXPECT_EQ(run(*g2, {1, 2}, {1, -1}), std::vector<float>({-3, -3, -3}));
 }
 
 //===----------------------------------------------------------------------===//

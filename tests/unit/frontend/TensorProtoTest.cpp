@@ -1,7 +1,7 @@
 //===- TensorProtoTest.cpp - ONNX TensorProto conversion ------------------===//
 
-#include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/frontend/onnx/TensorProto.h"
+#include "compiler/frontend/onnx/OnnxImporter.h"
 
 #include <gtest/gtest.h>
 
@@ -44,8 +44,8 @@ TEST(TensorProto, TypedAndRawFloatAgree) {
   for (float v : values)
     typed.add_float_data(v);
   onnx::TensorProto raw = proto(onnx::TensorProto::FLOAT, {2, 3});
-  raw.set_raw_data(std::string(reinterpret_cast<const char *>(values),
-                               sizeof(values)));
+  raw.set_raw_data(
+      std::string(reinterpret_cast<const char *>(values), sizeof(values)));
   Tensor a = convertOk(typed), b = convertOk(raw);
   EXPECT_EQ(a.getType(), TensorType(DType::F32, {2, 3}));
   EXPECT_TRUE(a.bitwiseEqual(b));
@@ -69,8 +69,7 @@ TEST(TensorProto, IntegerTypesFromTheirFields) {
   onnx::TensorProto u8 = proto(onnx::TensorProto::UINT8, {2});
   u8.add_int32_data(255);
   u8.add_int32_data(3);
-  EXPECT_EQ(convertOk(u8).values<uint8_t>(),
-            llvm::ArrayRef<uint8_t>({255, 3}));
+  EXPECT_EQ(convertOk(u8).values<uint8_t>(), llvm::ArrayRef<uint8_t>({255, 3}));
 
   onnx::TensorProto i16 = proto(onnx::TensorProto::INT16, {2});
   i16.add_int32_data(-30000);
@@ -118,7 +117,8 @@ TEST(TensorProto, MalformedProtosAreErrors) {
   EXPECT_EQ(convertError(shortTyped),
             "tensor 't': holds 1 values, the dims need 3");
 
-  onnx::TensorProto noData = proto(onnx::TensorProto::FLOAT, {1000000000, 1000});
+  onnx::TensorProto noData =
+      proto(onnx::TensorProto::FLOAT, {1000000000, 1000});
   EXPECT_EQ(convertError(noData),
             "tensor 't': holds 0 values, the dims need 1000000000000");
 

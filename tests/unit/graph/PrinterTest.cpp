@@ -34,7 +34,8 @@ void buildTiny(Graph &g) {
                     {"group", Attr::ofInt(1)},
                     {"auto_pad", Attr::ofString("NOTSET")}});
   Node *relu = add(g, OpKind::Relu, "relu", {conv->getOutput()});
-  Node *drop = add(g, OpKind::Dropout, "drop", {relu->getOutput(), nullptr, mode});
+  Node *drop =
+      add(g, OpKind::Dropout, "drop", {relu->getOutput(), nullptr, mode});
   g.addOutput("y", drop->getOutput(0));
   g.addOutput("mask \"m\"", drop->getOutput(1));
 }
@@ -46,19 +47,18 @@ TEST(Printer, TextForm) {
   llvm::raw_string_ostream os(text);
   printGraph(g, os);
   // group=1 and auto_pad="NOTSET" are Conv's defaults, so they are implied.
-  EXPECT_EQ(text,
-            "graph tiny {\n"
-            "  input %x : f32[1,2,4,4]\n"
-            "  const %w : f32[3,2,3,3]\n"
-            "  const %b : f32[3]\n"
-            "  const %mode : bool[]\n"
-            "  %conv = Conv(%x, %w, %b) {pads=[1,1,1,1]} : f32[1,3,4,4]\n"
-            "  %relu = Relu(%conv) : f32[1,3,4,4]\n"
-            "  %drop:0, %drop:1 = Dropout(%relu, none, %mode) : "
-            "f32[1,3,4,4], bool[1,3,4,4]\n"
-            "  output \"y\" = %drop:0\n"
-            "  output \"mask \\\"m\\\"\" = %drop:1\n"
-            "}\n");
+  EXPECT_EQ(text, "graph tiny {\n"
+                  "  input %x : f32[1,2,4,4]\n"
+                  "  const %w : f32[3,2,3,3]\n"
+                  "  const %b : f32[3]\n"
+                  "  const %mode : bool[]\n"
+                  "  %conv = Conv(%x, %w, %b) {pads=[1,1,1,1]} : f32[1,3,4,4]\n"
+                  "  %relu = Relu(%conv) : f32[1,3,4,4]\n"
+                  "  %drop:0, %drop:1 = Dropout(%relu, none, %mode) : "
+                  "f32[1,3,4,4], bool[1,3,4,4]\n"
+                  "  output \"y\" = %drop:0\n"
+                  "  output \"mask \\\"m\\\"\" = %drop:1\n"
+                  "}\n");
 }
 
 TEST(Printer, NonDefaultAttributesInNameOrder) {
@@ -93,7 +93,8 @@ TEST(Printer, DotForm) {
                      "label=\"Conv\\nconv\\nf32[1,3,4,4]\"];"),
             std::string::npos)
       << dot;
-  EXPECT_NE(dot.find("label=\"Relu\\nrelu\\nf32[1,3,4,4]\""), std::string::npos);
+  EXPECT_NE(dot.find("label=\"Relu\\nrelu\\nf32[1,3,4,4]\""),
+            std::string::npos);
   EXPECT_NE(dot.find("label=\"Dropout\\ndrop\\nf32[1,3,4,4]\\nbool[1,3,4,4]\""),
             std::string::npos);
   // Sources and sinks have their own shapes; quotes are escaped.

@@ -112,10 +112,10 @@ TEST(Verifier, ReportsMissingRequiredAttribute) {
                    {{"kernel_shape", Attr::ofInts({2, 2})}});
   g.addOutput("y", pool->getOutput());
   pool->removeAttr("kernel_shape");
-  EXPECT_NE(verifyMessage(g).find(
-                "node 'pool' (MaxPool): missing required attribute "
-                "'kernel_shape'"),
-            std::string::npos);
+  EXPECT_NE(
+      verifyMessage(g).find("node 'pool' (MaxPool): missing required attribute "
+                            "'kernel_shape'"),
+      std::string::npos);
 }
 
 TEST(Verifier, ReportsMissingRequiredInput) {

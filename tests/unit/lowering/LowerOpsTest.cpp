@@ -26,11 +26,11 @@ TEST_P(LowerBatchNorm, BecomesMulAndAdd) {
   GraphBuilder build = [&](Graph &g) {
     Value *x = g.addInput("x", f32(shape));
     int64_t c = shape[1];
-    Node *bn = addNode(g, OpKind::BatchNormalization, "bn",
-                       {x, randomConstant(g, "scale", {c}),
-                        randomConstant(g, "bias", {c}),
-                        randomConstant(g, "mean", {c}),
-                        randomConstant(g, "var", {c}, 0.1f, 2.0f)});
+    Node *bn =
+        addNode(g, OpKind::BatchNormalization, "bn",
+                {x, randomConstant(g, "scale", {c}),
+                 randomConstant(g, "bias", {c}), randomConstant(g, "mean", {c}),
+                 randomConstant(g, "var", {c}, 0.1f, 2.0f)});
     g.addOutput("y", bn->getOutput());
   };
   auto ref = buildGraph(build), g = buildGraph(build);
@@ -56,8 +56,7 @@ TEST(LowerBatchNormErrors, NonConstantParameters) {
     Value *x = g.addInput("x", f32({1, 2, 3, 3}));
     Value *mean = g.addInput("mean", f32({2}));
     Value *p = randomConstant(g, "p", {2}, 0.5f, 1.0f);
-    Node *bn =
-        addNode(g, OpKind::BatchNormalization, "bn", {x, p, p, mean, p});
+    Node *bn = addNode(g, OpKind::BatchNormalization, "bn", {x, p, p, mean, p});
     g.addOutput("y", bn->getOutput());
   });
   auto changed = lowerGraph(*g);
@@ -196,14 +195,23 @@ TEST_P(LowerToReshape, BecomesReshape) {
 
 INSTANTIATE_TEST_SUITE_P(
     Ops, LowerToReshape,
-    ::testing::Values(
-        ReshapeCase{"Flatten", OpKind::Flatten, {{"axis", Attr::ofInt(2)}},
-                    {2, 3, 4, 5}, {6, 20}},
-        ReshapeCase{"Squeeze", OpKind::Squeeze,
-                    {{"axes", Attr::ofInts({1, -1})}}, {2, 1, 3, 1}, {2, 3}},
-        ReshapeCase{"SqueezeAll", OpKind::Squeeze, {}, {1, 3, 1}, {3}},
-        ReshapeCase{"Unsqueeze", OpKind::Unsqueeze,
-                    {{"axes", Attr::ofInts({0, 3})}}, {2, 3}, {1, 2, 3, 1}}),
+    ::testing::Values(ReshapeCase{"Flatten",
+                                  OpKind::Flatten,
+                                  {{"axis", Attr::ofInt(2)}},
+                                  {2, 3, 4, 5},
+                                  {6, 20}},
+                      ReshapeCase{"Squeeze",
+                                  OpKind::Squeeze,
+                                  {{"axes", Attr::ofInts({1, -1})}},
+                                  {2, 1, 3, 1},
+                                  {2, 3}},
+                      ReshapeCase{
+                          "SqueezeAll", OpKind::Squeeze, {}, {1, 3, 1}, {3}},
+                      ReshapeCase{"Unsqueeze",
+                                  OpKind::Unsqueeze,
+                                  {{"axes", Attr::ofInts({0, 3})}},
+                                  {2, 3},
+                                  {1, 2, 3, 1}}),
     [](const auto &info) { return std::string(info.param.name); });
 
 TEST(LowerForwarding, IdentityDropoutAndNoOpCastDisappear) {
@@ -213,8 +221,8 @@ TEST(LowerForwarding, IdentityDropoutAndNoOpCastDisappear) {
         "off", Tensor::fromValues<uint8_t>(DType::Bool, {}, {uint8_t(0)}));
     Node *id = addNode(g, OpKind::Identity, "id", {x});
     Node *relu = addNode(g, OpKind::Relu, "relu", {id->getOutput()});
-    Node *drop = addNode(g, OpKind::Dropout, "drop",
-                         {relu->getOutput(), nullptr, off});
+    Node *drop =
+        addNode(g, OpKind::Dropout, "drop", {relu->getOutput(), nullptr, off});
     Node *cast = addNode(g, OpKind::Cast, "cast", {drop->getOutput()},
                          {{"to", Attr::ofInt(int64_t(DType::F32))}});
     Node *id2 = addNode(g, OpKind::Identity, "id2", {x});
@@ -232,6 +240,24 @@ TEST(LowerForwarding, IdentityDropoutAndNoOpCastDisappear) {
   EXPECT_EQ(g->getOutputs()[0].value, relu->getOutput());
   EXPECT_EQ(g->getOutputs()[1].name, "passthrough");
   EXPECT_EQ(g->getOutputs()[1].value, g->getInputs()[0]);
+  EXPECT_TRUE(equivalent(*ref, *g));
+}
+
+TEST(LowerForwarding, OnlyAPadByNothingDisappears) {
+  GraphBuilder build = [](Graph &g) {
+    Value *x = g.addInput("x", f32({1, 2, 3, 3}));
+    Node *none = addNode(g, OpKind::Pad, "none", {x},
+                         {{"pads", Attr::ofInts(Shape(8, 0))}});
+    Node *some = addNode(g, OpKind::Pad, "some", {none->getOutput()},
+                         {{"pads", Attr::ofInts({0, 0, 1, 0, 0, 0, 0, 2})},
+                          {"value", Attr::ofFloat(0.5f)}});
+    g.addOutput("y", some->getOutput());
+  };
+  auto ref = buildGraph(build), g = buildGraph(build);
+  lower(*g);
+  ASSERT_EQ(g->getNumNodes(), 1u);
+  EXPECT_EQ(g->getNodes()[0]->getName(), "some");
+  EXPECT_EQ(g->getNodes()[0]->getInput(0), g->getInputs()[0]);
   EXPECT_TRUE(equivalent(*ref, *g));
 }
 

@@ -16,12 +16,11 @@ TEST(Lowering, PrimitiveSet) {
   for (const OpDef *d : allOpDefs())
     if (isPrimitive(d->kind))
       primitives.push_back(d->name);
-  EXPECT_EQ(primitives,
-            (std::vector<std::string>{
-                "Conv", "MatMul", "Add", "Sub", "Mul", "Div", "Relu",
-                "LeakyRelu", "Clip", "Sigmoid", "Tanh", "MaxPool",
-                "AveragePool", "Softmax", "Reshape", "Transpose", "Concat",
-                "Pad"}));
+  EXPECT_EQ(primitives, (std::vector<std::string>{
+                            "Conv", "MatMul", "Add", "Sub", "Mul", "Div",
+                            "Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh",
+                            "MaxPool", "AveragePool", "Softmax", "Reshape",
+                            "Transpose", "Concat", "Pad"}));
 }
 
 TEST(Lowering, SurvivingUnsupportedNodesAreListed) {
@@ -49,8 +48,8 @@ TEST(Lowering, SurvivingUnsupportedNodesAreListed) {
 TEST(Lowering, OnlyTwoDimensionalConvolution) {
   auto g = buildGraph([](Graph &g) {
     Value *x = g.addInput("x", f32({1, 2, 9}));
-    Node *conv =
-        addNode(g, OpKind::Conv, "conv1d", {x, randomConstant(g, "w", {3, 2, 3})});
+    Node *conv = addNode(g, OpKind::Conv, "conv1d",
+                         {x, randomConstant(g, "w", {3, 2, 3})});
     g.addOutput("y", conv->getOutput());
   });
   llvm::Error err = checkLowered(*g);

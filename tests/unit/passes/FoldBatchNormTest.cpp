@@ -31,9 +31,9 @@ GraphBuilder convBatchNorm(bool withBias, int64_t group) {
     llvm::SmallVector<Value *, 3> inputs{x, w};
     if (withBias)
       inputs.push_back(randomConstant(g, "b", {6}));
-    Node *conv = addNode(g, OpKind::Conv, "conv", inputs,
-                         {{"group", Attr::ofInt(group)},
-                          {"pads", Attr::ofInts({1, 1, 1, 1})}});
+    Node *conv = addNode(
+        g, OpKind::Conv, "conv", inputs,
+        {{"group", Attr::ofInt(group)}, {"pads", Attr::ofInts({1, 1, 1, 1})}});
     Node *bn = addBatchNorm(g, "bn", conv->getOutput(), 6);
     g.addOutput("y", bn->getOutput());
   };
@@ -117,12 +117,11 @@ TEST_P(FoldBatchNormGemm, FoldsIntoWeightsAndC) {
   EXPECT_TRUE(equivalent(*ref, *g));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Cases, FoldBatchNormGemm,
-    ::testing::Values(GemmCase{true, 1.0f, 1.0f, {4}},
-                      GemmCase{false, 0.5f, 2.0f, {1, 4}},
-                      GemmCase{true, 1.5f, 0.5f, {3, 4}},
-                      GemmCase{false, 1.0f, 1.0f, {}}));
+INSTANTIATE_TEST_SUITE_P(Cases, FoldBatchNormGemm,
+                         ::testing::Values(GemmCase{true, 1.0f, 1.0f, {4}},
+                                           GemmCase{false, 0.5f, 2.0f, {1, 4}},
+                                           GemmCase{true, 1.5f, 0.5f, {3, 4}},
+                                           GemmCase{false, 1.0f, 1.0f, {}}));
 
 TEST(FoldBatchNorm, MatMul) {
   GraphBuilder build = [](Graph &g) {

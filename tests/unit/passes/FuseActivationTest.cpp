@@ -62,19 +62,18 @@ TEST_P(FuseActivationInto, MatMul) {
 
 INSTANTIATE_TEST_SUITE_P(
     Activations, FuseActivationInto,
-    ::testing::Values(
-        ActivationCase{OpKind::Relu, "Relu", {}, {}},
-        ActivationCase{OpKind::LeakyRelu,
-                       "LeakyRelu",
-                       {{"alpha", Attr::ofFloat(0.2f)}},
-                       {0.2f}},
-        ActivationCase{OpKind::Clip,
-                       "Clip",
-                       {{"min", Attr::ofFloat(-0.25f)},
-                        {"max", Attr::ofFloat(0.5f)}},
-                       {-0.25f, 0.5f}},
-        ActivationCase{OpKind::Sigmoid, "Sigmoid", {}, {}},
-        ActivationCase{OpKind::Tanh, "Tanh", {}, {}}),
+    ::testing::Values(ActivationCase{OpKind::Relu, "Relu", {}, {}},
+                      ActivationCase{OpKind::LeakyRelu,
+                                     "LeakyRelu",
+                                     {{"alpha", Attr::ofFloat(0.2f)}},
+                                     {0.2f}},
+                      ActivationCase{OpKind::Clip,
+                                     "Clip",
+                                     {{"min", Attr::ofFloat(-0.25f)},
+                                      {"max", Attr::ofFloat(0.5f)}},
+                                     {-0.25f, 0.5f}},
+                      ActivationCase{OpKind::Sigmoid, "Sigmoid", {}, {}},
+                      ActivationCase{OpKind::Tanh, "Tanh", {}, {}}),
     [](const auto &info) { return std::string(info.param.name); });
 
 TEST(FuseActivation, LeavesWhatItCannotFuse) {

@@ -18,8 +18,9 @@ GraphBuilder matMulAdd(llvm::ArrayRef<int64_t> biasShape, bool biasFirst) {
     Value *w = randomConstant(g, "w", {5, 4});
     Value *b = randomConstant(g, "b", shape);
     Node *mm = addNode(g, OpKind::MatMul, "mm", {x, w});
-    Node *add = biasFirst ? addNode(g, OpKind::Add, "add", {b, mm->getOutput()})
-                          : addNode(g, OpKind::Add, "add", {mm->getOutput(), b});
+    Node *add = biasFirst
+                    ? addNode(g, OpKind::Add, "add", {b, mm->getOutput()})
+                    : addNode(g, OpKind::Add, "add", {mm->getOutput(), b});
     g.addOutput("y", add->getOutput());
   };
 }

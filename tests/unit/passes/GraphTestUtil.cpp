@@ -33,7 +33,8 @@ Tensor randomTensor(const TensorType &type, uint64_t seed, float lo, float hi) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
   Tensor t(type);
-  for (float &v : llvm::MutableArrayRef<float>(t.data<float>(), t.numElements()))
+  for (float &v :
+       llvm::MutableArrayRef<float>(t.data<float>(), t.numElements()))
     v = dist(rng);
   return t;
 }

@@ -1,4 +1,4 @@
-//===- GraphTestUtil.h - Building graphs and comparing them in tests -*- C++ -*-===//
+//===- GraphTestUtil.h - Graphs in pass tests -----------------*- C++ -*-===//
 //
 // Pass tests build the same graph twice (Graph is not copyable), rewrite
 // one copy, and compare both with the reference interpreter on random

@@ -1,8 +1,8 @@
 //===- PipelineTest.cpp - Registry, pipeline runner, default pipeline -----===//
 
+#include "compiler/passes/Pipeline.h"
 #include "compiler/lowering/Lowering.h"
 #include "compiler/passes/PassRegistry.h"
-#include "compiler/passes/Pipeline.h"
 #include "tests/unit/passes/GraphTestUtil.h"
 
 #include <gtest/gtest.h>
@@ -34,11 +34,11 @@ TEST(PassRegistry, UnknownNameListsKnownOnes) {
 }
 
 TEST(Pipeline, DefaultPipeline) {
-  EXPECT_EQ(defaultPipeline(),
-            (std::vector<std::string>{"constant-folding", "fold-batchnorm",
-                                      "lower", "constant-folding",
-                                      "fuse-matmul-bias", "fuse-activation",
-                                      "dce"}));
+  EXPECT_EQ(
+      defaultPipeline(),
+      (std::vector<std::string>{"constant-folding", "fold-batchnorm", "lower",
+                                "constant-folding", "fuse-matmul-bias",
+                                "fuse-activation", "dce"}));
 }
 
 GraphBuilder reluGraph() {
@@ -117,9 +117,9 @@ TEST(Pipeline, RejectsAnInvalidInputGraph) {
   g->getNodes()[0]->getOutput()->setType(f32({3}));
   llvm::Error err = runPipeline(*g, {"dce"}, {});
   ASSERT_TRUE(bool(err));
-  EXPECT_NE(llvm::toString(std::move(err))
-                .find("invalid graph before the pipeline"),
-            std::string::npos);
+  EXPECT_NE(
+      llvm::toString(std::move(err)).find("invalid graph before the pipeline"),
+      std::string::npos);
 }
 
 /// A small CNN as an ONNX exporter writes it: Conv -> BN -> Relu -> MaxPool
@@ -130,12 +130,11 @@ GraphBuilder smallCnn() {
     Node *conv = addNode(g, OpKind::Conv, "conv",
                          {x, randomConstant(g, "conv.w", {4, 2, 3, 3})},
                          {{"auto_pad", Attr::ofString("SAME_UPPER")}});
-    Node *bn = addNode(g, OpKind::BatchNormalization, "bn",
-                       {conv->getOutput(),
-                        randomConstant(g, "bn.scale", {4}, 0.5f, 2.0f),
-                        randomConstant(g, "bn.bias", {4}),
-                        randomConstant(g, "bn.mean", {4}),
-                        randomConstant(g, "bn.var", {4}, 0.5f, 2.0f)});
+    Node *bn = addNode(
+        g, OpKind::BatchNormalization, "bn",
+        {conv->getOutput(), randomConstant(g, "bn.scale", {4}, 0.5f, 2.0f),
+         randomConstant(g, "bn.bias", {4}), randomConstant(g, "bn.mean", {4}),
+         randomConstant(g, "bn.var", {4}, 0.5f, 2.0f)});
     Node *relu = addNode(g, OpKind::Relu, "relu", {bn->getOutput()});
     Node *pool = addNode(g, OpKind::MaxPool, "pool", {relu->getOutput()},
                          {{"kernel_shape", Attr::ofInts({2, 2})},

@@ -1,0 +1,195 @@
+//===- ConvKernelTest.cpp - Conv, fused activations, folded BatchNorm -----===//
+
+#include "tests/unit/codegen/KernelTestUtil.h"
+
+#include <gtest/gtest.h>
+
+namespace kiln {
+namespace {
+
+using namespace test;
+
+enum class Weights { Constant, Input };
+
+struct ConvCase {
+  const char *name;
+  Shape x, w;
+  bool bias;
+  AttrMap attrs;
+  Weights weights = Weights::Constant;
+};
+
+GraphBuilder convGraph(const ConvCase &c) {
+  return [c](Graph &g) {
+    Value *x = g.addInput("x", f32(c.x));
+    Value *w = c.weights == Weights::Constant ? randomConstant(g, "w", c.w)
+                                              : g.addInput("w", f32(c.w));
+    llvm::SmallVector<Value *, 3> inputs{x, w};
+    if (c.bias)
+      inputs.push_back(randomConstant(g, "b", {c.w[0]}));
+    Node *conv = addNode(g, OpKind::Conv, "conv", inputs, c.attrs);
+    g.addOutput("y", conv->getOutput());
+  };
+}
+
+class ConvKernel : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(ConvKernel, MatchesTheInterpreter) {
+  EXPECT_TRUE(jitMatchesInterpreter(convGraph(GetParam())));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, ConvKernel,
+    ::testing::Values(
+        ConvCase{"K1x1", {1, 8, 5, 5}, {4, 8, 1, 1}, true, {}},
+        ConvCase{"K1x1Stride2", {1, 3, 7, 7}, {5, 3, 1, 1}, true,
+                 {{"strides", Attr::ofInts({2, 2})}}},
+        ConvCase{"K3x3NoPadNoBias", {1, 3, 7, 7}, {6, 3, 3, 3}, false, {}},
+        ConvCase{"K3x3Pad1", {1, 3, 7, 7}, {6, 3, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"K5x5Pad2", {1, 4, 9, 9}, {3, 4, 5, 5}, true,
+                 {{"pads", Attr::ofInts({2, 2, 2, 2})}}},
+        ConvCase{"K7x7Stride2Pad3", {1, 3, 15, 15}, {8, 3, 7, 7}, true,
+                 {{"strides", Attr::ofInts({2, 2})},
+                  {"pads", Attr::ofInts({3, 3, 3, 3})}}},
+        ConvCase{"AsymmetricPads", {1, 2, 6, 7}, {3, 2, 3, 3}, true,
+                 {{"pads", Attr::ofInts({0, 1, 2, 3})}}},
+        ConvCase{"PadsLargerThanKernelHalf", {1, 2, 4, 4}, {2, 2, 3, 3}, false,
+                 {{"pads", Attr::ofInts({3, 0, 0, 3})}}},
+        ConvCase{"SameUpperStride2", {1, 2, 8, 7}, {3, 2, 3, 3}, true,
+                 {{"auto_pad", Attr::ofString("SAME_UPPER")},
+                  {"strides", Attr::ofInts({2, 2})}}},
+        ConvCase{"SameLowerStride2", {1, 2, 8, 7}, {3, 2, 3, 3}, true,
+                 {{"auto_pad", Attr::ofString("SAME_LOWER")},
+                  {"strides", Attr::ofInts({2, 2})}}},
+        ConvCase{"SameUpperEvenKernel", {1, 2, 6, 6}, {3, 2, 4, 2}, true,
+                 {{"auto_pad", Attr::ofString("SAME_UPPER")}}},
+        ConvCase{"SameLowerEvenKernel", {1, 2, 6, 6}, {3, 2, 4, 2}, true,
+                 {{"auto_pad", Attr::ofString("SAME_LOWER")}}},
+        ConvCase{"Valid", {1, 3, 9, 8}, {2, 3, 3, 3}, true,
+                 {{"auto_pad", Attr::ofString("VALID")},
+                  {"strides", Attr::ofInts({2, 2})}}},
+        ConvCase{"Dilation2", {1, 3, 9, 9}, {4, 3, 3, 3}, true,
+                 {{"dilations", Attr::ofInts({2, 2})},
+                  {"pads", Attr::ofInts({2, 2, 2, 2})}}},
+        ConvCase{"DilationAndStrideMixed", {1, 2, 10, 11}, {3, 2, 3, 2}, true,
+                 {{"dilations", Attr::ofInts({2, 1})},
+                  {"strides", Attr::ofInts({1, 2})},
+                  {"pads", Attr::ofInts({1, 0, 2, 1})}}},
+        ConvCase{"Group2", {1, 4, 6, 6}, {6, 2, 3, 3}, true,
+                 {{"group", Attr::ofInt(2)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"Group3NoBias", {2, 6, 5, 5}, {9, 2, 3, 3}, false,
+                 {{"group", Attr::ofInt(3)}}},
+        ConvCase{"Depthwise", {1, 6, 7, 7}, {6, 1, 3, 3}, true,
+                 {{"group", Attr::ofInt(6)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"DepthwiseMultiplier2Stride2", {1, 4, 8, 8}, {8, 1, 3, 3}, true,
+                 {{"group", Attr::ofInt(4)},
+                  {"strides", Attr::ofInts({2, 2})},
+                  {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"Batch2", {2, 3, 6, 6}, {4, 3, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"NonSquare", {1, 3, 5, 9}, {4, 3, 3, 5}, true,
+                 {{"strides", Attr::ofInts({1, 2})},
+                  {"pads", Attr::ofInts({1, 2, 1, 2})}}},
+        ConvCase{"KernelCoversInput", {1, 3, 4, 4}, {2, 3, 4, 4}, true, {}},
+        ConvCase{"ManyChannels", {1, 32, 6, 6}, {16, 32, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"WeightsAsInput", {2, 3, 6, 5}, {4, 3, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Input}),
+    [](const auto &info) { return std::string(info.param.name); });
+
+//===----------------------------------------------------------------------===//
+// Fused activations (fuse-activation)
+//===----------------------------------------------------------------------===//
+
+struct ActivationCase {
+  OpKind op;
+  const char *name;
+  AttrMap attrs;
+};
+
+class ConvFusedActivation : public ::testing::TestWithParam<ActivationCase> {};
+
+TEST_P(ConvFusedActivation, MatchesTheInterpreter) {
+  const ActivationCase &c = GetParam();
+  GraphBuilder build = [&](Graph &g) {
+    Value *x = g.addInput("x", f32({2, 3, 6, 7}));
+    Node *conv = addNode(g, OpKind::Conv, "conv",
+                         {x, randomConstant(g, "w", {5, 3, 3, 3}),
+                          randomConstant(g, "b", {5})},
+                         {{"pads", Attr::ofInts({1, 1, 1, 1})}});
+    Node *act = addNode(g, c.op, "act", {conv->getOutput()}, c.attrs);
+    g.addOutput("y", act->getOutput());
+  };
+  JitCheck check;
+  // Conv outputs reach about +-8 here, past every activation's bends.
+  check.lo = -3.0f;
+  check.hi = 3.0f;
+  check.expectGraph = [&](const Graph &g) {
+    ASSERT_EQ(g.getNumNodes(), 1u);
+    EXPECT_EQ(g.getNodes()[0]->getString("kiln.activation"), c.name);
+  };
+  EXPECT_TRUE(jitMatchesInterpreter(build, check));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Activations, ConvFusedActivation,
+    ::testing::Values(
+        ActivationCase{OpKind::Relu, "Relu", {}},
+        ActivationCase{OpKind::LeakyRelu, "LeakyRelu",
+                       {{"alpha", Attr::ofFloat(0.15f)}}},
+        ActivationCase{OpKind::Clip, "Clip",
+                       {{"min", Attr::ofFloat(-1.5f)}, {"max", Attr::ofFloat(2.0f)}}},
+        ActivationCase{OpKind::Sigmoid, "Sigmoid", {}},
+        ActivationCase{OpKind::Tanh, "Tanh", {}}),
+    [](const auto &info) { return std::string(info.param.name); });
+
+//===----------------------------------------------------------------------===//
+// BatchNormalization folded into the Conv (fold-batchnorm)
+//===----------------------------------------------------------------------===//
+
+GraphBuilder convBatchNorm(bool convBias) {
+  return [convBias](Graph &g) {
+    Value *x = g.addInput("x", f32({1, 3, 6, 6}));
+    llvm::SmallVector<Value *, 3> convIn{x, randomConstant(g, "w", {4, 3, 3, 3})};
+    if (convBias)
+      convIn.push_back(randomConstant(g, "b", {4}));
+    Node *conv = addNode(g, OpKind::Conv, "conv", convIn,
+                         {{"pads", Attr::ofInts({1, 1, 1, 1})}});
+    Node *bn = addNode(g, OpKind::BatchNormalization, "bn",
+                       {conv->getOutput(), randomConstant(g, "scale", {4}),
+                        randomConstant(g, "shift", {4}),
+                        randomConstant(g, "mean", {4}),
+                        randomConstant(g, "var", {4}, 0.5f, 2.0f)},
+                       {{"epsilon", Attr::ofFloat(1e-3f)}});
+    Node *relu = addNode(g, OpKind::Relu, "relu", {bn->getOutput()});
+    g.addOutput("y", relu->getOutput());
+  };
+}
+
+TEST(ConvBatchNorm, FoldedIntoTheConvMatchesTheInterpreter) {
+  for (bool convBias : {false, true}) {
+    SCOPED_TRACE(convBias ? "conv with bias" : "conv without bias");
+    JitCheck check;
+    check.expectGraph = [](const Graph &g) {
+      ASSERT_EQ(g.getNumNodes(), 1u);
+      EXPECT_TRUE(g.getNodes()[0]->is(OpKind::Conv));
+      EXPECT_EQ(g.getNodes()[0]->getString("kiln.activation"), "Relu");
+    };
+    EXPECT_TRUE(jitMatchesInterpreter(convBatchNorm(convBias), check));
+  }
+}
+
+TEST(ConvBatchNorm, UnfoldedAfterTheConvMatchesTheInterpreter) {
+  JitCheck check;
+  check.passes = {"lower"};
+  check.expectGraph = [](const Graph &g) {
+    EXPECT_EQ(countOps(g, OpKind::Conv), 1u);
+    EXPECT_EQ(countOps(g, OpKind::Mul), 1u);
+    EXPECT_EQ(countOps(g, OpKind::Add), 1u);
+  };
+  EXPECT_TRUE(jitMatchesInterpreter(convBatchNorm(true), check));
+}
+
+} // namespace
+} // namespace kiln
