@@ -42,7 +42,12 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const TargetOptions &opts) {
   initializeLLVMTargets();
   std::string hostTriple = llvm::sys::getDefaultTargetTriple();
-  llvm::Triple triple(opts.triple.empty() ? hostTriple : opts.triple);
+  // Normalized, as clang and llc do: Triple's constructor reads components by
+  // position, so "aarch64-linux-gnu" would have OS "gnu" (unknown: taken for
+  // bare metal) and "thumbv7em-none-eabihf" no EABIHF environment (soft-float
+  // default, GNU instead of __aeabi_* helper names).
+  llvm::Triple triple(llvm::Triple::normalize(
+      opts.triple.empty() ? hostTriple : opts.triple));
   std::string error;
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple.getTriple(), error);

@@ -44,12 +44,18 @@ llvm::Error emitBinary(KernelBuilder &kb, const KernelArgs &args) {
         r = kb.b.CreateFDiv(x, y);
         break;
       }
-      // Integer division by zero is undefined in C and traps on x86; the
-      // reference gives 0, so do we.
+      // sdiv traps on x / 0 and on INT_MIN / -1, and a bundle must not trap.
+      // x / 0 is an error in the reference (so at compile time when folded);
+      // at run time it yields 0. INT_MIN / -1 wraps to INT_MIN (= 0 - x), as
+      // in the reference.
       llvm::Value *zero = llvm::ConstantInt::get(ty, 0);
+      llvm::Value *minusOne = llvm::ConstantInt::get(ty, -1, true);
       llvm::Value *isZero = kb.b.CreateICmpEQ(y, zero);
-      llvm::Value *safe = kb.b.CreateSelect(isZero, llvm::ConstantInt::get(ty, 1), y);
-      r = kb.b.CreateSelect(isZero, zero, kb.b.CreateSDiv(x, safe));
+      llvm::Value *isMinusOne = kb.b.CreateICmpEQ(y, minusOne);
+      llvm::Value *safe = kb.b.CreateSelect(
+          kb.b.CreateOr(isZero, isMinusOne), llvm::ConstantInt::get(ty, 1), y);
+      r = kb.b.CreateSelect(isMinusOne, kb.b.CreateSub(zero, x),
+                            kb.b.CreateSelect(isZero, zero, kb.b.CreateSDiv(x, safe)));
     }
     }
     kb.store(r, args.outputs[0], kb.linear(ivs, so));

@@ -83,10 +83,9 @@ llvm::Error emitPool(KernelBuilder &kb, const KernelArgs &args) {
         });
         llvm::Value *acc = b.CreateLoad(f32, accSlot);
         if (!isMax) {
-          llvm::Value *cnt = b.CreateLoad(f32, cntSlot);
-          // A window entirely in padding has count 0; it averages to 0.
-          llvm::Value *safe = b.CreateSelect(b.CreateFCmpOEQ(cnt, kb.f32(0)), kb.f32(1), cnt);
-          acc = b.CreateFDiv(acc, safe);
+          // A window entirely in padding (count_include_pad=0) has count 0
+          // and averages to 0/0 = NaN, as in the reference.
+          acc = b.CreateFDiv(acc, b.CreateLoad(f32, cntSlot));
         }
         kb.store(acc, y, b.CreateAdd(outPlane, b.CreateAdd(b.CreateMul(oh, kb.idx(OW)), ow)));
       });

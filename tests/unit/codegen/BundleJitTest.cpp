@@ -143,6 +143,28 @@ TEST(BundleJit, CompileGraphForJitRunsTheDefaultPipeline) {
   EXPECT_TRUE(outputsClose(*want, *got, 1e-5));
 }
 
+/// Branches keep several intermediates live at once, so the planner has to
+/// place them apart while reusing what is dead; a wrong plan corrupts values.
+TEST(BundleJit, AGraphWithReusedScratchMatchesTheInterpreter) {
+  GraphBuilder build = [](Graph &g) {
+    Value *x = g.addInput("x", f32({4, 33}));
+    Node *a = addNode(g, OpKind::Sigmoid, "a", {x});
+    Node *b = addNode(g, OpKind::Tanh, "b", {x});
+    Node *c = addNode(g, OpKind::Add, "c", {a->getOutput(), b->getOutput()});
+    Node *d = addNode(g, OpKind::Mul, "d", {c->getOutput(), a->getOutput()});
+    Node *e = addNode(g, OpKind::Sub, "e", {d->getOutput(), b->getOutput()});
+    Node *f = addNode(g, OpKind::Relu, "f", {e->getOutput()});
+    Node *h = addNode(g, OpKind::Div, "h", {f->getOutput(), c->getOutput()});
+    Node *t = addNode(g, OpKind::Transpose, "t", {h->getOutput()});
+    Node *s = addNode(g, OpKind::Softmax, "s", {t->getOutput()});
+    g.addOutput("y", s->getOutput());
+  };
+  JitCheck check;
+  check.lo = 0.5f;
+  check.hi = 3.0f;
+  EXPECT_TRUE(jitMatchesInterpreter(build, check));
+}
+
 TEST(BundleJit, ANonPrimitiveOpInCodegenIsAnErrorNamingTheNode) {
   auto g = buildGraph([](Graph &g) {
     Value *x = g.addInput("x", f32({1, 2, 3, 3}));

@@ -33,6 +33,7 @@ const BroadcastCase kBroadcasts[] = {
     {"PerChannel", {2, 3, 4, 5}, {3, 1, 1}},
     {"BothBroadcast4D", {1, 3, 1, 5}, {2, 1, 4, 1}},
     {"OddLength", {131}, {131}},
+    {"BothScalars", {}, {}},
 };
 
 struct BinaryCase {
@@ -109,8 +110,6 @@ TEST(BinaryKernel, IntegerOverflowWraps) {
 }
 
 TEST(BinaryKernel, IntegerDivisionOfTheMinimumByMinusOneWraps) {
-  GTEST_SKIP() << "known bug: Div i32/i64 of INT_MIN by -1 traps (SIGFPE) in "
-                  "the generated code; the interpreter gives INT_MIN";
   constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
   JitCheck check;
   check.inputs = {Tensor::fromValues<int64_t>(DType::I64, {2}, {kMin, 9}),
@@ -143,6 +142,7 @@ TEST_P(UnaryKernel, MatchesTheInterpreterOnRandomInputs) {
   check.hi = 4.0f;
   EXPECT_TRUE(jitMatchesInterpreter(singleNode(c.op, {f32({3, 5, 7})}, c.attrs),
                                     check));
+  EXPECT_TRUE(jitMatchesInterpreter(singleNode(c.op, {f32({})}, c.attrs), check));
 }
 
 /// Where exp-based ops can go wrong: exp's clamping range (about +-88),

@@ -37,6 +37,8 @@ INSTANTIATE_TEST_SUITE_P(
         MatMulCase{"Square", {4, 4}, {4, 4}},
         MatMulCase{"Rect", {3, 5}, {5, 7}},
         MatMulCase{"OddSizes", {17, 33}, {33, 19}},
+        MatMulCase{"InnerDimOne", {3, 1}, {1, 4}},
+        MatMulCase{"LongInnerDim", {8, 512}, {512, 8}, Operand::Constant},
         MatMulCase{"RowVector", {1, 64}, {64, 10}, Operand::Constant},
         MatMulCase{"ColumnResult", {6, 8}, {8, 1}},
         MatMulCase{"Batched3D", {2, 3, 4}, {2, 4, 5}},

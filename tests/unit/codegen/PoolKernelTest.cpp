@@ -116,6 +116,22 @@ TEST_P(PoolKernel, MatchesTheInterpreterOnNegativeInputs) {
 INSTANTIATE_TEST_SUITE_P(Windows, PoolKernel, ::testing::ValuesIn(poolCases()),
                          [](const auto &info) { return poolCaseName(info.param); });
 
+/// pads larger than the kernel leave the first window with no input tap.
+GraphBuilder windowInPadding(int64_t countIncludePad) {
+  return singleNode(OpKind::AveragePool, {f32({1, 2, 3, 3})},
+                    {{"kernel_shape", Attr::ofInts({2, 2})},
+                     {"pads", Attr::ofInts({2, 2, 0, 0})},
+                     {"count_include_pad", Attr::ofInt(countIncludePad)}});
+}
+
+TEST(AveragePoolKernel, AWindowEntirelyInPaddingCountingPadsIsZero) {
+  EXPECT_TRUE(jitMatchesInterpreter(windowInPadding(1)));
+}
+
+TEST(AveragePoolKernel, AWindowEntirelyInPaddingNotCountingPadsIsNaN) {
+  EXPECT_TRUE(jitMatchesInterpreter(windowInPadding(0)));
+}
+
 TEST(GlobalAveragePoolKernel, MatchesTheInterpreter) {
   for (Shape x : {Shape{2, 3, 5, 7}, Shape{1, 16, 1, 1}, Shape{1, 4, 13, 13}}) {
     SCOPED_TRACE(shapeStr(x));

@@ -58,7 +58,7 @@ unsigned countOps(const Graph &g, OpKind kind);
 Node *findOnly(const Graph &g, OpKind kind);
 
 /// Whether every output of `got` is within rtol * max(1, max|ref|) of the
-/// matching output of `ref`, element by element.
+/// matching output of `ref`, element by element (NaN matches only NaN).
 ::testing::AssertionResult outputsClose(llvm::ArrayRef<Tensor> ref,
                                         llvm::ArrayRef<Tensor> got,
                                         double rtol);
