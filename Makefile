@@ -1,12 +1,19 @@
 # Thin wrapper over Bazel; every build target installs the Debian packages first.
 BAZEL ?= bazel
 
-.PHONY: all deps build demo test clean
+# The cross configs of .bazelrc (README "Targets"): make test-aarch64, ...
+CROSS_TESTS := test-aarch64 test-cortex-m3 test-cortex-m4 test-cortex-m7
+
+.PHONY: all deps deps-cross build demo demo-cortex-m test $(CROSS_TESTS) footprint bench-device clean
 
 all: build
 
 deps:
 	bash tools/install_deps.sh host
+
+# Also the cross compilers and QEMU.
+deps-cross:
+	bash tools/install_deps.sh all
 
 build: deps
 	$(BAZEL) build //...
@@ -14,8 +21,25 @@ build: deps
 demo: deps
 	$(BAZEL) run //bundles:demo
 
+# The same program and model as firmware on the Cortex-M4 board, under QEMU.
+demo-cortex-m: deps-cross
+	@echo "kiln: the lenet5 demo as firmware on a Cortex-M4 board (QEMU mps2-an386)"
+	$(BAZEL) run --config=cortex-m4 //bundles:demo
+
 test: deps
 	$(BAZEL) test //...
+
+# Every test that can run on the target, under QEMU.
+$(CROSS_TESTS): test-%: deps-cross
+	$(BAZEL) test --config=$* //...
+
+# docs/footprint.md: code, memory and stack of every model on every target.
+footprint: deps-cross
+	BAZEL="$(BAZEL)" benchmarks/footprint/footprint.py
+
+# Instructions per inference of the small models on the Cortex-M4 board.
+bench-device: deps-cross
+	BAZEL="$(BAZEL)" benchmarks/device/bench.py cortex-m4
 
 clean:
 	$(BAZEL) clean

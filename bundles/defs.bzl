@@ -11,7 +11,37 @@
 
 The library carries NAME.o and NAME.h (and kiln.h through //runtime_min:kiln);
 NAME.weights.bin is its data (runfiles), or linked in with embed_weights.
+
+The bundle is compiled for the target platform (--platforms, or a .bazelrc
+config such as --config=cortex-m4): kilnc's --target, --mcpu and --float-abi
+come from the platforms in //targets, so one BUILD file builds the same model
+for every target. Attributes given explicitly override them.
 """
+
+# kilnc's code generation flags (kiln_bundle attributes) for each platform in
+# //targets. Other platforms (the host) get kilnc's defaults: the host triple,
+# CPU and features.
+KILNC_TARGET_FLAGS = {
+    "linux_aarch64": {"target": "aarch64-linux-gnu", "mcpu": "generic"},
+    "cortex_m3": {"target": "thumbv7m-none-eabi", "mcpu": "cortex-m3", "float_abi": "soft"},
+    "cortex_m4": {"target": "thumbv7em-none-eabihf", "mcpu": "cortex-m4", "float_abi": "hard"},
+    "cortex_m7": {"target": "thumbv7em-none-eabihf", "mcpu": "cortex-m7", "float_abi": "hard"},
+}
+
+def _platform_flag(flag):
+    choices = {
+        "//targets:is_" + platform: flags.get(flag, "")
+        for platform, flags in KILNC_TARGET_FLAGS.items()
+    }
+    choices["//conditions:default"] = ""
+    return select(choices)
+
+# Bare metal has no file system to load weights from: there they are linked
+# into the object (flash) unless embed_weights says otherwise.
+_EMBED_WEIGHTS_BY_DEFAULT = select({
+    "//targets:is_bare_metal": True,
+    "//conditions:default": False,
+})
 
 def _kiln_compile_impl(ctx):
     name = ctx.attr.bundle_name
@@ -77,7 +107,7 @@ def kiln_bundle(
         name,
         model,
         bundle_name = None,
-        embed_weights = False,
+        embed_weights = None,
         dims = {},
         target = "",
         mcpu = "",
@@ -91,14 +121,22 @@ def kiln_bundle(
       name: the cc_library; also the bundle name unless bundle_name is given.
       model: the ONNX model file.
       bundle_name: the C prefix (NAME_run, NAME_bundle, NAME.h); a C identifier.
-      embed_weights: link the weights into the object as read-only data.
+      embed_weights: link the weights into the object as read-only data
+        (default: on bare-metal platforms only).
       dims: {"symbolic_dim": value} bindings for inputs with symbolic shapes.
-      target, mcpu, mattr, float_abi: code generation target (default: the host).
+      target, mcpu, float_abi: code generation target (default: the target
+        platform's; with target given, kilnc's defaults for the others).
+      mattr: target features, added to the CPU's.
       passes: graph passes to run instead of the default pipeline.
-      **kwargs: passed to the cc_library (visibility, tags, ...).
+      **kwargs: passed to the cc_library (visibility, tags, ...); tags and
+        target_compatible_with also to the kilnc step.
     """
     bundle_name = bundle_name or name
     out_dir = name + "_kiln"
+    if not target:
+        target = _platform_flag("target")
+        mcpu = mcpu or _platform_flag("mcpu")
+        float_abi = float_abi or _platform_flag("float_abi")
     _kiln_compile(
         name = name + "_compile",
         model = model,
@@ -108,14 +146,17 @@ def kiln_bundle(
         mcpu = mcpu,
         mattr = mattr,
         float_abi = float_abi,
-        embed_weights = embed_weights,
+        embed_weights = _EMBED_WEIGHTS_BY_DEFAULT if embed_weights == None else embed_weights,
         dims = dims,
         passes = passes,
+        tags = kwargs.get("tags"),
+        target_compatible_with = kwargs.get("target_compatible_with"),
         visibility = ["//visibility:private"],
     )
     native.filegroup(
         name = name + "_weights",
         srcs = [":" + out_dir + "/" + bundle_name + ".weights.bin"],
+        tags = kwargs.get("tags"),
         visibility = kwargs.get("visibility"),
     )
     native.cc_library(

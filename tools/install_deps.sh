@@ -9,11 +9,12 @@ host_pkgs=(
   llvm-19-dev clang-19 lld-19 libzstd-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3-numpy
 )
+# The cross targets (targets/): compilers, C libraries, QEMU; python3 runs
+# the footprint and on-device benchmark reports.
 cross_pkgs=(
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-none-eabi libnewlib-arm-none-eabi
-  qemu-user qemu-system-arm
+  qemu-user qemu-system-arm python3
 )
 case "$set_name" in
   host) pkgs=("${host_pkgs[@]}") ;;

@@ -12,6 +12,7 @@
 #include "compiler/codegen/Codegen.h"
 #include "compiler/codegen/Kernels.h"
 
+#include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Verifier.h"
@@ -30,7 +31,7 @@ class BundleModuleBuilder {
 public:
   BundleModuleBuilder(llvm::LLVMContext &ctx, const lir::Function &f,
                       llvm::StringRef name, llvm::TargetMachine &tm)
-      : ctx_(ctx), f_(f), name_(name.str()),
+      : ctx_(ctx), f_(f), name_(name.str()), tm_(tm),
         m_(std::make_unique<llvm::Module>(name_, ctx)) {
     m_->setTargetTriple(tm.getTargetTriple().getTriple());
     m_->setDataLayout(tm.createDataLayout());
@@ -67,6 +68,22 @@ private:
     fn->addFnAttr("no-builtins");
   }
 
+  /// The vector width and register count kernels tile for, from the
+  /// target's cost model (a scalar target reports no vector registers).
+  codegen::VectorInfo vectorInfo(const llvm::Function &fn) {
+    llvm::TargetTransformInfo tti = tm_.getTargetTransformInfo(fn);
+    codegen::VectorInfo vec;
+    unsigned bits = tti.getRegisterBitWidth(
+                           llvm::TargetTransformInfo::RGK_FixedWidthVector)
+                        .getFixedValue();
+    unsigned regs = tti.getNumberOfRegisters(tti.getRegisterClassForType(true));
+    if (bits >= 64 && regs > 0) {
+      vec.lanes = std::min(bits / 32, 16u);
+      vec.registers = regs;
+    }
+    return vec;
+  }
+
   llvm::Expected<llvm::Function *> buildKernel(const lir::Instr &in, size_t index) {
     llvm::SmallVector<const lir::Buffer *, 4> params;
     for (const lir::Buffer *b : in.inputs)
@@ -82,10 +99,15 @@ private:
     std::string opName = in.kind == lir::Instr::Kind::Copy
                              ? "copy"
                              : in.node->getOpName().lower();
+    for (const Node *n : in.fused)
+      opName += "_" + n->getOpName().lower();
     auto *fn = llvm::Function::Create(fnTy, llvm::GlobalValue::InternalLinkage,
                                       "kiln." + std::to_string(index) + "." + opName,
                                       m_.get());
     setCommonAttrs(fn);
+    // A kernel is a whole layer: a call costs nothing next to it, and
+    // separate functions keep profiles per layer.
+    fn->addFnAttr(llvm::Attribute::NoInline);
     for (size_t i = 0; i < params.size(); ++i) {
       // The planner guarantees an instruction's buffers never overlap unless
       // they are the same read-only buffer, so noalias holds.
@@ -97,11 +119,14 @@ private:
         fn->addDereferenceableParamAttr(i, params[i]->size);
     }
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
-    codegen::KernelBuilder kb(b, idxTy_);
+    codegen::KernelBuilder kb(b, idxTy_, vectorInfo(*fn));
     llvm::SmallVector<llvm::Value *, 4> inputs, outputs;
+    llvm::SmallVector<lir::Packing, 4> packing;
     unsigned arg = 0;
-    for (const lir::Buffer *buf : in.inputs)
+    for (const lir::Buffer *buf : in.inputs) {
       inputs.push_back(buf ? fn->getArg(arg++) : nullptr);
+      packing.push_back(buf ? buf->packing : lir::Packing::None);
+    }
     for (size_t i = 0; i < in.outputs.size(); ++i)
       outputs.push_back(fn->getArg(arg++));
     llvm::Value *temp = in.temp ? fn->getArg(arg++) : nullptr;
@@ -112,7 +137,7 @@ private:
       codegen::KernelEmitter emit = codegen::findKernelEmitter(in.node->getKind());
       if (!emit)
         return nodeError(*in.node, "not supported by the code generator");
-      codegen::KernelArgs args{*in.node, inputs, outputs, temp};
+      codegen::KernelArgs args{*in.node, inputs, outputs, temp, packing, in.fused};
       if (auto err = emit(kb, args))
         return std::move(err);
     }
@@ -273,6 +298,7 @@ private:
   llvm::LLVMContext &ctx_;
   const lir::Function &f_;
   std::string name_;
+  llvm::TargetMachine &tm_;
   std::unique_ptr<llvm::Module> m_;
   llvm::Type *idxTy_;
   llvm::PointerType *ptrTy_;

@@ -1,6 +1,7 @@
 #include "compiler/codegen/KernelBuilder.h"
 
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Intrinsics.h"
 
 namespace kiln {
 namespace codegen {
@@ -69,6 +70,104 @@ void KernelBuilder::nest(
     if (e == 0)
       return;
   level(0);
+}
+
+llvm::SmallVector<llvm::Value *, 32> KernelBuilder::loopCarried(
+    int64_t count, llvm::ArrayRef<llvm::Value *> init,
+    llvm::function_ref<llvm::SmallVector<llvm::Value *, 32>(
+        llvm::Value *, llvm::ArrayRef<llvm::Value *>)>
+        body,
+    const llvm::Twine &name) {
+  llvm::SmallVector<llvm::Value *, 32> result(init.begin(), init.end());
+  if (count <= 0)
+    return result;
+  if (count == 1)
+    return body(idx(0), init);
+  llvm::Function *fn = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext &ctx = b.getContext();
+  llvm::BasicBlock *pre = b.GetInsertBlock();
+  llvm::BasicBlock *header = llvm::BasicBlock::Create(ctx, name + ".loop", fn);
+  llvm::BasicBlock *exit = llvm::BasicBlock::Create(ctx, name + ".exit", fn);
+  b.CreateBr(header);
+  b.SetInsertPoint(header);
+  llvm::PHINode *iv = b.CreatePHI(idxTy, 2, name);
+  iv->addIncoming(idx(0), pre);
+  llvm::SmallVector<llvm::PHINode *, 32> phis;
+  llvm::SmallVector<llvm::Value *, 32> carried;
+  for (llvm::Value *v : init) {
+    phis.push_back(b.CreatePHI(v->getType(), 2));
+    phis.back()->addIncoming(v, pre);
+    carried.push_back(phis.back());
+  }
+  llvm::SmallVector<llvm::Value *, 32> next = body(iv, carried);
+  llvm::BasicBlock *latch = b.GetInsertBlock();
+  for (size_t i = 0; i < phis.size(); ++i)
+    phis[i]->addIncoming(next[i], latch);
+  llvm::Value *ivNext = b.CreateAdd(iv, idx(1), name + ".next", true, true);
+  iv->addIncoming(ivNext, latch);
+  b.CreateCondBr(b.CreateICmpSLT(ivNext, idx(count)), header, exit);
+  b.SetInsertPoint(exit);
+  return next;
+}
+
+llvm::Type *KernelBuilder::vecType(unsigned lanes) {
+  if (lanes == 1)
+    return b.getFloatTy();
+  return llvm::FixedVectorType::get(b.getFloatTy(), lanes);
+}
+
+llvm::Value *KernelBuilder::splat(llvm::Value *x, unsigned lanes) {
+  return lanes == 1 ? x : b.CreateVectorSplat(lanes, x);
+}
+
+llvm::Constant *KernelBuilder::laneMask(unsigned lanes, unsigned valid) {
+  llvm::SmallVector<llvm::Constant *, 16> bits;
+  for (unsigned l = 0; l < lanes; ++l)
+    bits.push_back(b.getInt1(l < valid));
+  return llvm::ConstantVector::get(bits);
+}
+
+llvm::Value *KernelBuilder::reduceLanes(
+    llvm::Value *v,
+    llvm::function_ref<llvm::Value *(llvm::Value *, llvm::Value *)> op) {
+  auto *ty = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
+  if (!ty)
+    return v;
+  unsigned lanes = ty->getNumElements();
+  // Halve the live lanes each step: lane i meets lane i + half.
+  for (unsigned half = lanes / 2; half >= 1; half /= 2) {
+    llvm::SmallVector<int, 16> upper(lanes, -1);
+    for (unsigned i = 0; i < half; ++i)
+      upper[i] = static_cast<int>(i + half);
+    v = op(v, b.CreateShuffleVector(v, upper));
+  }
+  return b.CreateExtractElement(v, uint64_t(0));
+}
+
+llvm::Value *KernelBuilder::loadVec(llvm::Value *base, llvm::Value *index,
+                                    unsigned lanes, unsigned valid) {
+  llvm::Value *ptr = gep(b.getFloatTy(), base, index);
+  llvm::Type *ty = vecType(lanes);
+  if (valid >= lanes)
+    return b.CreateAlignedLoad(ty, ptr, llvm::Align(4));
+  return b.CreateMaskedLoad(ty, ptr, llvm::Align(4), laneMask(lanes, valid),
+                            llvm::Constant::getNullValue(ty));
+}
+
+void KernelBuilder::storeVec(llvm::Value *v, llvm::Value *base,
+                             llvm::Value *index, unsigned valid) {
+  llvm::Value *ptr = gep(b.getFloatTy(), base, index);
+  unsigned lanes = v->getType()->isVectorTy()
+                       ? llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements()
+                       : 1;
+  if (valid >= lanes)
+    b.CreateAlignedStore(v, ptr, llvm::Align(4));
+  else
+    b.CreateMaskedStore(v, ptr, llvm::Align(4), laneMask(lanes, valid));
+}
+
+llvm::Value *KernelBuilder::fma(llvm::Value *a, llvm::Value *x, llvm::Value *c) {
+  return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {a->getType()}, {a, x, c});
 }
 
 llvm::Value *KernelBuilder::linear(llvm::ArrayRef<llvm::Value *> ivs,

@@ -19,12 +19,24 @@
 namespace kiln {
 namespace codegen {
 
+/// What register tiles can use on the target, from its TargetTransformInfo:
+/// kernels size their vectors and tiles by it rather than by any one ISA.
+struct VectorInfo {
+  /// f32 lanes of the widest vector register; 1 where there are no vectors
+  /// (Cortex-M), and the kernels then emit plain scalar code.
+  unsigned lanes = 1;
+  /// Registers available to hold tile accumulators and operands.
+  unsigned registers = 8;
+};
+
 class KernelBuilder {
 public:
-  KernelBuilder(llvm::IRBuilder<> &b, llvm::Type *idxTy) : b(b), idxTy(idxTy) {}
+  KernelBuilder(llvm::IRBuilder<> &b, llvm::Type *idxTy, VectorInfo vec = {})
+      : b(b), idxTy(idxTy), vec(vec) {}
 
   llvm::IRBuilder<> &b;
   llvm::Type *idxTy;
+  VectorInfo vec;
 
   llvm::Value *idx(int64_t v) { return llvm::ConstantInt::get(idxTy, v); }
   llvm::Value *f32(float v) {
@@ -53,6 +65,38 @@ public:
   llvm::Value *load(llvm::Type *ty, llvm::Value *base, llvm::Value *index);
   void store(llvm::Value *v, llvm::Value *base, llvm::Value *index);
   llvm::Value *gep(llvm::Type *ty, llvm::Value *base, llvm::Value *index);
+
+  /// Like loop(), with loop-carried values: `body` gets the induction
+  /// variable and this iteration's values and returns the next ones; the
+  /// result is the values after the last iteration (`init` when count <= 0).
+  llvm::SmallVector<llvm::Value *, 32>
+  loopCarried(int64_t count, llvm::ArrayRef<llvm::Value *> init,
+              llvm::function_ref<llvm::SmallVector<llvm::Value *, 32>(
+                  llvm::Value *, llvm::ArrayRef<llvm::Value *>)>
+                  body,
+              const llvm::Twine &name = "k");
+
+  /// <lanes x float>, or float for one lane.
+  llvm::Type *vecType(unsigned lanes);
+  /// `x` in every one of `lanes` lanes.
+  llvm::Value *splat(llvm::Value *x, unsigned lanes);
+  /// Loads `lanes` consecutive floats at base[index]; only the first
+  /// `valid` are read (a masked load, the rest 0) when valid < lanes, so a
+  /// partial vector never touches memory past its last element.
+  llvm::Value *loadVec(llvm::Value *base, llvm::Value *index, unsigned lanes,
+                       unsigned valid);
+  /// Stores the first `valid` lanes of `v` at base[index].
+  void storeVec(llvm::Value *v, llvm::Value *base, llvm::Value *index,
+                unsigned valid);
+  /// <lanes x i1>: the first `valid` lanes set.
+  llvm::Constant *laneMask(unsigned lanes, unsigned valid);
+  /// Combines the lanes of `v` with `op` (a shuffle tree; `op` must be
+  /// associative and commutative) into a scalar.
+  llvm::Value *reduceLanes(
+      llvm::Value *v,
+      llvm::function_ref<llvm::Value *(llvm::Value *, llvm::Value *)> op);
+  /// a * b + c, fused where the target has FMA (llvm.fmuladd: never a call).
+  llvm::Value *fma(llvm::Value *a, llvm::Value *b, llvm::Value *c);
 
   /// A stack slot in the function's entry block (promoted to a register by
   /// SROA), for loop-carried scalars such as reductions.

@@ -3,6 +3,7 @@
 #define KILN_CODEGEN_KERNELS_H
 
 #include "compiler/codegen/KernelBuilder.h"
+#include "compiler/lir/LIR.h"
 
 namespace kiln {
 namespace codegen {
@@ -13,6 +14,15 @@ struct KernelArgs {
   llvm::ArrayRef<llvm::Value *> inputs; ///< nullptr for an absent optional input
   llvm::ArrayRef<llvm::Value *> outputs;
   llvm::Value *temp; ///< scratch the LIR reserved for this kernel, or nullptr
+  /// How each input's bytes are arranged (lir::Packing); empty means none.
+  llvm::ArrayRef<lir::Packing> packing = {};
+  /// Nodes fused into this kernel's epilogue (lir::Instr::fused); their
+  /// extra operands follow the node's own inputs.
+  llvm::ArrayRef<const Node *> fused = {};
+
+  lir::Packing packingOf(unsigned input) const {
+    return input < packing.size() ? packing[input] : lir::Packing::None;
+  }
 };
 
 /// Emits the body of a kernel function at the builder's insertion point.
@@ -21,6 +31,12 @@ using KernelEmitter = llvm::Error (*)(KernelBuilder &kb, const KernelArgs &args)
 /// The emitter for `kind`, or nullptr where the code generator has none.
 KernelEmitter findKernelEmitter(OpKind kind);
 
+/// Runs body(i) for i in [0, count): a loop, or body(0) without one when
+/// count is 1 (batch and group loops are mostly of one iteration).
+void forEachIndex(KernelBuilder &kb, int64_t count,
+                  llvm::function_ref<void(llvm::Value *)> body,
+                  const llvm::Twine &name = "i");
+
 /// Emits `dst[i] = src[i]` for `bytes` bytes (byte loop; vectorized by LLVM,
 /// never a libc memcpy).
 void emitByteCopy(KernelBuilder &kb, llvm::Value *src, llvm::Value *dst,
@@ -28,10 +44,24 @@ void emitByteCopy(KernelBuilder &kb, llvm::Value *src, llvm::Value *dst,
 
 // One emitter per kernel family (kernels/*.cpp).
 llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args);
+llvm::Error emitDepthwiseConv(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args);
-llvm::Error emitBinary(KernelBuilder &kb, const KernelArgs &args);
-llvm::Error emitUnary(KernelBuilder &kb, const KernelArgs &args);
+/// Every KILN_ELEMENTWISE_OP of OpKinds.def (kernels/ElementwiseKernels.cpp).
+llvm::Error emitElementwise(KernelBuilder &kb, const KernelArgs &args);
+/// Reduce*, ArgMax, ArgMin (kernels/ReduceKernels.cpp).
+llvm::Error emitReduce(KernelBuilder &kb, const KernelArgs &args);
+/// Gather, GatherElements, GatherND (kernels/GatherKernels.cpp).
+llvm::Error emitGather(KernelBuilder &kb, const KernelArgs &args);
+/// ScatterElements, ScatterND (kernels/GatherKernels.cpp).
+llvm::Error emitScatter(KernelBuilder &kb, const KernelArgs &args);
+/// Expand, Slice (kernels/MovementKernels.cpp).
+llvm::Error emitExpand(KernelBuilder &kb, const KernelArgs &args);
+llvm::Error emitSlice(KernelBuilder &kb, const KernelArgs &args);
+/// ConvTranspose over 1-3 spatial dimensions (kernels/ConvTransposeKernel.cpp).
+llvm::Error emitConvTranspose(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitPool(KernelBuilder &kb, const KernelArgs &args);
+/// lir::isPlanePool pooling; others go to emitPool.
+llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitSoftmax(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitTranspose(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitConcat(KernelBuilder &kb, const KernelArgs &args);

@@ -3,10 +3,13 @@
 #include "compiler/lir/LIR.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
 
 namespace kiln {
 namespace lir {
@@ -33,19 +36,96 @@ Buffer *Function::addBuffer(llvm::StringRef name, Region region,
 
 namespace {
 
-/// Bytes of the zero-padded input copy the Conv kernel works from, or 0.
-uint64_t convTempBytes(const Node &n) {
-  const Attr *pads = n.getAttr("pads");
-  if (!pads || llvm::all_of(pads->getInts(), [](int64_t p) { return p == 0; }))
-    return 0;
-  const TensorType &in = n.getInput(0)->getType();
-  llvm::ArrayRef<int64_t> p = pads->getInts();
-  size_t spatial = in.rank() - 2;
-  uint64_t elems = in.shape[0] * in.shape[1];
-  for (size_t d = 0; d < spatial; ++d)
-    elems *= in.shape[2 + d] + p[d] + p[d + spatial];
-  return elems * dtypeSize(in.dtype);
+int64_t attrAt(const Node &n, llvm::StringRef name, size_t i, int64_t dflt) {
+  const Attr *a = n.getAttr(name);
+  return a && i < a->getInts().size() ? a->getInts()[i] : dflt;
 }
+
+/// Whether every use of `w` is as the f32 weights of a convolution the
+/// kernels read tap-major, so packing it cannot surprise another reader.
+bool packableConvWeights(const Graph &g, const Value *w) {
+  if (!w->isConstant() || w->getType().dtype != DType::F32 || w->getType().rank() != 4)
+    return false;
+  if (llvm::any_of(g.getOutputs(), [&](const GraphOutput &o) { return o.value == w; }))
+    return false;
+  std::vector<Node *> users = g.getUsers(w);
+  return !users.empty() && llvm::all_of(users, [&](const Node *u) {
+    return u->is(OpKind::Conv) && !isDepthwiseConv(*u) && u->getInput(1) == w &&
+           u->getInput(0) != w && (u->getNumInputs() < 3 || u->getInput(2) != w) &&
+           u->getInt("group") == users.front()->getInt("group");
+  });
+}
+
+} // namespace
+
+bool isDepthwiseConv(const Node &conv) {
+  int64_t group = conv.getInt("group");
+  return group > 1 && conv.getInput(0)->getType().shape[1] == group;
+}
+
+uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups) {
+  int64_t ocg = shape[0] / groups;
+  return groups * llvm::divideCeil(ocg, kConvPackBlock) * kConvPackBlock * shape[1] *
+         shape[2] * shape[3] * sizeof(float);
+}
+
+namespace {
+/// Padded extent of one spatial dimension: the input with its pads, or as far
+/// as the last window reaches (pooling's ceil_mode), whichever is more.
+int64_t paddedExtent(int64_t in, int64_t padBegin, int64_t padEnd, int64_t out,
+                     int64_t stride, int64_t kernel, int64_t dilation) {
+  return std::max(in + padBegin + padEnd, (out - 1) * stride + (kernel - 1) * dilation + 1);
+}
+} // namespace
+
+bool isPlanePool(const Node &pool) {
+  if (!pool.is(OpKind::MaxPool) && !pool.is(OpKind::AveragePool))
+    return false;
+  const TensorType &in = pool.getInput(0)->getType();
+  const TensorType &out = pool.getOutput()->getType();
+  if (in.dtype != DType::F32 || in.rank() != 4)
+    return false;
+  if (pool.is(OpKind::MaxPool))
+    return true;
+  bool padded = false, past = false;
+  for (int d = 0; d < 2; ++d) {
+    int64_t pb = attrAt(pool, "pads", d, 0), pe = attrAt(pool, "pads", d + 2, 0);
+    padded |= pb || pe;
+    past |= paddedExtent(in.shape[2 + d], pb, pe, out.shape[2 + d],
+                         attrAt(pool, "strides", d, 1), attrAt(pool, "kernel_shape", d, 1),
+                         1) > in.shape[2 + d] + pb + pe;
+  }
+  return !past && (!padded || pool.getInt("count_include_pad") != 0);
+}
+
+std::optional<PaddedInput> paddedInput(const Node &n) {
+  const TensorType &in = n.getInput(0)->getType();
+  const TensorType &out = n.getOutput()->getType();
+  bool conv = n.is(OpKind::Conv);
+  if (in.rank() != 4 || (!conv && !isPlanePool(n)))
+    return std::nullopt;
+  int64_t pads[4], strides[2], kernel[2], dilations[2];
+  for (int i = 0; i < 4; ++i)
+    pads[i] = attrAt(n, "pads", i, 0);
+  for (int d = 0; d < 2; ++d) {
+    strides[d] = attrAt(n, "strides", d, 1);
+    dilations[d] = attrAt(n, "dilations", d, 1);
+    kernel[d] = conv ? n.getInput(1)->getType().shape[2 + d] : attrAt(n, "kernel_shape", d, 1);
+  }
+  bool global = !conv && out.shape[2] == 1 && out.shape[3] == 1 &&
+                kernel[0] == in.shape[2] && kernel[1] == in.shape[3];
+  if (global || (!pads[0] && !pads[1] && !pads[2] && !pads[3] && strides[1] == 1 &&
+                 (conv || out.shape[3] <= in.shape[3] - (kernel[1] - 1) * dilations[1])))
+    return std::nullopt;
+  int64_t rows = paddedExtent(in.shape[2], pads[0], pads[2], out.shape[2], strides[0],
+                              kernel[0], dilations[0]);
+  int64_t cols = paddedExtent(in.shape[3], pads[1], pads[3], out.shape[3], strides[1],
+                              kernel[1], dilations[1]);
+  int64_t channels = conv && !isDepthwiseConv(n) ? in.shape[1] : 1;
+  return PaddedInput{channels, rows, strides[1], (cols + strides[1] - 1) / strides[1]};
+}
+
+namespace {
 
 class IRGen {
 public:
@@ -53,9 +133,13 @@ public:
 
   llvm::Expected<Function> run() {
     layOutIO();
-    for (Node *n : g_.getNodes())
+    findFusions();
+    for (Node *n : g_.getNodes()) {
+      if (fusedAway_.count(n))
+        continue;
       if (auto err = genNode(*n))
         return std::move(err);
+    }
     genOutputCopies();
     return std::move(f_);
   }
@@ -96,6 +180,11 @@ private:
     if (v->isConstant()) {
       b = f_.addBuffer(v->getName(), Region::Weights, v->getType().sizeInBytes());
       b->constant = &v->getConstant();
+      if (packableConvWeights(g_, v)) {
+        b->packing = Packing::ConvTapMajor;
+        b->packGroups = g_.getUsers(v).front()->getInt("group");
+        b->size = convTapMajorBytes(v->getType().shape, b->packGroups);
+      }
       b->offset = f_.weightsSize;
       f_.weightsSize = alignUp(f_.weightsSize + b->size);
     } else {
@@ -105,23 +194,79 @@ private:
     return b;
   }
 
+  /// The single node using `v`, if `v` is not a graph output.
+  Node *soleUser(const Value *v) {
+    if (llvm::any_of(g_.getOutputs(), [&](const GraphOutput &o) { return o.value == v; }))
+      return nullptr;
+    std::vector<Node *> users = g_.getUsers(v);
+    if (users.size() != 1 || llvm::count(users.front()->getInputs(), v) != 1)
+      return nullptr;
+    return users.front();
+  }
+
+  /// Conv -> Add(residual) [-> activation] chains (see generateLIR).
+  void findFusions() {
+    for (Node *n : g_.getNodes()) {
+      if (!n->is(OpKind::Conv) || isDepthwiseConv(*n))
+        continue;
+      Value *y = n->getOutput();
+      Node *add = soleUser(y);
+      // When both operands are convolutions, the first one fuses.
+      if (!add || !add->is(OpKind::Add) || fusions_.count(add))
+        continue;
+      Value *residual = add->getInput(add->getInput(0) == y ? 1 : 0);
+      if (residual->getType() != y->getType() || add->getOutput()->getType() != y->getType())
+        continue;
+      llvm::SmallVector<const Node *, 2> chain{add};
+      Node *act = soleUser(add->getOutput());
+      if (act && (act->is(OpKind::Relu) || act->is(OpKind::LeakyRelu) ||
+                  act->is(OpKind::Clip) || act->is(OpKind::Sigmoid) ||
+                  act->is(OpKind::Tanh))) {
+        chain.push_back(act);
+        fusedAway_.insert(act);
+      }
+      fusedAway_.insert(n);
+      fusions_[add] = {n, chain};
+    }
+  }
+
   llvm::Error genNode(const Node &n) {
+    auto fusion = fusions_.find(&n);
+    if (fusion != fusions_.end())
+      return genFused(*fusion->second.first, fusion->second.second);
     if (n.is(OpKind::Reshape)) {
       // A reshape of a row-major tensor is the same bytes: a view.
       Buffer *in = bufferFor(n.getInput(0));
       buffers_[n.getOutput(0)] = in;
       return llvm::Error::success();
     }
+    Instr instr = kernelInstr(n);
+    for (Value *v : n.getOutputs())
+      instr.outputs.push_back(bufferFor(v));
+    f_.instrs.push_back(std::move(instr));
+    return llvm::Error::success();
+  }
+
+  /// The instruction running `n`, without its outputs.
+  Instr kernelInstr(const Node &n) {
     Instr instr;
     instr.node = &n;
     for (Value *v : n.getInputs())
       instr.inputs.push_back(v ? bufferFor(v) : nullptr);
-    for (Value *v : n.getOutputs())
-      instr.outputs.push_back(bufferFor(v));
-    if (n.is(OpKind::Conv))
-      if (uint64_t bytes = convTempBytes(n))
-        instr.temp = f_.addBuffer(n.getName().str() + ".padded",
-                                  Region::Scratch, bytes);
+    if (auto padded = paddedInput(n))
+      instr.temp = f_.addBuffer(n.getName().str() + ".padded", Region::Scratch,
+                                padded->bytes());
+    return instr;
+  }
+
+  /// A Conv with its fused Add [and activation], emitted where the Add is.
+  llvm::Error genFused(const Node &conv, llvm::ArrayRef<const Node *> chain) {
+    Instr instr = kernelInstr(conv);
+    const Node *add = chain.front();
+    Value *y = conv.getOutput();
+    instr.inputs.push_back(bufferFor(add->getInput(add->getInput(0) == y ? 1 : 0)));
+    instr.outputs.push_back(bufferFor(chain.back()->getOutput()));
+    instr.fused.assign(chain.begin(), chain.end());
     f_.instrs.push_back(std::move(instr));
     return llvm::Error::success();
   }
@@ -145,17 +290,53 @@ private:
   const Graph &g_;
   Function f_;
   llvm::DenseMap<const Value *, Buffer *> buffers_;
+  /// Fused Add -> (its Conv, the fused chain); nodes emitted inside another's
+  /// instruction.
+  llvm::DenseMap<const Node *, std::pair<const Node *, llvm::SmallVector<const Node *, 2>>>
+      fusions_;
+  llvm::DenseSet<const Node *> fusedAway_;
 };
 
 } // namespace
 
 llvm::Expected<Function> generateLIR(const Graph &g) { return IRGen(g).run(); }
 
+namespace {
+/// Writes conv weights [G*OCg][ICg][taps] per group as blocks of
+/// kConvPackBlock output channels [taps][ICg][kConvPackBlock] (f32); the
+/// padding of the last block stays zero.
+void packConvTapMajor(const Tensor &w, int64_t groups, uint8_t *dst) {
+  llvm::ArrayRef<int64_t> shape = w.getType().shape;
+  int64_t ocg = shape[0] / groups, icg = shape[1], taps = shape[2] * shape[3];
+  int64_t blocks = llvm::divideCeil(ocg, kConvPackBlock);
+  int64_t blockSize = taps * icg * kConvPackBlock;
+  const float *src = reinterpret_cast<const float *>(w.raw().data());
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t oc = 0; oc < ocg; ++oc)
+      for (int64_t ic = 0; ic < icg; ++ic)
+        for (int64_t t = 0; t < taps; ++t) {
+          int64_t at = (g * blocks + oc / kConvPackBlock) * blockSize +
+                       (t * icg + ic) * kConvPackBlock + oc % kConvPackBlock;
+          std::memcpy(dst + at * sizeof(float),
+                      src + ((g * ocg + oc) * icg + ic) * taps + t, sizeof(float));
+        }
+}
+} // namespace
+
 std::vector<uint8_t> buildWeightsImage(const Function &f) {
   std::vector<uint8_t> image(f.weightsSize, 0);
-  for (auto &b : f.buffers)
-    if (b->region == Region::Weights && b->constant)
+  for (auto &b : f.buffers) {
+    if (b->region != Region::Weights || !b->constant)
+      continue;
+    switch (b->packing) {
+    case Packing::None:
       llvm::copy(b->constant->raw(), image.begin() + b->offset);
+      break;
+    case Packing::ConvTapMajor:
+      packConvTapMajor(*b->constant, b->packGroups, image.data() + b->offset);
+      break;
+    }
+  }
   return image;
 }
 
@@ -169,6 +350,8 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
     }
     os << '%' << b->name << '@' << regionName(b->region) << '+' << b->offset
        << ':' << b->size;
+    if (b->packing == Packing::ConvTapMajor)
+      os << ":tap-major";
   };
   for (const Instr &in : f.instrs) {
     os << "  ";
@@ -178,8 +361,10 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
     }
     os << " = "
        << (in.kind == Instr::Kind::Copy ? llvm::StringRef("copy")
-                                        : in.node->getOpName())
-       << '(';
+                                        : in.node->getOpName());
+    for (const Node *n : in.fused)
+      os << '+' << n->getOpName();
+    os << '(';
     for (size_t i = 0; i < in.inputs.size(); ++i) {
       os << (i ? ", " : "");
       buf(in.inputs[i]);

@@ -17,6 +17,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,26 @@ llvm::StringRef regionName(Region r);
 /// Every buffer starts at a multiple of this, in every region.
 constexpr uint64_t kBufferAlignment = 64;
 
+/// How a weights buffer's bytes are arranged from its constant's, so that a
+/// kernel reads them in the order it uses them. Chosen by generateLIR
+/// (independently of the target), applied by buildWeightsImage; kernels
+/// learn it from their operand buffers.
+enum class Packing {
+  None,
+  /// Conv weights [G*OCg][ICg][KH][KW] stored per group as blocks of
+  /// kConvPackBlock output channels (the last one zero-padded), each block
+  /// [KH][KW][ICg][kConvPackBlock]: for every tap and input channel, 16
+  /// output channels' weights side by side, in the order a tile that
+  /// vectorizes over output channels reads them (taps outside, channels
+  /// inside), one block after the other so the tile's reads are sequential.
+  ConvTapMajor,
+};
+
+/// Output channels per block of Packing::ConvTapMajor: a multiple of every
+/// target's f32 vector width (4 on NEON, 8 with AVX2, 16 with AVX-512) and
+/// the same for every target, so the weights image does not depend on it.
+constexpr int64_t kConvPackBlock = 16;
+
 struct Buffer {
   unsigned id;
   std::string name;
@@ -39,7 +60,13 @@ struct Buffer {
                        ///< for scratch, by generateLIR for weights and I/O
   /// The data of a weights buffer.
   const Tensor *constant = nullptr;
+  Packing packing = Packing::None;
+  int64_t packGroups = 1; ///< the Conv's group count, for ConvTapMajor
 };
+
+/// Bytes of conv weights of `shape` [G*OCg][ICg][KH][KW] packed tap-major in
+/// `groups` groups (the output channels rounded up to whole blocks).
+uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups);
 
 struct Instr {
   enum class Kind {
@@ -53,7 +80,42 @@ struct Instr {
   llvm::SmallVector<Buffer *, 1> outputs;
   /// Scratch the kernel needs while it runs (e.g. a zero-padded input copy).
   Buffer *temp = nullptr;
+  /// Graph nodes whose work this kernel also does, in order, each on the
+  /// previous result: the Add of a residual (its other operand is the input
+  /// after the node's own), then an activation (Relu, LeakyRelu, Clip,
+  /// Sigmoid, Tanh). The outputs are the last fused node's. Only Conv
+  /// instructions fuse (see generateLIR).
+  llvm::SmallVector<const Node *, 2> fused;
 };
+
+/// Whether `conv` is depthwise: one input channel per group, more than one
+/// group. Its kernel and its temp differ from other convolutions'.
+bool isDepthwiseConv(const Node &conv);
+
+/// The padded copy of a Conv's or a pooling's input that its kernel works
+/// from (the instruction's temp). Each channel is a plane of `rows` rows; a
+/// row is split into `phases` (= the column stride) runs of `phaseWidth`
+/// floats, column c at run c % phases, position c / phases, so that the
+/// columns one tap reads for consecutive output pixels are consecutive
+/// floats. Holds one image: all its channels (Conv), or one channel at a
+/// time (depthwise Conv, pooling). The padding is zero, or -inf for MaxPool.
+struct PaddedInput {
+  int64_t channels, rows, phases, phaseWidth;
+  int64_t rowStride() const { return phases * phaseWidth; }
+  int64_t planeStride() const { return rows * rowStride(); }
+  uint64_t bytes() const { return channels * planeStride() * sizeof(float); }
+};
+
+/// Whether `pool` (MaxPool, AveragePool) runs on the plane-wise vector
+/// kernel: f32 over two spatial dimensions, and for AveragePool a divisor
+/// that is the same for every window (no padding, or padding counted, and no
+/// ceil_mode window past the padded input).
+bool isPlanePool(const Node &pool);
+
+/// The padded copy a Conv or plane pool (isPlanePool) makes, or nullopt
+/// when it reads its input in place (no padding and unit column stride, or
+/// a global pool).
+std::optional<PaddedInput> paddedInput(const Node &n);
 
 /// A bundle interface tensor.
 struct IOTensor {
@@ -75,7 +137,11 @@ struct Function {
 /// Builds the LIR of a lowered graph (only primitive ops): weights laid out in
 /// first-use order, I/O tensors inputs then outputs, scratch buffers for the
 /// intermediates (offsets left for planMemory). Reshape becomes a view of its
-/// input's buffer where it can, a copy where it must (a graph output).
+/// input's buffer where it can, a copy where it must (a graph output). A
+/// Conv whose only use is an Add of a same-shaped residual becomes one
+/// instruction with that Add (and with an activation that is the Add's only
+/// use), placed where the Add was: the sum never makes a round trip through
+/// memory, as in ResNet blocks.
 llvm::Expected<Function> generateLIR(const Graph &g);
 
 /// The contents of the weights region: every weights buffer's constant at

@@ -2,14 +2,16 @@
 //
 // Flatten, Squeeze and Unsqueeze only relabel a row-major buffer, which is
 // what Reshape (a view in the code generator) does; Identity, inference
-// Dropout, a no-op Cast and a Pad by nothing (exporters emit those) do not
-// even relabel it.
+// Dropout (whose mask is then all true), a no-op Cast and a Pad by nothing
+// (exporters emit those) do not even relabel it.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
 #include "compiler/passes/RewriteUtils.h"
 
 #include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
 
 namespace kiln {
 
@@ -28,11 +30,9 @@ llvm::Expected<bool> lowerToReshape(Graph &g, Node *n) {
 
 namespace {
 
-/// Checks that a Dropout runs in inference mode and that nothing reads its
-/// mask, the two things removing it would change.
-llvm::Error checkInferenceDropout(const Graph &g, const Node &n) {
-  if (n.getNumOutputs() > 1 && g.hasUses(n.getOutput(1)))
-    return nodeError(n, "the mask output is not supported");
+/// Checks that a Dropout runs in inference mode, in which it forwards its
+/// input and its mask is all true.
+llvm::Error checkInferenceDropout(const Node &n) {
   if (const Value *mode = n.getInput(2)) {
     const Tensor *t = constantData(mode);
     if (!t)
@@ -48,9 +48,19 @@ llvm::Error checkInferenceDropout(const Graph &g, const Node &n) {
 } // namespace
 
 llvm::Expected<bool> removeForwarding(Graph &g, Node *n) {
-  if (n->is(OpKind::Dropout))
-    if (auto err = checkInferenceDropout(g, *n))
+  if (n->is(OpKind::Dropout)) {
+    if (auto err = checkInferenceDropout(*n))
       return std::move(err);
+    if (n->getNumOutputs() > 1 && g.hasUses(n->getOutput(1))) {
+      Value *mask = n->getOutput(1);
+      Tensor ones(mask->getType());
+      std::fill(ones.rawData(), ones.rawData() + ones.sizeInBytes(), 1);
+      if (auto err = replaceValue(
+              g, *n, mask,
+              g.addConstant(n->getName().str() + "/mask", std::move(ones))))
+        return std::move(err);
+    }
+  }
   Value *in = n->getInput(0), *out = n->getOutput();
   if (n->is(OpKind::Cast) && in->getType() != out->getType())
     return false;

@@ -22,8 +22,16 @@ llvm::Expected<bool> lowerGemm(Graph &g, Node *gemm);
 /// Inference BatchNormalization -> Mul + Add with per-channel constants.
 llvm::Expected<bool> lowerBatchNorm(Graph &g, Node *bn);
 
-/// GlobalAveragePool -> AveragePool over the whole spatial extent.
-llvm::Expected<bool> lowerGlobalAveragePool(Graph &g, Node *gap);
+/// ConvTranspose: explicit kernel_shape, strides, dilations and pads
+/// (output_padding, output_shape and auto_pad folded into them).
+llvm::Expected<bool> makeConvTransposeExplicit(Graph &g, Node *n);
+
+/// 1-D Conv -> Reshape, 2-D Conv (explicit) over a height of 1, Reshape.
+llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv);
+
+/// GlobalAveragePool, GlobalMaxPool -> AveragePool, MaxPool over the whole
+/// spatial extent.
+llvm::Expected<bool> lowerGlobalPool(Graph &g, Node *gap);
 
 /// Conv, MaxPool, AveragePool: auto_pad resolved to explicit pads;
 /// kernel_shape, strides, pads and dilations always present.
@@ -33,8 +41,39 @@ llvm::Expected<bool> makeWindowExplicit(Graph &g, Node *n);
 llvm::Expected<bool> lowerToReshape(Graph &g, Node *n);
 
 /// Identity, inference Dropout, Cast to the same type and Pad with all pads
-/// zero forward their input: they are removed and their uses read the input.
+/// zero forward their input: they are removed and their uses read the input
+/// (a Dropout's mask, a constant of ones).
 llvm::Expected<bool> removeForwarding(Graph &g, Node *n);
+
+/// Reductions: `axes` (ArgMax/ArgMin: `axis`) explicit, sorted and
+/// non-negative; a reduction over no axis is removed.
+llvm::Expected<bool> makeReduceExplicit(Graph &g, Node *n);
+
+/// Slice: starts, ends, axes (every axis, in order) and steps explicit and
+/// resolved (LowerMovement.cpp, as the rules below).
+llvm::Expected<bool> makeSliceExplicit(Graph &g, Node *n);
+/// Split -> one explicit Slice per output.
+llvm::Expected<bool> lowerSplit(Graph &g, Node *n);
+/// Tile -> Reshape, Expand, Reshape.
+llvm::Expected<bool> lowerTile(Graph &g, Node *n);
+/// DepthToSpace, SpaceToDepth -> Reshape, Transpose, Reshape.
+llvm::Expected<bool> lowerDepthSpace(Graph &g, Node *n);
+/// Trilu -> Where(constant mask, x, 0).
+llvm::Expected<bool> lowerTrilu(Graph &g, Node *n);
+
+/// NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss -> [LogSoftmax],
+/// GatherElements, Gather, elementwise ops and reductions.
+llvm::Expected<bool> lowerLoss(Graph &g, Node *n);
+
+/// LayerNormalization, InstanceNormalization, MeanVarianceNormalization ->
+/// ReduceMean and elementwise ops (LowerNorm.cpp).
+llvm::Expected<bool> lowerNormalization(Graph &g, Node *n);
+/// OneHot -> Equal of the (resolved) indices with the class numbers, Where
+/// between the on and off values.
+llvm::Expected<bool> lowerOneHot(Graph &g, Node *n);
+
+/// Resize -> per resized axis, Gathers weighted and summed (LowerResize.cpp).
+llvm::Expected<bool> lowerResize(Graph &g, Node *n);
 
 /// Transpose: the default permutation (reversed axes) made explicit.
 llvm::Expected<bool> makePermExplicit(Graph &g, Node *n);

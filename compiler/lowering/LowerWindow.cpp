@@ -46,15 +46,100 @@ llvm::Expected<bool> makeWindowExplicit(Graph &g, Node *n) {
   return changed;
 }
 
-llvm::Expected<bool> lowerGlobalAveragePool(Graph &g, Node *gap) {
+llvm::Expected<bool> makeConvTransposeExplicit(Graph &g, Node *n) {
+  const TensorType &xt = n->getInput(0)->getType();
+  const TensorType &wt = n->getInput(1)->getType();
+  Shape kernel(llvm::ArrayRef(wt.shape).drop_front(2));
+  auto geom = resolveConvTransposeGeometry(
+      *n, llvm::ArrayRef(xt.shape).drop_front(2), kernel);
+  if (!geom)
+    return geom.takeError();
+  // output_padding and output_shape become (possibly negative) end pads.
+  Shape outputPadding = intsOr(*n, "output_padding",
+                               Shape(kernel.size(), 0));
+  Shape pads = geom->padsBegin;
+  for (size_t i = 0; i < kernel.size(); ++i)
+    pads.push_back(geom->padsEnd[i] - outputPadding[i]);
+  AttrMap attrs;
+  attrs["auto_pad"] = Attr::ofString("NOTSET");
+  attrs["kernel_shape"] = Attr::ofInts(kernel);
+  attrs["strides"] = Attr::ofInts(geom->strides);
+  attrs["dilations"] = Attr::ofInts(geom->dilations);
+  attrs["pads"] = Attr::ofInts(pads);
+  attrs["output_padding"] = Attr::ofInts(Shape(kernel.size(), 0));
+  bool changed = n->hasAttr("output_shape");
+  n->removeAttr("output_shape");
+  for (auto &kv : attrs) {
+    const Attr *old = n->getAttr(kv.first);
+    if (old && *old == kv.second)
+      continue;
+    n->setAttr(kv.first, kv.second);
+    changed = true;
+  }
+  if (changed)
+    if (auto err = checkTypesUnchanged(g, *n))
+      return std::move(err);
+  return changed;
+}
+
+llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv) {
+  const TensorType &xt = conv->getInput(0)->getType();
+  const TensorType &wt = conv->getInput(1)->getType();
+  auto geom = resolveConvGeometry(*conv, llvm::ArrayRef(xt.shape).drop_front(2),
+                                  llvm::ArrayRef(wt.shape).drop_front(2));
+  if (!geom)
+    return geom.takeError();
+  auto unsqueeze = [&](Value *v, llvm::StringRef role) -> llvm::Expected<Value *> {
+    Shape shape = v->getType().shape;
+    shape.insert(shape.begin() + 2, 1);
+    auto r = addHelperNode(g, *conv, role, OpKind::Reshape, {v},
+                           {{"shape", Attr::ofInts(shape)}});
+    if (!r)
+      return r.takeError();
+    return (*r)->getOutput();
+  };
+  auto x = unsqueeze(conv->getInput(0), "x2d");
+  if (!x)
+    return x.takeError();
+  auto w = unsqueeze(conv->getInput(1), "w2d");
+  if (!w)
+    return w.takeError();
+  llvm::SmallVector<Value *, 3> inputs{*x, *w};
+  if (conv->getInput(2))
+    inputs.push_back(conv->getInput(2));
+  AttrMap attrs = conv->getAttrs();
+  attrs["auto_pad"] = Attr::ofString("NOTSET");
+  attrs["kernel_shape"] = Attr::ofInts({1, geom->kernel[0]});
+  attrs["strides"] = Attr::ofInts({1, geom->strides[0]});
+  attrs["dilations"] = Attr::ofInts({1, geom->dilations[0]});
+  attrs["pads"] = Attr::ofInts({0, geom->padsBegin[0], 0, geom->padsEnd[0]});
+  auto conv2d = addReplacementNode(g, *conv, OpKind::Conv, inputs, attrs);
+  if (!conv2d)
+    return conv2d.takeError();
+  auto y = addHelperNode(g, *conv, "y1d", OpKind::Reshape,
+                         {(*conv2d)->getOutput()},
+                         {{"shape", Attr::ofInts(conv->getOutput()->getType().shape)}});
+  if (!y)
+    return y.takeError();
+  if (auto err = replaceValue(g, *conv, conv->getOutput(), (*y)->getOutput()))
+    return std::move(err);
+  g.eraseNode(conv);
+  return true;
+}
+
+llvm::Expected<bool> lowerGlobalPool(Graph &g, Node *gap) {
   llvm::ArrayRef<int64_t> x = gap->getInput(0)->getType().shape;
   Shape spatial(x.drop_front(2));
   AttrMap attrs;
   attrs["kernel_shape"] = Attr::ofInts(spatial);
   attrs["strides"] = Attr::ofInts(Shape(spatial.size(), 1));
   attrs["pads"] = Attr::ofInts(Shape(2 * spatial.size(), 0));
-  auto pool = addReplacementNode(g, *gap, OpKind::AveragePool,
-                                 {gap->getInput(0)}, std::move(attrs));
+  OpKind kind = gap->is(OpKind::GlobalMaxPool) ? OpKind::MaxPool
+                                               : OpKind::AveragePool;
+  if (kind == OpKind::MaxPool)
+    attrs["dilations"] = Attr::ofInts(Shape(spatial.size(), 1));
+  auto pool = addReplacementNode(g, *gap, kind, {gap->getInput(0)},
+                                 std::move(attrs));
   if (!pool)
     return pool.takeError();
   if (auto err = replaceValue(g, *gap, gap->getOutput(), (*pool)->getOutput()))

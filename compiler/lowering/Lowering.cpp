@@ -1,6 +1,8 @@
 #include "compiler/lowering/Lowering.h"
 #include "compiler/lowering/LowerRules.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <string>
 #include <vector>
 
@@ -8,24 +10,31 @@ namespace kiln {
 
 bool isPrimitive(OpKind k) {
   switch (k) {
+#define KILN_OP(Name)
+#define KILN_ELEMENTWISE_OP(Name) case OpKind::Name:
+#include "compiler/graph/OpKinds.def"
   case OpKind::Conv:
+  case OpKind::ConvTranspose:
   case OpKind::MatMul:
-  case OpKind::Add:
-  case OpKind::Sub:
-  case OpKind::Mul:
-  case OpKind::Div:
-  case OpKind::Relu:
-  case OpKind::LeakyRelu:
-  case OpKind::Clip:
-  case OpKind::Sigmoid:
-  case OpKind::Tanh:
   case OpKind::MaxPool:
   case OpKind::AveragePool:
   case OpKind::Softmax:
+  case OpKind::LogSoftmax:
+  case OpKind::Hardmax:
+#define KILN_OP(Name)
+#define KILN_REDUCE_OP(Name) case OpKind::Name:
+#include "compiler/graph/OpKinds.def"
   case OpKind::Reshape:
   case OpKind::Transpose:
   case OpKind::Concat:
   case OpKind::Pad:
+  case OpKind::Slice:
+  case OpKind::Expand:
+  case OpKind::Gather:
+  case OpKind::GatherElements:
+  case OpKind::GatherND:
+  case OpKind::ScatterElements:
+  case OpKind::ScatterND:
     return true;
   default:
     return false;
@@ -40,7 +49,9 @@ llvm::Error checkLowered(const Graph &g) {
           llvm::toString(nodeError(*n, "not supported by the code generator")));
     else if (n->is(OpKind::Conv) && n->getInput(0)->getType().rank() != 4)
       problems.push_back(llvm::toString(nodeError(
-          *n, "only 2-D convolution is supported by the code generator")));
+          *n, llvm::formatv("{0}-D convolution is not supported by the code "
+                            "generator (only 2-D, and 1-D through 2-D)",
+                            n->getInput(0)->getType().rank() - 2))));
   }
   if (problems.empty())
     return llvm::Error::success();
@@ -61,11 +72,25 @@ static llvm::Expected<bool> lowerNode(Graph &g, Node *n) {
   case OpKind::BatchNormalization:
     return lowerBatchNorm(g, n);
   case OpKind::GlobalAveragePool:
-    return lowerGlobalAveragePool(g, n);
+  case OpKind::GlobalMaxPool:
+    return lowerGlobalPool(g, n);
+  case OpKind::LayerNormalization:
+  case OpKind::InstanceNormalization:
+  case OpKind::MeanVarianceNormalization:
+    return lowerNormalization(g, n);
+  case OpKind::OneHot:
+    return lowerOneHot(g, n);
+  case OpKind::Resize:
+    return lowerResize(g, n);
   case OpKind::Conv:
+    if (n->getInput(0)->getType().rank() == 3)
+      return lowerConv1D(g, n);
+    return makeWindowExplicit(g, n);
   case OpKind::MaxPool:
   case OpKind::AveragePool:
     return makeWindowExplicit(g, n);
+  case OpKind::ConvTranspose:
+    return makeConvTransposeExplicit(g, n);
   case OpKind::Flatten:
   case OpKind::Squeeze:
   case OpKind::Unsqueeze:
@@ -77,6 +102,24 @@ static llvm::Expected<bool> lowerNode(Graph &g, Node *n) {
     return removeForwarding(g, n);
   case OpKind::Transpose:
     return makePermExplicit(g, n);
+  case OpKind::Slice:
+    return makeSliceExplicit(g, n);
+  case OpKind::Split:
+    return lowerSplit(g, n);
+  case OpKind::Tile:
+    return lowerTile(g, n);
+  case OpKind::DepthToSpace:
+  case OpKind::SpaceToDepth:
+    return lowerDepthSpace(g, n);
+  case OpKind::Trilu:
+    return lowerTrilu(g, n);
+  case OpKind::NegativeLogLikelihoodLoss:
+  case OpKind::SoftmaxCrossEntropyLoss:
+    return lowerLoss(g, n);
+#define KILN_OP(Name)
+#define KILN_REDUCE_OP(Name) case OpKind::Name:
+#include "compiler/graph/OpKinds.def"
+    return makeReduceExplicit(g, n);
   default:
     return false;
   }

@@ -19,9 +19,12 @@
 
 namespace kiln {
 
-/// Whether the code generator implements `k`: Conv, MatMul, Add, Sub, Mul,
-/// Div, Relu, LeakyRelu, Clip, Sigmoid, Tanh, MaxPool, AveragePool, Softmax,
-/// Reshape, Transpose, Concat, Pad. The authority on the primitive set.
+/// Whether the code generator implements `k`: every elementwise op
+/// (KILN_ELEMENTWISE_OP in OpKinds.def: arithmetic, math, comparisons,
+/// logic, Where, Cast), every reduction (KILN_REDUCE_OP), Conv, MatMul,
+/// MaxPool, AveragePool, Softmax, LogSoftmax, Hardmax, Reshape, Transpose,
+/// Concat, Pad, Slice, Expand, Gather, GatherElements, GatherND,
+/// ScatterElements, ScatterND. The authority on the primitive set.
 bool isPrimitive(OpKind k);
 
 /// An error listing every node of `g` the code generator cannot run (an op

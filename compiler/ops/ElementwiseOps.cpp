@@ -1,11 +1,13 @@
 //===- ElementwiseOps.cpp - Arithmetic, activations, Cast ------------------===//
 //
-// Add/Sub/Mul/Div (opset 14, multidirectional broadcasting; f32, i32, i64),
-// the unary activations Relu, LeakyRelu, Sigmoid, Tanh and Clip (f32; Clip
-// with min/max as attributes) and Cast (opset 13).
+// Add/Sub/Mul/Div (opset 14, multidirectional broadcasting; every numeric
+// dtype), the unary activations Relu, LeakyRelu, Sigmoid, Tanh and Clip
+// (floats; Relu and Clip also integers; Clip with min/max as attributes) and
+// Cast (opset 13).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
+#include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpHelpers.h"
 
@@ -50,7 +52,7 @@ template <BinOp Op, typename T> T applyBinary(T a, T b) {
 }
 
 llvm::Expected<TypeList> inferBinary(const Node &n) {
-  if (llvm::Error e = expectDType(n, 0, {DType::F32, DType::I32, DType::I64}))
+  if (llvm::Error e = expectDType(n, 0, numericDTypes()))
     return e;
   const TensorType &a = inputType(n, 0), &b = inputType(n, 1);
   if (a.dtype != b.dtype)
@@ -85,6 +87,30 @@ llvm::Error binaryLoop(const Node &n, const Tensor &a, const Tensor &b,
   return llvm::Error::success();
 }
 
+/// The other dtypes: f16 in double, the narrow integers in int64, stored
+/// with wrap-around at their width.
+template <BinOp Op>
+llvm::Error binaryGeneric(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                          Tensor &y) {
+  bool isFloat = isFloatDType(y.getDType());
+  if (Op == BinOp::Div && !isFloat)
+    for (int64_t i = 0, e = in[1]->numElements(); i < e; ++i)
+      if (readInt(*in[1], i) == 0)
+        return nodeError(n, "integer division by zero");
+  forEachBroadcast(in, y.getShape(), [&](int64_t i,
+                                         llvm::ArrayRef<int64_t> off) {
+    if (isFloat)
+      writeFloat(y, i,
+                 applyBinary<Op, double>(readFloat(*in[0], off[0]),
+                                         readFloat(*in[1], off[1])));
+    else
+      writeInt(y, i,
+               applyBinary<Op, int64_t>(readInt(*in[0], off[0]),
+                                        readInt(*in[1], off[1])));
+  });
+  return llvm::Error::success();
+}
+
 template <BinOp Op>
 llvm::Error evalBinary(const Node &n, llvm::ArrayRef<const Tensor *> in,
                        llvm::MutableArrayRef<Tensor> out) {
@@ -96,7 +122,7 @@ llvm::Error evalBinary(const Node &n, llvm::ArrayRef<const Tensor *> in,
   case DType::I64:
     return binaryLoop<Op, int64_t>(n, *in[0], *in[1], out[0]);
   default:
-    return nodeError(n, "unsupported dtype " + out[0].getType().str());
+    return binaryGeneric<Op>(n, in, out[0]);
   }
 }
 
@@ -133,19 +159,38 @@ Activation unaryActivation(const Node &n) {
   return a;
 }
 
+/// Relu (opset 14) and Clip (opset 13) also take integers.
 llvm::Expected<TypeList> inferUnary(const Node &n) {
-  if (llvm::Error e = expectDType(n, 0, {DType::F32}))
+  llvm::ArrayRef<DType> allowed = n.is(OpKind::Relu)   ? signedDTypes()
+                                  : n.is(OpKind::Clip) ? numericDTypes()
+                                                       : floatDTypes();
+  if (llvm::Error e = expectDType(n, 0, allowed))
     return e;
-  return TypeList{TensorType(DType::F32, inputType(n, 0).shape)};
+  return TypeList{TensorType(inputType(n, 0).dtype, inputType(n, 0).shape)};
 }
 
 llvm::Error evalUnary(const Node &n, llvm::ArrayRef<const Tensor *> in,
                       llvm::MutableArrayRef<Tensor> out) {
   Activation act = unaryActivation(n);
-  const float *x = in[0]->data<float>();
-  float *y = out[0].data<float>();
-  for (int64_t i = 0, e = out[0].numElements(); i < e; ++i)
-    y[i] = act.apply(x[i]);
+  Tensor &y = out[0];
+  int64_t count = y.numElements();
+  if (y.getDType() == DType::F32) {
+    const float *x = in[0]->data<float>();
+    for (int64_t i = 0; i < count; ++i)
+      y.data<float>()[i] = act.apply(x[i]);
+  } else if (isFloatDType(y.getDType())) {
+    for (int64_t i = 0; i < count; ++i)
+      writeFloat(y, i, act.apply(static_cast<float>(readFloat(*in[0], i))));
+  } else {
+    // Integers: Relu and Clip, compared exactly in double.
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t x = readInt(*in[0], i);
+      double lo = n.is(OpKind::Clip) ? act.p0 : 0.0;
+      double hi = n.is(OpKind::Clip) ? act.p1 : INFINITY;
+      writeInt(y, i,
+               double(x) < lo ? int64_t(lo) : double(x) > hi ? int64_t(hi) : x);
+    }
+  }
   return llvm::Error::success();
 }
 

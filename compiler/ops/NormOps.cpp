@@ -1,13 +1,17 @@
-//===- NormOps.cpp - BatchNormalization, Softmax ---------------------------===//
+//===- NormOps.cpp - Normalizations and softmaxes ---------------------------===//
 //
-// BatchNormalization (opset 15, inference form only) and Softmax (opset 13:
-// normalizes along one axis).
+// BatchNormalization (opset 15, inference form only), LayerNormalization
+// (opset 17, with its Mean and InvStdDev results), InstanceNormalization,
+// MeanVarianceNormalization (opset 13: divides by stddev + 1e-9, as its ONNX
+// function does) and Softmax, LogSoftmax and Hardmax (opset 13: along one
+// axis).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpHelpers.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -68,7 +72,8 @@ llvm::Expected<TypeList> inferSoftmax(const Node &n) {
 }
 
 /// exp(x - max) / sum along the axis, in doubles; subtracting the maximum
-/// keeps large inputs finite.
+/// keeps large inputs finite. LogSoftmax is x - max - log(sum); Hardmax is 1
+/// at the first maximum, 0 elsewhere.
 llvm::Error evalSoftmax(const Node &n, llvm::ArrayRef<const Tensor *> in,
                         llvm::MutableArrayRef<Tensor> out) {
   llvm::ArrayRef<int64_t> shape = in[0]->getShape();
@@ -84,14 +89,167 @@ llvm::Error evalSoftmax(const Node &n, llvm::ArrayRef<const Tensor *> in,
     for (int64_t i = 0; i < inner; ++i) {
       int64_t base = o * len * inner + i;
       double maxV = -INFINITY;
+      int64_t argMax = 0;
       for (int64_t j = 0; j < len; ++j)
-        maxV = std::max(maxV, double(px[base + j * inner]));
+        if (double(px[base + j * inner]) > maxV || j == 0) {
+          maxV = px[base + j * inner];
+          argMax = j;
+        }
+      if (n.is(OpKind::Hardmax)) {
+        for (int64_t j = 0; j < len; ++j)
+          py[base + j * inner] = j == argMax ? 1.0f : 0.0f;
+        continue;
+      }
       double sum = 0;
       for (int64_t j = 0; j < len; ++j)
         sum += std::exp(px[base + j * inner] - maxV);
-      for (int64_t j = 0; j < len; ++j)
-        py[base + j * inner] =
-            static_cast<float>(std::exp(px[base + j * inner] - maxV) / sum);
+      for (int64_t j = 0; j < len; ++j) {
+        double shifted = px[base + j * inner] - maxV;
+        py[base + j * inner] = static_cast<float>(
+            n.is(OpKind::LogSoftmax) ? shifted - std::log(sum)
+                                     : std::exp(shifted) / sum);
+      }
+    }
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// LayerNormalization, InstanceNormalization, MeanVarianceNormalization
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<TypeList> inferLayerNorm(const Node &n) {
+  for (unsigned i = 0; i < n.getNumInputs(); ++i)
+    if (n.getInput(i))
+      if (llvm::Error e = expectDType(n, i, {DType::F32}))
+        return e;
+  const TensorType &x = inputType(n, 0);
+  std::optional<int64_t> axis = normalizeAxis(n.getInt("axis"), x.rank());
+  if (!axis)
+    return nodeError(n, llvm::formatv("axis {0} is out of range for {1}",
+                                      n.getInt("axis"), x.str()));
+  llvm::ArrayRef<int64_t> normalized = llvm::ArrayRef(x.shape).drop_front(*axis);
+  for (unsigned i = 1; i < n.getNumInputs(); ++i)
+    if (n.getInput(i) &&
+        !isUnidirectionalBroadcastable(inputType(n, i).shape, normalized))
+      return nodeError(n, "input " + std::to_string(i) + " " +
+                              inputType(n, i).str() +
+                              " does not broadcast to " + shapeStr(normalized));
+  Shape stats(x.shape.begin(), x.shape.begin() + *axis);
+  stats.append(x.rank() - *axis, 1);
+  return TypeList{TensorType(DType::F32, x.shape),
+                  TensorType(DType::F32, stats), TensorType(DType::F32, stats)};
+}
+
+llvm::Expected<TypeList> inferInstanceNorm(const Node &n) {
+  for (unsigned i = 0; i < 3; ++i)
+    if (llvm::Error e = expectDType(n, i, {DType::F32}))
+      return e;
+  const TensorType &x = inputType(n, 0);
+  if (x.rank() < 3)
+    return nodeError(n, "input must be N x C x D1 x ..., got " + x.str());
+  for (unsigned i = 1; i < 3; ++i)
+    if (inputType(n, i).shape != Shape{x.shape[1]})
+      return nodeError(n, llvm::formatv("scale and B must be [{0}], got {1}",
+                                        x.shape[1], inputType(n, i).str()));
+  return TypeList{TensorType(DType::F32, x.shape)};
+}
+
+llvm::Expected<TypeList> inferMVN(const Node &n) {
+  if (llvm::Error e = expectDType(n, 0, {DType::F32}))
+    return e;
+  const TensorType &x = inputType(n, 0);
+  for (int64_t a : n.getInts("axes"))
+    if (!normalizeAxis(a, x.rank()))
+      return nodeError(n, "axes " + shapeStr(n.getInts("axes")) +
+                              " are out of range for " + x.str());
+  return TypeList{TensorType(DType::F32, x.shape)};
+}
+
+} // namespace
+
+NormalizedAxes normalizedAxes(const Node &n) {
+  int64_t rank = n.getInput(0)->getType().rank();
+  NormalizedAxes r;
+  if (n.is(OpKind::LayerNormalization)) {
+    for (int64_t d = *normalizeAxis(n.getInt("axis"), rank); d < rank; ++d)
+      r.axes.push_back(d);
+  } else if (n.is(OpKind::InstanceNormalization)) {
+    for (int64_t d = 2; d < rank; ++d)
+      r.axes.push_back(d);
+  } else {
+    for (int64_t a : n.getInts("axes"))
+      r.axes.push_back(*normalizeAxis(a, rank));
+    llvm::sort(r.axes);
+  }
+  r.epsilon = n.is(OpKind::MeanVarianceNormalization) ? 1e-9
+                                                      : n.getFloat("epsilon");
+  return r;
+}
+
+namespace {
+
+/// Mean and variance over the normalized axes of each group, in double;
+/// MeanVarianceNormalization divides by (stddev + 1e-9), the others
+/// multiply by 1 / sqrt(variance + epsilon), then scale and shift.
+llvm::Error evalNormalize(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                          llvm::MutableArrayRef<Tensor> out) {
+  const Tensor &x = *in[0];
+  llvm::ArrayRef<int64_t> shape = x.getShape();
+  NormalizedAxes na = normalizedAxes(n);
+  Shape groupShape(shape.begin(), shape.end());
+  for (int64_t a : na.axes)
+    groupShape[a] = 1;
+  Shape groupStrides = broadcastStrides(groupShape, shape);
+  int64_t groups = TensorType(DType::F32, groupShape).numElements();
+  int64_t count = x.numElements() / std::max<int64_t>(groups, 1);
+  std::vector<double> sum(groups), sumSq(groups);
+  const float *px = x.data<float>();
+  StridedIndex it(shape, {groupStrides});
+  for (int64_t i = 0, e = x.numElements(); i < e; ++i, it.next())
+    sum[it.offset(0)] += px[i];
+  StridedIndex it2(shape, {groupStrides});
+  for (int64_t i = 0, e = x.numElements(); i < e; ++i, it2.next()) {
+    double d = px[i] - sum[it2.offset(0)] / count;
+    sumSq[it2.offset(0)] += d * d;
+  }
+  bool layer = n.is(OpKind::LayerNormalization);
+  bool instance = n.is(OpKind::InstanceNormalization);
+  // Scale and B: per channel for InstanceNormalization, broadcast over the
+  // normalized dimensions for LayerNormalization.
+  const Tensor *bias = in.size() > 2 ? in[2] : nullptr;
+  Shape scaleStrides, biasStrides;
+  if (layer) {
+    scaleStrides = broadcastStrides(in[1]->getShape(), shape);
+    if (bias)
+      biasStrides = broadcastStrides(bias->getShape(), shape);
+  }
+  StridedIndex it3(shape, {groupStrides});
+  for (int64_t i = 0, e = x.numElements(); i < e; ++i, it3.next()) {
+    int64_t g = it3.offset(0);
+    double mean = sum[g] / count, var = sumSq[g] / count;
+    double y = n.is(OpKind::MeanVarianceNormalization)
+                   ? (px[i] - mean) / (std::sqrt(var) + na.epsilon)
+                   : (px[i] - mean) / std::sqrt(var + na.epsilon);
+    if (instance) {
+      int64_t c = (i / count) % shape[1];
+      y = y * in[1]->data<float>()[c] + in[2]->data<float>()[c];
+    } else if (layer) {
+      int64_t ps = 0, pb = 0;
+      for (size_t d = 0; d < shape.size(); ++d) {
+        ps += it3.index()[d] * scaleStrides[d];
+        pb += bias ? it3.index()[d] * biasStrides[d] : 0;
+      }
+      y *= in[1]->data<float>()[ps];
+      if (bias)
+        y += bias->data<float>()[pb];
+    }
+    out[0].data<float>()[i] = static_cast<float>(y);
+  }
+  if (layer)
+    for (int64_t g = 0; g < groups; ++g) {
+      out[1].data<float>()[g] = static_cast<float>(sum[g] / count);
+      out[2].data<float>()[g] =
+          static_cast<float>(1.0 / std::sqrt(sumSq[g] / count + na.epsilon));
     }
   return llvm::Error::success();
 }
@@ -99,6 +257,35 @@ llvm::Error evalSoftmax(const Node &n, llvm::ArrayRef<const Tensor *> in,
 } // namespace
 
 void registerNormOps(std::vector<OpDef> &defs) {
+  defs.push_back({OpKind::LayerNormalization,
+                  "LayerNormalization",
+                  2,
+                  3,
+                  1,
+                  3,
+                  {{"axis", AttrKind::Int, Attr::ofInt(-1)},
+                   {"epsilon", AttrKind::Float, Attr::ofFloat(1e-5f)},
+                   {"stash_type", AttrKind::Int, Attr::ofInt(1)}},
+                  inferLayerNorm,
+                  evalNormalize});
+  defs.push_back({OpKind::InstanceNormalization,
+                  "InstanceNormalization",
+                  3,
+                  3,
+                  1,
+                  1,
+                  {{"epsilon", AttrKind::Float, Attr::ofFloat(1e-5f)}},
+                  inferInstanceNorm,
+                  evalNormalize});
+  defs.push_back({OpKind::MeanVarianceNormalization,
+                  "MeanVarianceNormalization",
+                  1,
+                  1,
+                  1,
+                  1,
+                  {{"axes", AttrKind::Ints, Attr::ofInts({0, 2, 3})}},
+                  inferMVN,
+                  evalNormalize});
   defs.push_back({OpKind::BatchNormalization,
                   "BatchNormalization",
                   5,
@@ -112,15 +299,18 @@ void registerNormOps(std::vector<OpDef> &defs) {
                   },
                   inferBatchNorm,
                   evalBatchNorm});
-  defs.push_back({OpKind::Softmax,
-                  "Softmax",
-                  1,
-                  1,
-                  1,
-                  1,
-                  {{"axis", AttrKind::Int, Attr::ofInt(-1)}},
-                  inferSoftmax,
-                  evalSoftmax});
+  for (auto [kind, name] : {std::pair{OpKind::Softmax, "Softmax"},
+                            std::pair{OpKind::LogSoftmax, "LogSoftmax"},
+                            std::pair{OpKind::Hardmax, "Hardmax"}})
+    defs.push_back({kind,
+                    name,
+                    1,
+                    1,
+                    1,
+                    1,
+                    {{"axis", AttrKind::Int, Attr::ofInt(-1)}},
+                    inferSoftmax,
+                    evalSoftmax});
 }
 
 } // namespace kiln

@@ -19,6 +19,14 @@ void registerElementwiseOps(std::vector<OpDef> &defs);
 void registerPoolOps(std::vector<OpDef> &defs);
 void registerNormOps(std::vector<OpDef> &defs);
 void registerShapeOps(std::vector<OpDef> &defs);
+void registerMathOps(std::vector<OpDef> &defs);
+void registerBroadcastOps(std::vector<OpDef> &defs);
+void registerReduceOps(std::vector<OpDef> &defs);
+void registerMovementOps(std::vector<OpDef> &defs);
+void registerIndexOps(std::vector<OpDef> &defs);
+void registerGeneratorOps(std::vector<OpDef> &defs);
+void registerLossOps(std::vector<OpDef> &defs);
+void registerResizeOps(std::vector<OpDef> &defs);
 } // namespace kiln
 
 #endif

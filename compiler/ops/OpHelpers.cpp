@@ -167,6 +167,60 @@ resolveConvGeometry(const Node &n, llvm::ArrayRef<int64_t> inSizes,
   return g;
 }
 
+llvm::Expected<ConvGeometry>
+resolveConvTransposeGeometry(const Node &n, llvm::ArrayRef<int64_t> inSizes,
+                             llvm::ArrayRef<int64_t> kernel) {
+  size_t rank = inSizes.size();
+  ConvGeometry g;
+  g.inSizes.assign(inSizes.begin(), inSizes.end());
+  g.kernel.assign(kernel.begin(), kernel.end());
+  Shape ones(rank, 1), zeros(rank, 0), zeros2(2 * rank, 0);
+  g.strides = intsOr(n, "strides", ones);
+  g.dilations = intsOr(n, "dilations", ones);
+  Shape pads = intsOr(n, "pads", zeros2);
+  Shape outputPadding = intsOr(n, "output_padding", zeros);
+  Shape outputShape = intsOr(n, "output_shape", {});
+  if (kernel.size() != rank || g.strides.size() != rank ||
+      g.dilations.size() != rank || pads.size() != 2 * rank ||
+      outputPadding.size() != rank ||
+      (!outputShape.empty() && outputShape.size() != rank))
+    return nodeError(n, llvm::formatv("kernel, strides, dilations, pads, "
+                                      "output_padding and output_shape must "
+                                      "fit {0} spatial dimensions",
+                                      rank));
+  llvm::StringRef autoPad = n.getString("auto_pad");
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return nodeError(n, "unknown auto_pad '" + autoPad + "'");
+  g.padsBegin.resize(rank);
+  g.padsEnd.resize(rank);
+  g.outSizes.resize(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t in = inSizes[i], s = g.strides[i], k = g.effectiveKernel(i);
+    if (kernel[i] < 1 || s < 1 || g.dilations[i] < 1)
+      return nodeError(n, "kernel sizes, strides and dilations must be "
+                          "positive");
+    int64_t full = s * (in - 1) + outputPadding[i] + k;
+    if (!outputShape.empty() || autoPad.starts_with("SAME")) {
+      int64_t target = outputShape.empty() ? in * s : outputShape[i];
+      int64_t total = full - target;
+      // Python's floor division, as ONNX's formula means it.
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      g.padsBegin[i] = autoPad == "SAME_UPPER" ? half : total - half;
+      g.padsEnd[i] = total - g.padsBegin[i];
+    } else if (autoPad == "NOTSET") {
+      g.padsBegin[i] = pads[i];
+      g.padsEnd[i] = pads[rank + i];
+    }
+    g.outSizes[i] = full - g.padsBegin[i] - g.padsEnd[i];
+    if (g.outSizes[i] < 1)
+      return nodeError(n, llvm::formatv("output size {0} in spatial dimension "
+                                        "{1} is not positive",
+                                        g.outSizes[i], i));
+  }
+  return g;
+}
+
 Window3 toWindow3(const ConvGeometry &g) {
   size_t rank = g.spatialRank();
   assert(rank >= 1 && rank <= 3 && "window rank must be 1..3");
@@ -288,8 +342,9 @@ llvm::Error expectDType(const Node &n, unsigned i,
   std::string names;
   for (DType a : allowed)
     names += (names.empty() ? "" : ", ") + dtypeName(a).str();
-  return nodeError(n, llvm::formatv("input {0} has dtype {1}, expected {2}", i,
-                                    dtypeName(t), names));
+  return nodeError(n, llvm::formatv("input {0}: dtype {1} is not supported "
+                                    "({2} takes {3})",
+                                    i, dtypeName(t), n.getOpName(), names));
 }
 
 llvm::Error expectRank(const Node &n, unsigned i, size_t rank) {
@@ -306,6 +361,10 @@ Shape intsOr(const Node &n, llvm::StringRef name,
   return Shape(v.begin(), v.end());
 }
 
+bool readsOnlyInputTypes(OpKind k) {
+  return k == OpKind::Shape || k == OpKind::Size || k == OpKind::EyeLike;
+}
+
 std::optional<DType> dtypeFromOnnx(int64_t onnxType) {
   switch (onnxType) {
   case 1: return DType::F32;
@@ -318,6 +377,13 @@ std::optional<DType> dtypeFromOnnx(int64_t onnxType) {
   case 10: return DType::F16;
   default: return std::nullopt;
   }
+}
+
+int64_t onnxFromDType(DType t) {
+  for (int64_t onnx = 1; onnx <= 16; ++onnx)
+    if (dtypeFromOnnx(onnx) == t)
+      return onnx;
+  return 0;
 }
 
 llvm::StringRef onnxDTypeName(int64_t onnxType) {

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace kiln {
 
@@ -97,6 +98,13 @@ llvm::Expected<ConvGeometry> resolveConvGeometry(const Node &n,
                                                  llvm::ArrayRef<int64_t> inSizes,
                                                  llvm::ArrayRef<int64_t> kernel);
 
+/// The same for a ConvTranspose node: outSizes from output_shape or from
+/// strides, output_padding and pads (auto_pad and output_shape turned into
+/// pads, which may be negative where output_shape asks for more).
+llvm::Expected<ConvGeometry>
+resolveConvTransposeGeometry(const Node &n, llvm::ArrayRef<int64_t> inSizes,
+                             llvm::ArrayRef<int64_t> kernel);
+
 /// A 1-D..3-D geometry embedded in 3 dimensions (missing leading dimensions
 /// have size 1, kernel 1, no padding), so one loop nest serves every rank.
 struct Window3 {
@@ -152,9 +160,57 @@ llvm::Error expectRank(const Node &n, unsigned i, size_t rank);
 Shape intsOr(const Node &n, llvm::StringRef name,
              llvm::ArrayRef<int64_t> fallback);
 
+/// Ops whose result depends only on their inputs' static types (Shape,
+/// Size, EyeLike): they fold to constants whatever computes their inputs.
+bool readsOnlyInputTypes(OpKind k);
+
+/// The axes a reduction (Reduce*, ArgMax, ArgMin) reduces, as a mask over
+/// its input's dimensions; an error naming the node for bad axes.
+llvm::Expected<llvm::SmallVector<bool, 6>> reducedAxes(const Node &n);
+
+/// A Slice with everything resolved: for every input dimension the first
+/// element taken and the step (1 for dimensions not sliced), and the output
+/// shape.
+struct SliceGeometry {
+  Shape starts, steps, outShape;
+};
+/// Resolves a Slice node's starts/ends/axes/steps (ONNX's clamping rules);
+/// errors name the node.
+llvm::Expected<SliceGeometry> resolveSlice(const Node &n);
+
+/// The axes LayerNormalization, InstanceNormalization and
+/// MeanVarianceNormalization normalize over (sorted, non-negative) and the
+/// epsilon they add.
+struct NormalizedAxes {
+  Shape axes;
+  double epsilon;
+};
+NormalizedAxes normalizedAxes(const Node &n);
+
+/// How a Resize node reads one axis: for each output position o, `taps`
+/// input indices (in range) at indices[o * taps + t] with weights at
+/// weights[o * taps + t]; outside[o] when the position is outside the roi
+/// (tf_crop_and_resize), where the result is extrapolation_value.
+struct ResizeTaps {
+  int64_t taps = 1;
+  Shape indices;
+  llvm::SmallVector<double, 16> weights;
+  llvm::SmallVector<bool, 16> outside;
+};
+std::vector<ResizeTaps> resizeTaps(const Node &n);
+
+/// DepthToSpace and SpaceToDepth are Reshape(view) -> Transpose(perm) ->
+/// Reshape(output shape) of their input.
+struct DepthSpacePlan {
+  Shape view, perm;
+};
+DepthSpacePlan depthSpacePlan(const Node &n);
+
 /// The kiln dtype of an ONNX TensorProto.DataType number (FLOAT = 1, ...),
 /// or nullopt for types kiln has no dtype for.
 std::optional<DType> dtypeFromOnnx(int64_t onnxType);
+/// The ONNX TensorProto.DataType number of a kiln dtype.
+int64_t onnxFromDType(DType t);
 /// The ONNX name of a TensorProto.DataType number ("DOUBLE"), for messages.
 llvm::StringRef onnxDTypeName(int64_t onnxType);
 

@@ -23,6 +23,14 @@ struct Registry {
     registerPoolOps(defs);
     registerNormOps(defs);
     registerShapeOps(defs);
+    registerMathOps(defs);
+    registerBroadcastOps(defs);
+    registerReduceOps(defs);
+    registerMovementOps(defs);
+    registerIndexOps(defs);
+    registerGeneratorOps(defs);
+    registerLossOps(defs);
+    registerResizeOps(defs);
     for (const OpDef &d : defs) {
       unsigned k = static_cast<unsigned>(d.kind);
       if (byKind[k])

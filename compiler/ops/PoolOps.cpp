@@ -1,7 +1,8 @@
 //===- PoolOps.cpp - MaxPool, AveragePool, GlobalAveragePool ---------------===//
 //
 // MaxPool (opset 12; the Indices output is not supported), AveragePool
-// (opset 11) over 1-3 spatial dimensions, and GlobalAveragePool.
+// (opset 11) over 1-3 spatial dimensions, GlobalAveragePool and
+// GlobalMaxPool.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
@@ -11,6 +12,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace kiln {
@@ -140,7 +142,7 @@ llvm::Error evalAveragePool(const Node &n, llvm::ArrayRef<const Tensor *> in,
   return llvm::Error::success();
 }
 
-llvm::Expected<TypeList> inferGlobalAveragePool(const Node &n) {
+llvm::Expected<TypeList> inferGlobalPool(const Node &n) {
   if (llvm::Error e = expectDType(n, 0, {DType::F32}))
     return e;
   const TensorType &x = inputType(n, 0);
@@ -152,17 +154,19 @@ llvm::Expected<TypeList> inferGlobalAveragePool(const Node &n) {
   return TypeList{TensorType(DType::F32, out)};
 }
 
-llvm::Error evalGlobalAveragePool(const Node &, llvm::ArrayRef<const Tensor *> in,
-                                  llvm::MutableArrayRef<Tensor> out) {
+llvm::Error evalGlobalPool(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                           llvm::MutableArrayRef<Tensor> out) {
   const Tensor &x = *in[0];
   int64_t planes = x.getShape()[0] * x.getShape()[1];
   int64_t planeSize = planes ? x.numElements() / planes : 0;
   const float *px = x.data<float>();
+  bool isMax = n.is(OpKind::GlobalMaxPool);
   for (int64_t p = 0; p < planes; ++p) {
-    double sum = 0;
+    double acc = isMax ? -INFINITY : 0;
     for (int64_t i = 0; i < planeSize; ++i)
-      sum += px[p * planeSize + i];
-    out[0].data<float>()[p] = static_cast<float>(sum / planeSize);
+      acc = isMax ? std::max(acc, double(px[p * planeSize + i]))
+                  : acc + px[p * planeSize + i];
+    out[0].data<float>()[p] = static_cast<float>(isMax ? acc : acc / planeSize);
   }
   return llvm::Error::success();
 }
@@ -210,8 +214,17 @@ void registerPoolOps(std::vector<OpDef> &defs) {
                   1,
                   1,
                   {},
-                  inferGlobalAveragePool,
-                  evalGlobalAveragePool});
+                  inferGlobalPool,
+                  evalGlobalPool});
+  defs.push_back({OpKind::GlobalMaxPool,
+                  "GlobalMaxPool",
+                  1,
+                  1,
+                  1,
+                  1,
+                  {},
+                  inferGlobalPool,
+                  evalGlobalPool});
 }
 
 } // namespace kiln

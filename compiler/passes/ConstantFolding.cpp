@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/interpreter/Interpreter.h"
+#include "compiler/ops/OpHelpers.h"
 #include "compiler/passes/Passes.h"
 #include "compiler/passes/RewriteUtils.h"
 
@@ -18,17 +19,10 @@ namespace {
 /// produces that input; this is what lets shape arithmetic exported with a
 /// model (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) fold away.
 bool isFoldable(const Node &n) {
-  if (n.is(OpKind::Shape))
+  if (readsOnlyInputTypes(n.getKind()))
     return true;
-  bool any = false;
-  for (const Value *v : n.getInputs()) {
-    if (!v)
-      continue;
-    if (!v->isConstant())
-      return false;
-    any = true;
-  }
-  return any;
+  return llvm::all_of(n.getInputs(),
+                      [](const Value *v) { return !v || v->isConstant(); });
 }
 
 class ConstantFoldingPass : public Pass {

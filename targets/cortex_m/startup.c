@@ -11,6 +11,7 @@
  *                 the command line, then exit(main(argc, argv))
  *   faults        print the exception number through semihosting and exit
  *                 with status 128 + that number
+ *   SysTick       the same, unless the program defines SysTick_Handler
  *
  * I/O and exit go through Arm semihosting (newlib's librdimon), which QEMU
  * implements with -semihosting: stdout, files relative to QEMU's working
@@ -19,7 +20,7 @@
  * therefore cannot contain a space. On hardware without a debugger attached,
  * semihosting calls fault.
  *
- * C99, built for each core by the toolchain's startup rule (-ffreestanding). */
+ * C99, compiled for each core by the toolchain (targets/toolchains.bzl). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -30,9 +31,9 @@ extern uint32_t __stack_top[];
 
 int main(int argc, char **argv);
 
-/* librdimon's stdio setup; linked only when the program uses stdio, so weak:
- * a program that never prints needs no file handles. */
-extern void initialise_monitor_handles(void) __attribute__((weak));
+/* librdimon (the toolchain links with --specs=rdimon.specs): opens stdin,
+ * stdout and stderr on the semihosting console. */
+void initialise_monitor_handles(void);
 
 enum {
   SYS_WRITE0 = 0x04,
@@ -99,8 +100,7 @@ static void __attribute__((noinline, noreturn)) start(void) {
     *dst++ = *src++;
   for (dst = __bss_start; dst < __bss_end;)
     *dst++ = 0;
-  if (initialise_monitor_handles)
-    initialise_monitor_handles();
+  initialise_monitor_handles();
   argc = read_command_line();
   exit(main(argc, args)); /* flushes stdio; librdimon's _exit reports the status */
 }
@@ -114,7 +114,7 @@ void __attribute__((noreturn)) Reset_Handler(void) {
   start();
 }
 
-static void __attribute__((noreturn)) Fault_Handler(void) {
+static void Fault_Handler(void) {
   static char msg[] = "startup: exception NN\n";
   uint32_t ipsr;
   __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
@@ -124,6 +124,9 @@ static void __attribute__((noreturn)) Fault_Handler(void) {
   semihost(SYS_WRITE0, msg);
   semihost_exit(128 + (int)ipsr);
 }
+
+/* A program that enables the SysTick interrupt defines its own handler. */
+void SysTick_Handler(void) __attribute__((weak, alias("Fault_Handler")));
 
 /* The 16 system exceptions; these boards' interrupts stay disabled. */
 typedef union {
@@ -144,5 +147,5 @@ __attribute__((section(".vectors"), used)) static const vector vectors[16] = {
     {Fault_Handler}, /* DebugMonitor */
     {0},
     {Fault_Handler}, /* PendSV */
-    {Fault_Handler}, /* SysTick */
+    {SysTick_Handler},
 };

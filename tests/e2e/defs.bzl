@@ -3,13 +3,17 @@ reference input and compared with its reference output."""
 
 load("//bundles:defs.bzl", "kiln_bundle")
 
-def kiln_model_test(name, model, reference_input, reference_output, embed_weights = False, **kwargs):
-    """Defines the bundle `name + "_bundle"` and the cc_test `name`."""
+def kiln_model_test(name, model, reference_input, reference_output, embed_weights = None, **kwargs):
+    """Defines the bundle `name + "_bundle"` and the cc_test `name`.
+
+    embed_weights defaults to kiln_bundle's: embedded on bare metal only.
+    """
     bundle = name + "_bundle"
     kiln_bundle(
         name = bundle,
         model = model,
         embed_weights = embed_weights,
+        target_compatible_with = kwargs.get("target_compatible_with"),
         testonly = True,
     )
     args = [
@@ -17,7 +21,12 @@ def kiln_model_test(name, model, reference_input, reference_output, embed_weight
         "$(rootpath %s)" % reference_input,
         "$(rootpath %s)" % reference_output,
     ]
-    if embed_weights:
+    if embed_weights == None:
+        args += select({
+            "//targets:is_bare_metal": ["--embedded"],
+            "//conditions:default": [],
+        })
+    elif embed_weights:
         args.append("--embedded")
     native.cc_test(
         name = name,
@@ -27,8 +36,6 @@ def kiln_model_test(name, model, reference_input, reference_output, embed_weight
             "KILN_TEST_NAME=" + bundle,
             "KILN_TEST_MACRO=" + bundle.upper(),
             "KILN_TEST_HEADER=<%s.h>" % bundle,
-            "_POSIX_C_SOURCE=200112L",
-            "_ISOC11_SOURCE",
         ],
         args = args,
         data = [":%s_weights" % bundle, reference_input, reference_output],

@@ -10,7 +10,11 @@
  * KILN_TEST_HEADER=<NAME.h>. Checks the descriptor against the header's
  * macros, runs the model on the reference input with guard bytes around every
  * region, compares with the reference output (max abs error <= 1e-4 *
- * max(1, max|ref|)), and checks the ABI's error returns. */
+ * max(1, max|ref|)), and checks the ABI's error returns.
+ *
+ * Also runs on the cross targets (targets/): under qemu-aarch64, and as
+ * bare-metal firmware with newlib, whose printf has no %zu (sizes print as
+ * %lu) and whose file I/O goes through semihosting. */
 #include KILN_TEST_HEADER
 
 #include <math.h>
@@ -38,7 +42,8 @@ static int failures = 0;
   } while (0)
 
 /* A region of `size` bytes, aligned, with GUARD bytes of a known pattern on
- * both sides so writes outside the region are caught. */
+ * both sides so writes outside the region are caught. (malloc and round up:
+ * newlib's aligned_alloc needs a posix_memalign it does not have.) */
 typedef struct {
   uint8_t *block, *base;
   size_t size;
@@ -46,10 +51,15 @@ typedef struct {
 
 static region region_new(size_t size) {
   region r;
+  uint8_t *raw = malloc(GUARD + size + GUARD + KILN_ALIGNMENT - 1);
+  if (!raw) {
+    fprintf(stderr, "out of memory for a region of %lu bytes\n", (unsigned long)size);
+    exit(2);
+  }
   r.size = size;
-  r.block = aligned_alloc(KILN_ALIGNMENT, GUARD + ((size + GUARD + 63) / 64) * 64 + 64);
+  r.base = raw + GUARD + (KILN_ALIGNMENT - (uintptr_t)(raw + GUARD) % KILN_ALIGNMENT) % KILN_ALIGNMENT;
+  r.block = r.base - GUARD;
   memset(r.block, GUARD_BYTE, GUARD);
-  r.base = r.block + GUARD;
   memset(r.base + size, GUARD_BYTE, GUARD);
   return r;
 }
@@ -98,7 +108,7 @@ int main(int argc, char **argv) {
   }
 
   /* The descriptor agrees with the header's macros. */
-  CHECK(b->abi_version == KILN_ABI_VERSION, "abi_version %u", b->abi_version);
+  CHECK(b->abi_version == KILN_ABI_VERSION, "abi_version %u", (unsigned)b->abi_version);
   CHECK(b->weights_size == CAT(KILN_TEST_MACRO, _WEIGHTS_SIZE), "weights_size");
   CHECK(b->io_size == CAT(KILN_TEST_MACRO, _IO_SIZE), "io_size");
   CHECK(b->scratch_size == CAT(KILN_TEST_MACRO, _SCRATCH_SIZE), "scratch_size");
@@ -115,8 +125,8 @@ int main(int argc, char **argv) {
         "tensor outside the I/O region");
 
   weights_len = read_file(argv[1], &weights_file);
-  CHECK(weights_len == b->weights_size, "weights file is %zu bytes, bundle says %zu",
-        weights_len, b->weights_size);
+  CHECK(weights_len == b->weights_size, "weights file is %lu bytes, bundle says %lu",
+        (unsigned long)weights_len, (unsigned long)b->weights_size);
   weights = weights_file;
   if (argc == 5) {
     CHECK(b->embedded_weights != NULL, "embedded_weights is NULL");
@@ -130,9 +140,10 @@ int main(int argc, char **argv) {
   }
   input_len = read_file(argv[2], &input);
   expected_len = read_file(argv[3], &expected);
-  CHECK(input_len == in->size, "input is %zu bytes, tensor %zu", input_len, in->size);
-  CHECK(expected_len == out->size, "reference is %zu bytes, tensor %zu", expected_len,
-        out->size);
+  CHECK(input_len == in->size, "input is %lu bytes, tensor %lu", (unsigned long)input_len,
+        (unsigned long)in->size);
+  CHECK(expected_len == out->size, "reference is %lu bytes, tensor %lu",
+        (unsigned long)expected_len, (unsigned long)out->size);
   if (failures)
     return 1;
 
@@ -164,8 +175,9 @@ int main(int argc, char **argv) {
     }
   }
   tol = 1e-4 * (max_ref > 1 ? max_ref : 1);
-  printf("%s: max abs error %.3g (tolerance %.3g), weights %zu B, io %zu B, scratch %zu B\n",
-         b->name, max_err, tol, b->weights_size, b->io_size, b->scratch_size);
+  printf("%s: max abs error %.3g (tolerance %.3g), weights %lu B, io %lu B, scratch %lu B\n",
+         b->name, max_err, tol, (unsigned long)b->weights_size, (unsigned long)b->io_size,
+         (unsigned long)b->scratch_size);
   CHECK(max_err <= tol, "output differs from the reference: %.3g > %.3g", max_err, tol);
 
   /* A second run gives the same bytes (no state kept between calls). */

@@ -1,111 +1,399 @@
-//===- ConvKernel.cpp - 2-D convolution, NCHW -----------------------------===//
+//===- ConvKernel.cpp - 2-D convolution as a register-tiled GEMM ----------===//
 //
-// Direct convolution over a zero-padded copy of the input (the LIR reserves
-// it as the instruction's temp when any pad is non-zero), so the inner loops
-// carry no bounds checks. For each output channel the output plane is seeded
-// with the bias, then every (input channel, kh, kw) tap adds a scaled input
-// row; the innermost loop runs along the output row and vectorizes. The fused
-// activation runs over the plane while it is still in cache.
+// Per group, a convolution is a matrix product: (output channels x pixels) =
+// (output channels x taps) times the input gathered at every pixel's taps.
+// The gather is never materialized: each tap of a pixel is a constant offset
+// in the input view (ConvInput.h), so a tile's K loop reads the input where
+// it lies. The register tile (RegisterTile.h) has two orientations:
+//
+//  - pixels on the vector lanes ("p"): tile rows are output channels, each a
+//    broadcast weight, and the vectors are a run of one output row (or of
+//    the whole plane when its pixels are consecutive in the view, as for 1x1
+//    convolutions). Results are plain vector stores into the NCHW output.
+//  - output channels on the lanes ("c"): tile rows are pixels of an output
+//    row, each a broadcast input value, and the vectors are weights packed
+//    tap-major at compile time (lir::Packing::ConvTapMajor). Small images
+//    and any channel count that fills the lanes suit it; the tile is
+//    transposed on its way to the NCHW output.
+//
+// A cost model (per-step FMA, latency and load cycles, lanes wasted at the
+// edges, the epilogue) picks the orientation and tile shape per instruction;
+// the kernel function is renamed after it, e.g. kiln.3.conv.c14x2v16.
+// Bias seeds the accumulators and the fused activation runs on them before
+// the store.
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/codegen/Kernels.h"
+#include "compiler/codegen/kernels/ConvInput.h"
+#include "compiler/codegen/kernels/RegisterTile.h"
+
+#include <cmath>
+#include <limits>
 
 namespace kiln {
 namespace codegen {
 
 namespace {
-int64_t attrAt(const Node &n, llvm::StringRef name, size_t i, int64_t dflt) {
-  const Attr *a = n.getAttr(name);
-  return a && i < a->getInts().size() ? a->getInts()[i] : dflt;
+
+/// Widest tile, in vectors: more would leave too few rows in 32 registers.
+constexpr unsigned kMaxTileVecs = 4;
+
+/// Input channels per iteration of a tile's innermost K loop.
+constexpr int64_t kUnrolledChannels = 4;
+
+struct ConvPlan {
+  bool channelsOnLanes = false;
+  unsigned rows = 1, vecs = 1;
+  /// Output channels on the lanes only: when > 0, a tile is `span` whole
+  /// output rows (rows = span * row length), for images too narrow to fill
+  /// a tile with one row.
+  int64_t span = 0;
+  double cost = std::numeric_limits<double>::infinity();
+};
+
+/// The tile covering `count` elements of a vector dimension.
+TileShape tileFor(unsigned rows, int64_t count, unsigned lanes) {
+  TileShape t;
+  t.rows = rows;
+  t.lanes = lanes;
+  t.vecs = static_cast<unsigned>((count + lanes - 1) / lanes);
+  t.lastValid = static_cast<unsigned>(count - (t.vecs - 1) * lanes);
+  return t;
 }
+
+/// Runs body(start, count) over tiles of `tile` elements covering `size`: a
+/// loop over the full tiles, then the remainder.
+void forTiles(KernelBuilder &kb, int64_t size, int64_t tile,
+              llvm::function_ref<void(llvm::Value *, int64_t)> body) {
+  int64_t full = size / tile, edge = size % tile;
+  if (full)
+    forEachIndex(kb, full, [&](llvm::Value *t) {
+      body(kb.b.CreateMul(t, kb.idx(tile)), tile);
+    });
+  if (edge)
+    body(kb.idx(full * tile), edge);
+}
+
+/// (number of tiles, tile size) pairs covering `size` with tiles of `tile`.
+using Tiling = llvm::SmallVector<std::pair<int64_t, int64_t>, 2>;
+Tiling tiling(int64_t size, int64_t tile) {
+  Tiling t{{size / tile, tile}};
+  if (size % tile)
+    t.push_back({1, size % tile});
+  return t;
+}
+
+/// Estimated cycles of a plan: per tile, the K loop's steps (tileStepCycles),
+/// the epilogue (stores; for channels on the lanes, the transposes) and a
+/// fixed overhead; summed over the tiles of the rows and vector dimensions.
+double planCost(const ConvPlan &p, const ConvShape &s, int64_t rowLen,
+                int64_t numRows, unsigned lanes) {
+  auto tileCost = [&](int64_t r, int64_t vecElems) {
+    int64_t v = (vecElems + lanes - 1) / lanes;
+    double epilogue = r * v;
+    if (p.channelsOnLanes && lanes > 1)
+      epilogue = v * std::ceil(double(r) / lanes) * lanes * (std::log2(lanes) + 1);
+    return s.reduction() * tileStepCycles(r, v) + epilogue + 10;
+  };
+  Tiling rows, vecs = tiling(p.channelsOnLanes ? s.OCg : rowLen, int64_t(p.vecs) * lanes);
+  int64_t repeat = numRows;
+  if (!p.channelsOnLanes) {
+    rows = tiling(s.OCg, p.rows);
+  } else if (p.span) {
+    for (auto [n, span] : tiling(numRows, p.span))
+      rows.push_back({n, span * rowLen});
+    repeat = 1;
+  } else {
+    rows = tiling(rowLen, p.rows);
+  }
+  double cost = 0;
+  for (auto [nr, r] : rows)
+    for (auto [nv, v] : vecs)
+      cost += nr * nv * tileCost(r, v);
+  return repeat * cost;
+}
+
+ConvPlan choosePlan(const ConvShape &s, const VectorInfo &vec, int64_t rowLen,
+                    int64_t numRows, bool packed) {
+  ConvPlan best;
+  auto consider = [&](ConvPlan p) {
+    p.cost = planCost(p, s, rowLen, numRows, vec.lanes);
+    if (p.cost < best.cost)
+      best = p;
+  };
+  for (bool channelsOnLanes : {false, true}) {
+    if (channelsOnLanes && !packed)
+      continue;
+    int64_t rowDim = channelsOnLanes ? rowLen : s.OCg;
+    int64_t vecDim = channelsOnLanes ? s.OCg : rowLen;
+    int64_t vectors = (vecDim + vec.lanes - 1) / vec.lanes;
+    unsigned maxVecs = kMaxTileVecs, minVecs = 1;
+    // Tiles over packed output channels must start where packing blocks
+    // do, or inside one block (see weightOffsets).
+    auto fitsBlocks = [&](int64_t channels) {
+      return !packed || lir::kConvPackBlock % channels == 0 ||
+             channels % lir::kConvPackBlock == 0;
+    };
+    for (unsigned vecs = minVecs; vecs <= maxVecs && vecs <= vectors; ++vecs) {
+      if (channelsOnLanes && !fitsBlocks(int64_t(vecs) * vec.lanes))
+        continue;
+      unsigned maxRows = maxTileRows(vec, vecs);
+      for (unsigned rows = 1; rows <= maxRows && rows <= rowDim; ++rows)
+        if (channelsOnLanes || fitsBlocks(rows))
+          consider({channelsOnLanes, rows, vecs});
+      if (channelsOnLanes)
+        for (int64_t span = 2; span <= numRows && span * rowLen <= maxRows; ++span)
+          consider({true, static_cast<unsigned>(span * rowLen), vecs, span});
+    }
+  }
+  return best;
+}
+
+/// Everything a tile of one instruction needs.
+struct ConvEmitter {
+  KernelBuilder &kb;
+  const ConvShape &s;
+  const ConvInputView &in;
+  llvm::Value *w, *bias, *y;
+  llvm::Value *outImage; ///< element offset of the image in y
+  llvm::Value *g;
+  bool packed;
+  llvm::StringRef act;
+  llvm::ArrayRef<float> actParams;
+  /// A fused residual Add (same shape as the output) and the activation
+  /// after it, or null / "".
+  llvm::Value *residual;
+  llvm::StringRef postAct;
+  llvm::SmallVector<float, 2> postActParams;
+
+  /// The epilogue of one output vector at `index`: the conv's activation,
+  /// then the fused residual and its activation; stores the first `valid`
+  /// lanes.
+  void store(llvm::Value *v, llvm::Value *index, unsigned valid) {
+    if (residual) {
+      unsigned lanes = kb.vec.lanes;
+      v = kb.b.CreateFAdd(v, kb.loadVec(residual, index, lanes, valid));
+      v = kb.activation(postAct, postActParams, v);
+    }
+    kb.storeVec(v, y, index, valid);
+  }
+
+  /// The K loop of a tile: taps outermost (a run-time loop), input channels
+  /// inside (a run-time loop over groups of kUnrolledChannels, unrolled,
+  /// then the rest). Unrolled steps read different input planes, so no two
+  /// of them share an input address (see tileStep). `wIndex` is the weights
+  /// index of the tile's first output channel at tap 0, channel 0; `xIndex`
+  /// the input view index of its first pixel.
+  Tile reduce(const TileShape &t, Tile acc, bool weightsAreA, llvm::Value *wIndex,
+              llvm::ArrayRef<int64_t> wOffsets, llvm::Value *xIndex,
+              llvm::ArrayRef<int64_t> xOffsets) {
+    auto &b = kb.b;
+    // Packed weights are blocks [tap][channel][kConvPackBlock]; unpacked
+    // ones are [output channel][channel][tap].
+    int64_t wTap = packed ? s.ICg * lir::kConvPackBlock : 1;
+    int64_t wChannel = packed ? lir::kConvPackBlock : s.taps();
+    return kb.loopCarried(s.taps(), acc, [&](llvm::Value *tap, llvm::ArrayRef<llvm::Value *> in0) {
+      llvm::Value *kh = b.CreateUDiv(tap, kb.idx(s.KW));
+      llvm::Value *kwd = mul(b.CreateURem(tap, kb.idx(s.KW)), s.dw);
+      llvm::Value *column = kwd;
+      if (in.phases > 1)
+        column = add(mul(b.CreateURem(kwd, kb.idx(in.phases)), in.phaseWidth),
+                     b.CreateUDiv(kwd, kb.idx(in.phases)));
+      llvm::Value *xTap = add(xIndex, add(mul(kh, s.dh * in.rowStride), column));
+      llvm::Value *wT = add(wIndex, b.CreateMul(tap, kb.idx(wTap)));
+      auto step = [&](Tile sums, llvm::Value *ic) {
+        llvm::Value *x = add(xTap, mul(ic, in.planeStride));
+        llvm::Value *wv = add(wT, mul(ic, wChannel));
+        return weightsAreA
+                   ? tileStep(kb, t, std::move(sums), w, wv, wOffsets, in.base, x, xOffsets)
+                   : tileStep(kb, t, std::move(sums), in.base, x, xOffsets, w, wv, wOffsets);
+      };
+      int64_t chunks = s.ICg / kUnrolledChannels, rest = s.ICg % kUnrolledChannels;
+      Tile sums = kb.loopCarried(chunks, in0, [&](llvm::Value *c, llvm::ArrayRef<llvm::Value *> in1) {
+        Tile x(in1.begin(), in1.end());
+        for (int64_t u = 0; u < kUnrolledChannels; ++u)
+          x = step(std::move(x), add(mul(c, kUnrolledChannels), u));
+        return x;
+      });
+      for (int64_t r = 0; r < rest; ++r)
+        sums = step(std::move(sums), kb.idx(chunks * kUnrolledChannels + r));
+      return sums;
+    });
+  }
+
+  /// Weights index of output channel oc0 (of the group) at tap 0, input
+  /// channel 0.
+  llvm::Value *weightIndex(llvm::Value *oc0) {
+    if (!packed)
+      return mul(add(mul(g, s.OCg), oc0), s.reduction());
+    int64_t blockSize = s.reduction() * lir::kConvPackBlock;
+    int64_t blocks = (s.OCg + lir::kConvPackBlock - 1) / lir::kConvPackBlock;
+    llvm::Value *block = kb.b.CreateUDiv(oc0, kb.idx(lir::kConvPackBlock));
+    llvm::Value *lane = kb.b.CreateURem(oc0, kb.idx(lir::kConvPackBlock));
+    return add(mul(add(mul(g, blocks), block), blockSize), lane);
+  }
+
+  /// Offsets from weightIndex(oc0) of output channels oc0 + first + i *
+  /// step, i < count. Tiles start where packing blocks and they agree: a
+  /// tile within one block, or starting at a block.
+  llvm::SmallVector<int64_t, 32> weightOffsets(unsigned count, int64_t step) {
+    llvm::SmallVector<int64_t, 32> offsets;
+    for (unsigned i = 0; i < count; ++i) {
+      int64_t c = i * step;
+      offsets.push_back(packed ? c / lir::kConvPackBlock * s.reduction() * lir::kConvPackBlock +
+                                     c % lir::kConvPackBlock
+                               : c * s.reduction());
+    }
+    return offsets;
+  }
+
+  llvm::Value *add(llvm::Value *a, llvm::Value *c) { return kb.b.CreateAdd(a, c); }
+  llvm::Value *add(llvm::Value *a, int64_t c) { return kb.b.CreateAdd(a, kb.idx(c)); }
+  llvm::Value *mul(llvm::Value *a, int64_t c) { return kb.b.CreateMul(a, kb.idx(c)); }
+
+  /// Element index of output channel `oc` (within the group) at pixel
+  /// offset `pixel` of the plane.
+  llvm::Value *outIndex(llvm::Value *oc, llvm::Value *pixel) {
+    llvm::Value *channel = add(mul(g, s.OCg), oc);
+    return add(outImage, add(mul(channel, s.OH * s.OW), pixel));
+  }
+
+  /// Input view index of output pixel `pixel0` of row `oh` of the group.
+  llvm::Value *inIndex(llvm::Value *oh, llvm::Value *pixel0) {
+    llvm::Value *group = add(in.offset, mul(g, s.ICg * in.planeStride));
+    return add(group, add(mul(oh, s.sh * in.rowStride), pixel0));
+  }
+
+  /// Pixels on the lanes: `rows` output channels from oc0, `count` pixels
+  /// from pixel0 of output row oh (pixel0 indexes the whole plane when the
+  /// rows are flattened, oh being 0).
+  void pixelTile(unsigned rows, llvm::Value *oc0, llvm::Value *oh,
+                 llvm::Value *pixel0, int64_t count) {
+    auto &b = kb.b;
+    TileShape t = tileFor(rows, count, kb.vec.lanes);
+    Tile acc;
+    for (unsigned i = 0; i < rows; ++i) {
+      llvm::Value *init = bias ? kb.load(b.getFloatTy(), bias, add(add(mul(g, s.OCg), oc0), i))
+                               : kb.f32(0);
+      for (unsigned j = 0; j < t.vecs; ++j)
+        acc.push_back(kb.splat(init, t.lanes));
+    }
+    acc = reduce(t, std::move(acc), true, weightIndex(oc0), weightOffsets(rows, 1),
+                 inIndex(oh, pixel0), stridedRows(t.vecs, t.lanes));
+    llvm::Value *pixel = add(mul(oh, s.OW), pixel0);
+    for (unsigned i = 0; i < rows; ++i)
+      for (unsigned j = 0; j < t.vecs; ++j)
+        store(kb.activation(act, actParams, acc[i * t.vecs + j]),
+              add(outIndex(add(oc0, i), pixel), j * t.lanes), t.valid(j));
+  }
+
+  /// Output channels on the lanes: `rows` pixels from ow0 of output row oh
+  /// (flattened as for pixelTile; whole rows from oh when `span`), `count`
+  /// output channels from oc0.
+  void channelTile(unsigned rows, bool span, llvm::Value *oh, llvm::Value *ow0,
+                   llvm::Value *oc0, int64_t count) {
+    TileShape t = tileFor(rows, count, kb.vec.lanes);
+    Tile acc;
+    llvm::SmallVector<llvm::Value *, 4> init;
+    for (unsigned j = 0; j < t.vecs; ++j)
+      init.push_back(bias ? kb.loadVec(bias, add(add(mul(g, s.OCg), oc0), j * t.lanes),
+                                       t.lanes, t.valid(j))
+                          : kb.splat(kb.f32(0), t.lanes));
+    for (unsigned i = 0; i < rows; ++i)
+      acc.append(init.begin(), init.end());
+    // Pixel i of a span tile is column i % OW of its (i / OW)-th row.
+    llvm::SmallVector<int64_t, 32> pixels;
+    for (unsigned i = 0; i < rows; ++i)
+      pixels.push_back(span ? i / s.OW * s.sh * in.rowStride + i % s.OW : i);
+    acc = reduce(t, std::move(acc), false, weightIndex(oc0),
+                 weightOffsets(t.vecs, t.lanes), inIndex(oh, ow0), pixels);
+    llvm::Value *pixel = add(mul(oh, s.OW), ow0);
+    for (unsigned j = 0; j < t.vecs; ++j) {
+      llvm::SmallVector<llvm::Value *, 16> column;
+      for (unsigned i = 0; i < rows; ++i)
+        column.push_back(kb.activation(act, actParams, acc[i * t.vecs + j]));
+      for (unsigned r0 = 0; r0 < rows; r0 += t.lanes) {
+        unsigned n = std::min(t.lanes, rows - r0);
+        auto lanes = transposeVectors(
+            kb, llvm::ArrayRef<llvm::Value *>(column).slice(r0, n), t.lanes);
+        for (unsigned l = 0; l < t.valid(j); ++l)
+          store(lanes[l], add(outIndex(add(oc0, j * t.lanes + l), pixel), r0), n);
+      }
+    }
+  }
+};
+
 } // namespace
 
 llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
+  if (auto e = checkConv(args))
+    return e;
   const Node &n = args.node;
-  for (Value *v : n.getInputs())
-    if (auto e = requireF32(n, v))
-      return e;
-  const TensorType &xt = n.getInput(0)->getType();
-  const TensorType &wt = n.getInput(1)->getType();
-  const TensorType &yt = n.getOutput()->getType();
-  if (xt.rank() != 4)
-    return nodeError(n, "the code generator supports 2-D convolution only, "
-                        "input is " + xt.str());
-  const int64_t N = xt.shape[0], C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
-  const int64_t OC = yt.shape[1], OH = yt.shape[2], OW = yt.shape[3];
-  const int64_t KH = wt.shape[2], KW = wt.shape[3];
-  const int64_t group = n.getInt("group");
-  const int64_t ICg = C / group, OCg = OC / group;
-  const int64_t sh = attrAt(n, "strides", 0, 1), sw = attrAt(n, "strides", 1, 1);
-  const int64_t dh = attrAt(n, "dilations", 0, 1), dw = attrAt(n, "dilations", 1, 1);
-  const int64_t pt = attrAt(n, "pads", 0, 0), pl = attrAt(n, "pads", 1, 0);
-  const int64_t pb = attrAt(n, "pads", 2, 0), pr = attrAt(n, "pads", 3, 0);
-  llvm::StringRef act = n.getString("kiln.activation");
-  llvm::ArrayRef<float> actParams = n.getFloats("kiln.activation_params");
-  if (auto e = validateActivation(act, actParams))
-    return nodeError(n, llvm::toString(std::move(e)));
+  if (lir::isDepthwiseConv(n))
+    return emitDepthwiseConv(kb, args);
+  ConvShape s = ConvShape::of(n);
+  bool packed = args.packingOf(1) == lir::Packing::ConvTapMajor;
+  std::optional<lir::PaddedInput> layout = lir::paddedInput(n);
+  // When consecutive output pixels are consecutive in the input view across
+  // row ends too (1x1, stride 1, no padding), the plane is one long row.
+  int64_t rowStride = layout ? layout->rowStride() : s.W;
+  bool flat = s.sh * rowStride == s.OW;
+  int64_t rowLen = flat ? s.OH * s.OW : s.OW, numRows = flat ? 1 : s.OH;
+  ConvPlan plan = choosePlan(s, kb.vec, rowLen, numRows, packed);
 
-  llvm::Type *f32 = kb.b.getFloatTy();
-  llvm::Value *x = args.inputs[0], *w = args.inputs[1];
-  llvm::Value *bias = args.inputs.size() > 2 ? args.inputs[2] : nullptr;
-  llvm::Value *y = args.outputs[0];
+  llvm::Function *fn = kb.b.GetInsertBlock()->getParent();
+  TileShape full = tileFor(plan.rows, int64_t(plan.vecs) * kb.vec.lanes, kb.vec.lanes);
+  fn->setName(fn->getName() + (plan.channelsOnLanes ? ".c" : ".p") + full.str() +
+              (plan.span ? "r" + std::to_string(plan.span) : ""));
 
-  // The padded input: Hp x Wp planes with the input in the interior.
-  const int64_t Hp = H + pt + pb, Wp = W + pl + pr;
-  llvm::Value *src = x;
-  if (pt || pl || pb || pr) {
-    if (!args.temp)
-      return nodeError(n, "padded convolution without a temp buffer");
-    src = args.temp;
-    kb.loop(N * C * Hp * Wp, [&](llvm::Value *i) { kb.store(kb.f32(0), src, i); });
-    kb.stridedCopy(f32, {N * C, H, W}, x, {H * W, W, 1}, 0, src,
-                   {Hp * Wp, Wp, 1}, pt * Wp + pl);
+  llvm::Value *bias = n.getNumInputs() > 2 ? args.inputs[2] : nullptr;
+  llvm::Value *residual = nullptr;
+  llvm::StringRef postAct;
+  llvm::SmallVector<float, 2> postActParams;
+  for (const Node *f : args.fused) {
+    if (f->is(OpKind::Add)) {
+      residual = args.inputs[n.getNumInputs()];
+      continue;
+    }
+    postAct = f->getOpName();
+    if (f->is(OpKind::LeakyRelu))
+      postActParams.push_back(f->getFloat("alpha"));
+    if (f->is(OpKind::Clip))
+      postActParams.append({f->getFloat("min"), f->getFloat("max")});
   }
-
-  kb.loop(N, [&](llvm::Value *ni) {
-    kb.loop(OC, [&](llvm::Value *oc) {
-      llvm::Value *g = kb.b.CreateUDiv(oc, kb.idx(OCg));
-      llvm::Value *plane = kb.b.CreateMul(
-          kb.b.CreateAdd(kb.b.CreateMul(ni, kb.idx(OC)), oc), kb.idx(OH * OW));
-      llvm::Value *init = bias ? kb.load(f32, bias, oc) : kb.f32(0);
-      kb.loop(OH * OW, [&](llvm::Value *i) {
-        kb.store(init, y, kb.b.CreateAdd(plane, i));
-      });
-      kb.loop(ICg, [&](llvm::Value *icg) {
-        llvm::Value *ic = kb.b.CreateAdd(kb.b.CreateMul(g, kb.idx(ICg)), icg);
-        llvm::Value *inPlane = kb.b.CreateMul(
-            kb.b.CreateAdd(kb.b.CreateMul(ni, kb.idx(C)), ic), kb.idx(Hp * Wp));
-        llvm::Value *wBase = kb.b.CreateMul(
-            kb.b.CreateAdd(kb.b.CreateMul(oc, kb.idx(ICg)), icg), kb.idx(KH * KW));
-        kb.loop(KH, [&](llvm::Value *kh) {
-          kb.loop(KW, [&](llvm::Value *kw) {
-            llvm::Value *wv = kb.load(
-                f32, w, kb.b.CreateAdd(wBase, kb.b.CreateAdd(
-                                                   kb.b.CreateMul(kh, kb.idx(KW)), kw)));
-            llvm::Value *tap = kb.b.CreateAdd(
-                inPlane, kb.b.CreateAdd(kb.b.CreateMul(kh, kb.idx(dh * Wp)),
-                                        kb.b.CreateMul(kw, kb.idx(dw))));
-            kb.loop(OH, [&](llvm::Value *oh) {
-              llvm::Value *inRow =
-                  kb.b.CreateAdd(tap, kb.b.CreateMul(oh, kb.idx(sh * Wp)));
-              llvm::Value *outRow =
-                  kb.b.CreateAdd(plane, kb.b.CreateMul(oh, kb.idx(OW)));
-              kb.loop(OW, [&](llvm::Value *ow) {
-                llvm::Value *xi = kb.load(
-                    f32, src, kb.b.CreateAdd(inRow, kb.b.CreateMul(ow, kb.idx(sw))));
-                llvm::Value *oi = kb.b.CreateAdd(outRow, ow);
-                llvm::Value *acc = kb.load(f32, y, oi);
-                kb.store(kb.b.CreateFAdd(acc, kb.b.CreateFMul(wv, xi)), y, oi);
-              });
+  int64_t vecElems = int64_t(plan.vecs) * kb.vec.lanes;
+  forEachIndex(kb, s.N, [&](llvm::Value *image) {
+    ConvInputView in = emitConvInput(kb, s, n, args.inputs[0], args.temp, image,
+                                     kb.idx(0), s.C);
+    forEachIndex(kb, s.G, [&](llvm::Value *g) {
+      ConvEmitter e{kb, s, in, args.inputs[1], bias, args.outputs[0],
+                    kb.b.CreateMul(image, kb.idx(s.OC * s.OH * s.OW)), g, packed,
+                    n.getString("kiln.activation"), n.getFloats("kiln.activation_params"),
+                    residual, postAct, postActParams};
+      // Output channels outermost: one tile's weights stay in cache while
+      // the input streams past them.
+      if (plan.channelsOnLanes) {
+        forTiles(kb, s.OCg, vecElems, [&](llvm::Value *oc0, int64_t ocs) {
+          if (plan.span) {
+            forTiles(kb, numRows, plan.span, [&](llvm::Value *oh, int64_t rows) {
+              e.channelTile(static_cast<unsigned>(rows * rowLen), true, oh, kb.idx(0),
+                            oc0, ocs);
+            });
+            return;
+          }
+          forEachIndex(kb, numRows, [&](llvm::Value *oh) {
+            forTiles(kb, rowLen, plan.rows, [&](llvm::Value *ow0, int64_t pixels) {
+              e.channelTile(static_cast<unsigned>(pixels), false, oh, ow0, oc0, ocs);
             });
           });
         });
-      });
-      if (!act.empty()) {
-        kb.loop(OH * OW, [&](llvm::Value *i) {
-          llvm::Value *oi = kb.b.CreateAdd(plane, i);
-          kb.store(kb.activation(act, actParams, kb.load(f32, y, oi)), y, oi);
+      } else {
+        forTiles(kb, s.OCg, plan.rows, [&](llvm::Value *oc0, int64_t ocs) {
+          forEachIndex(kb, numRows, [&](llvm::Value *oh) {
+            forTiles(kb, rowLen, vecElems, [&](llvm::Value *pixel0, int64_t pixels) {
+              e.pixelTile(static_cast<unsigned>(ocs), oc0, oh, pixel0, pixels);
+            });
+          });
         });
       }
     });

@@ -1,16 +1,68 @@
 //===- MatMulKernel.cpp - Batched matrix product --------------------------===//
 //
 // numpy.matmul semantics with broadcast batch dimensions, plus kiln's fused
-// fully-connected epilogue (bias over N, then an activation). Loop order
-// m, k, n: the innermost loop streams a row of B into a row of C and
-// vectorizes without a horizontal reduction.
+// fully-connected epilogue (bias over N, then an activation). Each matrix
+// product is covered by register tiles (RegisterTile.h): tile rows are rows
+// of A, each a broadcast A[m][k], and the vectors run along a row of B and
+// C, so B is read in its own row-major layout. The K loop is innermost and
+// unrolled; bias seeds the accumulators and the activation runs on them
+// before the store. At batch 1 (M = 1, every fully-connected layer here) the
+// product is bound by reading B once, so the tile is one row by up to
+// kGemvVecs vectors: independent accumulators enough to keep loads and FMAs
+// busy.
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/codegen/kernels/RegisterTile.h"
 #include "compiler/codegen/Kernels.h"
+
+#include <limits>
 
 namespace kiln {
 namespace codegen {
+
+namespace {
+
+/// K steps per iteration of a tile's K loop: at batch 1 fewer leave the
+/// loads of B (from L2) measurably short of streaming on Zen 5.
+constexpr int64_t kUnrolledK = 8;
+/// Vectors of a one-row tile.
+constexpr unsigned kGemvVecs = 8;
+constexpr unsigned kMaxTileVecs = 4;
+
+struct MatMulPlan {
+  unsigned rows = 1, vecs = 1;
+  double cost = std::numeric_limits<double>::infinity();
+};
+
+/// The tile shape with the fewest estimated cycles over the M x N product.
+MatMulPlan choosePlan(int64_t M, int64_t N, int64_t K, const VectorInfo &vec) {
+  int64_t vectors = (N + vec.lanes - 1) / vec.lanes;
+  MatMulPlan best;
+  if (M == 1) {
+    unsigned gemv = kGemvVecs;
+    best.vecs = static_cast<unsigned>(std::min<int64_t>(vectors, gemv));
+    return best;
+  }
+  auto tiles = [](int64_t size, int64_t tile) {
+    llvm::SmallVector<std::pair<int64_t, int64_t>, 2> t{{size / tile, tile}};
+    if (size % tile)
+      t.push_back({1, size % tile});
+    return t;
+  };
+  for (unsigned vecs = 1; vecs <= kMaxTileVecs && vecs <= vectors; ++vecs)
+    for (unsigned rows = 1; rows <= maxTileRows(vec, vecs) && rows <= M; ++rows) {
+      double cost = 0;
+      for (auto [nr, r] : tiles(M, rows))
+        for (auto [nv, v] : tiles(vectors, vecs))
+          cost += nr * nv * (K * tileStepCycles(r, v) + r * v + 10);
+      if (cost < best.cost)
+        best = {rows, vecs, cost};
+    }
+  return best;
+}
+
+} // namespace
 
 llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
@@ -45,37 +97,69 @@ llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args) {
   fill(bsh, bStrides);
   Shape cStrides = rowMajorStrides(batch);
 
-  llvm::Type *f32 = kb.b.getFloatTy();
+  const unsigned lanes = kb.vec.lanes;
+  MatMulPlan plan = choosePlan(M, N, K, kb.vec);
+  llvm::Function *fn = kb.b.GetInsertBlock()->getParent();
+  fn->setName(fn->getName() + "." + TileShape{plan.rows, plan.vecs, lanes, lanes}.str());
+
+  auto &b = kb.b;
+  auto add = [&](llvm::Value *x, int64_t c) { return b.CreateAdd(x, kb.idx(c)); };
+  auto mul = [&](llvm::Value *x, int64_t c) { return b.CreateMul(x, kb.idx(c)); };
   llvm::Value *A = args.inputs[0], *B = args.inputs[1];
-  llvm::Value *bias = args.inputs.size() > 2 ? args.inputs[2] : nullptr;
+  llvm::Value *bias = n.getNumInputs() > 2 ? args.inputs[2] : nullptr;
   llvm::Value *C = args.outputs[0];
+
   kb.nest(batch, [&](llvm::ArrayRef<llvm::Value *> bi) {
-    llvm::Value *aBase = kb.b.CreateMul(kb.linear(bi, aStrides), kb.idx(M * K));
-    llvm::Value *bBase = kb.b.CreateMul(kb.linear(bi, bStrides), kb.idx(K * N));
-    llvm::Value *cBase = kb.b.CreateMul(kb.linear(bi, cStrides), kb.idx(M * N));
-    kb.loop(M, [&](llvm::Value *m) {
-      llvm::Value *cRow = kb.b.CreateAdd(cBase, kb.b.CreateMul(m, kb.idx(N)));
-      llvm::Value *aRow = kb.b.CreateAdd(aBase, kb.b.CreateMul(m, kb.idx(K)));
-      kb.loop(N, [&](llvm::Value *j) {
-        kb.store(bias ? kb.load(f32, bias, j) : kb.f32(0), C,
-                 kb.b.CreateAdd(cRow, j));
+    llvm::Value *aBase = mul(kb.linear(bi, aStrides), M * K);
+    llvm::Value *bBase = mul(kb.linear(bi, bStrides), K * N);
+    llvm::Value *cBase = mul(kb.linear(bi, cStrides), M * N);
+
+    // Rows m0.. of A times columns n0.. of B: `rows` x `count` outputs.
+    auto tile = [&](llvm::Value *m0, unsigned rows, llvm::Value *n0, int64_t count) {
+      TileShape t{rows, static_cast<unsigned>((count + lanes - 1) / lanes), lanes, 0};
+      t.lastValid = static_cast<unsigned>(count - (t.vecs - 1) * lanes);
+      Tile acc;
+      for (unsigned i = 0; i < rows; ++i)
+        for (unsigned j = 0; j < t.vecs; ++j)
+          acc.push_back(bias ? kb.loadVec(bias, add(n0, j * lanes), lanes, t.valid(j))
+                             : kb.splat(kb.f32(0), lanes));
+      llvm::Value *aRow = b.CreateAdd(aBase, mul(m0, K));
+      llvm::Value *bCol = b.CreateAdd(bBase, n0);
+      llvm::SmallVector<int64_t, 32> aRows = stridedRows(rows, K);
+      llvm::SmallVector<int64_t, 32> bVecs = stridedRows(t.vecs, lanes);
+      auto step = [&](Tile sums, llvm::Value *k) {
+        return tileStep(kb, t, std::move(sums), A, b.CreateAdd(aRow, k), aRows, B,
+                        b.CreateAdd(bCol, mul(k, N)), bVecs);
+      };
+      int64_t chunks = K / kUnrolledK, rest = K % kUnrolledK;
+      acc = kb.loopCarried(chunks, acc, [&](llvm::Value *c, llvm::ArrayRef<llvm::Value *> in) {
+        Tile x(in.begin(), in.end());
+        for (int64_t u = 0; u < kUnrolledK; ++u)
+          x = step(std::move(x), add(mul(c, kUnrolledK), u));
+        return x;
       });
-      kb.loop(K, [&](llvm::Value *k) {
-        llvm::Value *av = kb.load(f32, A, kb.b.CreateAdd(aRow, k));
-        llvm::Value *bRow = kb.b.CreateAdd(bBase, kb.b.CreateMul(k, kb.idx(N)));
-        kb.loop(N, [&](llvm::Value *j) {
-          llvm::Value *ci = kb.b.CreateAdd(cRow, j);
-          llvm::Value *bv = kb.load(f32, B, kb.b.CreateAdd(bRow, j));
-          kb.store(kb.b.CreateFAdd(kb.load(f32, C, ci), kb.b.CreateFMul(av, bv)),
-                   C, ci);
-        });
-      });
-      if (!act.empty())
-        kb.loop(N, [&](llvm::Value *j) {
-          llvm::Value *ci = kb.b.CreateAdd(cRow, j);
-          kb.store(kb.activation(act, actParams, kb.load(f32, C, ci)), C, ci);
-        });
-    });
+      for (int64_t r = 0; r < rest; ++r)
+        acc = step(std::move(acc), kb.idx(chunks * kUnrolledK + r));
+      llvm::Value *cRow = b.CreateAdd(b.CreateAdd(cBase, mul(m0, N)), n0);
+      for (unsigned i = 0; i < rows; ++i)
+        for (unsigned j = 0; j < t.vecs; ++j)
+          kb.storeVec(kb.activation(act, actParams, acc[i * t.vecs + j]), C,
+                      add(cRow, i * N + j * lanes), t.valid(j));
+    };
+
+    auto columns = [&](llvm::Value *m0, unsigned rows) {
+      int64_t chunk = int64_t(plan.vecs) * lanes;
+      int64_t full = N / chunk, edge = N % chunk;
+      if (full)
+        forEachIndex(kb, full, [&](llvm::Value *j) { tile(m0, rows, mul(j, chunk), chunk); });
+      if (edge)
+        tile(m0, rows, kb.idx(full * chunk), edge);
+    };
+    int64_t fullRows = M / plan.rows, edgeRows = M % plan.rows;
+    if (fullRows)
+      forEachIndex(kb, fullRows, [&](llvm::Value *i) { columns(mul(i, plan.rows), plan.rows); });
+    if (edgeRows)
+      columns(kb.idx(fullRows * plan.rows), static_cast<unsigned>(edgeRows));
   });
   return llvm::Error::success();
 }

@@ -1,8 +1,11 @@
-//===- MovementKernels.cpp - Transpose, Concat, Pad -----------------------===//
+//===- MovementKernels.cpp - Transpose, Concat, Pad, Expand, Slice --------===//
 //
-// All three are strided copies: Transpose reads with permuted strides,
+// All are strided copies: Transpose reads with permuted strides,
 // Concat writes each input into its slice of the output, Pad fills the
-// border and copies the input into the interior. They work on any dtype.
+// border and copies the input into the interior (constant mode) or maps each
+// output index into the input (edge, reflect), Expand reads broadcast
+// dimensions with stride 0, Slice with its steps (possibly negative). They
+// work on any dtype.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,21 +51,51 @@ llvm::Error emitConcat(KernelBuilder &kb, const KernelArgs &args) {
   return llvm::Error::success();
 }
 
+/// The constant fill value in the element type (any dtype).
+static llvm::Value *fillValue(KernelBuilder &kb, DType dt, float value) {
+  llvm::Type *ty = kb.elemType(dt);
+  if (dt == DType::F32 || dt == DType::F16)
+    return llvm::ConstantFP::get(ty, value);
+  if (dt == DType::Bool)
+    return llvm::ConstantInt::get(ty, value != 0);
+  return llvm::ConstantInt::get(ty, static_cast<int64_t>(value), true);
+}
+
 llvm::Error emitPad(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  if (n.getString("mode") != "constant")
-    return nodeError(n, "the code generator supports Pad mode 'constant' only, got '" +
-                            n.getString("mode") + "'");
-  if (auto e = requireF32(n, n.getInput(0)))
-    return e;
+  llvm::StringRef mode = n.getString("mode");
   const TensorType &it = n.getInput(0)->getType();
   const TensorType &ot = n.getOutput()->getType();
   llvm::ArrayRef<int64_t> pads = n.getInts("pads");
   size_t rank = it.rank();
-  Shape outStrides = rowMajorStrides(ot.shape);
+  llvm::Type *ty = kb.elemType(it.dtype);
+  Shape outStrides = rowMajorStrides(ot.shape), inStrides = rowMajorStrides(it.shape);
+  if (mode != "constant") {
+    // edge and reflect: every output element reads the input element its
+    // index maps to, dimension by dimension.
+    auto &b = kb.b;
+    bool edge = mode == "edge";
+    kb.nest(ot.shape, [&](llvm::ArrayRef<llvm::Value *> o) {
+      llvm::Value *src = kb.idx(0);
+      for (size_t d = 0; d < rank; ++d) {
+        int64_t size = it.shape[d];
+        llvm::Value *j = b.CreateSub(o[d], kb.idx(pads[d]));
+        llvm::Value *below = b.CreateICmpSLT(j, kb.idx(0));
+        llvm::Value *above = b.CreateICmpSGE(j, kb.idx(size));
+        llvm::Value *lo = edge ? kb.idx(0) : b.CreateSub(kb.idx(0), j);
+        llvm::Value *hi = edge ? kb.idx(size - 1)
+                               : b.CreateSub(kb.idx(2 * (size - 1)), j);
+        j = b.CreateSelect(below, lo, b.CreateSelect(above, hi, j));
+        src = b.CreateAdd(src, b.CreateMul(j, kb.idx(inStrides[d])));
+      }
+      kb.store(kb.load(ty, args.inputs[0], src), args.outputs[0],
+               kb.linear(o, outStrides));
+    });
+    return llvm::Error::success();
+  }
   // Negative pads crop: read from inside the input instead.
   int64_t dstOffset = 0, srcOffset = 0;
-  Shape inStrides = rowMajorStrides(it.shape), copyShape;
+  Shape copyShape;
   for (size_t d = 0; d < rank; ++d) {
     int64_t begin = pads[d], end = pads[d + rank];
     dstOffset += std::max<int64_t>(begin, 0) * outStrides[d];
@@ -70,10 +103,47 @@ llvm::Error emitPad(KernelBuilder &kb, const KernelArgs &args) {
     copyShape.push_back(it.shape[d] + std::min<int64_t>(begin, 0) +
                         std::min<int64_t>(end, 0));
   }
-  llvm::Value *fill = kb.f32(n.getFloat("value"));
+  llvm::Value *fill = fillValue(kb, it.dtype, n.getFloat("value"));
   kb.loop(ot.numElements(), [&](llvm::Value *i) { kb.store(fill, args.outputs[0], i); });
-  kb.stridedCopy(kb.b.getFloatTy(), copyShape, args.inputs[0], inStrides, srcOffset,
+  kb.stridedCopy(ty, copyShape, args.inputs[0], inStrides, srcOffset,
                  args.outputs[0], outStrides, dstOffset);
+  return llvm::Error::success();
+}
+
+llvm::Error emitExpand(KernelBuilder &kb, const KernelArgs &args) {
+  const Node &n = args.node;
+  const TensorType &it = n.getInput(0)->getType();
+  const TensorType &ot = n.getOutput()->getType();
+  // Broadcast dimensions read with stride 0.
+  Shape own = rowMajorStrides(it.shape), strides(ot.rank(), 0);
+  size_t lead = ot.rank() - it.rank();
+  for (size_t d = 0; d < it.rank(); ++d)
+    strides[lead + d] = it.shape[d] == 1 ? 0 : own[d];
+  kb.stridedCopy(kb.elemType(it.dtype), ot.shape, args.inputs[0], strides, 0,
+                 args.outputs[0], rowMajorStrides(ot.shape), 0);
+  return llvm::Error::success();
+}
+
+llvm::Error emitSlice(KernelBuilder &kb, const KernelArgs &args) {
+  const Node &n = args.node;
+  const TensorType &it = n.getInput(0)->getType();
+  const TensorType &ot = n.getOutput()->getType();
+  // Lowering made starts and steps explicit for every axis; steps may be
+  // negative, so offsets are computed without no-wrap flags.
+  llvm::ArrayRef<int64_t> starts = n.getInts("starts"), steps = n.getInts("steps");
+  Shape inStrides = rowMajorStrides(it.shape), outStrides = rowMajorStrides(ot.shape);
+  int64_t base = 0;
+  for (size_t d = 0; d < it.rank(); ++d)
+    base += starts[d] * inStrides[d];
+  llvm::Type *ty = kb.elemType(it.dtype);
+  auto &b = kb.b;
+  kb.nest(ot.shape, [&](llvm::ArrayRef<llvm::Value *> o) {
+    llvm::Value *src = kb.idx(base);
+    for (size_t d = 0; d < o.size(); ++d)
+      src = b.CreateAdd(src, b.CreateMul(o[d], kb.idx(steps[d] * inStrides[d])));
+    kb.store(kb.load(ty, args.inputs[0], src), args.outputs[0],
+             kb.linear(o, outStrides));
+  });
   return llvm::Error::success();
 }
 

@@ -1,9 +1,11 @@
-//===- PoolKernels.cpp - 2-D max and average pooling, NCHW ----------------===//
+//===- PoolKernels.cpp - Max and average pooling over 1-3 spatial dims ----===//
 //
-// One loop nest for both. Window taps outside the input are masked with a
-// select (the load reads a clamped, in-bounds address), so there is no branch
-// in the window loops. AveragePool divides by the count of taps inside the
-// input (count_include_pad=0) or inside the padded input (=1).
+// One loop nest for both, over N*C planes of up to three spatial dimensions
+// (missing leading ones have size 1). Window taps outside the input are
+// masked with a select (the load reads a clamped, in-bounds address), so
+// there is no branch in the window loops. AveragePool divides by the count
+// of taps inside the input (count_include_pad=0) or inside the padded input
+// (=1). MaxPool also takes i8 and u8.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,33 +21,65 @@ int64_t attrAt(const Node &n, llvm::StringRef name, size_t i, int64_t dflt) {
   const Attr *a = n.getAttr(name);
   return a && i < a->getInts().size() ? a->getInts()[i] : dflt;
 }
+
+/// One spatial dimension of the window, explicit (lowering made it so).
+struct Dim {
+  int64_t in, out, k, s, d, pb, pe;
+};
 } // namespace
 
 llvm::Error emitPool(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  if (auto e = requireF32(n, n.getInput(0)))
-    return e;
   const TensorType &xt = n.getInput(0)->getType();
   const TensorType &yt = n.getOutput()->getType();
-  if (xt.rank() != 4)
-    return nodeError(n, "the code generator supports 2-D pooling only, input is " +
-                            xt.str());
   bool isMax = n.is(OpKind::MaxPool);
-  const int64_t NC = xt.shape[0] * xt.shape[1], H = xt.shape[2], W = xt.shape[3];
-  const int64_t OH = yt.shape[2], OW = yt.shape[3];
-  const int64_t KH = attrAt(n, "kernel_shape", 0, 1), KW = attrAt(n, "kernel_shape", 1, 1);
-  const int64_t sh = attrAt(n, "strides", 0, 1), sw = attrAt(n, "strides", 1, 1);
-  const int64_t dh = attrAt(n, "dilations", 0, 1), dw = attrAt(n, "dilations", 1, 1);
-  const int64_t pt = attrAt(n, "pads", 0, 0), pl = attrAt(n, "pads", 1, 0);
-  const int64_t pb = attrAt(n, "pads", 2, 0), pr = attrAt(n, "pads", 3, 0);
+  DType dt = xt.dtype;
+  if (dt != DType::F32 && !(isMax && (dt == DType::I8 || dt == DType::U8)))
+    return nodeError(n, "the code generator supports only f32 here (and i8, "
+                        "u8 for MaxPool), got " + xt.str());
+  size_t rank = xt.rank() - 2;
+  if (rank < 1 || rank > 3)
+    return nodeError(n, "pooling over " + std::to_string(rank) +
+                            " spatial dimensions is not supported");
+  Dim dims[3];
+  for (size_t j = 0; j < 3; ++j) {
+    if (j + rank < 3) {
+      dims[j] = {1, 1, 1, 1, 1, 0, 0};
+      continue;
+    }
+    size_t i = j + rank - 3;
+    dims[j] = {xt.shape[2 + i],
+               yt.shape[2 + i],
+               attrAt(n, "kernel_shape", i, 1),
+               attrAt(n, "strides", i, 1),
+               attrAt(n, "dilations", i, 1),
+               attrAt(n, "pads", i, 0),
+               attrAt(n, "pads", rank + i, 0)};
+  }
   bool includePad = !isMax && n.getInt("count_include_pad") != 0;
+  int64_t planes = xt.shape[0] * xt.shape[1];
+  int64_t inPlane = dims[0].in * dims[1].in * dims[2].in;
+  int64_t outPlane = dims[0].out * dims[1].out * dims[2].out;
 
   auto &b = kb.b;
-  llvm::Type *f32 = b.getFloatTy();
+  llvm::Type *ty = kb.elemType(dt);
+  bool isFloat = dt == DType::F32;
+  llvm::Value *init;
+  if (!isMax)
+    init = kb.f32(0);
+  else if (isFloat)
+    init = kb.f32(-std::numeric_limits<float>::infinity());
+  else
+    init = llvm::ConstantInt::get(ty, dt == DType::U8 ? 0 : -128, true);
+  auto maxOf = [&](llvm::Value *a, llvm::Value *v) {
+    if (isFloat)
+      return kb.maxF(a, v);
+    llvm::Value *gt = dt == DType::U8 ? b.CreateICmpUGT(v, a) : b.CreateICmpSGT(v, a);
+    return b.CreateSelect(gt, v, a);
+  };
   llvm::Value *x = args.inputs[0], *y = args.outputs[0];
-  llvm::Value *accSlot = kb.scalarSlot(f32, "acc");
-  llvm::Value *cntSlot = kb.scalarSlot(f32, "count");
-  llvm::Value *init = isMax ? kb.f32(-std::numeric_limits<float>::infinity()) : kb.f32(0);
+  llvm::Value *accSlot = kb.scalarSlot(ty, "acc");
+  llvm::Value *cntSlot = kb.scalarSlot(b.getFloatTy(), "count");
   auto inRange = [&](llvm::Value *v, int64_t lo, int64_t hi) {
     return b.CreateAnd(b.CreateICmpSGE(v, kb.idx(lo)), b.CreateICmpSLT(v, kb.idx(hi)));
   };
@@ -54,41 +88,47 @@ llvm::Error emitPool(KernelBuilder &kb, const KernelArgs &args) {
     return b.CreateSelect(b.CreateICmpSGT(lo, kb.idx(hi - 1)), kb.idx(hi - 1), lo);
   };
 
-  kb.loop(NC, [&](llvm::Value *c) {
-    llvm::Value *inPlane = b.CreateMul(c, kb.idx(H * W));
-    llvm::Value *outPlane = b.CreateMul(c, kb.idx(OH * OW));
-    kb.loop(OH, [&](llvm::Value *oh) {
-      llvm::Value *h0 = b.CreateSub(b.CreateMul(oh, kb.idx(sh)), kb.idx(pt));
-      kb.loop(OW, [&](llvm::Value *ow) {
-        llvm::Value *w0 = b.CreateSub(b.CreateMul(ow, kb.idx(sw)), kb.idx(pl));
-        b.CreateStore(init, accSlot);
-        b.CreateStore(kb.f32(0), cntSlot);
-        kb.loop(KH, [&](llvm::Value *kh) {
-          llvm::Value *ih = b.CreateAdd(h0, b.CreateMul(kh, kb.idx(dh)));
-          kb.loop(KW, [&](llvm::Value *kw) {
-            llvm::Value *iw = b.CreateAdd(w0, b.CreateMul(kw, kb.idx(dw)));
-            llvm::Value *valid = b.CreateAnd(inRange(ih, 0, H), inRange(iw, 0, W));
-            llvm::Value *addr = b.CreateAdd(
-                inPlane, b.CreateAdd(b.CreateMul(clamp(ih, H), kb.idx(W)), clamp(iw, W)));
-            llvm::Value *v = b.CreateSelect(valid, kb.load(f32, x, addr), init);
-            llvm::Value *acc = b.CreateLoad(f32, accSlot);
-            b.CreateStore(isMax ? kb.maxF(acc, v) : b.CreateFAdd(acc, v), accSlot);
-            llvm::Value *counted =
-                includePad ? b.CreateAnd(inRange(ih, -pt, H + pb), inRange(iw, -pl, W + pr))
-                           : valid;
-            llvm::Value *cnt = b.CreateLoad(f32, cntSlot);
-            b.CreateStore(b.CreateFAdd(cnt, b.CreateSelect(counted, kb.f32(1), kb.f32(0))),
-                          cntSlot);
-          });
-        });
-        llvm::Value *acc = b.CreateLoad(f32, accSlot);
-        if (!isMax) {
-          // A window entirely in padding (count_include_pad=0) has count 0
-          // and averages to 0/0 = NaN, as in the reference.
-          acc = b.CreateFDiv(acc, b.CreateLoad(f32, cntSlot));
+  kb.loop(planes, [&](llvm::Value *p) {
+    llvm::Value *inBase = b.CreateMul(p, kb.idx(inPlane));
+    llvm::Value *outBase = b.CreateMul(p, kb.idx(outPlane));
+    kb.nest({dims[0].out, dims[1].out, dims[2].out},
+            [&](llvm::ArrayRef<llvm::Value *> o) {
+      llvm::Value *start[3];
+      for (int j = 0; j < 3; ++j)
+        start[j] = b.CreateSub(b.CreateMul(o[j], kb.idx(dims[j].s)),
+                               kb.idx(dims[j].pb));
+      b.CreateStore(init, accSlot);
+      b.CreateStore(kb.f32(0), cntSlot);
+      kb.nest({dims[0].k, dims[1].k, dims[2].k},
+              [&](llvm::ArrayRef<llvm::Value *> k) {
+        llvm::Value *valid = b.getTrue(), *counted = b.getTrue();
+        llvm::Value *addr = inBase;
+        for (int j = 0; j < 3; ++j) {
+          const Dim &dj = dims[j];
+          llvm::Value *at = b.CreateAdd(start[j], b.CreateMul(k[j], kb.idx(dj.d)));
+          valid = b.CreateAnd(valid, inRange(at, 0, dj.in));
+          counted = b.CreateAnd(counted, inRange(at, -dj.pb, dj.in + dj.pe));
+          int64_t stride = j == 0 ? dims[1].in * dims[2].in
+                           : j == 1 ? dims[2].in
+                                    : 1;
+          addr = b.CreateAdd(addr, b.CreateMul(clamp(at, dj.in), kb.idx(stride)));
         }
-        kb.store(acc, y, b.CreateAdd(outPlane, b.CreateAdd(b.CreateMul(oh, kb.idx(OW)), ow)));
+        llvm::Value *v = b.CreateSelect(valid, kb.load(ty, x, addr), init);
+        llvm::Value *acc = b.CreateLoad(ty, accSlot);
+        b.CreateStore(isMax ? maxOf(acc, v) : b.CreateFAdd(acc, v), accSlot);
+        llvm::Value *c = includePad ? counted : valid;
+        llvm::Value *cnt = b.CreateLoad(b.getFloatTy(), cntSlot);
+        b.CreateStore(b.CreateFAdd(cnt, b.CreateSelect(c, kb.f32(1), kb.f32(0))),
+                      cntSlot);
       });
+      llvm::Value *acc = b.CreateLoad(ty, accSlot);
+      // A window entirely in padding (count_include_pad=0) has count 0 and
+      // averages to 0/0 = NaN, as in the reference.
+      if (!isMax)
+        acc = b.CreateFDiv(acc, b.CreateLoad(b.getFloatTy(), cntSlot));
+      llvm::Value *outAt = b.CreateAdd(
+          outBase, kb.linear(o, {dims[1].out * dims[2].out, dims[2].out, 1}));
+      kb.store(acc, y, outAt);
     });
   });
   return llvm::Error::success();

@@ -1,11 +1,13 @@
-//===- SoftmaxKernel.cpp - Softmax along one axis -------------------------===//
+//===- SoftmaxKernel.cpp - Softmax, LogSoftmax, Hardmax along one axis ----===//
 //
 // The tensor is viewed as [outer, D, inner] around the axis. Each of the
-// outer*inner rows is normalized in three sweeps: max, exp and sum, scale.
+// outer*inner rows is normalized in three sweeps: max, exp and sum, scale
+// (LogSoftmax: x - max - log(sum); Hardmax: 1 at the first maximum).
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/Kernels.h"
+#include "compiler/codegen/kernels/ScalarMath.h"
 
 #include <limits>
 
@@ -46,12 +48,34 @@ llvm::Error emitSoftmax(KernelBuilder &kb, const KernelArgs &args) {
                       maxSlot);
       });
       llvm::Value *mx = b.CreateLoad(f32, maxSlot);
+      if (n.is(OpKind::Hardmax)) {
+        // 1 at the first maximum: a flag slot remembers it was seen.
+        b.CreateStore(kb.f32(0), sumSlot);
+        kb.loop(D, [&](llvm::Value *d) {
+          llvm::Value *seen = b.CreateLoad(f32, sumSlot);
+          llvm::Value *hit = b.CreateAnd(
+              b.CreateFCmpOEQ(kb.load(f32, x, at(d)), mx),
+              b.CreateFCmpOEQ(seen, kb.f32(0)));
+          kb.store(b.CreateSelect(hit, kb.f32(1), kb.f32(0)), y, at(d));
+          b.CreateStore(b.CreateSelect(hit, kb.f32(1), seen), sumSlot);
+        });
+        return;
+      }
       b.CreateStore(kb.f32(0), sumSlot);
+      bool isLog = n.is(OpKind::LogSoftmax);
       kb.loop(D, [&](llvm::Value *d) {
-        llvm::Value *e = kb.exp(b.CreateFSub(kb.load(f32, x, at(d)), mx));
-        kb.store(e, y, at(d));
+        llvm::Value *shifted = b.CreateFSub(kb.load(f32, x, at(d)), mx);
+        llvm::Value *e = kb.exp(shifted);
+        kb.store(isLog ? shifted : e, y, at(d));
         b.CreateStore(b.CreateFAdd(b.CreateLoad(f32, sumSlot), e), sumSlot);
       });
+      if (isLog) {
+        llvm::Value *logSum = ScalarMath(kb).log(b.CreateLoad(f32, sumSlot));
+        kb.loop(D, [&](llvm::Value *d) {
+          kb.store(b.CreateFSub(kb.load(f32, y, at(d)), logSum), y, at(d));
+        });
+        return;
+      }
       llvm::Value *inv = b.CreateFDiv(kb.f32(1), b.CreateLoad(f32, sumSlot));
       kb.loop(D, [&](llvm::Value *d) {
         kb.store(b.CreateFMul(kb.load(f32, y, at(d)), inv), y, at(d));

@@ -3,10 +3,12 @@
 #include "compiler/frontend/onnx/NodeEmitter.h"
 
 #include "compiler/interpreter/Interpreter.h"
+#include "compiler/ops/OpHelpers.h"
 
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <deque>
 
 namespace kiln {
 
@@ -37,13 +39,10 @@ NodeEmitter::emit(OpKind kind, llvm::StringRef name,
   if (!added)
     return added.takeError();
   Node *n = *added;
-  if (n->is(OpKind::Shape))
-    return foldShape(n, resultNames);
-  bool allConstant =
-      n->getNumInputs() > 0 && llvm::all_of(n->getInputs(), [](Value *v) {
-        return !v || v->isConstant();
-      });
-  if (allConstant)
+  bool allConstant = llvm::all_of(n->getInputs(), [](Value *v) {
+    return !v || v->isConstant();
+  });
+  if (allConstant || readsOnlyInputTypes(n->getKind()))
     return foldConstant(n, resultNames);
   ValueList results(n->getOutputs().begin(), n->getOutputs().end());
   for (unsigned i = 0; i < results.size() && i < resultNames.size(); ++i)
@@ -52,39 +51,15 @@ NodeEmitter::emit(OpKind kind, llvm::StringRef name,
   return results;
 }
 
-/// Shape only reads its input's type, which is always static, so it folds
-/// even when the input is computed at run time. ONNX-15 semantics: the dims
-/// in [start, end), negative indices counting from the back, clamped.
-llvm::Expected<ValueList>
-NodeEmitter::foldShape(Node *n, llvm::ArrayRef<std::string> resultNames) {
-  llvm::ArrayRef<int64_t> dims = n->getInput(0)->getType().shape;
-  int64_t rank = dims.size();
-  auto bound = [&](llvm::StringRef attrName, int64_t dflt) {
-    const Attr *a = n->getAttr(attrName);
-    int64_t v = a && a->getKind() == AttrKind::Int ? a->getInt() : dflt;
-    if (v < 0)
-      v = std::max<int64_t>(v, -rank) + rank;
-    return std::min(v, rank);
-  };
-  int64_t start = bound("start", 0);
-  int64_t end = std::max(start, bound("end", rank));
-  llvm::SmallVector<int64_t, 6> values(dims.begin() + start,
-                                       dims.begin() + end);
-  Tensor t = Tensor::fromValues<int64_t>(
-      DType::I64, {static_cast<int64_t>(values.size())}, values);
-  if (n->getNumOutputs() != 1 || t.getType() != n->getOutput(0)->getType())
-    return nodeError(*n, "folding gives " + t.getType().str() +
-                             ", which the op's type rule does not");
-  std::vector<Tensor> results;
-  results.push_back(std::move(t));
-  return replaceByConstants(n, std::move(results), resultNames);
-}
-
 llvm::Expected<ValueList>
 NodeEmitter::foldConstant(Node *n, llvm::ArrayRef<std::string> resultNames) {
+  // Stand-ins for the run-time inputs of an op that reads only their types.
+  std::deque<Tensor> placeholders;
   llvm::SmallVector<const Tensor *, 4> inputs;
   for (Value *v : n->getInputs())
-    inputs.push_back(v ? &v->getConstant() : nullptr);
+    inputs.push_back(!v               ? nullptr
+                     : v->isConstant() ? &v->getConstant()
+                                       : &placeholders.emplace_back(v->getType()));
   auto results = evaluateNode(*n, inputs);
   if (!results)
     return results.takeError();

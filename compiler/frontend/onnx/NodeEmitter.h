@@ -32,6 +32,9 @@ struct PendingNode {
   /// The ONNX node name, or "<OpType>_<index>" for an unnamed node.
   std::string name;
   OpKind kind;
+  /// The ONNX op type, which differs from the kind's name for ops kiln
+  /// imports as another (CastLike as Cast, Scatter as ScatterElements).
+  std::string opType;
   /// nullptr where an optional input is absent; trailing absent inputs are
   /// dropped.
   llvm::SmallVector<Value *, 4> inputs;
@@ -57,9 +60,10 @@ public:
   /// Adds a `kind` node named after `name` (made unique among nodes) and
   /// names its
   /// results after `resultNames` ("" or a missing entry keeps the name
-  /// derived from the node). A node whose inputs are all constant, and a
-  /// Shape node (every type is static), is evaluated and replaced by
-  /// constants. Returns the op's results, constants when folded.
+  /// derived from the node). A node whose inputs are all constant (or that
+  /// has none), and a node that reads only its inputs' types (Shape, Size,
+  /// EyeLike: every type is static), is evaluated and replaced by constants.
+  /// Returns the op's results, constants when folded.
   llvm::Expected<ValueList> emit(OpKind kind, llvm::StringRef name,
                                  llvm::ArrayRef<Value *> inputs, AttrMap attrs,
                                  llvm::ArrayRef<std::string> resultNames);
@@ -71,8 +75,6 @@ private:
   /// nodes, apart from value names (Graph::uniqueName spans both), so a node
   /// may share its name with its ONNX output, as converted models often do.
   std::string uniqueNodeName(llvm::StringRef base);
-  llvm::Expected<ValueList> foldShape(Node *n,
-                                      llvm::ArrayRef<std::string> resultNames);
   llvm::Expected<ValueList>
   foldConstant(Node *n, llvm::ArrayRef<std::string> resultNames);
   /// Replaces the folded node `n` by constants holding `results`.

@@ -84,6 +84,12 @@ std::string declaredTypeStr(const onnx::TypeProto::Tensor &tt) {
   return s + ']';
 }
 
+} // namespace
+
+char NonConstantInputError::ID = 0;
+
+namespace {
+
 class Importer {
 public:
   Importer(const onnx::ModelProto &model, llvm::StringRef graphName,
@@ -158,11 +164,17 @@ llvm::Expected<int64_t> Importer::defaultOpset() const {
           *opset, id.version()));
     opset = id.version();
   }
-  if (!opset)
-    return makeError("the model imports no default-domain (ai.onnx) opset");
+  if (!opset) {
+    std::string domains;
+    for (const onnx::OperatorSetIdProto &id : model_.opset_import())
+      domains += (domains.empty() ? "" : ", ") + id.domain();
+    return makeError("the model imports only the domains " + domains +
+                     ", which are not supported (only the default ONNX "
+                     "domain is)");
+  }
   if (*opset < kMinOnnxOpset || *opset > kMaxOnnxOpset)
     return makeError(llvm::formatv(
-        "the model uses ONNX opset {0}; kiln supports opsets {1} to {2}",
+        "ONNX opset {0} is not supported; kiln supports opsets {1} to {2}",
         *opset, kMinOnnxOpset, kMaxOnnxOpset));
   return *opset;
 }
@@ -176,7 +188,7 @@ llvm::Error Importer::checkOpsSupported() const {
     const onnx::NodeProto &n = g.node(i);
     bool defaultDomain = isDefaultDomain(n.domain());
     if (defaultDomain &&
-        (n.op_type() == "Constant" || lookupOpDef(n.op_type())))
+        (n.op_type() == "Constant" || lookupOnnxOp(n.op_type())))
       continue;
     list += list.empty() ? "" : ", ";
     list += "node '" + nodeDisplayName(n, i) + "' (" + n.op_type() + ")";
@@ -214,17 +226,34 @@ llvm::Error Importer::importInitializers() {
 /// Graph inputs backed by an initializer (ir_version >= 4 allows it, older
 /// versions require it) are constants: kiln compiles the weights in.
 llvm::Error Importer::importInputs() {
+  llvm::StringSet<> graphInputs;
   for (const onnx::ValueInfoProto &vi : model_.graph().input()) {
     if (vi.name().empty())
       return makeError("a graph input has no name");
     if (values_.count(vi.name()))
       continue;
+    graphInputs.insert(vi.name());
     auto type = inputType(vi);
     if (!type)
       return type.takeError();
-    if (auto err = define(vi.name(), graph_->addInput(vi.name(), *type)))
+    auto fixed = opts_.constantInputs.find(vi.name());
+    if (fixed == opts_.constantInputs.end()) {
+      if (auto err = define(vi.name(), graph_->addInput(vi.name(), *type)))
+        return err;
+      continue;
+    }
+    if (fixed->second.getType() != *type)
+      return makeError("input '" + vi.name() + "' is " + type->str() +
+                       " but its constant value is " +
+                       fixed->second.getType().str());
+    if (auto err = define(vi.name(),
+                          graph_->addConstant(vi.name(), fixed->second)))
       return err;
   }
+  for (const auto &kv : opts_.constantInputs)
+    if (!graphInputs.count(kv.first))
+      return makeError("a constant value is given for '" + kv.first +
+                       "', which is not a graph input");
   return llvm::Error::success();
 }
 
@@ -340,10 +369,11 @@ llvm::Error Importer::importNode(NodeEmitter &emitter,
   if (np.op_type() == "Constant")
     return importConstantNode(np, name);
   // checkOpsSupported vetted the op.
-  const OpDef &def = *lookupOpDef(np.op_type());
+  const OpDef &def = *lookupOnnxOp(np.op_type());
   PendingNode pending;
   pending.name = name;
   pending.kind = def.kind;
+  pending.opType = np.op_type();
   for (const std::string &in : np.input()) {
     if (in.empty()) {
       pending.inputs.push_back(nullptr);

@@ -24,13 +24,37 @@
 namespace kiln {
 
 /// The ONNX default-domain opsets the importer accepts.
-constexpr int64_t kMinOnnxOpset = 7;
+constexpr int64_t kMinOnnxOpset = 1;
 constexpr int64_t kMaxOnnxOpset = 17;
 
 struct OnnxImportOptions {
   /// Values for symbolic dimensions of graph inputs (dim_param NAME -> VALUE).
   /// Ordered so that anything iterating it is deterministic.
   std::map<std::string, int64_t> dimBindings;
+  /// Graph inputs given a fixed value: each becomes a constant, as if the
+  /// model had an initializer for it. Its type must be the declared one.
+  /// ONNX's node tests feed data that kiln needs constant (Reshape's shape,
+  /// Slice's starts, ...) as graph inputs; their harness fixes it here.
+  std::map<std::string, Tensor> constantInputs;
+};
+
+/// The import error for an input that kiln needs constant (a shape, pads,
+/// axes, ...) but the model computes at run time; `getValueName()` is the
+/// value's name, a graph input's ONNX name where it comes straight from one.
+class NonConstantInputError : public llvm::ErrorInfo<NonConstantInputError> {
+public:
+  static char ID;
+  NonConstantInputError(std::string message, std::string valueName)
+      : message_(std::move(message)), valueName_(std::move(valueName)) {}
+  const std::string &getValueName() const { return valueName_; }
+  void log(llvm::raw_ostream &os) const override { os << message_; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  std::string message_;
+  std::string valueName_;
 };
 
 /// Reads and imports the model at `path`; the graph is named after the

@@ -1,81 +1,17 @@
 //===- OpsetAdapters.cpp - ONNX opset differences -> kiln semantics -------===//
 
 #include "compiler/frontend/onnx/OpsetAdapters.h"
+#include "compiler/frontend/onnx/AdapterUtils.h"
+#include "compiler/frontend/onnx/OnnxImporter.h"
+
+#include "compiler/ops/OpHelpers.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <climits>
+
 namespace kiln {
 namespace {
-
-/// The constant behind input `i`, or an error naming the input when it is
-/// computed at run time.
-llvm::Expected<const Tensor *> constantInput(const PendingNode &n, unsigned i,
-                                             llvm::StringRef what) {
-  Value *v = n.getInput(i);
-  if (!v)
-    return n.error(llvm::formatv("input {0} ({1}) is missing", i, what));
-  if (!v->isConstant())
-    return n.error(llvm::formatv(
-        "input {0} ({1}) must be a constant; '{2}' is computed at run time", i,
-        what, v->getName()));
-  return &v->getConstant();
-}
-
-/// A constant int64 vector input (pads, shape, axes).
-llvm::Expected<llvm::SmallVector<int64_t, 8>>
-intsInput(const PendingNode &n, unsigned i, llvm::StringRef what) {
-  auto t = constantInput(n, i, what);
-  if (!t)
-    return t.takeError();
-  if ((*t)->getDType() != DType::I64 || (*t)->getShape().size() > 1)
-    return n.error(llvm::formatv("input {0} ({1}) must be a 1-D int64 "
-                                 "tensor, got {2}",
-                                 i, what, (*t)->getType().str()));
-  llvm::ArrayRef<int64_t> v = (*t)->values<int64_t>();
-  return llvm::SmallVector<int64_t, 8>(v.begin(), v.end());
-}
-
-/// A constant one-element input (Clip's bounds, Pad's value), as a float
-/// attribute holds it.
-llvm::Expected<float> scalarInput(const PendingNode &n, unsigned i,
-                                  llvm::StringRef what) {
-  auto t = constantInput(n, i, what);
-  if (!t)
-    return t.takeError();
-  if ((*t)->numElements() != 1 || (*t)->getDType() == DType::F16)
-    return n.error(llvm::formatv("input {0} ({1}) must be a one-element "
-                                 "tensor of a non-f16 type, got {2}",
-                                 i, what, (*t)->getType().str()));
-  return static_cast<float>((*t)->getAsDouble(0));
-}
-
-/// Rejects an attribute that `sinceOpset` turned into an input, so a model
-/// cannot set the IR attribute directly.
-llvm::Error rejectAttr(const PendingNode &n, llvm::StringRef attr,
-                       int64_t sinceOpset) {
-  if (!n.attrs.count(attr))
-    return llvm::Error::success();
-  return n.error(llvm::formatv("attribute '{0}' is an input since opset {1}",
-                               attr, sinceOpset));
-}
-
-llvm::Error checkMaxInputs(const PendingNode &n, unsigned maxInputs) {
-  if (n.inputs.size() <= maxInputs)
-    return llvm::Error::success();
-  return n.error(llvm::formatv("expects at most {0} inputs, got {1}", maxInputs,
-                               n.inputs.size()));
-}
-
-/// Reads an int attribute that an adapter interprets itself.
-llvm::Expected<int64_t> intAttr(const PendingNode &n, llvm::StringRef attr,
-                                int64_t dflt) {
-  auto it = n.attrs.find(attr);
-  if (it == n.attrs.end())
-    return dflt;
-  if (it->second.getKind() != AttrKind::Int)
-    return n.error("attribute '" + attr + "' must be int");
-  return it->second.getInt();
-}
 
 /// Clip-11 moved min and max from attributes to optional inputs.
 llvm::Expected<ValueList> emitClip(NodeEmitter &e, PendingNode &n) {
@@ -99,8 +35,16 @@ llvm::Expected<ValueList> emitClip(NodeEmitter &e, PendingNode &n) {
   return e.emit(n);
 }
 
-/// Pad-11 moved pads and the constant value to inputs.
+/// Pad-11 moved pads and the constant value to inputs; Pad-1 called the
+/// pads "paddings".
 llvm::Expected<ValueList> emitPad(NodeEmitter &e, PendingNode &n) {
+  if (e.getOpset() < 2) {
+    auto paddings = n.attrs.find("paddings");
+    if (paddings != n.attrs.end()) {
+      n.attrs["pads"] = paddings->second;
+      n.attrs.erase(paddings);
+    }
+  }
   if (e.getOpset() < 11)
     return e.emit(n);
   for (const char *a : {"pads", "value"})
@@ -122,8 +66,10 @@ llvm::Expected<ValueList> emitPad(NodeEmitter &e, PendingNode &n) {
   return e.emit(n);
 }
 
-/// Reshape-5 (below kiln's opset floor) moved the shape to an input.
+/// Reshape-5 moved the shape from an attribute to an input.
 llvm::Expected<ValueList> emitReshape(NodeEmitter &e, PendingNode &n) {
+  if (e.getOpset() < 5)
+    return e.emit(n);
   if (auto err = rejectAttr(n, "shape", 5))
     return err;
   if (auto err = checkMaxInputs(n, 2))
@@ -171,7 +117,8 @@ llvm::Expected<ValueList> emitDropout(NodeEmitter &e, PendingNode &n) {
         return mode.takeError();
       if ((*mode)->getDType() != DType::Bool || (*mode)->numElements() != 1 ||
           (*mode)->values<uint8_t>()[0] != 0)
-        return n.error("training_mode must be a constant false; kiln "
+        return n.error("training mode is not supported: training_mode must "
+                       "be a constant false; kiln "
                        "compiles for inference");
     }
     n.inputs.resize(std::min<size_t>(n.inputs.size(), 1));
@@ -179,10 +126,11 @@ llvm::Expected<ValueList> emitDropout(NodeEmitter &e, PendingNode &n) {
   return e.emit(n);
 }
 
-/// Before opset 13, Softmax coerced its input to 2-D at `axis` (default 1)
-/// and normalized whole rows. kiln's Softmax normalizes along one axis
-/// (opset-13 semantics), which agrees when `axis` is the last one; otherwise
-/// the old semantics become Flatten(axis) -> Softmax(axis 1) -> Reshape.
+/// Before opset 13, Softmax, LogSoftmax and Hardmax coerced their input to
+/// 2-D at `axis` (default 1) and normalized whole rows. kiln's ops normalize
+/// along one axis (opset-13 semantics), which agrees when `axis` is the last
+/// one; otherwise the old semantics become Flatten(axis) -> op(axis 1) ->
+/// Reshape.
 llvm::Expected<ValueList> emitSoftmax(NodeEmitter &e, PendingNode &n) {
   if (e.getOpset() >= 13 || n.inputs.size() != 1 || !n.inputs[0])
     return e.emit(n);
@@ -205,7 +153,7 @@ llvm::Expected<ValueList> emitSoftmax(NodeEmitter &e, PendingNode &n) {
                      {{"axis", Attr::ofInt(axis)}}, {});
   if (!flat)
     return flat.takeError();
-  auto soft = e.emit(OpKind::Softmax, n.name, {(*flat)[0]}, n.attrs, {});
+  auto soft = e.emit(n.kind, n.name, {(*flat)[0]}, n.attrs, {});
   if (!soft)
     return soft.takeError();
   llvm::ArrayRef<int64_t> shape = x->getType().shape;
@@ -215,6 +163,24 @@ llvm::Expected<ValueList> emitSoftmax(NodeEmitter &e, PendingNode &n) {
     reshapeAttrs["allowzero"] = Attr::ofInt(1);
   return e.emit(OpKind::Reshape, n.name + "/reshape", {(*soft)[0]},
                 std::move(reshapeAttrs), n.outputs);
+}
+
+/// ReduceSum-13 moved the axes from an attribute to an optional input.
+llvm::Expected<ValueList> emitReduceSum(NodeEmitter &e, PendingNode &n) {
+  if (e.getOpset() < 13)
+    return e.emit(n);
+  if (auto err = rejectAttr(n, "axes", 13))
+    return err;
+  if (auto err = checkMaxInputs(n, 2))
+    return err;
+  if (n.getInput(1)) {
+    auto axes = intsInput(n, 1, "axes");
+    if (!axes)
+      return axes.takeError();
+    n.attrs["axes"] = Attr::ofInts(*axes);
+  }
+  n.inputs.resize(1);
+  return e.emit(n);
 }
 
 /// BatchNormalization before opset 9 had `spatial` (only 1, the per-channel
@@ -236,23 +202,149 @@ llvm::Expected<ValueList> emitBatchNorm(NodeEmitter &e, PendingNode &n) {
     if (!training)
       return training.takeError();
     if (*training != 0)
-      return n.error("training_mode must be 0; kiln compiles for inference");
+      return n.error("training mode is not supported: training_mode must be "
+                     "0; kiln compiles for inference");
     n.attrs.erase("training_mode");
   }
   return e.emit(n);
 }
 
+/// Before opset 7, binary ops broadcast only with broadcast=1, and then B
+/// matched A's dimensions starting at `axis` (by default the trailing
+/// ones). Numpy-style broadcasting covers this once B gets trailing 1s.
+llvm::Expected<ValueList> emitLegacyBroadcast(NodeEmitter &e, PendingNode &n) {
+  if (e.getOpset() >= 7)
+    return e.emit(n);
+  auto broadcast = intAttr(n, "broadcast", 0);
+  if (!broadcast)
+    return broadcast.takeError();
+  auto axis = intAttr(n, "axis", INT64_MIN);
+  if (!axis)
+    return axis.takeError();
+  n.attrs.erase("broadcast");
+  n.attrs.erase("axis");
+  if (!*broadcast || *axis == INT64_MIN || n.inputs.size() != 2 ||
+      !n.inputs[0] || !n.inputs[1])
+    return e.emit(n);
+  int64_t rankA = n.inputs[0]->getType().rank();
+  const TensorType &b = n.inputs[1]->getType();
+  int64_t start = *axis < 0 ? *axis + rankA : *axis;
+  int64_t trailing = rankA - start - int64_t(b.rank());
+  if (start < 0 || trailing < 0)
+    return n.error(llvm::formatv("axis {0} does not place B {1} inside A of "
+                                 "rank {2}",
+                                 *axis, b.str(), rankA));
+  if (trailing > 0 && b.rank() > 0) {
+    Shape shape = b.shape;
+    shape.append(trailing, 1);
+    auto reshaped = reshapeTo(e, n, n.inputs[1], shape, "broadcast");
+    if (!reshaped)
+      return reshaped.takeError();
+    n.inputs[1] = *reshaped;
+  }
+  return e.emit(n);
+}
+
+/// PRelu before opset 7 applied a 1-D slope of C values per channel.
+llvm::Expected<ValueList> emitPRelu(NodeEmitter &e, PendingNode &n) {
+  if (e.getOpset() >= 7 || n.inputs.size() != 2 || !n.inputs[0] ||
+      !n.inputs[1])
+    return e.emit(n);
+  const TensorType &x = n.inputs[0]->getType(), &slope = n.inputs[1]->getType();
+  if (x.rank() > 2 && slope.rank() == 1 && slope.shape[0] == x.shape[1] &&
+      slope.shape[0] != 1) {
+    Shape shape = slope.shape;
+    shape.append(x.rank() - 2, 1);
+    auto reshaped = reshapeTo(e, n, n.inputs[1], shape, "slope");
+    if (!reshaped)
+      return reshaped.takeError();
+    n.inputs[1] = *reshaped;
+  }
+  return e.emit(n);
+}
+
+/// Cast before opset 6 named the target type with a string ("FLOAT");
+/// CastLike casts to the type of its second input.
+llvm::Expected<ValueList> emitCast(NodeEmitter &e, PendingNode &n) {
+  if (n.opType == "CastLike") {
+    if (n.inputs.size() != 2 || !n.inputs[1])
+      return n.error("expects 2 inputs");
+    n.attrs["to"] = Attr::ofInt(onnxFromDType(n.inputs[1]->getType().dtype));
+    n.inputs.resize(1);
+    return e.emit(n);
+  }
+  auto it = n.attrs.find("to");
+  if (it == n.attrs.end() || it->second.getKind() != AttrKind::String)
+    return e.emit(n);
+  llvm::StringRef name = it->second.getString();
+  for (int64_t t = 1; onnxDTypeName(t) != "unknown"; ++t)
+    if (onnxDTypeName(t) == name) {
+      it->second = Attr::ofInt(t);
+      return e.emit(n);
+    }
+  return n.error("unknown target type '" + name + "'");
+}
+
+/// Concat before opset 4 had a default axis of 1.
+llvm::Expected<ValueList> emitConcat(NodeEmitter &e, PendingNode &n) {
+  if (e.getOpset() < 4 && !n.attrs.count("axis"))
+    n.attrs["axis"] = Attr::ofInt(1);
+  return e.emit(n);
+}
+
 } // namespace
 
+const OpDef *lookupOnnxOp(llvm::StringRef opType) {
+  static const std::pair<const char *, const char *> aliases[] = {
+      {"CastLike", "Cast"},
+      {"Scatter", "ScatterElements"},
+      {"Upsample", "Resize"}};
+  for (auto [alias, op] : aliases)
+    if (opType == alias)
+      return lookupOpDef(op);
+  return lookupOpDef(opType);
+}
+
 llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
+  // Opsets before 7 tagged many ops with consumed_inputs, an optimization
+  // hint of the first ONNX runtimes that means nothing since.
+  if (e.getOpset() < 7)
+    n.attrs.erase("consumed_inputs");
   switch (n.kind) {
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div:
+  case OpKind::Pow:
+  case OpKind::And:
+  case OpKind::Or:
+  case OpKind::Xor:
+  case OpKind::Equal:
+  case OpKind::Less:
+  case OpKind::Greater:
+    return emitLegacyBroadcast(e, n);
+  case OpKind::PRelu: return emitPRelu(e, n);
+  case OpKind::Cast: return emitCast(e, n);
+  case OpKind::Concat: return emitConcat(e, n);
   case OpKind::Clip: return emitClip(e, n);
   case OpKind::Pad: return emitPad(e, n);
   case OpKind::Reshape: return emitReshape(e, n);
   case OpKind::Squeeze: return emitAxesOp(e, n, /*axesRequired=*/false);
   case OpKind::Unsqueeze: return emitAxesOp(e, n, /*axesRequired=*/true);
   case OpKind::Dropout: return emitDropout(e, n);
-  case OpKind::Softmax: return emitSoftmax(e, n);
+  case OpKind::Softmax:
+  case OpKind::LogSoftmax:
+  case OpKind::Hardmax: return emitSoftmax(e, n);
+  case OpKind::ReduceSum: return emitReduceSum(e, n);
+  case OpKind::Slice: return emitSlice(e, n);
+  case OpKind::Split: return emitSplit(e, n);
+  case OpKind::Expand: return emitExpand(e, n);
+  case OpKind::Tile: return emitTile(e, n);
+  case OpKind::Trilu: return emitTrilu(e, n);
+  case OpKind::ConstantOfShape: return emitConstantOfShape(e, n);
+  case OpKind::Range: return emitRange(e, n);
+  case OpKind::OneHot: return emitOneHot(e, n);
+  case OpKind::Resize: return emitResize(e, n);
   case OpKind::BatchNormalization: return emitBatchNorm(e, n);
   case OpKind::Gemm:
     // Gemm-6's `broadcast` only allowed what kiln's Gemm always does.

@@ -15,6 +15,11 @@
 
 namespace kiln {
 
+/// The op kiln imports ONNX op type `opType` as: its own OpDef, or for an
+/// op that another expresses (CastLike: Cast, Scatter: ScatterElements,
+/// Upsample: Resize) that one; nullptr for an op kiln lacks.
+const OpDef *lookupOnnxOp(llvm::StringRef opType);
+
 /// Emits the ONNX node `n` (read at the emitter's opset) as kiln nodes and
 /// returns the values of its ONNX outputs, in order. Fewer values than
 /// `n.outputs` means kiln cannot produce the rest.

@@ -117,8 +117,8 @@ TEST(OpsetAdapters, ClipErrors) {
   runtimeBound.input("x", {8}).input("lo", {}).output("y");
   runtimeBound.node("Clip", {"x", "lo"}, {"y"}, "clip");
   EXPECT_EQ(importError(runtimeBound),
-            "node 'clip' (Clip): input 1 (min) must be a constant; 'lo' is "
-            "computed at run time");
+            "node 'clip' (Clip): input 1 (min) must be a constant (run-time "
+            "shapes are not supported); 'lo' is computed at run time");
 
   ModelBuilder oldAttr(13);
   oldAttr.input("x", {8}).output("y");
@@ -227,8 +227,9 @@ TEST(OpsetAdapters, ReshapeShapeComputedAtRunTimeIsAnError) {
   b.output("y");
   b.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
   EXPECT_EQ(importError(b),
-            "node 'reshape' (Reshape): input 1 (shape) must be a constant; "
-            "'shape' is computed at run time");
+            "node 'reshape' (Reshape): input 1 (shape) must be a constant "
+            "(run-time shapes are not supported); 'shape' is computed at run "
+            "time");
 }
 
 TEST(OpsetAdapters, SqueezeAndUnsqueezeAxesAttributeAndInput) {
@@ -324,8 +325,9 @@ TEST(OpsetAdapters, DropoutForms) {
   *training.proto().mutable_graph()->add_initializer() = yes;
   training.node("Dropout", {"x", "", "training"}, {"y"}, "drop");
   EXPECT_EQ(importError(training),
-            "node 'drop' (Dropout): training_mode must be a constant false; "
-            "kiln compiles for inference");
+            "node 'drop' (Dropout): training mode is not supported: "
+            "training_mode must be a constant false; kiln compiles for "
+            "inference");
 
   ModelBuilder runtimeMode(13);
   runtimeMode.input("x", {4}).input("t", {}, onnx::TensorProto::BOOL);
@@ -333,7 +335,8 @@ TEST(OpsetAdapters, DropoutForms) {
   runtimeMode.node("Dropout", {"x", "", "t"}, {"y"}, "drop");
   EXPECT_EQ(importError(runtimeMode),
             "node 'drop' (Dropout): input 2 (training_mode) must be a "
-            "constant; 't' is computed at run time");
+            "constant (run-time shapes are not supported); 't' is computed at "
+            "run time");
 }
 
 //===----------------------------------------------------------------------===//
@@ -501,7 +504,8 @@ TEST(OpsetAdapters, BatchNormSpatialAndTrainingMode) {
   test::setInt(*training.proto().mutable_graph()->mutable_node(0),
                "training_mode", 1);
   EXPECT_EQ(importError(training),
-            "node 'bn' (BatchNormalization): training_mode must be 0; kiln "
+            "node 'bn' (BatchNormalization): training mode is not supported: "
+            "training_mode must be 0; kiln "
             "compiles for inference");
 
   ModelBuilder spatialAt9 = batchNormModel(9);

@@ -91,7 +91,7 @@ TEST_F(TypeRules, Conv) {
               "kernel_shape [5,5] does not match W");
   expectError(OpKind::Conv, {in({1, 1, 2, 2}), in({1, 1, 3, 3})}, {}, "exceeds");
   expectError(OpKind::Conv, {in({1, 3, 8, 8}, DType::I32), in({8, 3, 3, 3})},
-              {}, "input 0 has dtype i32, expected f32");
+              {}, "input 0: dtype i32 is not supported (Conv takes f32)");
   expectError(OpKind::Conv, {in({3, 8}), in({8, 3})}, {}, "N x C");
   expectError(OpKind::Conv, {in({1, 3, 8, 8}), in({8, 3, 3})}, {},
               "must have the rank of X");
@@ -146,7 +146,7 @@ TEST_F(TypeRules, MatMul) {
               "bias must be [10], got f32[8]");
   expectError(OpKind::MatMul, {in({}), in({3})}, {}, "must not be scalars");
   expectError(OpKind::MatMul, {in({2, 3}), in({3, 4}, DType::I64)}, {},
-              "input 1 has dtype i64");
+              "input 1: dtype i64 is not supported (MatMul takes f32)");
 }
 
 TEST_F(TypeRules, ElementwiseBinary) {
@@ -160,17 +160,24 @@ TEST_F(TypeRules, ElementwiseBinary) {
               "shapes f32[2,3] and f32[4] do not broadcast");
   expectError(OpKind::Sub, {in({2}), in({2}, DType::I64)}, {},
               "have different dtypes");
-  expectError(OpKind::Mul, {in({2}, DType::U8), in({2}, DType::U8)}, {},
-              "input 0 has dtype u8, expected f32, i32, i64");
+  EXPECT_EQ(type(OpKind::Mul, {in({2}, DType::U8), in({2}, DType::U8)}),
+            TensorType(DType::U8, {2}));
+  expectError(OpKind::Mul, {in({2}, DType::Bool), in({2}, DType::Bool)}, {},
+              "input 0: dtype bool is not supported (Mul takes f32, f16, i8, "
+              "u8, i16, i32, i64)");
   expectError(OpKind::Add, {in({2})}, {}, "expects 2 to 2 inputs, got 1");
 }
 
 TEST_F(TypeRules, ElementwiseUnaryAndCast) {
   for (OpKind k : {OpKind::Relu, OpKind::LeakyRelu, OpKind::Clip,
-                   OpKind::Sigmoid, OpKind::Tanh}) {
+                   OpKind::Sigmoid, OpKind::Tanh})
     EXPECT_EQ(type(k, {in({2, 5})}), f32({2, 5}));
-    expectError(k, {in({2}, DType::I32)}, {}, "expected f32");
-  }
+  // Relu and Clip also take integers; the others only floats.
+  EXPECT_EQ(type(OpKind::Relu, {in({2}, DType::I32)}),
+            TensorType(DType::I32, {2}));
+  EXPECT_EQ(type(OpKind::Clip, {in({2}, DType::U8)}), TensorType(DType::U8, {2}));
+  for (OpKind k : {OpKind::LeakyRelu, OpKind::Sigmoid, OpKind::Tanh})
+    expectError(k, {in({2}, DType::I32)}, {}, "takes f32, f16)");
   EXPECT_EQ(type(OpKind::Cast, {in({2, 3})}, {{"to", Attr::ofInt(7)}}),
             TensorType(DType::I64, {2, 3}));
   EXPECT_EQ(type(OpKind::Cast, {in({2}, DType::I64)}, {{"to", Attr::ofInt(10)}}),
@@ -208,7 +215,7 @@ TEST_F(TypeRules, Pools) {
   expectError(OpKind::MaxPool, {in({1, 1, 8, 8})},
               {{"kernel_shape", Attr::ofInts({3})}}, "kernel has 1 dimensions");
   expectError(OpKind::AveragePool, {in({1, 1, 8, 8}, DType::U8)},
-              {{"kernel_shape", Attr::ofInts({3, 3})}}, "expected f32");
+              {{"kernel_shape", Attr::ofInts({3, 3})}}, "takes f32)");
   expectError(OpKind::AveragePool, {in({8, 8})},
               {{"kernel_shape", Attr::ofInts({3, 3})}}, "N x C");
   expectError(OpKind::GlobalAveragePool, {in({1, 8})}, {}, "N x C x D1");
@@ -310,7 +317,7 @@ TEST_F(TypeRules, SmallShapeOps) {
   EXPECT_EQ(dropout[0], f32({2, 3}));
   EXPECT_EQ(dropout[1], TensorType(DType::Bool, {2, 3}));
   expectError(OpKind::Dropout, {in({2}), in({}), in({}, DType::F32)}, {},
-              "input 2 has dtype f32, expected bool");
+              "input 2: dtype f32 is not supported (Dropout takes bool)");
 
   Value *x = in({2, 3, 4});
   EXPECT_EQ(type(OpKind::Shape, {x}), TensorType(DType::I64, {3}));
@@ -331,7 +338,7 @@ TEST_F(TypeRules, SmallShapeOps) {
                  {{"axis", Attr::ofInt(-1)}}),
             TensorType(DType::I64, {5}));
   expectError(OpKind::Gather, {data, in({2})}, {},
-              "input 1 has dtype f32, expected i32, i64");
+              "input 1: dtype f32 is not supported (Gather takes i32, i64)");
   expectError(OpKind::Gather, {data, in({2}, DType::I64)},
               {{"axis", Attr::ofInt(2)}}, "axis 2 is out of range");
 

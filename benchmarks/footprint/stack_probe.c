@@ -1,0 +1,77 @@
+/* Measures how much stack one bundle's entry function uses: paints the stack
+ * below the caller's frame with a pattern, runs the bundle once, and finds
+ * the lowest byte that changed. Prints one line for benchmarks/footprint:
+ *
+ *   footprint NAME weights=BYTES io=BYTES scratch=BYTES stack=BYTES
+ *
+ * The weights are embedded; io and scratch are static arrays (scratch in
+ * .bss.kiln_scratch, as firmware would place it). Built per model with
+ * KILN_PROBE_NAME=<bundle name>, KILN_PROBE_MACRO=<its macro prefix> and
+ * KILN_PROBE_HEADER=<NAME.h>. Runs on every target: natively, under
+ * qemu-aarch64, or as bare-metal firmware.
+ *
+ * A function that writes the pattern byte itself at its deepest point would
+ * be measured short by those bytes; the pattern makes that unlikely. */
+#include KILN_PROBE_HEADER
+
+#include <stdio.h>
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define MACRO(suffix) CAT(KILN_PROBE_MACRO, suffix)
+#define RUN CAT(KILN_PROBE_NAME, _run)
+#define WEIGHTS CAT(KILN_PROBE_NAME, _weights)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* Painted bytes below the caller's stack pointer: well above any kiln entry
+ * so far, and within the bare-metal boards' 64 KiB stack. */
+#define PAINT_BYTES (48 * 1024)
+#define PAINT 0xA5
+
+static uint8_t io[MACRO(_IO_SIZE)] __attribute__((aligned(MACRO(_ALIGNMENT))));
+static uint8_t scratch[MACRO(_SCRATCH_SIZE)]
+    __attribute__((aligned(MACRO(_ALIGNMENT)), section(".bss.kiln_scratch")));
+
+static uintptr_t stack_pointer(void) {
+  uintptr_t sp;
+#if defined(__x86_64__)
+  __asm__ volatile("mov %%rsp, %0" : "=r"(sp));
+#elif defined(__aarch64__) || defined(__arm__)
+  __asm__ volatile("mov %0, sp" : "=r"(sp));
+#else
+#error "stack_probe.c: no stack pointer access for this architecture"
+#endif
+  return sp;
+}
+
+/* noinline, so the stack pointer read here is the one the entry is called
+ * with. Returns the bytes used below it, or 0 if the bundle failed. */
+static __attribute__((noinline)) size_t probe(void) {
+  volatile uint8_t *bottom = (volatile uint8_t *)(stack_pointer() - PAINT_BYTES);
+  size_t i;
+  for (i = 0; i < PAINT_BYTES; ++i)
+    bottom[i] = PAINT;
+  if (RUN(WEIGHTS, io, scratch) != KILN_OK)
+    return 0;
+  for (i = 0; i < PAINT_BYTES && bottom[i] == PAINT; ++i)
+    ;
+  return PAINT_BYTES - i;
+}
+
+int main(void) {
+  size_t stack = probe();
+  if (stack == 0) {
+    fprintf(stderr, "stack_probe: %s_run failed\n", STR(KILN_PROBE_NAME));
+    return 1;
+  }
+  if (stack == PAINT_BYTES) {
+    fprintf(stderr, "stack_probe: %s uses more than the %d painted bytes\n",
+            STR(KILN_PROBE_NAME), PAINT_BYTES);
+    return 1;
+  }
+  printf("footprint %s weights=%lu io=%lu scratch=%lu stack=%lu\n", STR(KILN_PROBE_NAME),
+         (unsigned long)MACRO(_WEIGHTS_SIZE), (unsigned long)MACRO(_IO_SIZE),
+         (unsigned long)MACRO(_SCRATCH_SIZE), (unsigned long)stack);
+  return 0;
+}

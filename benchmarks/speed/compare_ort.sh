@@ -1,0 +1,31 @@
+#!/bin/bash
+# kiln against ONNX Runtime on one thread, side by side: ROUNDS rounds, each
+# running every kiln bundle (speed_bench) and then ONNX Runtime on the same
+# models (../shared/bench/ort_bench.js), then the medians and ratios.
+#
+#   benchmarks/speed/compare_ort.sh [ROUNDS]
+#
+# Needs onnxruntime-node in $ORT_DIR (default /tmp/ort; see
+# ../shared/bench/README.md) and the models in $KILN_SHARED_MODELS (default
+# ../shared/models). $BAZEL overrides the bazel command.
+set -euo pipefail
+rounds=${1:-3}
+bazel_cmd=${BAZEL:-bazel}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+models=${KILN_SHARED_MODELS:-$root/../shared/models}
+ort_bench=${ORT_BENCH:-$root/../shared/bench/ort_bench.js}
+out=$(mktemp -d /tmp/kiln_speed.XXXXXX)
+cd "$root"
+$bazel_cmd build //benchmarks/speed:speed_bench
+for r in $(seq "$rounds"); do
+  compile=0
+  [ "$r" = 1 ] && compile=1
+  echo "round $r/$rounds: kiln" >&2
+  $bazel_cmd run //benchmarks/speed:speed_bench -- --benchmark_color=false \
+    --compile_reps=$compile --json="$out/kiln_$r.json" > "$out/kiln_$r.txt" 2>&1
+  echo "round $r/$rounds: onnxruntime" >&2
+  ORT_DIR=${ORT_DIR:-/tmp/ort} node "$ort_bench" --models-dir "$models" --threads 1 \
+    --runs 50 --out "$out/ort_$r.json" > "$out/ort_$r.txt"
+done
+node "$root/benchmarks/speed/compare.js" "$out"
+echo "(raw results in $out)" >&2

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Where a bundle's time goes, layer by layer.
+
+Runs speed_bench on one model under `perf record` (kernels are separate
+functions, kiln.N.OP.VARIANT, so samples fall per LIR instruction), takes the
+model's median latency and the FMA peak from a plain speed_bench run, and the
+FLOPs of every convolution and matrix product from kilnc's printed graph and
+LIR. Prints one row per kernel: share of the time, microseconds, GFLOP/s and
+share of the peak.
+
+    bazel build //benchmarks/speed:speed_bench //compiler/kilnc
+    benchmarks/speed/layer_profile.py resnet18 [--seconds 3]
+
+Needs `perf` (linux-perf) and the bazel-bin outputs of this workspace.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def model_path(name):
+    local = os.path.join(ROOT, 'bundles', 'models', name + '.onnx')
+    shared = os.path.join(os.environ.get('KILN_SHARED_MODELS', os.path.join(ROOT, '..', 'shared', 'models')),
+                          name + '.onnx')
+    return local if os.path.exists(local) else shared
+
+
+def shapes_from_graph(text):
+    """Value name -> shape, from kilnc --print-graph."""
+    shapes = {}
+    for line in text.splitlines():
+        m = re.match(r'\s*(?:input|const)?\s*%(\S+)\s*(?::|=.*:)\s*\w+\[([\d,]*)\]\s*$', line)
+        if m:
+            shapes[m.group(1)] = [int(d) for d in m.group(2).split(',') if d]
+    return shapes
+
+
+def node_inputs(text):
+    """Output value name -> (op, input names), from kilnc --print-graph."""
+    nodes = {}
+    for line in text.splitlines():
+        m = re.match(r'\s*%(\S+) = (\w+)\(([^)]*)\)', line)
+        if m:
+            nodes[m.group(1)] = (m.group(2), [a.strip().lstrip('%') for a in m.group(3).split(',') if a.strip()])
+    return nodes
+
+
+def flops(op, inputs, out, shapes):
+    if op == 'Conv':
+        w = shapes[inputs[1]]
+        return 2 * out[0] * out[1] * out[2] * out[3] * w[1] * w[2] * w[3]
+    if op == 'MatMul':
+        a, b = shapes[inputs[0]], shapes[inputs[1]]
+        batch = 1
+        for d in out[:-2]:
+            batch *= d
+        m = a[-2] if len(a) > 1 else 1
+        return 2 * batch * m * a[-1] * (b[-1] if len(b) > 1 else 1)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('model')
+    ap.add_argument('--seconds', type=float, default=3)
+    ap.add_argument('--bin', default=os.path.join(ROOT, 'bazel-bin'))
+    args = ap.parse_args()
+    name = args.model
+    onnx = model_path(name)
+    kilnc = os.path.join(args.bin, 'compiler', 'kilnc', 'kilnc')
+    bench = os.path.join(args.bin, 'benchmarks', 'speed', 'speed_bench')
+    weights = os.path.join(args.bin, 'benchmarks', 'speed', name + '_kiln', name + '.weights.bin')
+
+    with tempfile.TemporaryDirectory() as tmp:
+        graph, lir = os.path.join(tmp, 'g.txt'), os.path.join(tmp, 'l.lir')
+        subprocess.run([kilnc, onnx, '-o', tmp, '--name', name, '--print-graph', graph,
+                        '--print-lir', lir], check=True, stdout=subprocess.DEVNULL)
+        gtext, ltext = open(graph).read(), open(lir).read()
+        base = [bench, '--model=%s:%s:%s' % (name, onnx, weights), '--models=' + name,
+                '--compile_reps=0', '--benchmark_color=false']
+        out = os.path.join(tmp, 'k.json')
+        subprocess.run(base + ['--json=' + out], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        summary = json.load(open(out))
+        data = os.path.join(tmp, 'perf.data')
+        subprocess.run(['perf', 'record', '-q', '-F', '2000', '-o', data] + base +
+                       ['--reps=1', '--min_time=%g' % args.seconds, '--benchmark_filter=' + name],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        report = subprocess.run(['perf', 'report', '-i', data, '--sort', 'sym', '--stdio'],
+                                check=True, capture_output=True, text=True).stdout
+        for path in (out, data):
+            os.remove(path)
+
+    samples = {}
+    for line in report.splitlines():
+        m = re.match(r'\s*([\d.]+)%\s+\[\.\]\s+(kiln\.(\d+)\.\S+|' + name + r'_run)', line)
+        if m:
+            samples[m.group(2)] = float(m.group(1))
+    total = sum(samples.values())
+    shapes, nodes = shapes_from_graph(gtext), node_inputs(gtext)
+    instrs = [l for l in ltext.splitlines()[1:] if ' = ' in l]
+    median_ms = summary['models'][name]['median_ms']
+    peak = summary['peak_gflops']
+    print('%s: median %.4f ms, FMA peak %.1f GFLOP/s, %d kernels' % (name, median_ms, peak, len(instrs)))
+    print('| # | kernel | output | MFLOP | % time | us | GFLOP/s | % of peak |')
+    print('|---:|---|---|---:|---:|---:|---:|---:|')
+    rows = []
+    for i, line in enumerate(instrs):
+        outname = re.match(r'\s*%([^@]+)@', line).group(1)
+        sym = next((s for s in samples if s.startswith('kiln.%d.' % i)), 'kiln.%d.?' % i)
+        share = samples.get(sym, 0.0) / total if total else 0
+        us = share * median_ms * 1e3
+        op, ins = nodes.get(outname, ('copy', []))
+        # A fused instruction's output is its last node's; its FLOPs are the conv's.
+        if op not in ('Conv', 'MatMul') and 'Conv+' in line:
+            conv_in = re.search(r'= Conv\S*\(%([^@]+)@[^,]*, %([^@]+)@', line)
+            op, ins = 'Conv', [conv_in.group(1), conv_in.group(2)]
+        f = flops(op, ins, shapes.get(outname, []), shapes) if op in ('Conv', 'MatMul') else 0
+        rate = f / (us * 1e3) if us > 0 else 0
+        rows.append((i, sym, 'x'.join(map(str, shapes.get(outname, []))), f / 1e6, 100 * share,
+                     us, rate, 100 * rate / peak if peak else 0))
+    for r in rows:
+        print('| %d | %s | %s | %.2f | %.1f | %.1f | %.1f | %.1f |' % r)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

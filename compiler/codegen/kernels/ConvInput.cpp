@@ -1,0 +1,136 @@
+//===- ConvInput.cpp - Convolution geometry and input views ---------------===//
+
+#include "compiler/codegen/kernels/ConvInput.h"
+
+namespace kiln {
+namespace codegen {
+
+namespace {
+int64_t attrAt(const Node &n, llvm::StringRef name, size_t i, int64_t dflt) {
+  const Attr *a = n.getAttr(name);
+  return a && i < a->getInts().size() ? a->getInts()[i] : dflt;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -(-a / b); }
+
+} // namespace
+
+ConvShape ConvShape::of(const Node &conv) {
+  const TensorType &xt = conv.getInput(0)->getType();
+  const TensorType &wt = conv.getInput(1)->getType();
+  const TensorType &yt = conv.getOutput()->getType();
+  ConvShape s;
+  s.N = xt.shape[0], s.C = xt.shape[1], s.H = xt.shape[2], s.W = xt.shape[3];
+  s.OC = yt.shape[1], s.OH = yt.shape[2], s.OW = yt.shape[3];
+  s.KH = wt.shape[2], s.KW = wt.shape[3];
+  s.G = conv.getInt("group");
+  s.ICg = s.C / s.G, s.OCg = s.OC / s.G;
+  s.sh = attrAt(conv, "strides", 0, 1), s.sw = attrAt(conv, "strides", 1, 1);
+  s.dh = attrAt(conv, "dilations", 0, 1), s.dw = attrAt(conv, "dilations", 1, 1);
+  s.pt = attrAt(conv, "pads", 0, 0), s.pl = attrAt(conv, "pads", 1, 0);
+  s.pb = attrAt(conv, "pads", 2, 0), s.pr = attrAt(conv, "pads", 3, 0);
+  return s;
+}
+
+ConvInputView emitConvInput(KernelBuilder &kb, const ConvShape &s,
+                            const Node &conv, llvm::Value *x, llvm::Value *temp,
+                            llvm::Value *image, llvm::Value *first,
+                            int64_t channels) {
+  auto &b = kb.b;
+  ConvInputView v;
+  v.sh = s.sh, v.dh = s.dh, v.dw = s.dw;
+  llvm::Value *srcChannel0 = b.CreateAdd(b.CreateMul(image, kb.idx(s.C)), first);
+  std::optional<lir::PaddedInput> layout = lir::paddedInput(conv);
+  if (!layout) {
+    v.base = x;
+    v.offset = b.CreateMul(srcChannel0, kb.idx(s.H * s.W));
+    v.planeStride = s.H * s.W, v.rowStride = s.W, v.phaseWidth = s.W, v.phases = 1;
+    return v;
+  }
+  v.base = temp;
+  v.offset = kb.idx(0);
+  v.planeStride = layout->planeStride(), v.rowStride = layout->rowStride();
+  v.phaseWidth = layout->phaseWidth, v.phases = layout->phases;
+  emitPaddedCopy(kb, *layout, x, b.CreateMul(srcChannel0, kb.idx(s.H * s.W)), channels,
+                 s.H, s.W, s.pt, s.pl, temp, kb.f32(0));
+  return v;
+}
+
+void emitPaddedCopy(KernelBuilder &kb, const lir::PaddedInput &layout,
+                    llvm::Value *x, llvm::Value *src0, int64_t channels,
+                    int64_t H, int64_t W, int64_t pt, int64_t pl,
+                    llvm::Value *temp, llvm::Value *fill) {
+  auto &b = kb.b;
+  const int64_t rowStride = layout.rowStride(), phases = layout.phases;
+  const int64_t phaseWidth = layout.phaseWidth;
+  auto fillRun = [&](llvm::Value *start, int64_t count) {
+    kb.loop(count, [&](llvm::Value *i) { kb.store(fill, temp, b.CreateAdd(start, i)); });
+  };
+  // Rows above and below the input are padding; an input row becomes, per
+  // column phase, padding, the input's columns of that phase, padding.
+  forEachIndex(kb, channels, [&](llvm::Value *c) {
+    llvm::Value *src = b.CreateAdd(src0, b.CreateMul(c, kb.idx(H * W)));
+    llvm::Value *dst = b.CreateMul(c, kb.idx(layout.planeStride()));
+    fillRun(dst, pt * rowStride);
+    fillRun(b.CreateAdd(dst, kb.idx((pt + H) * rowStride)), (layout.rows - pt - H) * rowStride);
+    kb.loop(H, [&](llvm::Value *ih) {
+      llvm::Value *srcRow = b.CreateAdd(src, b.CreateMul(ih, kb.idx(W)));
+      llvm::Value *dstRow = b.CreateAdd(
+          dst, b.CreateMul(b.CreateAdd(ih, kb.idx(pt)), kb.idx(rowStride)));
+      for (int64_t p = 0; p < phases; ++p) {
+        // Column q * phases + p of the padded row holds input column
+        // q * phases + p - pl, for q in [lo, hi).
+        int64_t lo = std::clamp<int64_t>(ceilDiv(pl - p, phases), 0, phaseWidth);
+        int64_t hi = std::clamp<int64_t>(ceilDiv(pl + W - p, phases), lo, phaseWidth);
+        llvm::Value *phase = b.CreateAdd(dstRow, kb.idx(p * phaseWidth));
+        fillRun(phase, lo);
+        auto column = [&](llvm::Value *q) { // of the input, for position lo + q
+          return b.CreateAdd(srcRow, b.CreateAdd(b.CreateMul(q, kb.idx(phases)),
+                                                 kb.idx(lo * phases + p - pl)));
+        };
+        // Whole vectors: `phases` vectors' worth of consecutive input
+        // (masked to what is needed) and a shuffle that keeps this phase's
+        // lanes; no gathers. Then the rest one by one.
+        const unsigned lanes = kb.vec.lanes;
+        int64_t vectors = lanes > 1 ? (hi - lo) / lanes : 0;
+        llvm::SmallVector<int, 16> pick;
+        for (unsigned l = 0; l < lanes; ++l)
+          pick.push_back(static_cast<int>(l * phases));
+        kb.loop(vectors, [&](llvm::Value *v) {
+          llvm::Value *q = b.CreateMul(v, kb.idx(lanes));
+          unsigned wide = static_cast<unsigned>(lanes * phases);
+          llvm::Value *in = kb.loadVec(x, column(q), wide, wide - static_cast<unsigned>(phases) + 1);
+          if (phases > 1)
+            in = b.CreateShuffleVector(in, pick);
+          kb.storeVec(in, temp, b.CreateAdd(phase, b.CreateAdd(q, kb.idx(lo))), lanes);
+        });
+        kb.loop(hi - lo - vectors * lanes, [&](llvm::Value *r) {
+          llvm::Value *q = b.CreateAdd(r, kb.idx(vectors * lanes));
+          kb.store(kb.load(b.getFloatTy(), x, column(q)), temp,
+                   b.CreateAdd(phase, b.CreateAdd(q, kb.idx(lo))));
+        });
+        fillRun(b.CreateAdd(phase, kb.idx(hi)), phaseWidth - hi);
+      }
+    });
+  });
+}
+
+llvm::Error checkConv(const KernelArgs &args) {
+  const Node &n = args.node;
+  for (Value *v : n.getInputs())
+    if (auto e = requireF32(n, v))
+      return e;
+  const TensorType &xt = n.getInput(0)->getType();
+  if (xt.rank() != 4)
+    return nodeError(n, "the code generator supports 2-D convolution only, "
+                        "input is " + xt.str());
+  if (auto e = validateActivation(n.getString("kiln.activation"),
+                                  n.getFloats("kiln.activation_params")))
+    return nodeError(n, llvm::toString(std::move(e)));
+  if (lir::paddedInput(n) && !args.temp)
+    return nodeError(n, "padded convolution without a temp buffer");
+  return llvm::Error::success();
+}
+
+} // namespace codegen
+} // namespace kiln

@@ -1,0 +1,72 @@
+//===- ConvInput.h - Convolution geometry and input views ------*- C++ -*-===//
+//
+// What both convolution kernels (the register-tiled one and the depthwise
+// one) share: the geometry of a 2-D convolution, and the view of an image's
+// input through which a tap of an output pixel is one constant offset from
+// the pixel's origin. The view is either the input in place, or the padded,
+// column-phase-split copy of lir::PaddedInput, which removes every bound
+// check from the inner loops and makes strided taps read consecutive floats.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_CODEGEN_KERNELS_CONVINPUT_H
+#define KILN_CODEGEN_KERNELS_CONVINPUT_H
+
+#include "compiler/codegen/Kernels.h"
+
+namespace kiln {
+namespace codegen {
+
+struct ConvShape {
+  int64_t N, C, H, W;    ///< input
+  int64_t OC, OH, OW;    ///< output
+  int64_t KH, KW;        ///< kernel
+  int64_t G, ICg, OCg;   ///< groups, channels per group
+  int64_t sh, sw, dh, dw; ///< strides, dilations
+  int64_t pt, pl, pb, pr; ///< pads
+
+  static ConvShape of(const Node &conv);
+  int64_t taps() const { return KH * KW; }
+  int64_t reduction() const { return ICg * KH * KW; }
+};
+
+/// One image's input as the kernels read it: input channel c's tap (kh, kw)
+/// for output pixel (oh, ow) is element
+///   offset + c * planeStride + oh * sh * rowStride + ow + tap(kh, kw)
+/// of `base` (the column stride is folded into the layout).
+struct ConvInputView {
+  llvm::Value *base;
+  llvm::Value *offset;
+  int64_t planeStride, rowStride, phaseWidth, phases;
+  int64_t sh, dh, dw;
+
+  int64_t tap(int64_t kh, int64_t kw) const {
+    return kh * dh * rowStride + (kw * dw) % phases * phaseWidth + (kw * dw) / phases;
+  }
+  int64_t rowOrigin(int64_t oh) const { return oh * sh * rowStride; }
+};
+
+/// The view of `channels` input channels of image `image`, starting at
+/// channel `first`: when the instruction has a padded copy (`temp`), emits
+/// the copy of those channels into it (planes 0..channels-1), else reads `x`
+/// in place.
+ConvInputView emitConvInput(KernelBuilder &kb, const ConvShape &s,
+                            const Node &conv, llvm::Value *x, llvm::Value *temp,
+                            llvm::Value *image, llvm::Value *first,
+                            int64_t channels);
+
+/// Copies `channels` planes of H x W floats of `x`, from element `src0`, into
+/// `temp` laid out as `layout` with the input at row pt, column pl and `fill`
+/// around it.
+void emitPaddedCopy(KernelBuilder &kb, const lir::PaddedInput &layout,
+                    llvm::Value *x, llvm::Value *src0, int64_t channels,
+                    int64_t H, int64_t W, int64_t pt, int64_t pl,
+                    llvm::Value *temp, llvm::Value *fill);
+
+/// Checks the operands of a Conv for the kernels: f32, 2-D, a known fused
+/// activation, a temp where the LIR says there is one.
+llvm::Error checkConv(const KernelArgs &args);
+
+} // namespace codegen
+} // namespace kiln
+
+#endif

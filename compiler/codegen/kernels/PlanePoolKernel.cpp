@@ -1,0 +1,126 @@
+//===- PlanePoolKernel.cpp - 2-D pooling, vectorized along output rows ----===//
+//
+// MaxPool and AveragePool over f32 NCHW planes (lir::isPlanePool), the
+// common case, one plane at a time: the plane is copied with its padding
+// (-inf for max, 0 for average) into a column-phase-split temp
+// (ConvInput.h), so each window tap of consecutive outputs is one unaligned
+// vector load with no bounds check, whatever the stride; then every output
+// row is computed in chunks of vectors. A global pool (one output per plane)
+// reduces the plane in place with a few vector accumulators and a shuffle
+// tree. Other pooling (integer types, three dimensions, averages whose
+// divisor varies at the borders) goes to the generic emitPool.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/kernels/ConvInput.h"
+
+#include <limits>
+
+namespace kiln {
+namespace codegen {
+
+namespace {
+int64_t attrAt(const Node &n, llvm::StringRef name, size_t i, int64_t dflt) {
+  const Attr *a = n.getAttr(name);
+  return a && i < a->getInts().size() ? a->getInts()[i] : dflt;
+}
+
+/// Vectors per chunk of an output row, and accumulators of a global pool.
+constexpr int64_t kChunkVecs = 4;
+} // namespace
+
+llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args) {
+  const Node &n = args.node;
+  if (!lir::isPlanePool(n))
+    return emitPool(kb, args);
+  const TensorType &xt = n.getInput(0)->getType();
+  const TensorType &yt = n.getOutput()->getType();
+  const int64_t planes = xt.shape[0] * xt.shape[1], H = xt.shape[2], W = xt.shape[3];
+  const int64_t OH = yt.shape[2], OW = yt.shape[3];
+  const int64_t KH = attrAt(n, "kernel_shape", 0, 1), KW = attrAt(n, "kernel_shape", 1, 1);
+  const int64_t sh = attrAt(n, "strides", 0, 1);
+  const int64_t dh = attrAt(n, "dilations", 0, 1), dw = attrAt(n, "dilations", 1, 1);
+  const int64_t pt = attrAt(n, "pads", 0, 0), pl = attrAt(n, "pads", 1, 0);
+  const bool isMax = n.is(OpKind::MaxPool);
+  const unsigned lanes = kb.vec.lanes;
+  auto &b = kb.b;
+  llvm::Value *x = args.inputs[0], *y = args.outputs[0];
+  llvm::Value *fill = kb.f32(isMax ? -std::numeric_limits<float>::infinity() : 0.0f);
+  llvm::Value *scale = kb.splat(kb.f32(1.0f / float(KH * KW)), lanes);
+  auto combine = [&](llvm::Value *acc, llvm::Value *v) {
+    return isMax ? kb.maxF(acc, v) : b.CreateFAdd(acc, v);
+  };
+  auto add = [&](llvm::Value *a, int64_t c) { return b.CreateAdd(a, kb.idx(c)); };
+  auto mul = [&](llvm::Value *a, int64_t c) { return b.CreateMul(a, kb.idx(c)); };
+  std::optional<lir::PaddedInput> layout = lir::paddedInput(n);
+  if (layout && !args.temp)
+    return nodeError(n, "padded pooling without a temp buffer");
+
+  if (OH == 1 && OW == 1 && KH == H && KW == W && !layout) {
+    // Global: the whole plane, in place.
+    const int64_t size = H * W, chunk = kChunkVecs * lanes;
+    kb.loop(planes, [&](llvm::Value *p) {
+      llvm::Value *base = mul(p, size);
+      llvm::SmallVector<llvm::Value *, 4> acc(kChunkVecs, kb.splat(fill, lanes));
+      acc = kb.loopCarried(size / chunk, acc, [&](llvm::Value *i, llvm::ArrayRef<llvm::Value *> in) {
+        llvm::SmallVector<llvm::Value *, 32> next;
+        for (int64_t j = 0; j < kChunkVecs; ++j)
+          next.push_back(combine(in[j], kb.loadVec(x, add(b.CreateAdd(base, mul(i, chunk)), j * lanes),
+                                                   lanes, lanes)));
+        return next;
+      });
+      for (int64_t at = size / chunk * chunk, j = 0; at < size; at += lanes, ++j) {
+        unsigned valid = static_cast<unsigned>(std::min<int64_t>(lanes, size - at));
+        llvm::Value *v = kb.loadVec(x, add(base, at), lanes, valid);
+        if (valid < lanes) // the lanes past the plane read as 0: make them neutral
+          v = b.CreateSelect(kb.laneMask(lanes, valid), v, kb.splat(fill, lanes));
+        acc[j % kChunkVecs] = combine(acc[j % kChunkVecs], v);
+      }
+      llvm::Value *sum = acc[0];
+      for (int64_t j = 1; j < kChunkVecs; ++j)
+        sum = combine(sum, acc[j]);
+      llvm::Value *r = kb.reduceLanes(sum, combine);
+      kb.store(isMax ? r : b.CreateFMul(r, kb.f32(1.0f / float(size))), y, p);
+    });
+    return llvm::Error::success();
+  }
+
+  int64_t rowStride = layout ? layout->rowStride() : W;
+  int64_t phases = layout ? layout->phases : 1, phaseWidth = layout ? layout->phaseWidth : W;
+  auto tap = [&](int64_t kh, int64_t kw) {
+    return kh * dh * rowStride + (kw * dw) % phases * phaseWidth + (kw * dw) / phases;
+  };
+  const int64_t chunk = std::min<int64_t>(kChunkVecs, (OW + lanes - 1) / lanes) * lanes;
+  kb.loop(planes, [&](llvm::Value *p) {
+    llvm::Value *src = layout ? args.temp : x;
+    llvm::Value *origin = layout ? kb.idx(0) : mul(p, H * W);
+    if (layout)
+      emitPaddedCopy(kb, *layout, x, mul(p, H * W), 1, H, W, pt, pl, args.temp, fill);
+    llvm::Value *out = mul(p, OH * OW);
+    kb.loop(OH, [&](llvm::Value *oh) {
+      llvm::Value *row = b.CreateAdd(origin, mul(oh, sh * rowStride));
+      llvm::Value *outRow = b.CreateAdd(out, mul(oh, OW));
+      auto piece = [&](llvm::Value *ow0, int64_t count) {
+        for (int64_t at = 0; at < count; at += lanes) {
+          unsigned valid = static_cast<unsigned>(std::min<int64_t>(lanes, count - at));
+          llvm::Value *acc = kb.splat(fill, lanes);
+          for (int64_t kh = 0; kh < KH; ++kh)
+            for (int64_t kw = 0; kw < KW; ++kw)
+              acc = combine(acc, kb.loadVec(src, add(b.CreateAdd(row, ow0), at + tap(kh, kw)),
+                                            lanes, valid));
+          kb.storeVec(isMax ? acc : b.CreateFMul(acc, scale), y,
+                      add(b.CreateAdd(outRow, ow0), at), valid);
+        }
+      };
+      int64_t full = OW / chunk, edge = OW % chunk;
+      if (full)
+        forEachIndex(kb, full, [&](llvm::Value *c) { piece(mul(c, chunk), chunk); });
+      if (edge)
+        piece(kb.idx(full * chunk), edge);
+    });
+  });
+  return llvm::Error::success();
+}
+
+} // namespace codegen
+} // namespace kiln

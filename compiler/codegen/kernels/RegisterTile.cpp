@@ -1,0 +1,79 @@
+//===- RegisterTile.cpp - Register-tiled rank-1 update loops --------------===//
+
+#include "compiler/codegen/kernels/RegisterTile.h"
+
+#include <algorithm>
+
+namespace kiln {
+namespace codegen {
+
+std::string TileShape::str() const {
+  return std::to_string(rows) + "x" + std::to_string(vecs) + "v" +
+         std::to_string(lanes);
+}
+
+llvm::SmallVector<int64_t, 32> stridedRows(unsigned rows, int64_t stride) {
+  llvm::SmallVector<int64_t, 32> offsets;
+  for (unsigned i = 0; i < rows; ++i)
+    offsets.push_back(i * stride);
+  return offsets;
+}
+
+Tile tileStep(KernelBuilder &kb, const TileShape &t, Tile acc, llvm::Value *a,
+              llvm::Value *aIndex, llvm::ArrayRef<int64_t> aRows,
+              llvm::Value *b, llvm::Value *bIndex, llvm::ArrayRef<int64_t> bVecs) {
+  auto &ir = kb.b;
+  llvm::SmallVector<llvm::Value *, 8> bv;
+  for (unsigned j = 0; j < t.vecs; ++j)
+    bv.push_back(kb.loadVec(b, ir.CreateAdd(bIndex, kb.idx(bVecs[j])), t.lanes,
+                            t.valid(j)));
+  for (unsigned i = 0; i < t.rows; ++i) {
+    llvm::Value *av = kb.splat(
+        kb.load(ir.getFloatTy(), a, ir.CreateAdd(aIndex, kb.idx(aRows[i]))),
+        t.lanes);
+    for (unsigned j = 0; j < t.vecs; ++j)
+      acc[i * t.vecs + j] = kb.fma(av, bv[j], acc[i * t.vecs + j]);
+  }
+  return acc;
+}
+
+llvm::SmallVector<llvm::Value *, 16>
+transposeVectors(KernelBuilder &kb, llvm::ArrayRef<llvm::Value *> rows,
+                 unsigned lanes) {
+  llvm::SmallVector<llvm::Value *, 16> m(rows.begin(), rows.end());
+  if (lanes == 1)
+    return m;
+  m.resize(lanes, llvm::Constant::getNullValue(kb.vecType(lanes)));
+  // Stage d swaps the off-diagonal d x d blocks of every 2d x 2d block.
+  for (unsigned d = 1; d < lanes; d *= 2) {
+    llvm::SmallVector<int, 16> lo, hi;
+    for (unsigned l = 0; l < lanes; ++l) {
+      // Lane l of row r (r & d == 0) takes row r+d's lane l-d where l & d;
+      // row r+d takes row r's lane l+d where !(l & d).
+      lo.push_back(l & d ? lanes + l - d : l);
+      hi.push_back(l & d ? lanes + l : l + d);
+    }
+    for (unsigned r = 0; r < lanes; ++r) {
+      if (r & d)
+        continue;
+      llvm::Value *top = m[r], *bottom = m[r + d];
+      m[r] = kb.b.CreateShuffleVector(top, bottom, lo);
+      m[r + d] = kb.b.CreateShuffleVector(top, bottom, hi);
+    }
+  }
+  return m;
+}
+
+unsigned maxTileRows(const VectorInfo &vec, unsigned vecs) {
+  int rows = (static_cast<int>(vec.registers) - static_cast<int>(vecs) - 1) /
+             static_cast<int>(vecs);
+  return static_cast<unsigned>(std::max(rows, 1));
+}
+
+double tileStepCycles(unsigned rows, unsigned vecs) {
+  double fmas = rows * vecs;
+  return std::max({fmas / 2, 4.0, (rows + vecs) / 2.0});
+}
+
+} // namespace codegen
+} // namespace kiln

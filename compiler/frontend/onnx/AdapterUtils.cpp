@@ -1,0 +1,118 @@
+//===- AdapterUtils.cpp - Shared pieces of the opset adapters -------------===//
+
+#include "compiler/frontend/onnx/AdapterUtils.h"
+#include "compiler/frontend/onnx/OnnxImporter.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace kiln {
+
+llvm::Expected<const Tensor *> constantInput(const PendingNode &n, unsigned i,
+                                             llvm::StringRef what) {
+  Value *v = n.getInput(i);
+  if (!v)
+    return n.error(llvm::formatv("input {0} ({1}) is missing", i, what));
+  if (!v->isConstant())
+    return llvm::make_error<NonConstantInputError>(
+        llvm::toString(n.error(llvm::formatv(
+            "input {0} ({1}) must be a constant (run-time shapes are not "
+            "supported); '{2}' is computed at run time",
+            i, what, v->getName()))),
+        v->getName().str());
+  return &v->getConstant();
+}
+
+llvm::Expected<llvm::SmallVector<int64_t, 8>>
+intsInput(const PendingNode &n, unsigned i, llvm::StringRef what) {
+  auto t = constantInput(n, i, what);
+  if (!t)
+    return t.takeError();
+  DType dt = (*t)->getDType();
+  if ((dt != DType::I64 && dt != DType::I32) || (*t)->getShape().size() > 1)
+    return n.error(llvm::formatv("input {0} ({1}) must be a 1-D int64 or "
+                                 "int32 tensor, got {2}",
+                                 i, what, (*t)->getType().str()));
+  llvm::SmallVector<int64_t, 8> v;
+  for (int64_t k = 0, e = (*t)->numElements(); k < e; ++k)
+    v.push_back((*t)->getAsInt(k));
+  return v;
+}
+
+llvm::Expected<float> scalarInput(const PendingNode &n, unsigned i,
+                                  llvm::StringRef what) {
+  auto t = constantInput(n, i, what);
+  if (!t)
+    return t.takeError();
+  if ((*t)->numElements() != 1 || (*t)->getDType() == DType::F16)
+    return n.error(llvm::formatv("input {0} ({1}) must be a one-element "
+                                 "tensor of a non-f16 type, got {2}",
+                                 i, what, (*t)->getType().str()));
+  return static_cast<float>((*t)->getAsDouble(0));
+}
+
+llvm::Error rejectAttr(const PendingNode &n, llvm::StringRef attr,
+                       int64_t sinceOpset) {
+  if (!n.attrs.count(attr))
+    return llvm::Error::success();
+  return n.error(llvm::formatv("attribute '{0}' is an input since opset {1}",
+                               attr, sinceOpset));
+}
+
+llvm::Error checkMaxInputs(const PendingNode &n, unsigned maxInputs) {
+  if (n.inputs.size() <= maxInputs)
+    return llvm::Error::success();
+  return n.error(llvm::formatv("expects at most {0} inputs, got {1}", maxInputs,
+                               n.inputs.size()));
+}
+
+llvm::Expected<int64_t> intAttr(const PendingNode &n, llvm::StringRef attr,
+                                int64_t dflt) {
+  auto it = n.attrs.find(attr);
+  if (it == n.attrs.end())
+    return dflt;
+  if (it->second.getKind() != AttrKind::Int)
+    return n.error("attribute '" + attr + "' must be int");
+  return it->second.getInt();
+}
+
+llvm::Expected<Value *> reshapeTo(NodeEmitter &e, const PendingNode &n,
+                                  Value *v, llvm::ArrayRef<int64_t> shape,
+                                  llvm::StringRef suffix) {
+  AttrMap attrs{{"shape", Attr::ofInts(shape)}};
+  if (llvm::is_contained(shape, 0))
+    attrs["allowzero"] = Attr::ofInt(1);
+  auto r = e.emit(OpKind::Reshape, n.name + "/" + suffix.str(), {v},
+                  std::move(attrs), {});
+  if (!r)
+    return r.takeError();
+  return (*r)[0];
+}
+
+llvm::Error moveInputToAttr(PendingNode &n, unsigned i, llvm::StringRef attr,
+                            bool required) {
+  if (!required && !n.getInput(i))
+    return llvm::Error::success();
+  auto ints = intsInput(n, i, attr);
+  if (!ints)
+    return ints.takeError();
+  n.attrs[attr.str()] = Attr::ofInts(*ints);
+  return llvm::Error::success();
+}
+
+llvm::Error takeAttrInputs(PendingNode &n, int64_t sinceOpset,
+                           llvm::ArrayRef<InputAttr> inputs) {
+  unsigned first = inputs.front().input;
+  for (const InputAttr &ia : inputs)
+    if (auto err = rejectAttr(n, ia.attr, sinceOpset))
+      return err;
+  if (auto err = checkMaxInputs(n, first + inputs.size()))
+    return err;
+  for (const InputAttr &ia : inputs)
+    if (auto err = moveInputToAttr(n, ia.input, ia.attr, ia.required))
+      return err;
+  n.inputs.resize(std::min<size_t>(n.inputs.size(), first));
+  return llvm::Error::success();
+}
+
+} // namespace kiln

@@ -1,0 +1,73 @@
+//===- AdapterUtils.h - Shared pieces of the opset adapters ----*- C++ -*-===//
+//
+// Internal to the ONNX frontend: reading constant inputs that kiln holds as
+// attributes, and the adapters of ops whose shape-deciding inputs become
+// attributes (InputAdapters.cpp), next to the opset adapters proper
+// (OpsetAdapters.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_FRONTEND_ONNX_ADAPTERUTILS_H
+#define KILN_FRONTEND_ONNX_ADAPTERUTILS_H
+
+#include "compiler/frontend/onnx/NodeEmitter.h"
+
+namespace kiln {
+
+/// The constant behind input `i`, or an error naming the input (a
+/// NonConstantInputError) when it is computed at run time.
+llvm::Expected<const Tensor *> constantInput(const PendingNode &n, unsigned i,
+                                             llvm::StringRef what);
+/// A constant int64 vector input (pads, shape, axes).
+llvm::Expected<llvm::SmallVector<int64_t, 8>>
+intsInput(const PendingNode &n, unsigned i, llvm::StringRef what);
+/// A constant one-element input (Clip's bounds, Pad's value), as a float
+/// attribute holds it.
+llvm::Expected<float> scalarInput(const PendingNode &n, unsigned i,
+                                  llvm::StringRef what);
+
+/// Rejects an attribute that `sinceOpset` turned into an input, so a model
+/// cannot set the IR attribute directly.
+llvm::Error rejectAttr(const PendingNode &n, llvm::StringRef attr,
+                       int64_t sinceOpset);
+llvm::Error checkMaxInputs(const PendingNode &n, unsigned maxInputs);
+/// Reads an int attribute that an adapter interprets itself.
+llvm::Expected<int64_t> intAttr(const PendingNode &n, llvm::StringRef attr,
+                                int64_t dflt);
+
+/// Sets ints attribute `attr` from constant input `i` (absent and not
+/// `required`: nothing).
+llvm::Error moveInputToAttr(PendingNode &n, unsigned i, llvm::StringRef attr,
+                            bool required);
+
+/// An input that kiln holds as an ints attribute.
+struct InputAttr {
+  unsigned input;
+  const char *attr;
+  bool required;
+};
+/// For an op whose trailing inputs `inputs` (consecutive, from the first
+/// listed) became inputs in `sinceOpset`: rejects the attributes, moves the
+/// constant inputs into them and drops the inputs.
+llvm::Error takeAttrInputs(PendingNode &n, int64_t sinceOpset,
+                           llvm::ArrayRef<InputAttr> inputs);
+
+/// `v` reshaped to `shape` (folded when `v` is a constant).
+llvm::Expected<Value *> reshapeTo(NodeEmitter &e, const PendingNode &n,
+                                  Value *v, llvm::ArrayRef<int64_t> shape,
+                                  llvm::StringRef suffix);
+
+// Adapters of ops whose shape-deciding inputs become attributes
+// (InputAdapters.cpp).
+llvm::Expected<ValueList> emitSlice(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitSplit(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitExpand(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitTile(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitTrilu(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitConstantOfShape(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitRange(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitOneHot(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitResize(NodeEmitter &e, PendingNode &n);
+
+} // namespace kiln
+
+#endif

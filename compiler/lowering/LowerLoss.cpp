@@ -1,0 +1,110 @@
+//===- LowerLoss.cpp - Loss ops -> gathers and reductions -----------------===//
+//
+// NegativeLogLikelihoodLoss picks -input[n, t, ...] with GatherElements
+// along the class axis, weighs it by weight[t] (Gather) and by whether t is
+// not ignore_index (ignored targets first become class 0, so every gather
+// stays in range), then reduces: none, ReduceSum, or ReduceSum of the losses
+// divided by ReduceSum of the weights. SoftmaxCrossEntropyLoss is the same
+// over LogSoftmax(scores, axis 1), which is also its second result.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lowering/LowerRules.h"
+#include "compiler/passes/RewriteUtils.h"
+
+namespace kiln {
+
+namespace {
+
+/// Builds the helper nodes of one rewrite, stopping at the first error.
+class Builder {
+public:
+  Builder(Graph &g, Node &origin) : g(g), origin(origin) {}
+
+  Value *add(llvm::StringRef role, OpKind kind, llvm::ArrayRef<Value *> in,
+             AttrMap attrs = {}) {
+    if (err)
+      return nullptr;
+    auto n = addHelperNode(g, origin, role, kind, in, std::move(attrs));
+    if (!n) {
+      err = n.takeError();
+      return nullptr;
+    }
+    return (*n)->getOutput();
+  }
+  Value *constant(llvm::StringRef role, Tensor t) {
+    return g.addConstant(origin.getName().str() + "/" + role.str(),
+                         std::move(t));
+  }
+  llvm::Error takeError() { return std::move(err); }
+
+private:
+  Graph &g;
+  Node &origin;
+  llvm::Error err = llvm::Error::success();
+};
+
+} // namespace
+
+llvm::Expected<bool> lowerLoss(Graph &g, Node *n) {
+  Builder b(g, *n);
+  Value *x = n->getInput(0), *target = n->getInput(1), *weight = n->getInput(2);
+  const TensorType &tt = target->getType();
+  if (n->is(OpKind::SoftmaxCrossEntropyLoss)) {
+    x = b.add("log_prob", OpKind::LogSoftmax, {x},
+              {{"axis", Attr::ofInt(1)}});
+    if (x && n->getNumOutputs() > 1)
+      if (auto err = replaceValue(g, *n, n->getOutput(1), x))
+        return std::move(err);
+  }
+  // Ignored targets read class 0 and count with weight 0.
+  Value *safe = target, *keep = nullptr;
+  if (n->hasAttr("ignore_index")) {
+    Tensor ignore(TensorType(tt.dtype, {}));
+    ignore.setFromDouble(0, double(n->getInt("ignore_index")));
+    Value *isIgnored = b.add("ignored", OpKind::Equal,
+                             {target, b.constant("ignore_index", ignore)});
+    safe = b.add("safe_target", OpKind::Where,
+                 {isIgnored, b.constant("zero", Tensor(TensorType(tt.dtype, {}))),
+                  target});
+    keep = b.add("keep", OpKind::Cast, {b.add("kept", OpKind::Not, {isIgnored})},
+                 {{"to", Attr::ofInt(1)}});
+  }
+  Shape unsqueezed = tt.shape;
+  unsqueezed.insert(unsqueezed.begin() + 1, 1);
+  Value *index = b.add("index", OpKind::Reshape, {safe},
+                       {{"shape", Attr::ofInts(unsqueezed)}});
+  Value *picked = b.add("picked", OpKind::GatherElements, {x, index},
+                        {{"axis", Attr::ofInt(1)}});
+  picked = b.add("picked_flat", OpKind::Reshape, {picked},
+                 {{"shape", Attr::ofInts(tt.shape)},
+                  {"allowzero", Attr::ofInt(1)}});
+  Value *w = weight ? b.add("weight", OpKind::Gather, {weight, safe}) : nullptr;
+  if (keep)
+    w = w ? b.add("weight_kept", OpKind::Mul, {w, keep}) : keep;
+  Value *loss = b.add("neg", OpKind::Neg, {picked});
+  if (w)
+    loss = b.add("weighted", OpKind::Mul, {loss, w});
+  llvm::StringRef reduction = n->getString("reduction");
+  if (reduction != "none") {
+    Shape axes;
+    for (size_t d = 0; d < tt.rank(); ++d)
+      axes.push_back(d);
+    AttrMap all{{"axes", Attr::ofInts(axes)}, {"keepdims", Attr::ofInt(0)}};
+    Value *sum = b.add("sum", OpKind::ReduceSum, {loss}, all);
+    if (reduction == "sum")
+      loss = sum;
+    else if (w)
+      loss = b.add("mean", OpKind::Div,
+                   {sum, b.add("weight_sum", OpKind::ReduceSum, {w}, all)});
+    else
+      loss = b.add("mean", OpKind::ReduceMean, {loss}, all);
+  }
+  if (llvm::Error err = b.takeError())
+    return std::move(err);
+  if (auto err = replaceValue(g, *n, n->getOutput(0), loss))
+    return std::move(err);
+  g.eraseNode(n);
+  return true;
+}
+
+} // namespace kiln

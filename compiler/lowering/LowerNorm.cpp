@@ -1,0 +1,140 @@
+//===- LowerNorm.cpp - Normalizations -> reductions and elementwise ops ----===//
+//
+// LayerNormalization, InstanceNormalization and MeanVarianceNormalization
+// are their formulas over the normalized axes: mean = ReduceMean(x), d = x -
+// mean, var = ReduceMean(d * d), then d / sqrt(var + epsilon) (for
+// MeanVarianceNormalization d / (sqrt(var) + 1e-9)), scaled and shifted.
+// LayerNormalization's Mean and InvStdDev results are the intermediate
+// values themselves.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lowering/LowerRules.h"
+#include "compiler/ops/OpHelpers.h"
+#include "compiler/passes/RewriteUtils.h"
+
+namespace kiln {
+
+namespace {
+
+/// Adds helper nodes for one rewrite, remembering the first error.
+class Chain {
+public:
+  Chain(Graph &g, Node &origin) : g(g), origin(origin) {}
+  Value *add(llvm::StringRef role, OpKind kind, llvm::ArrayRef<Value *> in,
+             AttrMap attrs = {}) {
+    if (err)
+      return nullptr;
+    auto n = addHelperNode(g, origin, role, kind, in, std::move(attrs));
+    if (!n) {
+      err = n.takeError();
+      return nullptr;
+    }
+    return (*n)->getOutput();
+  }
+  Value *scalar(llvm::StringRef role, float v) {
+    return g.addConstant(origin.getName().str() + "/" + role.str(),
+                         scalarF32(v));
+  }
+  llvm::Error takeError() { return std::move(err); }
+
+private:
+  Graph &g;
+  Node &origin;
+  llvm::Error err = llvm::Error::success();
+};
+
+} // namespace
+
+llvm::Expected<bool> lowerNormalization(Graph &g, Node *n) {
+  NormalizedAxes na = normalizedAxes(*n);
+  Chain c(g, *n);
+  AttrMap reduce{{"axes", Attr::ofInts(na.axes)},
+                 {"keepdims", Attr::ofInt(1)},
+                 {"noop_with_empty_axes", Attr::ofInt(0)}};
+  Value *x = n->getInput(0);
+  Value *mean = c.add("mean", OpKind::ReduceMean, {x}, reduce);
+  Value *d = c.add("centered", OpKind::Sub, {x, mean});
+  Value *var =
+      c.add("variance", OpKind::ReduceMean, {c.add("sq", OpKind::Mul, {d, d})},
+            reduce);
+  Value *y, *inv = nullptr;
+  if (n->is(OpKind::MeanVarianceNormalization)) {
+    Value *stddev = c.add("stddev", OpKind::Sqrt, {var});
+    y = c.add("normalized", OpKind::Div,
+              {d, c.add("stddev_eps", OpKind::Add,
+                        {stddev, c.scalar("epsilon", na.epsilon)})});
+  } else {
+    Value *stddev = c.add("stddev", OpKind::Sqrt,
+                          {c.add("var_eps", OpKind::Add,
+                                 {var, c.scalar("epsilon", na.epsilon)})});
+    inv = c.add("inv_stddev", OpKind::Reciprocal, {stddev});
+    y = c.add("normalized", OpKind::Mul, {d, inv});
+  }
+  Value *scale = n->getInput(1), *bias = n->getInput(2);
+  if (n->is(OpKind::InstanceNormalization)) {
+    // [C] parameters broadcast over the spatial axes as [C, 1, ..., 1].
+    Shape shape(x->getType().rank() - 1, 1);
+    shape[0] = x->getType().shape[1];
+    AttrMap r{{"shape", Attr::ofInts(shape)}};
+    scale = c.add("scale", OpKind::Reshape, {scale}, r);
+    bias = c.add("bias", OpKind::Reshape, {bias}, r);
+  }
+  if (scale)
+    y = c.add("scaled", OpKind::Mul, {y, scale});
+  if (bias)
+    y = c.add("shifted", OpKind::Add, {y, bias});
+  if (llvm::Error err = c.takeError())
+    return std::move(err);
+  Value *results[] = {y, mean, inv};
+  for (unsigned i = 0; i < n->getNumOutputs(); ++i)
+    if (auto err = replaceValue(g, *n, n->getOutput(i), results[i]))
+      return std::move(err);
+  g.eraseNode(n);
+  return true;
+}
+
+llvm::Expected<bool> lowerOneHot(Graph &g, Node *n) {
+  Chain c(g, *n);
+  Value *indices = n->getInput(0), *values = n->getInput(1);
+  const TensorType &it = indices->getType();
+  int64_t depth = n->getInt("depth");
+  int64_t outRank = it.rank() + 1;
+  int64_t axis = *normalizeAxis(n->getInt("axis"), outRank);
+  auto constant = [&](llvm::StringRef role, Shape shape, auto fill) {
+    Tensor t(TensorType(it.dtype, shape));
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      t.setFromDouble(i, fill(i));
+    return g.addConstant(n->getName().str() + "/" + role.str(), std::move(t));
+  };
+  // Negative indices count from the end of the depth.
+  Value *negative = c.add("negative", OpKind::Less,
+                          {indices, constant("zero", {}, [](int64_t) { return 0; })});
+  Value *shifted = c.add("shifted", OpKind::Add,
+                         {indices, constant("depth", {}, [&](int64_t) {
+                            return double(depth);
+                          })});
+  Value *resolved = c.add("resolved", OpKind::Where, {negative, shifted, indices});
+  Shape expanded = it.shape;
+  expanded.insert(expanded.begin() + axis, 1);
+  Value *column = c.add("column", OpKind::Reshape, {resolved},
+                        {{"shape", Attr::ofInts(expanded)}});
+  Shape iotaShape(outRank - axis, 1);
+  iotaShape[0] = depth;
+  Value *iota = constant("classes", iotaShape, [](int64_t i) { return double(i); });
+  Value *hit = c.add("hit", OpKind::Equal, {column, iota});
+  auto pick = [&](llvm::StringRef role, int64_t which) {
+    Value *at = g.addConstant(n->getName().str() + "/" + role.str() + "_at",
+                              Tensor::fromValues<int64_t>(DType::I64, {}, which));
+    return c.add(role, OpKind::Gather, {values, at});
+  };
+  Value *off = pick("off", 0), *on = pick("on", 1);
+  Value *y = c.add("select", OpKind::Where, {hit, on, off});
+  if (llvm::Error err = c.takeError())
+    return std::move(err);
+  if (auto err = replaceValue(g, *n, n->getOutput(), y))
+    return std::move(err);
+  g.eraseNode(n);
+  return true;
+}
+
+} // namespace kiln

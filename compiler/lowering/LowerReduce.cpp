@@ -1,0 +1,50 @@
+//===- LowerReduce.cpp - Reductions in explicit form -----------------------===//
+//
+// The code generator reads a reduction's axes as a sorted list of
+// non-negative axes (ArgMax/ArgMin: one non-negative axis); a reduction
+// over no axis (noop_with_empty_axes) is the identity and disappears.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lowering/LowerRules.h"
+#include "compiler/ops/OpHelpers.h"
+#include "compiler/passes/RewriteUtils.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+namespace kiln {
+
+llvm::Expected<bool> makeReduceExplicit(Graph &g, Node *n) {
+  auto reduced = reducedAxes(*n);
+  if (!reduced)
+    return reduced.takeError();
+  Shape axes;
+  for (size_t d = 0; d < reduced->size(); ++d)
+    if ((*reduced)[d])
+      axes.push_back(d);
+  AttrMap attrs;
+  if (n->is(OpKind::ArgMax) || n->is(OpKind::ArgMin)) {
+    attrs["axis"] = Attr::ofInt(axes[0]);
+  } else if (axes.empty()) {
+    if (auto err = replaceValue(g, *n, n->getOutput(), n->getInput(0)))
+      return std::move(err);
+    g.eraseNode(n);
+    return true;
+  } else {
+    attrs["axes"] = Attr::ofInts(axes);
+    attrs["noop_with_empty_axes"] = Attr::ofInt(0);
+  }
+  bool changed = false;
+  for (auto &kv : attrs) {
+    const Attr *old = n->getAttr(kv.first);
+    if (old && *old == kv.second)
+      continue;
+    n->setAttr(kv.first, kv.second);
+    changed = true;
+  }
+  if (changed)
+    if (auto err = checkTypesUnchanged(g, *n))
+      return std::move(err);
+  return changed;
+}
+
+} // namespace kiln

@@ -1,0 +1,183 @@
+//===- GeneratorOps.cpp - Ops whose result is known at compile time --------===//
+//
+// ConstantOfShape and Range produce tensors from compile-time data alone
+// (their ONNX inputs decide the shape, so kiln holds them as attributes and
+// the ops have no inputs); Size and EyeLike read only their input's static
+// type. All of them are folded to constants while importing.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/graph/Graph.h"
+#include "compiler/ops/ElementwiseEval.h"
+#include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpHelpers.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace kiln {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// ConstantOfShape
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<TypeList> inferConstantOfShape(const Node &n) {
+  llvm::ArrayRef<int64_t> shape = n.getInts("shape");
+  for (int64_t d : shape)
+    if (d < 0)
+      return nodeError(n, "shape " + shapeStr(shape) + " has a negative entry");
+  DType dt = DType::F32;
+  if (const Attr *v = n.getAttr("value")) {
+    if (v->getTensor().numElements() != 1)
+      return nodeError(n, "value must hold one element, got " +
+                              v->getTensor().getType().str());
+    dt = v->getTensor().getDType();
+  }
+  return TypeList{TensorType(dt, shape)};
+}
+
+llvm::Error evalConstantOfShape(const Node &n, llvm::ArrayRef<const Tensor *>,
+                                llvm::MutableArrayRef<Tensor> out) {
+  const Attr *v = n.getAttr("value");
+  if (!v)
+    return llvm::Error::success(); // f32 zeros
+  size_t elem = dtypeSize(out[0].getDType());
+  for (int64_t i = 0, e = out[0].numElements(); i < e; ++i)
+    std::memcpy(out[0].rawData() + i * elem, v->getTensor().rawData(), elem);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Range
+//===----------------------------------------------------------------------===//
+
+/// start, limit and delta: one-element tensors of one dtype.
+llvm::Expected<DType> rangeDType(const Node &n) {
+  const Tensor &start = n.getAttr("start")->getTensor();
+  for (const char *name : {"start", "limit", "delta"}) {
+    const Tensor &t = n.getAttr(name)->getTensor();
+    if (t.numElements() != 1 || t.getDType() != start.getDType())
+      return nodeError(n, llvm::formatv("{0} must be one element of {1}'s "
+                                        "dtype, got {2}",
+                                        name, "start", t.getType().str()));
+  }
+  if (start.getDType() == DType::Bool || start.getDType() == DType::F16)
+    return nodeError(n, "dtype " + dtypeName(start.getDType()) +
+                            " is not supported");
+  return start.getDType();
+}
+
+int64_t rangeCount(const Node &n) {
+  double start = n.getAttr("start")->getTensor().getAsDouble(0);
+  double limit = n.getAttr("limit")->getTensor().getAsDouble(0);
+  double delta = n.getAttr("delta")->getTensor().getAsDouble(0);
+  return std::max<int64_t>(int64_t(std::ceil((limit - start) / delta)), 0);
+}
+
+llvm::Expected<TypeList> inferRange(const Node &n) {
+  auto dt = rangeDType(n);
+  if (!dt)
+    return dt.takeError();
+  if (n.getAttr("delta")->getTensor().getAsDouble(0) == 0)
+    return nodeError(n, "delta must not be 0");
+  return TypeList{TensorType(*dt, {rangeCount(n)})};
+}
+
+llvm::Error evalRange(const Node &n, llvm::ArrayRef<const Tensor *>,
+                      llvm::MutableArrayRef<Tensor> out) {
+  Tensor &y = out[0];
+  const Tensor &start = n.getAttr("start")->getTensor();
+  const Tensor &delta = n.getAttr("delta")->getTensor();
+  for (int64_t i = 0, e = y.numElements(); i < e; ++i) {
+    if (isFloatDType(y.getDType()))
+      writeFloat(y, i, readFloat(start, 0) + i * readFloat(delta, 0));
+    else
+      writeInt(y, i, start.getAsInt(0) + i * delta.getAsInt(0));
+  }
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Size, EyeLike
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<TypeList> inferSize(const Node &) {
+  return TypeList{TensorType(DType::I64, {})};
+}
+
+llvm::Error evalSize(const Node &, llvm::ArrayRef<const Tensor *> in,
+                     llvm::MutableArrayRef<Tensor> out) {
+  out[0].data<int64_t>()[0] = in[0]->numElements();
+  return llvm::Error::success();
+}
+
+llvm::Expected<TypeList> inferEyeLike(const Node &n) {
+  const TensorType &x = inputType(n, 0);
+  if (x.rank() != 2)
+    return nodeError(n, "input must be 2-D, got " + x.str());
+  DType dt = x.dtype;
+  if (n.hasAttr("dtype")) {
+    std::optional<DType> t = dtypeFromOnnx(n.getInt("dtype"));
+    if (!t)
+      return nodeError(n, "dtype " + onnxDTypeName(n.getInt("dtype")) +
+                              " is not supported");
+    dt = *t;
+  }
+  return TypeList{TensorType(dt, x.shape)};
+}
+
+llvm::Error evalEyeLike(const Node &n, llvm::ArrayRef<const Tensor *>,
+                        llvm::MutableArrayRef<Tensor> out) {
+  Tensor &y = out[0];
+  int64_t rows = y.getShape()[0], cols = y.getShape()[1], k = n.getInt("k");
+  for (int64_t r = 0; r < rows; ++r)
+    if (r + k >= 0 && r + k < cols) {
+      if (isFloatDType(y.getDType()))
+        writeFloat(y, r * cols + r + k, 1.0);
+      else
+        writeInt(y, r * cols + r + k, 1);
+    }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void registerGeneratorOps(std::vector<OpDef> &defs) {
+  defs.push_back({OpKind::ConstantOfShape,
+                  "ConstantOfShape",
+                  0,
+                  0,
+                  1,
+                  1,
+                  {{"shape", AttrKind::Ints, std::nullopt, true},
+                   {"value", AttrKind::Tensor, std::nullopt}},
+                  inferConstantOfShape,
+                  evalConstantOfShape});
+  defs.push_back({OpKind::Range,
+                  "Range",
+                  0,
+                  0,
+                  1,
+                  1,
+                  {{"delta", AttrKind::Tensor, std::nullopt, true},
+                   {"limit", AttrKind::Tensor, std::nullopt, true},
+                   {"start", AttrKind::Tensor, std::nullopt, true}},
+                  inferRange,
+                  evalRange});
+  defs.push_back(
+      {OpKind::Size, "Size", 1, 1, 1, 1, {}, inferSize, evalSize});
+  defs.push_back({OpKind::EyeLike,
+                  "EyeLike",
+                  1,
+                  1,
+                  1,
+                  1,
+                  {{"dtype", AttrKind::Int, std::nullopt},
+                   {"k", AttrKind::Int, Attr::ofInt(0)}},
+                  inferEyeLike,
+                  evalEyeLike});
+}
+
+} // namespace kiln

@@ -1,0 +1,235 @@
+//===- ResizeOps.cpp - Resize ------------------------------------------------===//
+//
+// Resize (opset 13): nearest, linear and cubic interpolation over any axes,
+// with every coordinate_transformation_mode, nearest_mode, cubic_coeff_a,
+// exclude_outside and extrapolation_value. The output sizes and the scale
+// factors are attributes in kiln (`sizes`, `scales`; `roi` for
+// tf_crop_and_resize): the importer computes them from the ONNX inputs.
+//
+// Interpolation is separable: for each axis, resizeTaps gives every output
+// position its input neighbours and weights, as ONNX's reference
+// implementation chooses them; an output element is the tensor product sum
+// over the axes.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/graph/Graph.h"
+#include "compiler/ops/ElementwiseEval.h"
+#include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpHelpers.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kiln {
+namespace {
+
+/// The weights of the neighbours of a point whose fractional position past
+/// its left neighbour is `ratio` in (0, 1].
+llvm::SmallVector<double, 4> coefficients(const Node &n, double ratio) {
+  llvm::StringRef mode = n.getString("mode");
+  if (mode == "linear")
+    return {1 - ratio, ratio};
+  if (mode == "cubic") {
+    double a = n.getFloat("cubic_coeff_a"), r = ratio, s = 1 - ratio;
+    return {((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
+            ((a + 2) * r - (a + 3)) * r * r + 1,
+            ((a + 2) * s - (a + 3)) * s * s + 1,
+            ((a * (s + 1) - 5 * a) * (s + 1) + 8 * a) * (s + 1) - 4 * a};
+  }
+  llvm::StringRef nearest = n.getString("nearest_mode");
+  if (ratio == 1)
+    return {0, 1};
+  if (nearest == "round_prefer_ceil")
+    return {double(ratio < 0.5), double(ratio >= 0.5)};
+  if (nearest == "floor")
+    return {1, 0};
+  if (nearest == "ceil")
+    return {0, 1};
+  return {double(ratio <= 0.5), double(ratio > 0.5)};
+}
+
+/// The position in the input that output position `x` maps to; `scale` is
+/// the axis's scale factor, `outWidth` = scale * inWidth as ONNX computes it.
+double sourceCoordinate(llvm::StringRef mode, double x, double scale,
+                        int64_t inWidth, double roiStart, double roiEnd) {
+  double outWidth = scale * inWidth;
+  if (mode == "align_corners")
+    return outWidth == 1 ? 0.0 : x * (inWidth - 1) / (outWidth - 1);
+  if (mode == "asymmetric")
+    return x / scale;
+  if (mode == "tf_crop_and_resize") {
+    double span = (roiEnd - roiStart) * (inWidth - 1);
+    double r = outWidth == 1 ? span / 2 : x * span / (outWidth - 1);
+    return r + roiStart * (inWidth - 1);
+  }
+  if (mode == "tf_half_pixel_for_nn")
+    return (x + 0.5) / scale;
+  if (mode == "pytorch_half_pixel")
+    return outWidth == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+  return (x + 0.5) / scale - 0.5; // half_pixel
+}
+
+llvm::Expected<TypeList> inferResize(const Node &n) {
+  if (llvm::Error e = expectDType(n, 0, numericDTypes()))
+    return e;
+  const TensorType &x = inputType(n, 0);
+  llvm::ArrayRef<int64_t> sizes = n.getInts("sizes");
+  llvm::ArrayRef<float> scales = n.getFloats("scales");
+  if (sizes.size() != x.rank() || scales.size() != x.rank())
+    return nodeError(n, "sizes and scales must have one entry per dimension "
+                        "of " + x.str());
+  for (size_t d = 0; d < x.rank(); ++d)
+    if (sizes[d] < 1 || !(scales[d] > 0))
+      return nodeError(n, "sizes " + shapeStr(sizes) +
+                              " and scales must be positive");
+  llvm::StringRef mode = n.getString("mode");
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    return nodeError(n, "mode '" + mode + "' is not supported");
+  if (mode != "nearest" && !isFloatDType(x.dtype))
+    return nodeError(n, "mode '" + mode + "' needs a float input, got " +
+                            x.str());
+  llvm::StringRef ctm = n.getString("coordinate_transformation_mode");
+  static const char *const modes[] = {
+      "half_pixel",           "pytorch_half_pixel", "align_corners",
+      "asymmetric",           "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+  if (!llvm::is_contained(modes, ctm))
+    return nodeError(n, "coordinate_transformation_mode '" + ctm +
+                            "' is not supported");
+  if (ctm == "tf_crop_and_resize" &&
+      (!n.hasAttr("roi") || n.getFloats("roi").size() != 2 * x.rank()))
+    return nodeError(n, "tf_crop_and_resize needs a roi of 2 x rank values");
+  llvm::StringRef nearest = n.getString("nearest_mode");
+  if (nearest != "round_prefer_floor" && nearest != "round_prefer_ceil" &&
+      nearest != "floor" && nearest != "ceil")
+    return nodeError(n, "nearest_mode '" + nearest + "' is not supported");
+  return TypeList{TensorType(x.dtype, sizes)};
+}
+
+} // namespace
+
+std::vector<ResizeTaps> resizeTaps(const Node &n) {
+  const TensorType &x = n.getInput(0)->getType();
+  llvm::ArrayRef<int64_t> sizes = n.getInts("sizes");
+  llvm::ArrayRef<float> scales = n.getFloats("scales");
+  llvm::StringRef ctm = n.getString("coordinate_transformation_mode");
+  bool exclude = n.getInt("exclude_outside") != 0;
+  size_t rank = x.rank();
+  std::vector<ResizeTaps> axes(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    ResizeTaps &a = axes[d];
+    int64_t in = x.shape[d];
+    double roiStart = 0, roiEnd = 1;
+    if (n.hasAttr("roi")) {
+      roiStart = n.getFloats("roi")[d];
+      roiEnd = n.getFloats("roi")[rank + d];
+    }
+    for (int64_t o = 0; o < sizes[d]; ++o) {
+      double src = sourceCoordinate(ctm, double(o), scales[d], in, roiStart,
+                                    roiEnd);
+      a.outside.push_back(ctm == "tf_crop_and_resize" &&
+                          (src < 0 || src > in - 1));
+      // The left neighbour; an integer position counts as ratio 1 past the
+      // one before it, as in ONNX's reference.
+      double left = std::ceil(src) - 1;
+      llvm::SmallVector<double, 4> w = coefficients(n, src - left);
+      int64_t taps = w.size();
+      // Neighbours left - taps/2 + 1 ... left + taps/2 of the input padded
+      // by ceil(taps/2) edge values; the window stays inside the padding.
+      int64_t pad = (taps + 1) / 2;
+      int64_t first = int64_t(left) - taps / 2 + 1;
+      first = std::max<int64_t>(first, -pad);
+      first = std::min<int64_t>(first, in + pad - taps);
+      double total = 0;
+      for (int64_t t = 0; t < taps; ++t) {
+        int64_t idx = first + t;
+        if (exclude && (idx < 0 || idx >= in))
+          w[t] = 0;
+        total += w[t];
+      }
+      a.taps = taps;
+      for (int64_t t = 0; t < taps; ++t) {
+        int64_t idx = first + t;
+        a.indices.push_back(std::clamp<int64_t>(idx, 0, in - 1));
+        a.weights.push_back(exclude ? w[t] / total : w[t]);
+      }
+    }
+  }
+  return axes;
+}
+
+namespace {
+
+llvm::Error evalResize(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                       llvm::MutableArrayRef<Tensor> out) {
+  const Tensor &x = *in[0];
+  Tensor &y = out[0];
+  std::vector<ResizeTaps> axes = resizeTaps(n);
+  size_t rank = axes.size();
+  Shape inStrides = rowMajorStrides(x.getShape());
+  double extrapolation = n.getFloat("extrapolation_value");
+  bool isFloat = isFloatDType(x.getDType());
+  StridedIndex it(y.getShape(), {});
+  for (int64_t i = 0, e = y.numElements(); i < e; ++i, it.next()) {
+    bool outside = false;
+    for (size_t d = 0; d < rank; ++d)
+      outside |= axes[d].outside[it.index()[d]];
+    if (outside) {
+      writeFloat(y, i, extrapolation);
+      continue;
+    }
+    // The tensor product of the axes' taps, as a mixed-radix counter.
+    Shape tap(rank, 0);
+    double acc = 0;
+    for (;;) {
+      double w = 1;
+      int64_t at = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        const ResizeTaps &a = axes[d];
+        int64_t k = it.index()[d] * a.taps + tap[d];
+        w *= a.weights[k];
+        at += a.indices[k] * inStrides[d];
+      }
+      if (w != 0)
+        acc += w * readFloat(x, at);
+      size_t d = rank;
+      while (d-- > 0 && ++tap[d] == axes[d].taps)
+        tap[d] = 0;
+      if (d == size_t(-1))
+        break;
+    }
+    if (isFloat)
+      writeFloat(y, i, acc);
+    else
+      writeInt(y, i, static_cast<int64_t>(acc));
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void registerResizeOps(std::vector<OpDef> &defs) {
+  defs.push_back(
+      {OpKind::Resize,
+       "Resize",
+       1,
+       1,
+       1,
+       1,
+       {{"coordinate_transformation_mode", AttrKind::String,
+         Attr::ofString("half_pixel")},
+        {"cubic_coeff_a", AttrKind::Float, Attr::ofFloat(-0.75f)},
+        {"exclude_outside", AttrKind::Int, Attr::ofInt(0)},
+        {"extrapolation_value", AttrKind::Float, Attr::ofFloat(0.0f)},
+        {"mode", AttrKind::String, Attr::ofString("nearest")},
+        {"nearest_mode", AttrKind::String,
+         Attr::ofString("round_prefer_floor")},
+        {"roi", AttrKind::Floats, std::nullopt},
+        {"scales", AttrKind::Floats, std::nullopt, /*required=*/true},
+        {"sizes", AttrKind::Ints, std::nullopt, /*required=*/true}},
+       inferResize,
+       evalResize});
+}
+
+} // namespace kiln

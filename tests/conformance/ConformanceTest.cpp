@@ -1,0 +1,62 @@
+//===- ConformanceTest.cpp - The passing ONNX cases keep passing ----------===//
+//
+// Every case in tests/conformance/passing.txt is compiled through the code
+// generator and run as a bundle (in a child process, with a timeout) and
+// must match ONNX's outputs. One gtest case per ONNX case, so Bazel's
+// shard_count spreads them over shards.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tests/conformance/Isolation.h"
+#include "tests/conformance/OnnxSuite.h"
+#include "tests/conformance/Report.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+
+namespace kiln {
+namespace conformance {
+namespace {
+
+constexpr const char *kPassingList = "tests/conformance/passing.txt";
+
+std::vector<std::string> listedCases() {
+  auto buf = llvm::MemoryBuffer::getFile(kPassingList);
+  if (!buf)
+    return {};
+  std::set<std::string> keys = parsePassingList((*buf)->getBuffer());
+  return std::vector<std::string>(keys.begin(), keys.end());
+}
+
+class PassingCase : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PassingCase, StillPasses) {
+  std::string dir = caseDir(GetParam());
+  ASSERT_TRUE(llvm::sys::fs::is_directory(dir))
+      << dir << " is missing; run tools/install_deps.sh";
+  CaseResult r = runOneIsolated(dir, /*timeoutSeconds=*/120);
+  EXPECT_EQ(r.status, Status::Pass)
+      << statusName(r.status).str() << ": " << r.detail;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Onnx, PassingCase, ::testing::ValuesIn(listedCases()),
+    [](const ::testing::TestParamInfo<std::string> &info) {
+      std::string name = info.param;
+      for (char &c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)))
+          c = '_';
+      return name;
+    });
+
+TEST(PassingList, IsNotEmpty) {
+  EXPECT_FALSE(listedCases().empty()) << kPassingList << " lists no cases";
+}
+
+} // namespace
+} // namespace conformance
+} // namespace kiln
