@@ -70,6 +70,10 @@ uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups) {
 }
 
 namespace {
+/// Output rows narrower than this run depthwise with channels on the lanes:
+/// a row of the widest vectors' 16 lanes, or two, still fills them well.
+constexpr int64_t kNarrowRow = 32;
+
 /// Padded extent of one spatial dimension: the input with its pads, or as far
 /// as the last window reaches (pooling's ceil_mode), whichever is more.
 int64_t paddedExtent(int64_t in, int64_t padBegin, int64_t padEnd, int64_t out,
@@ -77,6 +81,15 @@ int64_t paddedExtent(int64_t in, int64_t padBegin, int64_t padEnd, int64_t out,
   return std::max(in + padBegin + padEnd, (out - 1) * stride + (kernel - 1) * dilation + 1);
 }
 } // namespace
+
+bool isChannelBlockDepthwise(const Node &conv) {
+  if (!conv.is(OpKind::Conv) || !isDepthwiseConv(conv))
+    return false;
+  const TensorType &in = conv.getInput(0)->getType();
+  const TensorType &out = conv.getOutput()->getType();
+  int64_t narrow = getenv("KILN_DWNARROW") ? atoi(getenv("KILN_DWNARROW")) : kNarrowRow; // XXX experiment
+  return out.shape[1] == in.shape[1] && out.shape[3] < narrow;
+}
 
 bool isPlanePool(const Node &pool) {
   if (!pool.is(OpKind::MaxPool) && !pool.is(OpKind::AveragePool))
@@ -98,7 +111,7 @@ bool isPlanePool(const Node &pool) {
   return !past && (!padded || pool.getInt("count_include_pad") != 0);
 }
 
-std::optional<PaddedInput> paddedInput(const Node &n) {
+std::optional<PaddedInput> paddedInput(const Node &n, bool packedWeights) {
   const TensorType &in = n.getInput(0)->getType();
   const TensorType &out = n.getOutput()->getType();
   bool conv = n.is(OpKind::Conv);
@@ -114,13 +127,19 @@ std::optional<PaddedInput> paddedInput(const Node &n) {
   }
   bool global = !conv && out.shape[2] == 1 && out.shape[3] == 1 &&
                 kernel[0] == in.shape[2] && kernel[1] == in.shape[3];
-  if (global || (!pads[0] && !pads[1] && !pads[2] && !pads[3] && strides[1] == 1 &&
-                 (conv || out.shape[3] <= in.shape[3] - (kernel[1] - 1) * dilations[1])))
+  bool unpadded = !pads[0] && !pads[1] && !pads[2] && !pads[3];
+  bool pointwise = conv && kernel[0] == 1 && kernel[1] == 1;
+  bool interleaved = isChannelBlockDepthwise(n);
+  if (global || (unpadded && pointwise && packedWeights && !interleaved) ||
+      (unpadded && strides[1] == 1 && !interleaved &&
+       (conv || out.shape[3] <= in.shape[3] - (kernel[1] - 1) * dilations[1])))
     return std::nullopt;
   int64_t rows = paddedExtent(in.shape[2], pads[0], pads[2], out.shape[2], strides[0],
                               kernel[0], dilations[0]);
   int64_t cols = paddedExtent(in.shape[3], pads[1], pads[3], out.shape[3], strides[1],
                               kernel[1], dilations[1]);
+  if (interleaved)
+    return PaddedInput{kConvPackBlock, rows, 1, cols, true};
   int64_t channels = conv && !isDepthwiseConv(n) ? in.shape[1] : 1;
   return PaddedInput{channels, rows, strides[1], (cols + strides[1] - 1) / strides[1]};
 }
@@ -253,7 +272,8 @@ private:
     instr.node = &n;
     for (Value *v : n.getInputs())
       instr.inputs.push_back(v ? bufferFor(v) : nullptr);
-    if (auto padded = paddedInput(n))
+    bool packed = n.is(OpKind::Conv) && instr.inputs[1]->packing == Packing::ConvTapMajor;
+    if (auto padded = paddedInput(n, packed))
       instr.temp = f_.addBuffer(n.getName().str() + ".padded", Region::Scratch,
                                 padded->bytes());
     return instr;

@@ -101,10 +101,19 @@ bool isDepthwiseConv(const Node &conv);
 /// time (depthwise Conv, pooling). The padding is zero, or -inf for MaxPool.
 struct PaddedInput {
   int64_t channels, rows, phases, phaseWidth;
+  /// Pixel-major instead (a channel-block depthwise Conv, see
+  /// isChannelBlockDepthwise): one block of `channels` channels, element
+  /// (channel c, row r, column q) at (r * phaseWidth + q) * channels + c.
+  bool interleaved = false;
   int64_t rowStride() const { return phases * phaseWidth; }
   int64_t planeStride() const { return rows * rowStride(); }
   uint64_t bytes() const { return channels * planeStride() * sizeof(float); }
 };
+
+/// Whether depthwise `conv` runs with a block of kConvPackBlock channels on
+/// the vector lanes instead of one image row: when rows are too narrow to
+/// fill vectors (and one output channel per input channel).
+bool isChannelBlockDepthwise(const Node &conv);
 
 /// Whether `pool` (MaxPool, AveragePool) runs on the plane-wise vector
 /// kernel: f32 over two spatial dimensions, and for AveragePool a divisor
@@ -113,9 +122,11 @@ struct PaddedInput {
 bool isPlanePool(const Node &pool);
 
 /// The padded copy a Conv or plane pool (isPlanePool) makes, or nullopt
-/// when it reads its input in place (no padding and unit column stride, or
-/// a global pool).
-std::optional<PaddedInput> paddedInput(const Node &n);
+/// when it reads its input in place: no padding and unit column stride, a
+/// global pool, or a strided 1x1 Conv without padding whose weights are
+/// packed (`packedWeights`; its kernel then broadcasts input values, which
+/// any stride allows, and a copy would move four times what it reads).
+std::optional<PaddedInput> paddedInput(const Node &n, bool packedWeights = false);
 
 /// A bundle interface tensor.
 struct IOTensor {

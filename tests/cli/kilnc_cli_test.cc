@@ -82,11 +82,12 @@ onnx::ModelProto newModel(int opset = 13) {
 }
 
 void addValueInfo(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> *list,
-                  const std::string &name, const std::vector<std::string> &dims) {
+                  const std::string &name, const std::vector<std::string> &dims,
+                  int elemType = onnx::TensorProto::FLOAT) {
   auto *vi = list->Add();
   vi->set_name(name);
   auto *tt = vi->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  tt->set_elem_type(elemType);
   for (const std::string &d : dims) {
     auto *dim = tt->mutable_shape()->add_dim();
     if (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0])))
@@ -185,23 +186,18 @@ TEST_F(KilncCli, SymbolicDimNeedsBinding) {
 }
 
 TEST_F(KilncCli, CodegenErrorLeavesNothingBehind) {
+  // The importer and the passes accept a ReduceSum over int8; the code
+  // generator does not, so the error comes after the graph work is done.
   onnx::ModelProto m = newModel();
-  addValueInfo(m.mutable_graph()->mutable_input(), "x", {"1", "3", "4"});
-  auto *pads = m.mutable_graph()->add_initializer();
-  pads->set_name("pads");
-  pads->set_data_type(onnx::TensorProto::INT64);
-  pads->add_dims(6);
-  for (int64_t v : {0, 1, 1, 0, 1, 1})
-    pads->add_int64_data(v);
-  auto *n = addNode(m, "Pad", "reflect_pad", {"x", "pads"}, {"y"});
-  auto *mode = n->add_attribute();
-  mode->set_name("mode");
-  mode->set_type(onnx::AttributeProto::STRING);
-  mode->set_s("reflect");
-  addValueInfo(m.mutable_graph()->mutable_output(), "y", {"1", "5", "6"});
-  RunResult r = run(writeModel(m, "reflect.onnx").string() + " -o " + outDir.string());
+  addValueInfo(m.mutable_graph()->mutable_input(), "x", {"1", "3", "4"},
+               onnx::TensorProto::INT8);
+  addNode(m, "ReduceSum", "sum_i8", {"x"}, {"y"});
+  addValueInfo(m.mutable_graph()->mutable_output(), "y", {"1", "1", "1"},
+               onnx::TensorProto::INT8);
+  RunResult r = run(writeModel(m, "sum_i8.onnx").string() + " -o " + outDir.string());
   EXPECT_NE(r.exitCode, 0);
-  EXPECT_NE(r.err.find("reflect_pad"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sum_i8"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ReduceSum"), std::string::npos) << r.err;
   EXPECT_TRUE(noOutputs());
 }
 

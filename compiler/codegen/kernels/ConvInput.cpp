@@ -33,20 +33,22 @@ ConvShape ConvShape::of(const Node &conv) {
 }
 
 ConvInputView emitConvInput(KernelBuilder &kb, const ConvShape &s,
-                            const Node &conv, llvm::Value *x, llvm::Value *temp,
-                            llvm::Value *image, llvm::Value *first,
-                            int64_t channels) {
+                            const Node &conv, bool packedWeights, llvm::Value *x,
+                            llvm::Value *temp, llvm::Value *image,
+                            llvm::Value *first, int64_t channels) {
   auto &b = kb.b;
   ConvInputView v;
   v.sh = s.sh, v.dh = s.dh, v.dw = s.dw;
   llvm::Value *srcChannel0 = b.CreateAdd(b.CreateMul(image, kb.idx(s.C)), first);
-  std::optional<lir::PaddedInput> layout = lir::paddedInput(conv);
+  std::optional<lir::PaddedInput> layout = lir::paddedInput(conv, packedWeights);
   if (!layout) {
     v.base = x;
     v.offset = b.CreateMul(srcChannel0, kb.idx(s.H * s.W));
     v.planeStride = s.H * s.W, v.rowStride = s.W, v.phaseWidth = s.W, v.phases = 1;
+    v.pixelStep = s.sw;
     return v;
   }
+  v.pixelStep = 1;
   v.base = temp;
   v.offset = kb.idx(0);
   v.planeStride = layout->planeStride(), v.rowStride = layout->rowStride();
@@ -88,27 +90,32 @@ void emitPaddedCopy(KernelBuilder &kb, const lir::PaddedInput &layout,
           return b.CreateAdd(srcRow, b.CreateAdd(b.CreateMul(q, kb.idx(phases)),
                                                  kb.idx(lo * phases + p - pl)));
         };
-        // Whole vectors: `phases` vectors' worth of consecutive input
-        // (masked to what is needed) and a shuffle that keeps this phase's
-        // lanes; no gathers. Then the rest one by one.
+        // Vectors: `phases` vectors' worth of consecutive input (masked to
+        // what is needed) and a shuffle that keeps this phase's lanes; the
+        // last one masked. No gathers, no scalar remainder.
         const unsigned lanes = kb.vec.lanes;
-        int64_t vectors = lanes > 1 ? (hi - lo) / lanes : 0;
+        const int64_t count = hi - lo;
         llvm::SmallVector<int, 16> pick;
         for (unsigned l = 0; l < lanes; ++l)
           pick.push_back(static_cast<int>(l * phases));
-        kb.loop(vectors, [&](llvm::Value *v) {
-          llvm::Value *q = b.CreateMul(v, kb.idx(lanes));
+        auto copy = [&](llvm::Value *q, unsigned valid) {
           unsigned wide = static_cast<unsigned>(lanes * phases);
-          llvm::Value *in = kb.loadVec(x, column(q), wide, wide - static_cast<unsigned>(phases) + 1);
+          unsigned needed = static_cast<unsigned>((valid - 1) * phases + 1);
+          llvm::Value *in = kb.loadVec(x, column(q), wide, needed);
           if (phases > 1)
             in = b.CreateShuffleVector(in, pick);
-          kb.storeVec(in, temp, b.CreateAdd(phase, b.CreateAdd(q, kb.idx(lo))), lanes);
-        });
-        kb.loop(hi - lo - vectors * lanes, [&](llvm::Value *r) {
-          llvm::Value *q = b.CreateAdd(r, kb.idx(vectors * lanes));
-          kb.store(kb.load(b.getFloatTy(), x, column(q)), temp,
-                   b.CreateAdd(phase, b.CreateAdd(q, kb.idx(lo))));
-        });
+          kb.storeVec(in, temp, b.CreateAdd(phase, b.CreateAdd(q, kb.idx(lo))), valid);
+        };
+        if (lanes == 1) {
+          kb.loop(count, [&](llvm::Value *q) {
+            kb.store(kb.load(b.getFloatTy(), x, column(q)), temp,
+                     b.CreateAdd(phase, b.CreateAdd(q, kb.idx(lo))));
+          });
+        } else {
+          kb.loop(count / lanes, [&](llvm::Value *v) { copy(b.CreateMul(v, kb.idx(lanes)), lanes); });
+          if (count % lanes)
+            copy(kb.idx(count / lanes * lanes), static_cast<unsigned>(count % lanes));
+        }
         fillRun(b.CreateAdd(phase, kb.idx(hi)), phaseWidth - hi);
       }
     });
@@ -127,7 +134,7 @@ llvm::Error checkConv(const KernelArgs &args) {
   if (auto e = validateActivation(n.getString("kiln.activation"),
                                   n.getFloats("kiln.activation_params")))
     return nodeError(n, llvm::toString(std::move(e)));
-  if (lir::paddedInput(n) && !args.temp)
+  if (lir::paddedInput(n, args.packingOf(1) == lir::Packing::ConvTapMajor) && !args.temp)
     return nodeError(n, "padded convolution without a temp buffer");
   return llvm::Error::success();
 }

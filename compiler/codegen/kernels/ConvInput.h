@@ -31,12 +31,14 @@ struct ConvShape {
 
 /// One image's input as the kernels read it: input channel c's tap (kh, kw)
 /// for output pixel (oh, ow) is element
-///   offset + c * planeStride + oh * sh * rowStride + ow + tap(kh, kw)
-/// of `base` (the column stride is folded into the layout).
+///   offset + c * planeStride + oh * sh * rowStride + ow * pixelStep + tap(kh, kw)
+/// of `base`. A padded copy folds the column stride into its layout
+/// (pixelStep 1); a strided 1x1 convolution reads in place with pixelStep =
+/// its column stride.
 struct ConvInputView {
   llvm::Value *base;
   llvm::Value *offset;
-  int64_t planeStride, rowStride, phaseWidth, phases;
+  int64_t planeStride, rowStride, phaseWidth, phases, pixelStep;
   int64_t sh, dh, dw;
 
   int64_t tap(int64_t kh, int64_t kw) const {
@@ -46,13 +48,13 @@ struct ConvInputView {
 };
 
 /// The view of `channels` input channels of image `image`, starting at
-/// channel `first`: when the instruction has a padded copy (`temp`), emits
-/// the copy of those channels into it (planes 0..channels-1), else reads `x`
-/// in place.
+/// channel `first`: when the instruction has a padded copy (`temp`, see
+/// lir::paddedInput), emits the copy of those channels into it (planes
+/// 0..channels-1), else reads `x` in place.
 ConvInputView emitConvInput(KernelBuilder &kb, const ConvShape &s,
-                            const Node &conv, llvm::Value *x, llvm::Value *temp,
-                            llvm::Value *image, llvm::Value *first,
-                            int64_t channels);
+                            const Node &conv, bool packedWeights, llvm::Value *x,
+                            llvm::Value *temp, llvm::Value *image,
+                            llvm::Value *first, int64_t channels);
 
 /// Copies `channels` planes of H x W floats of `x`, from element `src0`, into
 /// `temp` laid out as `layout` with the input at row pt, column pl and `fill`
@@ -61,6 +63,10 @@ void emitPaddedCopy(KernelBuilder &kb, const lir::PaddedInput &layout,
                     llvm::Value *x, llvm::Value *src0, int64_t channels,
                     int64_t H, int64_t W, int64_t pt, int64_t pl,
                     llvm::Value *temp, llvm::Value *fill);
+
+/// Depthwise convolution with channels on the lanes
+/// (lir::isChannelBlockDepthwise); emitDepthwiseConv dispatches to it.
+llvm::Error emitDepthwiseChannelBlock(KernelBuilder &kb, const KernelArgs &args);
 
 /// Checks the operands of a Conv for the kernels: f32, 2-D, a known fused
 /// activation, a temp where the LIR says there is one.

@@ -44,9 +44,10 @@ constexpr int64_t kUnrolledChannels = 4;
 struct ConvPlan {
   bool channelsOnLanes = false;
   unsigned rows = 1, vecs = 1;
-  /// Output channels on the lanes only: when > 0, a tile is `span` whole
-  /// output rows (rows = span * row length), for images too narrow to fill
-  /// a tile with one row.
+  /// When > 0, a tile covers `span` whole output rows, for images too
+  /// narrow to fill a tile with one row: with channels on the lanes, rows =
+  /// span * row length; with pixels on the lanes, vecs = span * the vectors
+  /// of a row.
   int64_t span = 0;
   double cost = std::numeric_limits<double>::infinity();
 };
@@ -88,23 +89,34 @@ Tiling tiling(int64_t size, int64_t tile) {
 /// fixed overhead; summed over the tiles of the rows and vector dimensions.
 double planCost(const ConvPlan &p, const ConvShape &s, int64_t rowLen,
                 int64_t numRows, unsigned lanes) {
-  auto tileCost = [&](int64_t r, int64_t vecElems) {
-    int64_t v = (vecElems + lanes - 1) / lanes;
+  auto tileCost = [&](int64_t r, int64_t v) {
     double epilogue = r * v;
     if (p.channelsOnLanes && lanes > 1)
       epilogue = v * std::ceil(double(r) / lanes) * lanes * (std::log2(lanes) + 1);
     return s.reduction() * tileStepCycles(r, v) + epilogue + 10;
   };
-  Tiling rows, vecs = tiling(p.channelsOnLanes ? s.OCg : rowLen, int64_t(p.vecs) * lanes);
-  int64_t repeat = numRows;
+  auto inVectors = [&](Tiling t) {
+    for (auto &[n, elems] : t)
+      elems = (elems + lanes - 1) / lanes;
+    return t;
+  };
+  int64_t rowVectors = (rowLen + lanes - 1) / lanes;
+  Tiling rows, vecs;
+  int64_t repeat = p.span ? 1 : numRows;
   if (!p.channelsOnLanes) {
     rows = tiling(s.OCg, p.rows);
-  } else if (p.span) {
-    for (auto [n, span] : tiling(numRows, p.span))
-      rows.push_back({n, span * rowLen});
-    repeat = 1;
+    if (p.span)
+      for (auto [n, span] : tiling(numRows, p.span))
+        vecs.push_back({n, span * rowVectors});
+    else
+      vecs = inVectors(tiling(rowLen, int64_t(p.vecs) * lanes));
   } else {
-    rows = tiling(rowLen, p.rows);
+    vecs = inVectors(tiling(s.OCg, int64_t(p.vecs) * lanes));
+    if (p.span)
+      for (auto [n, span] : tiling(numRows, p.span))
+        rows.push_back({n, span * rowLen});
+    else
+      rows = tiling(rowLen, p.rows);
   }
   double cost = 0;
   for (auto [nr, r] : rows)
@@ -114,7 +126,7 @@ double planCost(const ConvPlan &p, const ConvShape &s, int64_t rowLen,
 }
 
 ConvPlan choosePlan(const ConvShape &s, const VectorInfo &vec, int64_t rowLen,
-                    int64_t numRows, bool packed) {
+                    int64_t numRows, bool packed, bool unitPixelStep) {
   ConvPlan best;
   auto consider = [&](ConvPlan p) {
     p.cost = planCost(p, s, rowLen, numRows, vec.lanes);
@@ -122,25 +134,38 @@ ConvPlan choosePlan(const ConvShape &s, const VectorInfo &vec, int64_t rowLen,
       best = p;
   };
   for (bool channelsOnLanes : {false, true}) {
-    if (channelsOnLanes && !packed)
+    // Pixels on the lanes need consecutive pixels consecutive in the view;
+    // channels on the lanes need packed weights.
+    if ((channelsOnLanes && !packed) || (!channelsOnLanes && !unitPixelStep))
       continue;
     int64_t rowDim = channelsOnLanes ? rowLen : s.OCg;
     int64_t vecDim = channelsOnLanes ? s.OCg : rowLen;
     int64_t vectors = (vecDim + vec.lanes - 1) / vec.lanes;
     unsigned maxVecs = kMaxTileVecs, minVecs = 1;
+    if (getenv("KILN_MAXVECS")) maxVecs = atoi(getenv("KILN_MAXVECS")); // XXX experiment
+    if (getenv("KILN_MINVECS")) minVecs = atoi(getenv("KILN_MINVECS")); // XXX experiment
+    if (getenv("KILN_ORIENT") && (getenv("KILN_ORIENT")[0] == 'c') != channelsOnLanes) continue; // XXX experiment
     // Tiles over packed output channels must start where packing blocks
     // do, or inside one block (see weightOffsets).
     auto fitsBlocks = [&](int64_t channels) {
       return !packed || lir::kConvPackBlock % channels == 0 ||
              channels % lir::kConvPackBlock == 0;
     };
-    for (unsigned vecs = minVecs; vecs <= maxVecs && vecs <= vectors; ++vecs) {
+    for (unsigned vecs = minVecs; vecs <= maxVecs && (vecs <= vectors || !channelsOnLanes); ++vecs) {
       if (channelsOnLanes && !fitsBlocks(int64_t(vecs) * vec.lanes))
+        continue;
+      if (vecs > vectors && vecs % vectors != 0)
         continue;
       unsigned maxRows = maxTileRows(vec, vecs);
       for (unsigned rows = 1; rows <= maxRows && rows <= rowDim; ++rows)
-        if (channelsOnLanes || fitsBlocks(rows))
-          consider({channelsOnLanes, rows, vecs});
+        if (channelsOnLanes || fitsBlocks(rows)) {
+          if (vecs <= vectors)
+            consider({channelsOnLanes, rows, vecs});
+          // Whole output rows of `vectors` vectors each.
+          if (!channelsOnLanes && vecs % vectors == 0 && vecs / vectors >= 2 &&
+              vecs / vectors <= numRows)
+            consider({false, rows, vecs, vecs / vectors});
+        }
       if (channelsOnLanes)
         for (int64_t span = 2; span <= numRows && span * rowLen <= maxRows; ++span)
           consider({true, static_cast<unsigned>(span * rowLen), vecs, span});
@@ -208,6 +233,8 @@ struct ConvEmitter {
                    ? tileStep(kb, t, std::move(sums), w, wv, wOffsets, in.base, x, xOffsets)
                    : tileStep(kb, t, std::move(sums), in.base, x, xOffsets, w, wv, wOffsets);
       };
+      int64_t kUnrolledChannels = ::kiln::codegen::kUnrolledChannels; // XXX experiment
+      if (getenv("KILN_CU")) kUnrolledChannels = atoi(getenv("KILN_CU")); // XXX experiment
       int64_t chunks = s.ICg / kUnrolledChannels, rest = s.ICg % kUnrolledChannels;
       Tile sums = kb.loopCarried(chunks, in0, [&](llvm::Value *c, llvm::ArrayRef<llvm::Value *> in1) {
         Tile x(in1.begin(), in1.end());
@@ -261,16 +288,28 @@ struct ConvEmitter {
   /// Input view index of output pixel `pixel0` of row `oh` of the group.
   llvm::Value *inIndex(llvm::Value *oh, llvm::Value *pixel0) {
     llvm::Value *group = add(in.offset, mul(g, s.ICg * in.planeStride));
-    return add(group, add(mul(oh, s.sh * in.rowStride), pixel0));
+    return add(group, add(mul(oh, s.sh * in.rowStride), mul(pixel0, in.pixelStep)));
   }
 
   /// Pixels on the lanes: `rows` output channels from oc0, `count` pixels
   /// from pixel0 of output row oh (pixel0 indexes the whole plane when the
-  /// rows are flattened, oh being 0).
+  /// rows are flattened, oh being 0); or, when `span` > 0, `span` whole rows
+  /// of `count` pixels from row oh.
   void pixelTile(unsigned rows, llvm::Value *oc0, llvm::Value *oh,
-                 llvm::Value *pixel0, int64_t count) {
+                 llvm::Value *pixel0, int64_t count, int64_t span = 0) {
     auto &b = kb.b;
     TileShape t = tileFor(rows, count, kb.vec.lanes);
+    llvm::SmallVector<int64_t, 32> inOffsets = stridedRows(t.vecs, t.lanes);
+    llvm::SmallVector<int64_t, 32> outOffsets = inOffsets;
+    if (span) {
+      t.period = t.vecs;
+      for (int64_t r = 1; r < span; ++r)
+        for (unsigned j = 0; j < t.period; ++j) {
+          inOffsets.push_back(r * s.sh * in.rowStride + j * t.lanes);
+          outOffsets.push_back(r * s.OW + j * t.lanes);
+        }
+      t.vecs *= static_cast<unsigned>(span);
+    }
     Tile acc;
     for (unsigned i = 0; i < rows; ++i) {
       llvm::Value *init = bias ? kb.load(b.getFloatTy(), bias, add(add(mul(g, s.OCg), oc0), i))
@@ -279,12 +318,12 @@ struct ConvEmitter {
         acc.push_back(kb.splat(init, t.lanes));
     }
     acc = reduce(t, std::move(acc), true, weightIndex(oc0), weightOffsets(rows, 1),
-                 inIndex(oh, pixel0), stridedRows(t.vecs, t.lanes));
+                 inIndex(oh, pixel0), inOffsets);
     llvm::Value *pixel = add(mul(oh, s.OW), pixel0);
     for (unsigned i = 0; i < rows; ++i)
       for (unsigned j = 0; j < t.vecs; ++j)
         store(kb.activation(act, actParams, acc[i * t.vecs + j]),
-              add(outIndex(add(oc0, i), pixel), j * t.lanes), t.valid(j));
+              add(outIndex(add(oc0, i), pixel), outOffsets[j]), t.valid(j));
   }
 
   /// Output channels on the lanes: `rows` pixels from ow0 of output row oh
@@ -304,7 +343,8 @@ struct ConvEmitter {
     // Pixel i of a span tile is column i % OW of its (i / OW)-th row.
     llvm::SmallVector<int64_t, 32> pixels;
     for (unsigned i = 0; i < rows; ++i)
-      pixels.push_back(span ? i / s.OW * s.sh * in.rowStride + i % s.OW : i);
+      pixels.push_back((span ? i / s.OW * s.sh * in.rowStride + i % s.OW * in.pixelStep
+                             : i * in.pixelStep));
     acc = reduce(t, std::move(acc), false, weightIndex(oc0),
                  weightOffsets(t.vecs, t.lanes), inIndex(oh, ow0), pixels);
     llvm::Value *pixel = add(mul(oh, s.OW), ow0);
@@ -333,16 +373,19 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
     return emitDepthwiseConv(kb, args);
   ConvShape s = ConvShape::of(n);
   bool packed = args.packingOf(1) == lir::Packing::ConvTapMajor;
-  std::optional<lir::PaddedInput> layout = lir::paddedInput(n);
+  std::optional<lir::PaddedInput> layout = lir::paddedInput(n, packed);
   // When consecutive output pixels are consecutive in the input view across
   // row ends too (1x1, stride 1, no padding), the plane is one long row.
   int64_t rowStride = layout ? layout->rowStride() : s.W;
-  bool flat = s.sh * rowStride == s.OW;
+  int64_t pixelStep = layout ? 1 : s.sw;
+  bool flat = s.sh * rowStride == s.OW && pixelStep == 1;
   int64_t rowLen = flat ? s.OH * s.OW : s.OW, numRows = flat ? 1 : s.OH;
-  ConvPlan plan = choosePlan(s, kb.vec, rowLen, numRows, packed);
+  ConvPlan plan = choosePlan(s, kb.vec, rowLen, numRows, packed, pixelStep == 1);
 
   llvm::Function *fn = kb.b.GetInsertBlock()->getParent();
   TileShape full = tileFor(plan.rows, int64_t(plan.vecs) * kb.vec.lanes, kb.vec.lanes);
+  if (plan.span && !plan.channelsOnLanes)
+    full.vecs = plan.vecs;
   fn->setName(fn->getName() + (plan.channelsOnLanes ? ".c" : ".p") + full.str() +
               (plan.span ? "r" + std::to_string(plan.span) : ""));
 
@@ -363,8 +406,8 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
   }
   int64_t vecElems = int64_t(plan.vecs) * kb.vec.lanes;
   forEachIndex(kb, s.N, [&](llvm::Value *image) {
-    ConvInputView in = emitConvInput(kb, s, n, args.inputs[0], args.temp, image,
-                                     kb.idx(0), s.C);
+    ConvInputView in = emitConvInput(kb, s, n, packed, args.inputs[0], args.temp,
+                                     image, kb.idx(0), s.C);
     forEachIndex(kb, s.G, [&](llvm::Value *g) {
       ConvEmitter e{kb, s, in, args.inputs[1], bias, args.outputs[0],
                     kb.b.CreateMul(image, kb.idx(s.OC * s.OH * s.OW)), g, packed,
@@ -389,6 +432,12 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
         });
       } else {
         forTiles(kb, s.OCg, plan.rows, [&](llvm::Value *oc0, int64_t ocs) {
+          if (plan.span) {
+            forTiles(kb, numRows, plan.span, [&](llvm::Value *oh, int64_t rows) {
+              e.pixelTile(static_cast<unsigned>(ocs), oc0, oh, kb.idx(0), rowLen, rows);
+            });
+            return;
+          }
           forEachIndex(kb, numRows, [&](llvm::Value *oh) {
             forTiles(kb, rowLen, vecElems, [&](llvm::Value *pixel0, int64_t pixels) {
               e.pixelTile(static_cast<unsigned>(ocs), oc0, oh, pixel0, pixels);

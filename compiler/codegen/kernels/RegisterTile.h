@@ -26,8 +26,14 @@ struct TileShape {
   unsigned lanes = 1;     ///< per vector
   unsigned lastValid = 1; ///< valid lanes of the last vector; the rest are
                           ///< neither loaded nor stored
+  /// When > 0, the vectors come in groups of `period` (rows of an image
+  /// narrower than the tile) and the last of each group has lastValid lanes.
+  unsigned period = 0;
 
-  unsigned valid(unsigned j) const { return j + 1 == vecs ? lastValid : lanes; }
+  unsigned valid(unsigned j) const {
+    bool last = period ? j % period == period - 1 : j + 1 == vecs;
+    return last ? lastValid : lanes;
+  }
   /// "14x2v16": rows x vectors of lanes, for kernel names and profiles.
   std::string str() const;
 };

@@ -162,14 +162,14 @@ TEST(OpsetAdapters, PadAttributesAndInputsGiveTheSameNode) {
   }
 }
 
-TEST(OpsetAdapters, PadNeedsInt64ConstantPads) {
+TEST(OpsetAdapters, PadNeedsIntegerConstantPads) {
   ModelBuilder floatPads(13);
   floatPads.input("x", {2, 2}).output("y");
   floatPads.initializer("pads", {4}, {1, 0, 0, 2});
   floatPads.node("Pad", {"x", "pads"}, {"y"}, "pad");
   EXPECT_EQ(importError(floatPads),
-            "node 'pad' (Pad): input 1 (pads) must be a 1-D int64 tensor, "
-            "got f32[4]");
+            "node 'pad' (Pad): input 1 (pads) must be a 1-D int64 or int32 "
+            "tensor, got f32[4]");
 
   ModelBuilder missing(13);
   missing.input("x", {2, 2}).output("y");
