@@ -4,7 +4,9 @@
  * usage: demo WEIGHTS.bin INPUT.bin REFERENCE.bin
  *
  * The three regions are static arrays sized by the generated header's
- * macros, as firmware would have them: nothing is allocated. */
+ * macros, as firmware would have them: nothing is allocated. Scratch goes to
+ * the section that targets/cortex_m/mps2.ld places in RAM (on Linux it is
+ * ordinary .bss). */
 #include "lenet5.h"
 
 #include <math.h>
@@ -12,7 +14,8 @@
 
 static uint8_t weights[LENET5_WEIGHTS_SIZE] __attribute__((aligned(LENET5_ALIGNMENT)));
 static uint8_t io[LENET5_IO_SIZE] __attribute__((aligned(LENET5_ALIGNMENT)));
-static uint8_t scratch[LENET5_SCRATCH_SIZE] __attribute__((aligned(LENET5_ALIGNMENT)));
+static uint8_t scratch[LENET5_SCRATCH_SIZE]
+    __attribute__((aligned(LENET5_ALIGNMENT), section(".bss.kiln_scratch")));
 
 static int load(const char *path, uint8_t *dst, size_t size) {
   FILE *f = fopen(path, "rb");
