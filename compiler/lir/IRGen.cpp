@@ -87,8 +87,7 @@ bool isChannelBlockDepthwise(const Node &conv) {
     return false;
   const TensorType &in = conv.getInput(0)->getType();
   const TensorType &out = conv.getOutput()->getType();
-  int64_t narrow = getenv("KILN_DWNARROW") ? atoi(getenv("KILN_DWNARROW")) : kNarrowRow; // XXX experiment
-  return out.shape[1] == in.shape[1] && out.shape[3] < narrow;
+  return out.shape[1] == in.shape[1] && out.shape[3] < kNarrowRow;
 }
 
 bool isPlanePool(const Node &pool) {

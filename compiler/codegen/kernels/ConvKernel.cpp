@@ -141,17 +141,13 @@ ConvPlan choosePlan(const ConvShape &s, const VectorInfo &vec, int64_t rowLen,
     int64_t rowDim = channelsOnLanes ? rowLen : s.OCg;
     int64_t vecDim = channelsOnLanes ? s.OCg : rowLen;
     int64_t vectors = (vecDim + vec.lanes - 1) / vec.lanes;
-    unsigned maxVecs = kMaxTileVecs, minVecs = 1;
-    if (getenv("KILN_MAXVECS")) maxVecs = atoi(getenv("KILN_MAXVECS")); // XXX experiment
-    if (getenv("KILN_MINVECS")) minVecs = atoi(getenv("KILN_MINVECS")); // XXX experiment
-    if (getenv("KILN_ORIENT") && (getenv("KILN_ORIENT")[0] == 'c') != channelsOnLanes) continue; // XXX experiment
     // Tiles over packed output channels must start where packing blocks
     // do, or inside one block (see weightOffsets).
     auto fitsBlocks = [&](int64_t channels) {
       return !packed || lir::kConvPackBlock % channels == 0 ||
              channels % lir::kConvPackBlock == 0;
     };
-    for (unsigned vecs = minVecs; vecs <= maxVecs && (vecs <= vectors || !channelsOnLanes); ++vecs) {
+    for (unsigned vecs = 1; vecs <= kMaxTileVecs && (vecs <= vectors || !channelsOnLanes); ++vecs) {
       if (channelsOnLanes && !fitsBlocks(int64_t(vecs) * vec.lanes))
         continue;
       if (vecs > vectors && vecs % vectors != 0)
@@ -233,8 +229,6 @@ struct ConvEmitter {
                    ? tileStep(kb, t, std::move(sums), w, wv, wOffsets, in.base, x, xOffsets)
                    : tileStep(kb, t, std::move(sums), in.base, x, xOffsets, w, wv, wOffsets);
       };
-      int64_t kUnrolledChannels = ::kiln::codegen::kUnrolledChannels; // XXX experiment
-      if (getenv("KILN_CU")) kUnrolledChannels = atoi(getenv("KILN_CU")); // XXX experiment
       int64_t chunks = s.ICg / kUnrolledChannels, rest = s.ICg % kUnrolledChannels;
       Tile sums = kb.loopCarried(chunks, in0, [&](llvm::Value *c, llvm::ArrayRef<llvm::Value *> in1) {
         Tile x(in1.begin(), in1.end());

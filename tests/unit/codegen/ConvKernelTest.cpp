@@ -82,6 +82,12 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"group", Attr::ofInt(3)}}},
         ConvCase{"Depthwise", {1, 6, 7, 7}, {6, 1, 3, 3}, true,
                  {{"group", Attr::ofInt(6)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        // Rows narrower than kNarrowRow: channel blocks on the lanes
+        // (DepthwiseChannelBlockKernel.cpp), a full block and a partial one.
+        ConvCase{"DepthwiseChannelBlocksStride2", {1, 20, 9, 11}, {20, 1, 3, 3}, true,
+                 {{"group", Attr::ofInt(20)},
+                  {"strides", Attr::ofInts({2, 2})},
+                  {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         ConvCase{"DepthwiseMultiplier2Stride2", {1, 4, 8, 8}, {8, 1, 3, 3}, true,
                  {{"group", Attr::ofInt(4)},
                   {"strides", Attr::ofInts({2, 2})},
@@ -190,6 +196,51 @@ TEST(ConvBatchNorm, UnfoldedAfterTheConvMatchesTheInterpreter) {
   };
   EXPECT_TRUE(jitMatchesInterpreter(convBatchNorm(true), check));
 }
+
+//===----------------------------------------------------------------------===//
+// A residual Add [and activation] in the convolution's epilogue (IRGen)
+//===----------------------------------------------------------------------===//
+
+struct ResidualCase {
+  const char *name;
+  Shape x, w;
+  AttrMap attrs;
+  bool convFirst; ///< the Conv is the Add's first operand
+  bool relu;      ///< an activation after the Add
+};
+
+class ConvResidualAdd : public ::testing::TestWithParam<ResidualCase> {};
+
+TEST_P(ConvResidualAdd, MatchesTheInterpreter) {
+  const ResidualCase &c = GetParam();
+  GraphBuilder build = [&](Graph &g) {
+    Value *x = g.addInput("x", f32(c.x));
+    Node *conv = addNode(g, OpKind::Conv, "conv",
+                         {x, randomConstant(g, "w", c.w), randomConstant(g, "b", {c.w[0]})},
+                         c.attrs);
+    const TensorType &outType = conv->getOutput()->getType();
+    Value *skip = g.addInput("skip", outType);
+    Node *add = addNode(g, OpKind::Add, "add",
+                        c.convFirst ? llvm::SmallVector<Value *, 2>{conv->getOutput(), skip}
+                                    : llvm::SmallVector<Value *, 2>{skip, conv->getOutput()});
+    Value *y = add->getOutput();
+    if (c.relu)
+      y = addNode(g, OpKind::Relu, "relu", {y})->getOutput();
+    g.addOutput("y", y);
+  };
+  EXPECT_TRUE(jitMatchesInterpreter(build));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, ConvResidualAdd,
+    ::testing::Values(
+        ResidualCase{"K3x3PixelsOnLanes", {1, 4, 20, 20}, {6, 4, 3, 3},
+                     {{"pads", Attr::ofInts({1, 1, 1, 1})}}, true, true},
+        ResidualCase{"K3x3ChannelsOnLanes", {1, 8, 4, 4}, {40, 8, 3, 3},
+                     {{"pads", Attr::ofInts({1, 1, 1, 1})}}, false, true},
+        ResidualCase{"K1x1Stride2NoActivation", {1, 16, 8, 8}, {32, 16, 1, 1},
+                     {{"strides", Attr::ofInts({2, 2})}}, true, false}),
+    [](const auto &info) { return std::string(info.param.name); });
 
 } // namespace
 } // namespace kiln
