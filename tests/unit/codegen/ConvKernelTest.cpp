@@ -100,6 +100,17 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"KernelCoversInput", {1, 3, 4, 4}, {2, 3, 4, 4}, true, {}},
         ConvCase{"ManyChannels", {1, 32, 6, 6}, {16, 32, 3, 3}, true,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        // Winograd F(2x2, 3x3) (WinogradConvKernel.cpp): even and odd
+        // output sizes, pads on some sides only, tile rows longer than a
+        // vector, several blocks of tile rows, channels not a multiple of
+        // the K loop's unrolling.
+        ConvCase{"WinogradPad1", {1, 16, 12, 12}, {24, 16, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"WinogradOddSizesNoPadBatch2", {2, 9, 13, 13}, {5, 9, 3, 3}, false, {}},
+        ConvCase{"WinogradAsymmetricPads", {1, 8, 9, 17}, {19, 8, 3, 3}, true,
+                 {{"pads", Attr::ofInts({0, 1, 2, 0})}}},
+        ConvCase{"WinogradManyBlocks", {1, 10, 41, 40}, {8, 10, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}},
         ConvCase{"WeightsAsInput", {2, 3, 6, 5}, {4, 3, 3, 3}, true,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Input}),
     [](const auto &info) { return std::string(info.param.name); });
@@ -237,6 +248,8 @@ INSTANTIATE_TEST_SUITE_P(
         ResidualCase{"K3x3PixelsOnLanes", {1, 4, 20, 20}, {6, 4, 3, 3},
                      {{"pads", Attr::ofInts({1, 1, 1, 1})}}, true, true},
         ResidualCase{"K3x3ChannelsOnLanes", {1, 8, 4, 4}, {40, 8, 3, 3},
+                     {{"pads", Attr::ofInts({1, 1, 1, 1})}}, false, true},
+        ResidualCase{"Winograd", {1, 16, 15, 16}, {16, 16, 3, 3},
                      {{"pads", Attr::ofInts({1, 1, 1, 1})}}, false, true},
         ResidualCase{"K1x1Stride2NoActivation", {1, 16, 8, 8}, {32, 16, 1, 1},
                      {{"strides", Attr::ofInts({2, 2})}}, true, false}),
