@@ -31,11 +31,15 @@ bool isWinogradConv(const Node &conv);
 /// the temp's start: the padded input of one image (PaddedInput with two
 /// column phases, so tiles' columns 2t + j are consecutive floats), then the
 /// transformed input V [16][C][blockTiles] and the products M
-/// [16][OC][blockTiles] of one block of tile rows.
+/// [16][OC][blockTiles] of one block of tile rows. The 16 points of V and M
+/// are a cache line further apart than their size: the transforms touch all
+/// 16 at once, and at power-of-two distances (16 KB for 64 channels of 64
+/// tiles) they would all fall in one L1 set.
 struct WinogradLayout {
   int64_t tilesH, tilesW;  ///< tiles covering the output
   int64_t blockRows;       ///< tile rows per block
   int64_t blockTiles;      ///< blockRows * tilesW, rounded up to whole vectors
+  int64_t vPointStride, mPointStride; ///< floats between points of V, of M
   PaddedInput padded;
   int64_t vOffset, mOffset, size; ///< floats
   uint64_t bytes() const { return size * sizeof(float); }

@@ -99,7 +99,7 @@ struct WinogradEmitter {
             v[i * 4 + 3] = fsub(t[i * 4 + 1], t[i * 4 + 3]);
           }
           for (int64_t k = 0; k < 16; ++k)
-            kb.storeVec(v[k], temp, add(add(vBase, t0), k * s.C * l.blockTiles), valid);
+            kb.storeVec(v[k], temp, add(add(vBase, t0), k * l.vPointStride), valid);
         });
       });
     });
@@ -110,8 +110,8 @@ struct WinogradEmitter {
     const unsigned lanes = kb.vec.lanes;
     kb.loop(lir::kWinogradPoints, [&](llvm::Value *k) {
       llvm::Value *uPoint = mul(k, s.C * s.OC);
-      llvm::Value *vPoint = add(mul(k, s.C * l.blockTiles), l.vOffset);
-      llvm::Value *mPoint = add(mul(k, s.OC * l.blockTiles), l.mOffset);
+      llvm::Value *vPoint = add(mul(k, l.vPointStride), l.vOffset);
+      llvm::Value *mPoint = add(mul(k, l.mPointStride), l.mOffset);
       forTiles(kb, s.OC, plan.rows, [&](llvm::Value *oc0, int64_t ocs) {
         forTiles(kb, tiles, int64_t(plan.vecs) * lanes, [&](llvm::Value *t0, int64_t count) {
           TileShape t = tileFor(static_cast<unsigned>(ocs), count, lanes);
@@ -165,7 +165,7 @@ struct WinogradEmitter {
           unsigned tiles = static_cast<unsigned>((cols + 1) / 2);
           Patch m;
           for (int64_t k = 0; k < 16; ++k)
-            m[k] = kb.loadVec(temp, add(add(mBase, t0), k * s.OC * l.blockTiles), lanes, tiles);
+            m[k] = kb.loadVec(temp, add(add(mBase, t0), k * l.mPointStride), lanes, tiles);
           // A^T m: rows m0 + m1 + m2, m1 - m2 - m3; then the columns.
           std::array<llvm::Value *, 8> t;
           for (int64_t j = 0; j < 4; ++j) {

@@ -80,7 +80,8 @@ lir::Packing weightsPacking(int64_t channels, int64_t size, int64_t kernel,
 
 TEST(Winograd, ChosenFor3x3Stride1OnEnoughChannelsAndPixels) {
   EXPECT_EQ(weightsPacking(16, 12, 3, 1), lir::Packing::Winograd);
-  EXPECT_EQ(weightsPacking(16, 8, 3, 1), lir::Packing::ConvTapMajor);  // small image
+  EXPECT_EQ(weightsPacking(16, 8, 3, 1), lir::Packing::Winograd);
+  EXPECT_EQ(weightsPacking(16, 7, 3, 1), lir::Packing::ConvTapMajor);  // small image
   EXPECT_EQ(weightsPacking(3, 32, 3, 1), lir::Packing::ConvTapMajor);  // few channels
   EXPECT_EQ(weightsPacking(16, 32, 3, 2), lir::Packing::ConvTapMajor); // strided
   EXPECT_EQ(weightsPacking(16, 32, 5, 1), lir::Packing::ConvTapMajor); // 5x5
