@@ -4,7 +4,8 @@ BAZEL ?= bazel
 # The cross configs of .bazelrc (README "Targets"): make test-aarch64, ...
 CROSS_TESTS := test-aarch64 test-cortex-m3 test-cortex-m4 test-cortex-m7
 
-.PHONY: all deps deps-cross build demo demo-cortex-m test $(CROSS_TESTS) footprint bench-device clean
+.PHONY: all deps deps-cross build demo demo-cortex-m test $(CROSS_TESTS) footprint bench bench-ort \
+	bench-device clean
 
 all: build
 
@@ -36,6 +37,15 @@ $(CROSS_TESTS): test-%: deps-cross
 # docs/footprint.md: code, memory and stack of every model on every target.
 footprint: deps-cross
 	BAZEL="$(BAZEL)" benchmarks/footprint/footprint.py
+
+# Single-thread speed of every model next to this core's FMA peak: a table of
+# latency, GFLOP/s, % of peak, compile time, weights and scratch bytes.
+bench: deps
+	$(BAZEL) run //benchmarks/speed:speed_bench -- --benchmark_color=false
+
+# The same against ONNX Runtime (one intra-op thread), alternating rounds.
+bench-ort: deps
+	BAZEL="$(BAZEL)" benchmarks/speed/compare_ort.sh 3
 
 # Instructions per inference of the small models on the Cortex-M4 board.
 bench-device: deps-cross

@@ -167,7 +167,6 @@ void KernelBuilder::storeVec(llvm::Value *v, llvm::Value *base,
 }
 
 llvm::Value *KernelBuilder::fma(llvm::Value *a, llvm::Value *x, llvm::Value *c) {
-  if (getenv("KILN_NOFMA")) return b.CreateFAdd(c, b.CreateFMul(a, x)); // XXX experiment
   return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {a->getType()}, {a, x, c});
 }
 

@@ -1,6 +1,7 @@
 //===- IRGen.cpp - Graph to low-level IR ----------------------------------===//
 
 #include "compiler/lir/LIR.h"
+#include "compiler/lir/Winograd.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -87,8 +88,7 @@ bool isChannelBlockDepthwise(const Node &conv) {
     return false;
   const TensorType &in = conv.getInput(0)->getType();
   const TensorType &out = conv.getOutput()->getType();
-  int64_t narrow = getenv("KILN_DWNARROW") ? atoi(getenv("KILN_DWNARROW")) : kNarrowRow; // XXX experiment
-  return out.shape[1] == in.shape[1] && out.shape[3] < narrow;
+  return out.shape[1] == in.shape[1] && out.shape[3] < kNarrowRow;
 }
 
 bool isPlanePool(const Node &pool) {
@@ -200,9 +200,15 @@ private:
       b = f_.addBuffer(v->getName(), Region::Weights, v->getType().sizeInBytes());
       b->constant = &v->getConstant();
       if (packableConvWeights(g_, v)) {
-        b->packing = Packing::ConvTapMajor;
-        b->packGroups = g_.getUsers(v).front()->getInt("group");
-        b->size = convTapMajorBytes(v->getType().shape, b->packGroups);
+        std::vector<Node *> users = g_.getUsers(v);
+        if (llvm::all_of(users, [](const Node *u) { return isWinogradConv(*u); })) {
+          b->packing = Packing::Winograd;
+          b->size = winogradWeightsBytes(v->getType().shape);
+        } else {
+          b->packing = Packing::ConvTapMajor;
+          b->packGroups = users.front()->getInt("group");
+          b->size = convTapMajorBytes(v->getType().shape, b->packGroups);
+        }
       }
       b->offset = f_.weightsSize;
       f_.weightsSize = alignUp(f_.weightsSize + b->size);
@@ -272,8 +278,11 @@ private:
     instr.node = &n;
     for (Value *v : n.getInputs())
       instr.inputs.push_back(v ? bufferFor(v) : nullptr);
-    bool packed = n.is(OpKind::Conv) && instr.inputs[1]->packing == Packing::ConvTapMajor;
-    if (auto padded = paddedInput(n, packed))
+    Packing weights = n.is(OpKind::Conv) ? instr.inputs[1]->packing : Packing::None;
+    if (weights == Packing::Winograd)
+      instr.temp = f_.addBuffer(n.getName().str() + ".winograd", Region::Scratch,
+                                winogradLayout(n).bytes());
+    else if (auto padded = paddedInput(n, weights == Packing::ConvTapMajor))
       instr.temp = f_.addBuffer(n.getName().str() + ".padded", Region::Scratch,
                                 padded->bytes());
     return instr;
@@ -355,6 +364,9 @@ std::vector<uint8_t> buildWeightsImage(const Function &f) {
     case Packing::ConvTapMajor:
       packConvTapMajor(*b->constant, b->packGroups, image.data() + b->offset);
       break;
+    case Packing::Winograd:
+      packWinogradWeights(*b->constant, image.data() + b->offset);
+      break;
     }
   }
   return image;
@@ -372,6 +384,8 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
        << ':' << b->size;
     if (b->packing == Packing::ConvTapMajor)
       os << ":tap-major";
+    if (b->packing == Packing::Winograd)
+      os << ":winograd";
   };
   for (const Instr &in : f.instrs) {
     os << "  ";

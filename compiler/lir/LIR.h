@@ -44,6 +44,9 @@ enum class Packing {
   /// vectorizes over output channels reads them (taps outside, channels
   /// inside), one block after the other so the tile's reads are sequential.
   ConvTapMajor,
+  /// Weights of a Winograd convolution (lir/Winograd.h): [OC][C][3][3]
+  /// transformed to U = G g G^T, stored [16][C][OC].
+  Winograd,
 };
 
 /// Output channels per block of Packing::ConvTapMajor: a multiple of every

@@ -122,6 +122,37 @@ void emitPaddedCopy(KernelBuilder &kb, const lir::PaddedInput &layout,
   });
 }
 
+ConvEpilogue ConvEpilogue::of(const KernelArgs &args) {
+  const Node &n = args.node;
+  ConvEpilogue e;
+  e.act = n.getString("kiln.activation");
+  e.actParams = n.getFloats("kiln.activation_params");
+  for (const Node *f : args.fused) {
+    if (f->is(OpKind::Add)) {
+      e.residual = args.inputs[n.getNumInputs()];
+      continue;
+    }
+    e.postAct = f->getOpName();
+    if (f->is(OpKind::LeakyRelu))
+      e.postActParams.push_back(f->getFloat("alpha"));
+    if (f->is(OpKind::Clip))
+      e.postActParams.append({f->getFloat("min"), f->getFloat("max")});
+  }
+  return e;
+}
+
+void ConvEpilogue::store(KernelBuilder &kb, llvm::Value *v, llvm::Value *y,
+                         llvm::Value *index, unsigned valid) const {
+  v = kb.activation(act, actParams, v);
+  if (residual) {
+    auto *ty = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
+    unsigned lanes = ty ? ty->getNumElements() : 1;
+    v = kb.b.CreateFAdd(v, kb.loadVec(residual, index, lanes, valid));
+    v = kb.activation(postAct, postActParams, v);
+  }
+  kb.storeVec(v, y, index, valid);
+}
+
 llvm::Error checkConv(const KernelArgs &args) {
   const Node &n = args.node;
   for (Value *v : n.getInputs())
@@ -134,7 +165,10 @@ llvm::Error checkConv(const KernelArgs &args) {
   if (auto e = validateActivation(n.getString("kiln.activation"),
                                   n.getFloats("kiln.activation_params")))
     return nodeError(n, llvm::toString(std::move(e)));
-  if (lir::paddedInput(n, args.packingOf(1) == lir::Packing::ConvTapMajor) && !args.temp)
+  lir::Packing weights = args.packingOf(1);
+  if ((weights == lir::Packing::Winograd ||
+       lir::paddedInput(n, weights == lir::Packing::ConvTapMajor)) &&
+      !args.temp)
     return nodeError(n, "padded convolution without a temp buffer");
   return llvm::Error::success();
 }

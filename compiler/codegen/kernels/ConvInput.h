@@ -64,6 +64,27 @@ void emitPaddedCopy(KernelBuilder &kb, const lir::PaddedInput &layout,
                     int64_t H, int64_t W, int64_t pt, int64_t pl,
                     llvm::Value *temp, llvm::Value *fill);
 
+/// What a convolution does to its results on their way out: its own fused
+/// activation, then a fused residual Add (lir::Instr::fused; the residual is
+/// the input after the Conv's own) and the activation after that.
+struct ConvEpilogue {
+  llvm::StringRef act;
+  llvm::ArrayRef<float> actParams;
+  llvm::Value *residual = nullptr;
+  llvm::StringRef postAct;
+  llvm::SmallVector<float, 2> postActParams;
+
+  static ConvEpilogue of(const KernelArgs &args);
+  /// Stores the first `valid` lanes of `v` (of any width), through the
+  /// epilogue, at y[index]; the residual is read at the same index.
+  void store(KernelBuilder &kb, llvm::Value *v, llvm::Value *y, llvm::Value *index,
+             unsigned valid) const;
+};
+
+/// Winograd F(2x2, 3x3) convolution (lir::isWinogradConv, weights packed
+/// lir::Packing::Winograd); emitConv dispatches to it.
+llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args);
+
 /// Depthwise convolution with channels on the lanes
 /// (lir::isChannelBlockDepthwise); emitDepthwiseConv dispatches to it.
 llvm::Error emitDepthwiseChannelBlock(KernelBuilder &kb, const KernelArgs &args);

@@ -52,29 +52,6 @@ struct ConvPlan {
   double cost = std::numeric_limits<double>::infinity();
 };
 
-/// The tile covering `count` elements of a vector dimension.
-TileShape tileFor(unsigned rows, int64_t count, unsigned lanes) {
-  TileShape t;
-  t.rows = rows;
-  t.lanes = lanes;
-  t.vecs = static_cast<unsigned>((count + lanes - 1) / lanes);
-  t.lastValid = static_cast<unsigned>(count - (t.vecs - 1) * lanes);
-  return t;
-}
-
-/// Runs body(start, count) over tiles of `tile` elements covering `size`: a
-/// loop over the full tiles, then the remainder.
-void forTiles(KernelBuilder &kb, int64_t size, int64_t tile,
-              llvm::function_ref<void(llvm::Value *, int64_t)> body) {
-  int64_t full = size / tile, edge = size % tile;
-  if (full)
-    forEachIndex(kb, full, [&](llvm::Value *t) {
-      body(kb.b.CreateMul(t, kb.idx(tile)), tile);
-    });
-  if (edge)
-    body(kb.idx(full * tile), edge);
-}
-
 /// (number of tiles, tile size) pairs covering `size` with tiles of `tile`.
 using Tiling = llvm::SmallVector<std::pair<int64_t, int64_t>, 2>;
 Tiling tiling(int64_t size, int64_t tile) {
@@ -141,17 +118,13 @@ ConvPlan choosePlan(const ConvShape &s, const VectorInfo &vec, int64_t rowLen,
     int64_t rowDim = channelsOnLanes ? rowLen : s.OCg;
     int64_t vecDim = channelsOnLanes ? s.OCg : rowLen;
     int64_t vectors = (vecDim + vec.lanes - 1) / vec.lanes;
-    unsigned maxVecs = kMaxTileVecs, minVecs = 1;
-    if (getenv("KILN_MAXVECS")) maxVecs = atoi(getenv("KILN_MAXVECS")); // XXX experiment
-    if (getenv("KILN_MINVECS")) minVecs = atoi(getenv("KILN_MINVECS")); // XXX experiment
-    if (getenv("KILN_ORIENT") && (getenv("KILN_ORIENT")[0] == 'c') != channelsOnLanes) continue; // XXX experiment
     // Tiles over packed output channels must start where packing blocks
     // do, or inside one block (see weightOffsets).
     auto fitsBlocks = [&](int64_t channels) {
       return !packed || lir::kConvPackBlock % channels == 0 ||
              channels % lir::kConvPackBlock == 0;
     };
-    for (unsigned vecs = minVecs; vecs <= maxVecs && (vecs <= vectors || !channelsOnLanes); ++vecs) {
+    for (unsigned vecs = 1; vecs <= kMaxTileVecs && (vecs <= vectors || !channelsOnLanes); ++vecs) {
       if (channelsOnLanes && !fitsBlocks(int64_t(vecs) * vec.lanes))
         continue;
       if (vecs > vectors && vecs % vectors != 0)
@@ -183,24 +156,10 @@ struct ConvEmitter {
   llvm::Value *outImage; ///< element offset of the image in y
   llvm::Value *g;
   bool packed;
-  llvm::StringRef act;
-  llvm::ArrayRef<float> actParams;
-  /// A fused residual Add (same shape as the output) and the activation
-  /// after it, or null / "".
-  llvm::Value *residual;
-  llvm::StringRef postAct;
-  llvm::SmallVector<float, 2> postActParams;
+  const ConvEpilogue &epilogue;
 
-  /// The epilogue of one output vector at `index`: the conv's activation,
-  /// then the fused residual and its activation; stores the first `valid`
-  /// lanes.
   void store(llvm::Value *v, llvm::Value *index, unsigned valid) {
-    if (residual) {
-      unsigned lanes = kb.vec.lanes;
-      v = kb.b.CreateFAdd(v, kb.loadVec(residual, index, lanes, valid));
-      v = kb.activation(postAct, postActParams, v);
-    }
-    kb.storeVec(v, y, index, valid);
+    epilogue.store(kb, v, y, index, valid);
   }
 
   /// The K loop of a tile: taps outermost (a run-time loop), input channels
@@ -233,8 +192,6 @@ struct ConvEmitter {
                    ? tileStep(kb, t, std::move(sums), w, wv, wOffsets, in.base, x, xOffsets)
                    : tileStep(kb, t, std::move(sums), in.base, x, xOffsets, w, wv, wOffsets);
       };
-      int64_t kUnrolledChannels = ::kiln::codegen::kUnrolledChannels; // XXX experiment
-      if (getenv("KILN_CU")) kUnrolledChannels = atoi(getenv("KILN_CU")); // XXX experiment
       int64_t chunks = s.ICg / kUnrolledChannels, rest = s.ICg % kUnrolledChannels;
       Tile sums = kb.loopCarried(chunks, in0, [&](llvm::Value *c, llvm::ArrayRef<llvm::Value *> in1) {
         Tile x(in1.begin(), in1.end());
@@ -322,8 +279,8 @@ struct ConvEmitter {
     llvm::Value *pixel = add(mul(oh, s.OW), pixel0);
     for (unsigned i = 0; i < rows; ++i)
       for (unsigned j = 0; j < t.vecs; ++j)
-        store(kb.activation(act, actParams, acc[i * t.vecs + j]),
-              add(outIndex(add(oc0, i), pixel), outOffsets[j]), t.valid(j));
+        store(acc[i * t.vecs + j], add(outIndex(add(oc0, i), pixel), outOffsets[j]),
+              t.valid(j));
   }
 
   /// Output channels on the lanes: `rows` pixels from ow0 of output row oh
@@ -351,7 +308,7 @@ struct ConvEmitter {
     for (unsigned j = 0; j < t.vecs; ++j) {
       llvm::SmallVector<llvm::Value *, 16> column;
       for (unsigned i = 0; i < rows; ++i)
-        column.push_back(kb.activation(act, actParams, acc[i * t.vecs + j]));
+        column.push_back(acc[i * t.vecs + j]);
       for (unsigned r0 = 0; r0 < rows; r0 += t.lanes) {
         unsigned n = std::min(t.lanes, rows - r0);
         auto lanes = transposeVectors(
@@ -371,6 +328,8 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
   if (lir::isDepthwiseConv(n))
     return emitDepthwiseConv(kb, args);
+  if (args.packingOf(1) == lir::Packing::Winograd)
+    return emitWinogradConv(kb, args);
   ConvShape s = ConvShape::of(n);
   bool packed = args.packingOf(1) == lir::Packing::ConvTapMajor;
   std::optional<lir::PaddedInput> layout = lir::paddedInput(n, packed);
@@ -390,20 +349,7 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
               (plan.span ? "r" + std::to_string(plan.span) : ""));
 
   llvm::Value *bias = n.getNumInputs() > 2 ? args.inputs[2] : nullptr;
-  llvm::Value *residual = nullptr;
-  llvm::StringRef postAct;
-  llvm::SmallVector<float, 2> postActParams;
-  for (const Node *f : args.fused) {
-    if (f->is(OpKind::Add)) {
-      residual = args.inputs[n.getNumInputs()];
-      continue;
-    }
-    postAct = f->getOpName();
-    if (f->is(OpKind::LeakyRelu))
-      postActParams.push_back(f->getFloat("alpha"));
-    if (f->is(OpKind::Clip))
-      postActParams.append({f->getFloat("min"), f->getFloat("max")});
-  }
+  ConvEpilogue epilogue = ConvEpilogue::of(args);
   int64_t vecElems = int64_t(plan.vecs) * kb.vec.lanes;
   forEachIndex(kb, s.N, [&](llvm::Value *image) {
     ConvInputView in = emitConvInput(kb, s, n, packed, args.inputs[0], args.temp,
@@ -411,8 +357,7 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
     forEachIndex(kb, s.G, [&](llvm::Value *g) {
       ConvEmitter e{kb, s, in, args.inputs[1], bias, args.outputs[0],
                     kb.b.CreateMul(image, kb.idx(s.OC * s.OH * s.OW)), g, packed,
-                    n.getString("kiln.activation"), n.getFloats("kiln.activation_params"),
-                    residual, postAct, postActParams};
+                    epilogue};
       // Output channels outermost: one tile's weights stay in cache while
       // the input streams past them.
       if (plan.channelsOnLanes) {

@@ -25,7 +25,6 @@ namespace {
 
 /// K steps per iteration of a tile's K loop: at batch 1 fewer leave the
 /// loads of B (from L2) measurably short of streaming on Zen 5.
-constexpr int64_t kUnrolledK0 = 8; // XXX experiment
 constexpr int64_t kUnrolledK = 8;
 /// Vectors of a one-row tile.
 constexpr unsigned kGemvVecs = 8;
@@ -41,9 +40,7 @@ MatMulPlan choosePlan(int64_t M, int64_t N, int64_t K, const VectorInfo &vec) {
   int64_t vectors = (N + vec.lanes - 1) / vec.lanes;
   MatMulPlan best;
   if (M == 1) {
-    unsigned gemv = kGemvVecs;
-    if (getenv("KILN_GEMV")) gemv = atoi(getenv("KILN_GEMV")); // XXX experiment
-    best.vecs = static_cast<unsigned>(std::min<int64_t>(vectors, gemv));
+    best.vecs = static_cast<unsigned>(std::min<int64_t>(vectors, kGemvVecs));
     return best;
   }
   auto tiles = [](int64_t size, int64_t tile) {
@@ -133,7 +130,6 @@ llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args) {
         return tileStep(kb, t, std::move(sums), A, b.CreateAdd(aRow, k), aRows, B,
                         b.CreateAdd(bCol, mul(k, N)), bVecs);
       };
-      int64_t kUnrolledK = getenv("KILN_KU") ? atoi(getenv("KILN_KU")) : kUnrolledK0; // XXX experiment
       int64_t chunks = K / kUnrolledK, rest = K % kUnrolledK;
       acc = kb.loopCarried(chunks, acc, [&](llvm::Value *c, llvm::ArrayRef<llvm::Value *> in) {
         Tile x(in.begin(), in.end());

@@ -1,6 +1,7 @@
 //===- RegisterTile.cpp - Register-tiled rank-1 update loops --------------===//
 
 #include "compiler/codegen/kernels/RegisterTile.h"
+#include "compiler/codegen/Kernels.h"
 
 #include <algorithm>
 
@@ -10,6 +11,26 @@ namespace codegen {
 std::string TileShape::str() const {
   return std::to_string(rows) + "x" + std::to_string(vecs) + "v" +
          std::to_string(lanes);
+}
+
+TileShape tileFor(unsigned rows, int64_t count, unsigned lanes) {
+  TileShape t;
+  t.rows = rows;
+  t.lanes = lanes;
+  t.vecs = static_cast<unsigned>((count + lanes - 1) / lanes);
+  t.lastValid = static_cast<unsigned>(count - (t.vecs - 1) * lanes);
+  return t;
+}
+
+void forTiles(KernelBuilder &kb, int64_t size, int64_t tile,
+              llvm::function_ref<void(llvm::Value *, int64_t)> body) {
+  int64_t full = size / tile, edge = size % tile;
+  if (full)
+    forEachIndex(kb, full, [&](llvm::Value *t) {
+      body(kb.b.CreateMul(t, kb.idx(tile)), tile);
+    });
+  if (edge)
+    body(kb.idx(full * tile), edge);
 }
 
 llvm::SmallVector<int64_t, 32> stridedRows(unsigned rows, int64_t stride) {

@@ -38,6 +38,15 @@ struct TileShape {
   std::string str() const;
 };
 
+/// The tile of `rows` rows covering `count` elements of the vector
+/// dimension.
+TileShape tileFor(unsigned rows, int64_t count, unsigned lanes);
+
+/// Runs body(start, count) over tiles of `tile` elements covering `size`: a
+/// loop over the full tiles, then the remainder.
+void forTiles(KernelBuilder &kb, int64_t size, int64_t tile,
+              llvm::function_ref<void(llvm::Value *, int64_t)> body);
+
 /// Accumulators, row-major: acc[i * vecs + j].
 using Tile = llvm::SmallVector<llvm::Value *, 32>;
 

@@ -82,6 +82,12 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"group", Attr::ofInt(3)}}},
         ConvCase{"Depthwise", {1, 6, 7, 7}, {6, 1, 3, 3}, true,
                  {{"group", Attr::ofInt(6)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        // Rows narrower than kNarrowRow: channel blocks on the lanes
+        // (DepthwiseChannelBlockKernel.cpp), a full block and a partial one.
+        ConvCase{"DepthwiseChannelBlocksStride2", {1, 20, 9, 11}, {20, 1, 3, 3}, true,
+                 {{"group", Attr::ofInt(20)},
+                  {"strides", Attr::ofInts({2, 2})},
+                  {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         ConvCase{"DepthwiseMultiplier2Stride2", {1, 4, 8, 8}, {8, 1, 3, 3}, true,
                  {{"group", Attr::ofInt(4)},
                   {"strides", Attr::ofInts({2, 2})},
@@ -93,6 +99,17 @@ INSTANTIATE_TEST_SUITE_P(
                   {"pads", Attr::ofInts({1, 2, 1, 2})}}},
         ConvCase{"KernelCoversInput", {1, 3, 4, 4}, {2, 3, 4, 4}, true, {}},
         ConvCase{"ManyChannels", {1, 32, 6, 6}, {16, 32, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        // Winograd F(2x2, 3x3) (WinogradConvKernel.cpp): even and odd
+        // output sizes, pads on some sides only, tile rows longer than a
+        // vector, several blocks of tile rows, channels not a multiple of
+        // the K loop's unrolling.
+        ConvCase{"WinogradPad1", {1, 16, 12, 12}, {24, 16, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"WinogradOddSizesNoPadBatch2", {2, 9, 13, 13}, {5, 9, 3, 3}, false, {}},
+        ConvCase{"WinogradAsymmetricPads", {1, 8, 9, 17}, {19, 8, 3, 3}, true,
+                 {{"pads", Attr::ofInts({0, 1, 2, 0})}}},
+        ConvCase{"WinogradManyBlocks", {1, 10, 41, 40}, {8, 10, 3, 3}, true,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}},
         ConvCase{"WeightsAsInput", {2, 3, 6, 5}, {4, 3, 3, 3}, true,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Input}),
@@ -190,6 +207,53 @@ TEST(ConvBatchNorm, UnfoldedAfterTheConvMatchesTheInterpreter) {
   };
   EXPECT_TRUE(jitMatchesInterpreter(convBatchNorm(true), check));
 }
+
+//===----------------------------------------------------------------------===//
+// A residual Add [and activation] in the convolution's epilogue (IRGen)
+//===----------------------------------------------------------------------===//
+
+struct ResidualCase {
+  const char *name;
+  Shape x, w;
+  AttrMap attrs;
+  bool convFirst; ///< the Conv is the Add's first operand
+  bool relu;      ///< an activation after the Add
+};
+
+class ConvResidualAdd : public ::testing::TestWithParam<ResidualCase> {};
+
+TEST_P(ConvResidualAdd, MatchesTheInterpreter) {
+  const ResidualCase &c = GetParam();
+  GraphBuilder build = [&](Graph &g) {
+    Value *x = g.addInput("x", f32(c.x));
+    Node *conv = addNode(g, OpKind::Conv, "conv",
+                         {x, randomConstant(g, "w", c.w), randomConstant(g, "b", {c.w[0]})},
+                         c.attrs);
+    const TensorType &outType = conv->getOutput()->getType();
+    Value *skip = g.addInput("skip", outType);
+    Node *add = addNode(g, OpKind::Add, "add",
+                        c.convFirst ? llvm::SmallVector<Value *, 2>{conv->getOutput(), skip}
+                                    : llvm::SmallVector<Value *, 2>{skip, conv->getOutput()});
+    Value *y = add->getOutput();
+    if (c.relu)
+      y = addNode(g, OpKind::Relu, "relu", {y})->getOutput();
+    g.addOutput("y", y);
+  };
+  EXPECT_TRUE(jitMatchesInterpreter(build));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, ConvResidualAdd,
+    ::testing::Values(
+        ResidualCase{"K3x3PixelsOnLanes", {1, 4, 20, 20}, {6, 4, 3, 3},
+                     {{"pads", Attr::ofInts({1, 1, 1, 1})}}, true, true},
+        ResidualCase{"K3x3ChannelsOnLanes", {1, 8, 4, 4}, {40, 8, 3, 3},
+                     {{"pads", Attr::ofInts({1, 1, 1, 1})}}, false, true},
+        ResidualCase{"Winograd", {1, 16, 15, 16}, {16, 16, 3, 3},
+                     {{"pads", Attr::ofInts({1, 1, 1, 1})}}, false, true},
+        ResidualCase{"K1x1Stride2NoActivation", {1, 16, 8, 8}, {32, 16, 1, 1},
+                     {{"strides", Attr::ofInts({2, 2})}}, true, false}),
+    [](const auto &info) { return std::string(info.param.name); });
 
 } // namespace
 } // namespace kiln
