@@ -62,6 +62,8 @@ def _kiln_compile_impl(ctx):
         args.add("--float-abi", ctx.attr.float_abi)
     if ctx.attr.embed_weights:
         args.add("--embed-weights")
+    if not ctx.attr.winograd:
+        args.add("--no-winograd")
     for dim, value in sorted(ctx.attr.dims.items()):
         args.add("--dim", "%s=%s" % (dim, value))
     if ctx.attr.passes:
@@ -93,6 +95,7 @@ _kiln_compile = rule(
         "mattr": attr.string(),
         "float_abi": attr.string(),
         "embed_weights": attr.bool(),
+        "winograd": attr.bool(default = True),
         "dims": attr.string_dict(),
         "passes": attr.string_list(),
         "_kilnc": attr.label(
@@ -114,6 +117,7 @@ def kiln_bundle(
         mattr = "",
         float_abi = "",
         passes = [],
+        winograd = True,
         **kwargs):
     """Compiles `model` with kilnc and wraps the bundle in a cc_library `name`.
 
@@ -128,6 +132,8 @@ def kiln_bundle(
         platform's; with target given, kilnc's defaults for the others).
       mattr: target features, added to the CPU's.
       passes: graph passes to run instead of the default pipeline.
+      winograd: Winograd convolution where it qualifies (faster; more
+        weights and scratch). False for the smallest flash and RAM.
       **kwargs: passed to the cc_library (visibility, tags, ...); tags and
         target_compatible_with also to the kilnc step.
     """
@@ -149,6 +155,7 @@ def kiln_bundle(
         embed_weights = _EMBED_WEIGHTS_BY_DEFAULT if embed_weights == None else embed_weights,
         dims = dims,
         passes = passes,
+        winograd = winograd,
         tags = kwargs.get("tags"),
         target_compatible_with = kwargs.get("target_compatible_with"),
         visibility = ["//visibility:private"],

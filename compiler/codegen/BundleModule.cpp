@@ -27,6 +27,22 @@ namespace {
 enum : int { kOk = 0, kErrNull = -1, kErrAlign = -2 };
 constexpr unsigned kAbiVersion = 1;
 
+/// The vector width and register count kernels tile for, from the target's
+/// cost model (a scalar target reports no vector registers).
+codegen::VectorInfo vectorInfoOf(llvm::TargetMachine &tm, const llvm::Function &fn) {
+  llvm::TargetTransformInfo tti = tm.getTargetTransformInfo(fn);
+  codegen::VectorInfo vec;
+  unsigned bits =
+      tti.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector)
+          .getFixedValue();
+  unsigned regs = tti.getNumberOfRegisters(tti.getRegisterClassForType(true));
+  if (bits >= 64 && regs > 0) {
+    vec.lanes = std::min(bits / 32, 16u);
+    vec.registers = regs;
+  }
+  return vec;
+}
+
 class BundleModuleBuilder {
 public:
   BundleModuleBuilder(llvm::LLVMContext &ctx, const lir::Function &f,
@@ -68,22 +84,6 @@ private:
     fn->addFnAttr("no-builtins");
   }
 
-  /// The vector width and register count kernels tile for, from the
-  /// target's cost model (a scalar target reports no vector registers).
-  codegen::VectorInfo vectorInfo(const llvm::Function &fn) {
-    llvm::TargetTransformInfo tti = tm_.getTargetTransformInfo(fn);
-    codegen::VectorInfo vec;
-    unsigned bits = tti.getRegisterBitWidth(
-                           llvm::TargetTransformInfo::RGK_FixedWidthVector)
-                        .getFixedValue();
-    unsigned regs = tti.getNumberOfRegisters(tti.getRegisterClassForType(true));
-    if (bits >= 64 && regs > 0) {
-      vec.lanes = std::min(bits / 32, 16u);
-      vec.registers = regs;
-    }
-    return vec;
-  }
-
   llvm::Expected<llvm::Function *> buildKernel(const lir::Instr &in, size_t index) {
     llvm::SmallVector<const lir::Buffer *, 4> params;
     for (const lir::Buffer *b : in.inputs)
@@ -119,7 +119,7 @@ private:
         fn->addDereferenceableParamAttr(i, params[i]->size);
     }
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
-    codegen::KernelBuilder kb(b, idxTy_, vectorInfo(*fn));
+    codegen::KernelBuilder kb(b, idxTy_, vectorInfoOf(tm_, *fn));
     llvm::SmallVector<llvm::Value *, 4> inputs, outputs;
     llvm::SmallVector<lir::Packing, 4> packing;
     unsigned arg = 0;
@@ -137,7 +137,8 @@ private:
       codegen::KernelEmitter emit = codegen::findKernelEmitter(in.node->getKind());
       if (!emit)
         return nodeError(*in.node, "not supported by the code generator");
-      codegen::KernelArgs args{*in.node, inputs, outputs, temp, packing, in.fused};
+      codegen::KernelArgs args{*in.node, inputs,  outputs,  temp,
+                               in.padded ? &*in.padded : nullptr, packing, in.fused};
       if (auto err = emit(kb, args))
         return std::move(err);
     }
@@ -311,6 +312,18 @@ buildBundleModule(llvm::LLVMContext &ctx, const lir::Function &f,
                   llvm::StringRef bundleName, llvm::TargetMachine &tm,
                   llvm::ArrayRef<uint8_t> embeddedWeights) {
   return BundleModuleBuilder(ctx, f, bundleName, tm).build(embeddedWeights);
+}
+
+llvm::Expected<unsigned> targetVectorLanes(const TargetOptions &opts) {
+  auto tm = createTargetMachine(opts);
+  if (!tm)
+    return tm.takeError();
+  llvm::LLVMContext ctx;
+  llvm::Module m("kiln.vector_lanes", ctx);
+  m.setDataLayout((*tm)->createDataLayout());
+  auto *fn = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+                                    llvm::Function::ExternalLinkage, "probe", m);
+  return vectorInfoOf(**tm, *fn).lanes;
 }
 
 } // namespace kiln

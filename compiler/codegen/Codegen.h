@@ -36,6 +36,12 @@ void optimizeModule(llvm::Module &m, llvm::TargetMachine &tm);
 llvm::Expected<llvm::SmallVector<char, 0>>
 emitObject(llvm::Module &m, llvm::TargetMachine &tm);
 
+/// The f32 lanes of the widest vector registers the kernels use on the
+/// target of `opts` (1 on a scalar core such as Cortex-M): what
+/// lir::LIROptions::vectorLanes wants, so that the LIR's choices and the
+/// kernels agree.
+llvm::Expected<unsigned> targetVectorLanes(const TargetOptions &opts);
+
 /// The whole back end: target machine, module, optimization, object bytes.
 llvm::Expected<llvm::SmallVector<char, 0>>
 generateBundleObject(const lir::Function &f, llvm::StringRef bundleName,

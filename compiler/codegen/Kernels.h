@@ -14,6 +14,8 @@ struct KernelArgs {
   llvm::ArrayRef<llvm::Value *> inputs; ///< nullptr for an absent optional input
   llvm::ArrayRef<llvm::Value *> outputs;
   llvm::Value *temp; ///< scratch the LIR reserved for this kernel, or nullptr
+  /// The layout of `temp` when it is a padded input copy (lir::Instr::padded).
+  const lir::PaddedInput *padded = nullptr;
   /// How each input's bytes are arranged (lir::Packing); empty means none.
   llvm::ArrayRef<lir::Packing> packing = {};
   /// Nodes fused into this kernel's epilogue (lir::Instr::fused); their

@@ -37,7 +37,12 @@ llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
   if (auto err = checkLowered(g))
     return std::move(err);
 
-  auto lirOrErr = lir::generateLIR(g);
+  auto lanes = targetVectorLanes(opts.codegen.target);
+  if (!lanes)
+    return lanes.takeError();
+  lir::LIROptions lirOpts = opts.lir;
+  lirOpts.vectorLanes = *lanes;
+  auto lirOrErr = lir::generateLIR(g, lirOpts);
   if (!lirOrErr)
     return lirOrErr.takeError();
   lir::Function &f = *lirOrErr;

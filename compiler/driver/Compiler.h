@@ -5,6 +5,7 @@
 #include "compiler/bundle/BundleWriter.h"
 #include "compiler/codegen/Codegen.h"
 #include "compiler/frontend/onnx/OnnxImporter.h"
+#include "compiler/lir/LIR.h"
 
 #include <optional>
 #include <string>
@@ -21,6 +22,8 @@ struct CompileOptions {
   std::string bundleName;
   OnnxImportOptions import;
   CodegenOptions codegen;
+  /// Kernel strategies; vectorLanes is taken from the target.
+  lir::LIROptions lir;
   /// Graph passes by registry name; empty means the default pipeline.
   std::vector<std::string> passes;
   bool verifyEachPass = true;

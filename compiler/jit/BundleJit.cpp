@@ -79,7 +79,12 @@ llvm::Expected<std::unique_ptr<JitBundle>>
 JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name) {
   if (!isValidBundleName(name))
     return jitError("bundle name '" + name + "' is not a C identifier");
-  auto f = lir::generateLIR(loweredGraph);
+  auto lanes = targetVectorLanes(TargetOptions{});
+  if (!lanes)
+    return lanes.takeError();
+  lir::LIROptions lirOpts;
+  lirOpts.vectorLanes = *lanes;
+  auto f = lir::generateLIR(loweredGraph, lirOpts);
   if (!f)
     return f.takeError();
   f->name = name.str();

@@ -29,6 +29,7 @@ options:
   --float-abi ABI           soft | softfp | hard (Arm)
   --relocation-model MODEL  pic | static (default: pic, static on bare metal)
   --embed-weights           link the weights into the object (NAME_bundle.embedded_weights)
+  --no-winograd             direct convolution only: less weights and scratch, slower 3x3 layers
   --dim NAME=VALUE          bind a symbolic input dimension (repeatable)
   --passes P1,P2,...        graph passes to run (default: the standard pipeline)
   --no-verify               do not verify the graph after each pass
@@ -81,6 +82,8 @@ int main(int argc, char **argv) {
     }
     if (flag == "--embed-weights") {
       opts.codegen.embedWeights = true;
+    } else if (flag == "--no-winograd") {
+      opts.lir.winograd = false;
     } else if (flag == "--no-verify") {
       opts.verifyEachPass = false;
     } else if (flag == "-o" || flag == "--output" || flag == "--name" ||

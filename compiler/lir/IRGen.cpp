@@ -111,7 +111,8 @@ bool isPlanePool(const Node &pool) {
   return !past && (!padded || pool.getInt("count_include_pad") != 0);
 }
 
-std::optional<PaddedInput> paddedInput(const Node &n, bool packedWeights) {
+std::optional<PaddedInput> paddedInput(const Node &n, bool packedWeights,
+                                       bool channelBlock) {
   const TensorType &in = n.getInput(0)->getType();
   const TensorType &out = n.getOutput()->getType();
   bool conv = n.is(OpKind::Conv);
@@ -129,7 +130,7 @@ std::optional<PaddedInput> paddedInput(const Node &n, bool packedWeights) {
                 kernel[0] == in.shape[2] && kernel[1] == in.shape[3];
   bool unpadded = !pads[0] && !pads[1] && !pads[2] && !pads[3];
   bool pointwise = conv && kernel[0] == 1 && kernel[1] == 1;
-  bool interleaved = isChannelBlockDepthwise(n);
+  bool interleaved = channelBlock;
   if (global || (unpadded && pointwise && packedWeights && !interleaved) ||
       (unpadded && strides[1] == 1 && !interleaved &&
        (conv || out.shape[3] <= in.shape[3] - (kernel[1] - 1) * dilations[1])))
@@ -148,7 +149,9 @@ namespace {
 
 class IRGen {
 public:
-  explicit IRGen(const Graph &g) : g_(g) { f_.name = g.getName().str(); }
+  IRGen(const Graph &g, const LIROptions &opts) : g_(g), opts_(opts) {
+    f_.name = g.getName().str();
+  }
 
   llvm::Expected<Function> run() {
     layOutIO();
@@ -201,7 +204,8 @@ private:
       b->constant = &v->getConstant();
       if (packableConvWeights(g_, v)) {
         std::vector<Node *> users = g_.getUsers(v);
-        if (llvm::all_of(users, [](const Node *u) { return isWinogradConv(*u); })) {
+        if (opts_.winograd &&
+            llvm::all_of(users, [](const Node *u) { return isWinogradConv(*u); })) {
           b->packing = Packing::Winograd;
           b->size = winogradWeightsBytes(v->getType().shape);
         } else {
@@ -282,9 +286,10 @@ private:
     if (weights == Packing::Winograd)
       instr.temp = f_.addBuffer(n.getName().str() + ".winograd", Region::Scratch,
                                 winogradLayout(n).bytes());
-    else if (auto padded = paddedInput(n, weights == Packing::ConvTapMajor))
+    else if ((instr.padded = paddedInput(n, weights == Packing::ConvTapMajor,
+                                         opts_.vectorLanes > 1 && isChannelBlockDepthwise(n))))
       instr.temp = f_.addBuffer(n.getName().str() + ".padded", Region::Scratch,
-                                padded->bytes());
+                                instr.padded->bytes());
     return instr;
   }
 
@@ -317,6 +322,7 @@ private:
   }
 
   const Graph &g_;
+  const LIROptions &opts_;
   Function f_;
   llvm::DenseMap<const Value *, Buffer *> buffers_;
   /// Fused Add -> (its Conv, the fused chain); nodes emitted inside another's
@@ -328,7 +334,9 @@ private:
 
 } // namespace
 
-llvm::Expected<Function> generateLIR(const Graph &g) { return IRGen(g).run(); }
+llvm::Expected<Function> generateLIR(const Graph &g, const LIROptions &opts) {
+  return IRGen(g, opts).run();
+}
 
 namespace {
 /// Writes conv weights [G*OCg][ICg][taps] per group as blocks of

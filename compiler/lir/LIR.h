@@ -33,8 +33,8 @@ constexpr uint64_t kBufferAlignment = 64;
 
 /// How a weights buffer's bytes are arranged from its constant's, so that a
 /// kernel reads them in the order it uses them. Chosen by generateLIR
-/// (independently of the target), applied by buildWeightsImage; kernels
-/// learn it from their operand buffers.
+/// (given LIROptions), applied by buildWeightsImage; kernels learn it from
+/// their operand buffers.
 enum class Packing {
   None,
   /// Conv weights [G*OCg][ICg][KH][KW] stored per group as blocks of
@@ -71,30 +71,6 @@ struct Buffer {
 /// `groups` groups (the output channels rounded up to whole blocks).
 uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups);
 
-struct Instr {
-  enum class Kind {
-    Kernel, ///< runs `node`'s op: inputs in node input order, outputs likewise
-    Copy,   ///< copies inputs[0] to outputs[0] (same size)
-  };
-  Kind kind = Kind::Kernel;
-  const Node *node = nullptr;
-  /// Operand buffers; nullptr for an absent optional input.
-  llvm::SmallVector<Buffer *, 3> inputs;
-  llvm::SmallVector<Buffer *, 1> outputs;
-  /// Scratch the kernel needs while it runs (e.g. a zero-padded input copy).
-  Buffer *temp = nullptr;
-  /// Graph nodes whose work this kernel also does, in order, each on the
-  /// previous result: the Add of a residual (its other operand is the input
-  /// after the node's own), then an activation (Relu, LeakyRelu, Clip,
-  /// Sigmoid, Tanh). The outputs are the last fused node's. Only Conv
-  /// instructions fuse (see generateLIR).
-  llvm::SmallVector<const Node *, 2> fused;
-};
-
-/// Whether `conv` is depthwise: one input channel per group, more than one
-/// group. Its kernel and its temp differ from other convolutions'.
-bool isDepthwiseConv(const Node &conv);
-
 /// The padded copy of a Conv's or a pooling's input that its kernel works
 /// from (the instruction's temp). Each channel is a plane of `rows` rows; a
 /// row is split into `phases` (= the column stride) runs of `phaseWidth`
@@ -113,9 +89,38 @@ struct PaddedInput {
   uint64_t bytes() const { return channels * planeStride() * sizeof(float); }
 };
 
-/// Whether depthwise `conv` runs with a block of kConvPackBlock channels on
-/// the vector lanes instead of one image row: when rows are too narrow to
-/// fill vectors (and one output channel per input channel).
+struct Instr {
+  enum class Kind {
+    Kernel, ///< runs `node`'s op: inputs in node input order, outputs likewise
+    Copy,   ///< copies inputs[0] to outputs[0] (same size)
+  };
+  Kind kind = Kind::Kernel;
+  const Node *node = nullptr;
+  /// Operand buffers; nullptr for an absent optional input.
+  llvm::SmallVector<Buffer *, 3> inputs;
+  llvm::SmallVector<Buffer *, 1> outputs;
+  /// Scratch the kernel needs while it runs (e.g. a zero-padded input copy).
+  Buffer *temp = nullptr;
+  /// The layout of `temp` when it is a padded copy of the input (see
+  /// paddedInput); decided here once, followed by the kernel.
+  std::optional<PaddedInput> padded;
+  /// Graph nodes whose work this kernel also does, in order, each on the
+  /// previous result: the Add of a residual (its other operand is the input
+  /// after the node's own), then an activation (Relu, LeakyRelu, Clip,
+  /// Sigmoid, Tanh). The outputs are the last fused node's. Only Conv
+  /// instructions fuse (see generateLIR).
+  llvm::SmallVector<const Node *, 2> fused;
+};
+
+/// Whether `conv` is depthwise: one input channel per group, more than one
+/// group. Its kernel and its temp differ from other convolutions'.
+bool isDepthwiseConv(const Node &conv);
+
+
+/// Whether depthwise `conv` can run with a block of kConvPackBlock channels
+/// on the vector lanes instead of one image row: when rows are too narrow to
+/// fill vectors (and one output channel per input channel). generateLIR
+/// chooses it on targets with vectors only.
 bool isChannelBlockDepthwise(const Node &conv);
 
 /// Whether `pool` (MaxPool, AveragePool) runs on the plane-wise vector
@@ -129,7 +134,22 @@ bool isPlanePool(const Node &pool);
 /// global pool, or a strided 1x1 Conv without padding whose weights are
 /// packed (`packedWeights`; its kernel then broadcasts input values, which
 /// any stride allows, and a copy would move four times what it reads).
-std::optional<PaddedInput> paddedInput(const Node &n, bool packedWeights = false);
+/// `channelBlock`: the depthwise Conv runs channel-block
+/// (isChannelBlockDepthwise), so the copy is interleaved.
+std::optional<PaddedInput> paddedInput(const Node &n, bool packedWeights,
+                                       bool channelBlock);
+
+/// What generateLIR may choose for the target.
+struct LIROptions {
+  /// f32 lanes of the target's widest vector registers; 1 on a scalar core.
+  /// Channel-block depthwise convolution pays off only with vectors: on a
+  /// scalar core (Cortex-M) it is several times the code for no speed.
+  unsigned vectorLanes = 16;
+  /// Winograd F(2x2, 3x3) for the 3x3 stride-1 convolutions that qualify:
+  /// 2.25x fewer multiplications for 16/9 of their weights and a transform
+  /// buffer in scratch. Off when flash and RAM matter more than speed.
+  bool winograd = true;
+};
 
 /// A bundle interface tensor.
 struct IOTensor {
@@ -156,7 +176,7 @@ struct Function {
 /// instruction with that Add (and with an activation that is the Add's only
 /// use), placed where the Add was: the sum never makes a round trip through
 /// memory, as in ResNet blocks.
-llvm::Expected<Function> generateLIR(const Graph &g);
+llvm::Expected<Function> generateLIR(const Graph &g, const LIROptions &opts = {});
 
 /// The contents of the weights region: every weights buffer's constant at
 /// its offset, zero padding between (f.weightsSize bytes).

@@ -248,6 +248,43 @@ TEST_F(KilncCli, ReportsSizesAndWritesDumps) {
     EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
 }
 
+TEST_F(KilncCli, WinogradCanBeTurnedOff) {
+  std::string model = (fs::path(modelsDir) / "resnet8_cifar.onnx").string();
+  fs::path fast = dir / "fast", small = dir / "small";
+  RunResult r = run(model + " -o " + fast.string() + " --print-lir " + (dir / "fast.lir").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  r = run(model + " -o " + small.string() + " --no-winograd --print-lir " +
+          (dir / "small.lir").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  // resnet8's 3x3 stride-1 layers run as Winograd by default; their
+  // transformed weights are 16/9 of the originals.
+  EXPECT_NE(readFile(dir / "fast.lir").find(":winograd"), std::string::npos);
+  EXPECT_EQ(readFile(dir / "small.lir").find(":winograd"), std::string::npos);
+  EXPECT_LT(fs::file_size(small / "resnet8_cifar.weights.bin"),
+            fs::file_size(fast / "resnet8_cifar.weights.bin"));
+}
+
+TEST_F(KilncCli, ScalarCoresGetNoChannelBlockDepthwise) {
+  // ds_cnn's depthwise layers have rows too narrow for vectors: with them
+  // (x86-64, AArch64) channels go on the lanes, an interleaved padded copy;
+  // a Cortex-M4 has no vectors and keeps the plain kernel and its smaller code.
+  std::string model = (fs::path(modelsDir) / "ds_cnn_kws.onnx").string();
+  RunResult r = run(model + " -o " + (dir / "a64").string() +
+                    " --target aarch64-linux-gnu --print-lir " + (dir / "a64.lir").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  r = run(model + " -o " + (dir / "m4").string() +
+          " --target thumbv7em-none-eabihf --mcpu cortex-m4 --float-abi hard --print-lir " +
+          (dir / "m4.lir").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto scratchOf = [](const std::string &lir) {
+    size_t at = lir.find("scratch=");
+    return std::stoull(lir.substr(at + 8));
+  };
+  // The interleaved copy holds 16 channels at a time, the plain one one
+  // channel: the vector target's plan needs more scratch.
+  EXPECT_GT(scratchOf(readFile(dir / "a64.lir")), scratchOf(readFile(dir / "m4.lir")));
+}
+
 } // namespace
 
 int main(int argc, char **argv) {

@@ -33,14 +33,13 @@ ConvShape ConvShape::of(const Node &conv) {
 }
 
 ConvInputView emitConvInput(KernelBuilder &kb, const ConvShape &s,
-                            const Node &conv, bool packedWeights, llvm::Value *x,
+                            const lir::PaddedInput *layout, llvm::Value *x,
                             llvm::Value *temp, llvm::Value *image,
                             llvm::Value *first, int64_t channels) {
   auto &b = kb.b;
   ConvInputView v;
   v.sh = s.sh, v.dh = s.dh, v.dw = s.dw;
   llvm::Value *srcChannel0 = b.CreateAdd(b.CreateMul(image, kb.idx(s.C)), first);
-  std::optional<lir::PaddedInput> layout = lir::paddedInput(conv, packedWeights);
   if (!layout) {
     v.base = x;
     v.offset = b.CreateMul(srcChannel0, kb.idx(s.H * s.W));
@@ -166,9 +165,7 @@ llvm::Error checkConv(const KernelArgs &args) {
                                   n.getFloats("kiln.activation_params")))
     return nodeError(n, llvm::toString(std::move(e)));
   lir::Packing weights = args.packingOf(1);
-  if ((weights == lir::Packing::Winograd ||
-       lir::paddedInput(n, weights == lir::Packing::ConvTapMajor)) &&
-      !args.temp)
+  if ((weights == lir::Packing::Winograd || args.padded) && !args.temp)
     return nodeError(n, "padded convolution without a temp buffer");
   return llvm::Error::success();
 }

@@ -48,11 +48,11 @@ struct ConvInputView {
 };
 
 /// The view of `channels` input channels of image `image`, starting at
-/// channel `first`: when the instruction has a padded copy (`temp`, see
-/// lir::paddedInput), emits the copy of those channels into it (planes
-/// 0..channels-1), else reads `x` in place.
+/// channel `first`: when the instruction has a padded copy (`temp` laid out
+/// as `layout`, lir::Instr::padded), emits the copy of those channels into
+/// it (planes 0..channels-1), else (`layout` null) reads `x` in place.
 ConvInputView emitConvInput(KernelBuilder &kb, const ConvShape &s,
-                            const Node &conv, bool packedWeights, llvm::Value *x,
+                            const lir::PaddedInput *layout, llvm::Value *x,
                             llvm::Value *temp, llvm::Value *image,
                             llvm::Value *first, int64_t channels);
 

@@ -332,7 +332,7 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
     return emitWinogradConv(kb, args);
   ConvShape s = ConvShape::of(n);
   bool packed = args.packingOf(1) == lir::Packing::ConvTapMajor;
-  std::optional<lir::PaddedInput> layout = lir::paddedInput(n, packed);
+  const lir::PaddedInput *layout = args.padded;
   // When consecutive output pixels are consecutive in the input view across
   // row ends too (1x1, stride 1, no padding), the plane is one long row.
   int64_t rowStride = layout ? layout->rowStride() : s.W;
@@ -352,7 +352,7 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
   ConvEpilogue epilogue = ConvEpilogue::of(args);
   int64_t vecElems = int64_t(plan.vecs) * kb.vec.lanes;
   forEachIndex(kb, s.N, [&](llvm::Value *image) {
-    ConvInputView in = emitConvInput(kb, s, n, packed, args.inputs[0], args.temp,
+    ConvInputView in = emitConvInput(kb, s, layout, args.inputs[0], args.temp,
                                      image, kb.idx(0), s.C);
     forEachIndex(kb, s.G, [&](llvm::Value *g) {
       ConvEmitter e{kb, s, in, args.inputs[1], bias, args.outputs[0],

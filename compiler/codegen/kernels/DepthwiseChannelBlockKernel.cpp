@@ -27,7 +27,7 @@ namespace codegen {
 llvm::Error emitDepthwiseChannelBlock(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
   ConvShape s = ConvShape::of(n);
-  std::optional<lir::PaddedInput> layout = lir::paddedInput(n);
+  const lir::PaddedInput *layout = args.padded;
   if (!layout || !layout->interleaved)
     return nodeError(n, "channel-block depthwise convolution without its temp");
   auto &b = kb.b;

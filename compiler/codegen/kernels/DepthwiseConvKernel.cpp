@@ -21,12 +21,12 @@ namespace codegen {
 
 llvm::Error emitDepthwiseConv(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  if (lir::isChannelBlockDepthwise(n))
+  if (args.padded && args.padded->interleaved)
     return emitDepthwiseChannelBlock(kb, args);
   ConvShape s = ConvShape::of(n);
   auto &b = kb.b;
   llvm::Type *f32 = b.getFloatTy();
-  std::optional<lir::PaddedInput> layout = lir::paddedInput(n);
+  const lir::PaddedInput *layout = args.padded;
   int64_t rowStride = layout ? layout->rowStride() : s.W;
   bool flat = s.sh * rowStride == s.OW;
   int64_t rowLen = flat ? s.OH * s.OW : s.OW, numRows = flat ? 1 : s.OH;
@@ -48,7 +48,7 @@ llvm::Error emitDepthwiseConv(KernelBuilder &kb, const KernelArgs &args) {
 
   forEachIndex(kb, s.N, [&](llvm::Value *image) {
     forEachIndex(kb, s.C, [&](llvm::Value *c) {
-      ConvInputView in = emitConvInput(kb, s, n, false, args.inputs[0], args.temp, image, c, 1);
+      ConvInputView in = emitConvInput(kb, s, layout, args.inputs[0], args.temp, image, c, 1);
       forEachIndex(kb, s.OCg, [&](llvm::Value *m) {
         llvm::Value *oc = b.CreateAdd(mul(c, s.OCg), m);
         llvm::SmallVector<llvm::Value *, 16> weights;

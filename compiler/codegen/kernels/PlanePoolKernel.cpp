@@ -52,7 +52,7 @@ llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args) {
   };
   auto add = [&](llvm::Value *a, int64_t c) { return b.CreateAdd(a, kb.idx(c)); };
   auto mul = [&](llvm::Value *a, int64_t c) { return b.CreateMul(a, kb.idx(c)); };
-  std::optional<lir::PaddedInput> layout = lir::paddedInput(n);
+  const lir::PaddedInput *layout = args.padded;
   if (layout && !args.temp)
     return nodeError(n, "padded pooling without a temp buffer");
 
