@@ -106,6 +106,18 @@ _kiln_compile = rule(
     },
 )
 
+def kiln_bundle_defines(bundle_name):
+    """local_defines that name a bundle to a C program written for any bundle.
+
+    KILN_BUNDLE_NAME is the C prefix (NAME_run, NAME_bundle), KILN_BUNDLE_MACRO
+    the prefix of the header's macros, KILN_BUNDLE_HEADER the header to include.
+    """
+    return [
+        "KILN_BUNDLE_NAME=" + bundle_name,
+        "KILN_BUNDLE_MACRO=" + bundle_name.upper(),
+        "KILN_BUNDLE_HEADER=<%s.h>" % bundle_name,
+    ]
+
 def kiln_bundle(
         name,
         model,

@@ -11,19 +11,19 @@
  * The SysTick interrupt counts the 24-bit counter's wraps, so runs of any
  * length are measured.
  *
- * Built per model with KILN_BENCH_NAME=<bundle name>, KILN_BENCH_MACRO=<its
- * macro prefix> and KILN_BENCH_HEADER=<NAME.h>; the weights are embedded
+ * Built per model with KILN_BUNDLE_NAME=<bundle name>, KILN_BUNDLE_MACRO=<its
+ * macro prefix> and KILN_BUNDLE_HEADER=<NAME.h>; the weights are embedded
  * (flash), io and scratch are static arrays. usage: bench [RUNS] */
-#include KILN_BENCH_HEADER
+#include KILN_BUNDLE_HEADER
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
-#define MACRO(suffix) CAT(KILN_BENCH_MACRO, suffix)
-#define RUN CAT(KILN_BENCH_NAME, _run)
-#define WEIGHTS CAT(KILN_BENCH_NAME, _weights)
+#define MACRO(suffix) CAT(KILN_BUNDLE_MACRO, suffix)
+#define RUN CAT(KILN_BUNDLE_NAME, _run)
+#define WEIGHTS CAT(KILN_BUNDLE_NAME, _weights)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
     uint64_t instructions;
     t0 = ticks();
     if (RUN(WEIGHTS, io, scratch) != KILN_OK) {
-      fprintf(stderr, "bench: %s_run failed\n", STR(KILN_BENCH_NAME));
+      fprintf(stderr, "bench: %s_run failed\n", STR(KILN_BUNDLE_NAME));
       return 1;
     }
     t1 = ticks();
@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
     if (instructions > max)
       max = instructions;
   }
-  printf("bench %s runs=%d instructions=%llu..%llu\n", STR(KILN_BENCH_NAME), runs,
+  printf("bench %s runs=%d instructions=%llu..%llu\n", STR(KILN_BUNDLE_NAME), runs,
          (unsigned long long)min, (unsigned long long)max);
   return 0;
 }

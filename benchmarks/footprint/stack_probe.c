@@ -6,21 +6,21 @@
  *
  * The weights are embedded; io and scratch are static arrays (scratch in
  * .bss.kiln_scratch, as firmware would place it). Built per model with
- * KILN_PROBE_NAME=<bundle name>, KILN_PROBE_MACRO=<its macro prefix> and
- * KILN_PROBE_HEADER=<NAME.h>. Runs on every target: natively, under
+ * KILN_BUNDLE_NAME=<bundle name>, KILN_BUNDLE_MACRO=<its macro prefix> and
+ * KILN_BUNDLE_HEADER=<NAME.h>. Runs on every target: natively, under
  * qemu-aarch64, or as bare-metal firmware.
  *
  * A function that writes the pattern byte itself at its deepest point would
  * be measured short by those bytes; the pattern makes that unlikely. */
-#include KILN_PROBE_HEADER
+#include KILN_BUNDLE_HEADER
 
 #include <stdio.h>
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
-#define MACRO(suffix) CAT(KILN_PROBE_MACRO, suffix)
-#define RUN CAT(KILN_PROBE_NAME, _run)
-#define WEIGHTS CAT(KILN_PROBE_NAME, _weights)
+#define MACRO(suffix) CAT(KILN_BUNDLE_MACRO, suffix)
+#define RUN CAT(KILN_BUNDLE_NAME, _run)
+#define WEIGHTS CAT(KILN_BUNDLE_NAME, _weights)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
@@ -62,15 +62,15 @@ static __attribute__((noinline)) size_t probe(void) {
 int main(void) {
   size_t stack = probe();
   if (stack == 0) {
-    fprintf(stderr, "stack_probe: %s_run failed\n", STR(KILN_PROBE_NAME));
+    fprintf(stderr, "stack_probe: %s_run failed\n", STR(KILN_BUNDLE_NAME));
     return 1;
   }
   if (stack == PAINT_BYTES) {
     fprintf(stderr, "stack_probe: %s uses more than the %d painted bytes\n",
-            STR(KILN_PROBE_NAME), PAINT_BYTES);
+            STR(KILN_BUNDLE_NAME), PAINT_BYTES);
     return 1;
   }
-  printf("footprint %s weights=%lu io=%lu scratch=%lu stack=%lu\n", STR(KILN_PROBE_NAME),
+  printf("footprint %s weights=%lu io=%lu scratch=%lu stack=%lu\n", STR(KILN_BUNDLE_NAME),
          (unsigned long)MACRO(_WEIGHTS_SIZE), (unsigned long)MACRO(_IO_SIZE),
          (unsigned long)MACRO(_SCRATCH_SIZE), (unsigned long)stack);
   return 0;

@@ -1,7 +1,7 @@
 """kiln_model_test: a model compiled with kiln_bundle, run from C on its
 reference input and compared with its reference output."""
 
-load("//bundles:defs.bzl", "kiln_bundle")
+load("//bundles:defs.bzl", "kiln_bundle", "kiln_bundle_defines")
 
 def kiln_model_test(name, model, reference_input, reference_output, embed_weights = None, **kwargs):
     """Defines the bundle `name + "_bundle"` and the cc_test `name`.
@@ -32,11 +32,7 @@ def kiln_model_test(name, model, reference_input, reference_output, embed_weight
         name = name,
         srcs = ["run_bundle_test.c"],
         copts = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"],
-        local_defines = [
-            "KILN_TEST_NAME=" + bundle,
-            "KILN_TEST_MACRO=" + bundle.upper(),
-            "KILN_TEST_HEADER=<%s.h>" % bundle,
-        ],
+        local_defines = kiln_bundle_defines(bundle),
         args = args,
         data = [":%s_weights" % bundle, reference_input, reference_output],
         deps = [":" + bundle],

@@ -5,9 +5,9 @@
  * With --embedded the bundle's linked-in weights are used (and must equal the
  * weights file kilnc wrote beside the object).
  *
- * Built once per model with KILN_TEST_NAME=<bundle name>, KILN_TEST_MACRO=<its
+ * Built once per model with KILN_BUNDLE_NAME=<bundle name>, KILN_BUNDLE_MACRO=<its
  * upper-case macro prefix> and
- * KILN_TEST_HEADER=<NAME.h>. Checks the descriptor against the header's
+ * KILN_BUNDLE_HEADER=<NAME.h>. Checks the descriptor against the header's
  * macros, runs the model on the reference input with guard bytes around every
  * region, compares with the reference output (max abs error <= 1e-4 *
  * max(1, max|ref|)), and checks the ABI's error returns.
@@ -15,7 +15,7 @@
  * Also runs on the cross targets (targets/): under qemu-aarch64, and as
  * bare-metal firmware with newlib, whose printf has no %zu (sizes print as
  * %lu) and whose file I/O goes through semihosting. */
-#include KILN_TEST_HEADER
+#include KILN_BUNDLE_HEADER
 
 #include <math.h>
 #include <stdio.h>
@@ -24,8 +24,8 @@
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
-#define BUNDLE CAT(KILN_TEST_NAME, _bundle)
-#define RUN CAT(KILN_TEST_NAME, _run)
+#define BUNDLE CAT(KILN_BUNDLE_NAME, _bundle)
+#define RUN CAT(KILN_BUNDLE_NAME, _run)
 
 #define GUARD 256
 #define GUARD_BYTE 0xA5
@@ -109,10 +109,10 @@ int main(int argc, char **argv) {
 
   /* The descriptor agrees with the header's macros. */
   CHECK(b->abi_version == KILN_ABI_VERSION, "abi_version %u", (unsigned)b->abi_version);
-  CHECK(b->weights_size == CAT(KILN_TEST_MACRO, _WEIGHTS_SIZE), "weights_size");
-  CHECK(b->io_size == CAT(KILN_TEST_MACRO, _IO_SIZE), "io_size");
-  CHECK(b->scratch_size == CAT(KILN_TEST_MACRO, _SCRATCH_SIZE), "scratch_size");
-  CHECK(b->alignment == CAT(KILN_TEST_MACRO, _ALIGNMENT), "alignment");
+  CHECK(b->weights_size == CAT(KILN_BUNDLE_MACRO, _WEIGHTS_SIZE), "weights_size");
+  CHECK(b->io_size == CAT(KILN_BUNDLE_MACRO, _IO_SIZE), "io_size");
+  CHECK(b->scratch_size == CAT(KILN_BUNDLE_MACRO, _SCRATCH_SIZE), "scratch_size");
+  CHECK(b->alignment == CAT(KILN_BUNDLE_MACRO, _ALIGNMENT), "alignment");
   CHECK(b->num_inputs == 1 && b->num_outputs == 1, "expected 1 input, 1 output");
   CHECK(b->run == RUN, "run pointer");
   in = &b->inputs[0];
