@@ -15,8 +15,10 @@ struct PassEntry {
 /// Sorted by name; registeredPassNames() relies on it.
 const PassEntry kPasses[] = {
     {"constant-folding", createConstantFoldingPass},
+    {"cse", createCommonSubexpressionEliminationPass},
     {"dce", createDeadCodeEliminationPass},
     {"fold-batchnorm", createFoldBatchNormPass},
+    {"fold-pad-into-conv", createFoldPadIntoConvPass},
     {"fuse-activation", createFuseActivationPass},
     {"fuse-matmul-bias", createFuseMatMulBiasPass},
     {"lower", createLowerPass},

@@ -29,6 +29,14 @@ std::unique_ptr<Pass> createDeadCodeEliminationPass();
 /// parameters are constant. Other BNs are left for lowering.
 std::unique_ptr<Pass> createFoldBatchNormPass();
 
+/// "cse": of two nodes of the same op with the same inputs and attributes,
+/// the later one is removed and its uses read the earlier one's results.
+std::unique_ptr<Pass> createCommonSubexpressionEliminationPass();
+
+/// "fold-pad-into-conv": a constant-zero Pad of only the spatial dimensions
+/// of a 2-D Conv's input becomes part of the Conv's pads.
+std::unique_ptr<Pass> createFoldPadIntoConvPass();
+
 /// "fuse-activation": Relu, LeakyRelu, Clip, Sigmoid or Tanh applied to the
 /// sole use of a Conv or MatMul result becomes that node's kiln.activation.
 std::unique_ptr<Pass> createFuseActivationPass();

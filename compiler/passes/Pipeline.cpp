@@ -16,6 +16,10 @@ std::vector<std::string> defaultPipeline() {
       "lower",
       // Transposes and scalings of weights that lowering introduced.
       "constant-folding",
+      // Repeated computations (also those folding just made identical).
+      "cse",
+      // Explicit zero padding becomes the Conv's own (no tensor, no pass).
+      "fold-pad-into-conv",
       // Fusion works on the lowered form: MatMul + Add first, so that the
       // activation after a fully-connected layer lands on the biased MatMul.
       "fuse-matmul-bias",

@@ -16,8 +16,9 @@ TEST(PassRegistry, CreatesEveryRegisteredPass) {
   std::vector<llvm::StringRef> names(registeredPassNames().begin(),
                                      registeredPassNames().end());
   EXPECT_EQ(names, (std::vector<llvm::StringRef>{
-                       "constant-folding", "dce", "fold-batchnorm",
-                       "fuse-activation", "fuse-matmul-bias", "lower"}));
+                       "constant-folding", "cse", "dce", "fold-batchnorm",
+                       "fold-pad-into-conv", "fuse-activation",
+                       "fuse-matmul-bias", "lower"}));
   for (llvm::StringRef name : names) {
     auto pass = createPass(name);
     ASSERT_TRUE(bool(pass)) << llvm::toString(pass.takeError());
@@ -29,15 +30,17 @@ TEST(PassRegistry, UnknownNameListsKnownOnes) {
   auto pass = createPass("inline");
   ASSERT_FALSE(bool(pass));
   EXPECT_EQ(llvm::toString(pass.takeError()),
-            "unknown pass 'inline'; known passes: constant-folding, dce, "
-            "fold-batchnorm, fuse-activation, fuse-matmul-bias, lower");
+            "unknown pass 'inline'; known passes: constant-folding, cse, dce, "
+            "fold-batchnorm, fold-pad-into-conv, fuse-activation, "
+            "fuse-matmul-bias, lower");
 }
 
 TEST(Pipeline, DefaultPipeline) {
   EXPECT_EQ(
       defaultPipeline(),
       (std::vector<std::string>{"constant-folding", "fold-batchnorm", "lower",
-                                "constant-folding", "fuse-matmul-bias",
+                                "constant-folding", "cse", "fold-pad-into-conv",
+                                "fuse-matmul-bias",
                                 "fuse-activation", "dce"}));
 }
 

@@ -1,0 +1,81 @@
+//===- FoldPadIntoConv.cpp - Zero Pad + Conv -> Conv with pads ------------===//
+//
+// Models exported from TensorFlow (and some from PyTorch) pad explicitly:
+// a constant-zero Pad of the spatial dimensions, then an unpadded Conv. As
+// the Conv's own pads the padding costs nothing extra: the kernel already
+// makes its padded input copy, and the Pad's whole intermediate tensor (and
+// its pass over memory) disappears.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/passes/Passes.h"
+#include "compiler/passes/RewriteUtils.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+namespace kiln {
+namespace {
+
+/// The Pad's spatial pads [h_begin, w_begin, h_end, w_end] when `pad` is a
+/// constant-zero Pad of only the last two dimensions of a 4-D tensor, with
+/// no cropping (negative pads), else empty.
+llvm::SmallVector<int64_t, 4> spatialZeroPads(const Node &pad) {
+  if (!pad.is(OpKind::Pad) || pad.getString("mode") != "constant" ||
+      pad.getFloat("value") != 0.0f || pad.getInput(0)->getType().rank() != 4)
+    return {};
+  llvm::ArrayRef<int64_t> p = pad.getInts("pads");
+  if (p.size() != 8 || p[0] || p[1] || p[4] || p[5] ||
+      llvm::any_of(p, [](int64_t v) { return v < 0; }))
+    return {};
+  return {p[2], p[3], p[6], p[7]};
+}
+
+llvm::Expected<bool> foldPad(Graph &g, Node *conv) {
+  Value *x = conv->getInput(0);
+  if (!x->isResult())
+    return false;
+  llvm::SmallVector<int64_t, 4> extra = spatialZeroPads(*x->getProducer());
+  const Attr *autoPad = conv->getAttr("auto_pad");
+  if (extra.empty() || conv->getInput(0)->getType().rank() != 4 ||
+      (autoPad && autoPad->getString() != "NOTSET"))
+    return false;
+  llvm::SmallVector<int64_t, 4> pads(4, 0);
+  if (const Attr *a = conv->getAttr("pads"))
+    for (size_t i = 0; i < 4 && i < a->getInts().size(); ++i)
+      pads[i] = a->getInts()[i];
+  for (size_t i = 0; i < 4; ++i)
+    pads[i] += extra[i];
+  llvm::SmallVector<Value *, 3> inputs(conv->getInputs().begin(),
+                                       conv->getInputs().end());
+  inputs[0] = x->getProducer()->getInput(0);
+  // The Pad stays for any other user; dce removes it otherwise.
+  auto rebuilt = rebuildNode(g, conv, inputs, {{"pads", Attr::ofInts(pads)}});
+  if (!rebuilt)
+    return rebuilt.takeError();
+  return true;
+}
+
+class FoldPadIntoConvPass : public Pass {
+public:
+  llvm::StringRef getName() const override { return "fold-pad-into-conv"; }
+
+  llvm::Expected<bool> run(Graph &g) override {
+    bool changed = false;
+    for (Node *n : g.getNodes()) {
+      if (!n->is(OpKind::Conv))
+        continue;
+      auto folded = foldPad(g, n);
+      if (!folded)
+        return folded.takeError();
+      changed |= *folded;
+    }
+    return changed;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createFoldPadIntoConvPass() {
+  return std::make_unique<FoldPadIntoConvPass>();
+}
+
+} // namespace kiln
