@@ -122,28 +122,11 @@ llvm::Expected<bool> foldBatchNorm(Graph &g, Node *bn) {
   return true;
 }
 
-class FoldBatchNormPass : public Pass {
-public:
-  llvm::StringRef getName() const override { return "fold-batchnorm"; }
-
-  llvm::Expected<bool> run(Graph &g) override {
-    bool changed = false;
-    for (Node *n : g.getNodes()) {
-      if (!n->is(OpKind::BatchNormalization))
-        continue;
-      auto folded = foldBatchNorm(g, n);
-      if (!folded)
-        return folded.takeError();
-      changed |= *folded;
-    }
-    return changed;
-  }
-};
-
 } // namespace
 
 std::unique_ptr<Pass> createFoldBatchNormPass() {
-  return std::make_unique<FoldBatchNormPass>();
+  return std::make_unique<NodeRewritePass>("fold-batchnorm",
+                                           OpKind::BatchNormalization, foldBatchNorm);
 }
 
 } // namespace kiln

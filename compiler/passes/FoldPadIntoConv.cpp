@@ -54,28 +54,10 @@ llvm::Expected<bool> foldPad(Graph &g, Node *conv) {
   return true;
 }
 
-class FoldPadIntoConvPass : public Pass {
-public:
-  llvm::StringRef getName() const override { return "fold-pad-into-conv"; }
-
-  llvm::Expected<bool> run(Graph &g) override {
-    bool changed = false;
-    for (Node *n : g.getNodes()) {
-      if (!n->is(OpKind::Conv))
-        continue;
-      auto folded = foldPad(g, n);
-      if (!folded)
-        return folded.takeError();
-      changed |= *folded;
-    }
-    return changed;
-  }
-};
-
 } // namespace
 
 std::unique_ptr<Pass> createFoldPadIntoConvPass() {
-  return std::make_unique<FoldPadIntoConvPass>();
+  return std::make_unique<NodeRewritePass>("fold-pad-into-conv", OpKind::Conv, foldPad);
 }
 
 } // namespace kiln

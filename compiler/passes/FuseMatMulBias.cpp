@@ -61,28 +61,10 @@ llvm::Expected<bool> fuseBias(Graph &g, Node *add) {
   return false;
 }
 
-class FuseMatMulBiasPass : public Pass {
-public:
-  llvm::StringRef getName() const override { return "fuse-matmul-bias"; }
-
-  llvm::Expected<bool> run(Graph &g) override {
-    bool changed = false;
-    for (Node *n : g.getNodes()) {
-      if (!n->is(OpKind::Add))
-        continue;
-      auto fused = fuseBias(g, n);
-      if (!fused)
-        return fused.takeError();
-      changed |= *fused;
-    }
-    return changed;
-  }
-};
-
 } // namespace
 
 std::unique_ptr<Pass> createFuseMatMulBiasPass() {
-  return std::make_unique<FuseMatMulBiasPass>();
+  return std::make_unique<NodeRewritePass>("fuse-matmul-bias", OpKind::Add, fuseBias);
 }
 
 } // namespace kiln

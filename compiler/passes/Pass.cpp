@@ -5,4 +5,17 @@ namespace kiln {
 // Out of line so the vtable has one home.
 Pass::~Pass() = default;
 
+llvm::Expected<bool> NodeRewritePass::run(Graph &g) {
+  bool changed = false;
+  for (Node *n : g.getNodes()) {
+    if (!n->is(root_))
+      continue;
+    auto rewritten = rewrite_(g, n);
+    if (!rewritten)
+      return rewritten.takeError();
+    changed |= *rewritten;
+  }
+  return changed;
+}
+
 } // namespace kiln

@@ -25,6 +25,26 @@ public:
   virtual llvm::Expected<bool> run(Graph &g) = 0;
 };
 
+/// A pass that tries one local rewrite at every node of one op, in
+/// topological order: most rewrites are a pattern rooted at a node.
+class NodeRewritePass : public Pass {
+public:
+  /// Rewrites at `n` if the pattern matches; returns whether it did. It may
+  /// erase `n` but no other node that is still to be visited.
+  using Rewrite = llvm::Expected<bool> (*)(Graph &g, Node *n);
+
+  NodeRewritePass(llvm::StringRef name, OpKind root, Rewrite rewrite)
+      : name_(name), root_(root), rewrite_(rewrite) {}
+
+  llvm::StringRef getName() const override { return name_; }
+  llvm::Expected<bool> run(Graph &g) override;
+
+private:
+  llvm::StringRef name_;
+  OpKind root_;
+  Rewrite rewrite_;
+};
+
 } // namespace kiln
 
 #endif
