@@ -22,6 +22,7 @@ const PassEntry kPasses[] = {
     {"fuse-activation", createFuseActivationPass},
     {"fuse-matmul-bias", createFuseMatMulBiasPass},
     {"lower", createLowerPass},
+    {"simplify-layout", createSimplifyLayoutPass},
 };
 
 } // namespace

@@ -37,6 +37,11 @@ std::unique_ptr<Pass> createCommonSubexpressionEliminationPass();
 /// of a 2-D Conv's input becomes part of the Conv's pads.
 std::unique_ptr<Pass> createFoldPadIntoConvPass();
 
+/// "simplify-layout": chains of Transposes become one (none if the
+/// permutations cancel), chains of Reshapes one, and a Reshape to its
+/// input's own shape disappears.
+std::unique_ptr<Pass> createSimplifyLayoutPass();
+
 /// "fuse-activation": Relu, LeakyRelu, Clip, Sigmoid or Tanh applied to the
 /// sole use of a Conv or MatMul result becomes that node's kiln.activation.
 std::unique_ptr<Pass> createFuseActivationPass();

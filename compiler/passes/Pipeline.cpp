@@ -16,6 +16,8 @@ std::vector<std::string> defaultPipeline() {
       "lower",
       // Transposes and scalings of weights that lowering introduced.
       "constant-folding",
+      // Layout changes that cancel or chain, from the model or lowering.
+      "simplify-layout",
       // Repeated computations (also those folding just made identical).
       "cse",
       // Explicit zero padding becomes the Conv's own (no tensor, no pass).

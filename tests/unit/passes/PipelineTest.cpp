@@ -18,7 +18,7 @@ TEST(PassRegistry, CreatesEveryRegisteredPass) {
   EXPECT_EQ(names, (std::vector<llvm::StringRef>{
                        "constant-folding", "cse", "dce", "fold-batchnorm",
                        "fold-pad-into-conv", "fuse-activation",
-                       "fuse-matmul-bias", "lower"}));
+                       "fuse-matmul-bias", "lower", "simplify-layout"}));
   for (llvm::StringRef name : names) {
     auto pass = createPass(name);
     ASSERT_TRUE(bool(pass)) << llvm::toString(pass.takeError());
@@ -32,14 +32,15 @@ TEST(PassRegistry, UnknownNameListsKnownOnes) {
   EXPECT_EQ(llvm::toString(pass.takeError()),
             "unknown pass 'inline'; known passes: constant-folding, cse, dce, "
             "fold-batchnorm, fold-pad-into-conv, fuse-activation, "
-            "fuse-matmul-bias, lower");
+            "fuse-matmul-bias, lower, simplify-layout");
 }
 
 TEST(Pipeline, DefaultPipeline) {
   EXPECT_EQ(
       defaultPipeline(),
       (std::vector<std::string>{"constant-folding", "fold-batchnorm", "lower",
-                                "constant-folding", "cse", "fold-pad-into-conv",
+                                "constant-folding", "simplify-layout", "cse",
+                                "fold-pad-into-conv",
                                 "fuse-matmul-bias",
                                 "fuse-activation", "dce"}));
 }

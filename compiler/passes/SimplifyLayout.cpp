@@ -1,0 +1,110 @@
+//===- SimplifyLayout.cpp - Transposes and reshapes that cancel or merge --===//
+//
+// Exporters and lowering leave layout changes in chains: a Transpose to
+// NHWC and one back, a Flatten after a Reshape, a Reshape to the shape the
+// tensor already has. Each Transpose is a pass over memory (a Reshape of a
+// graph output a copy), so chains become one node, and no-ops none.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/passes/Passes.h"
+#include "compiler/passes/RewriteUtils.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+namespace kiln {
+namespace {
+
+/// The permutation of a Transpose (ONNX's default: the dimensions reversed).
+llvm::SmallVector<int64_t, 6> permOf(const Node &t) {
+  if (const Attr *a = t.getAttr("perm"); a && !a->getInts().empty())
+    return llvm::SmallVector<int64_t, 6>(a->getInts().begin(), a->getInts().end());
+  llvm::SmallVector<int64_t, 6> perm;
+  for (int64_t i = t.getInput(0)->getType().rank() - 1; i >= 0; --i)
+    perm.push_back(i);
+  return perm;
+}
+
+bool isIdentity(llvm::ArrayRef<int64_t> perm) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
+/// Makes every use of `n`'s result read `v` (same type) and erases `n`.
+llvm::Expected<bool> bypass(Graph &g, Node *n, Value *v) {
+  if (auto err = replaceValue(g, *n, n->getOutput(), v))
+    return std::move(err);
+  g.eraseNode(n);
+  return true;
+}
+
+/// Transpose(Transpose(x, p), q) = Transpose(x, p[q[i]]); an identity
+/// permutation is no Transpose at all.
+llvm::Expected<bool> simplifyTranspose(Graph &g, Node *t) {
+  llvm::SmallVector<int64_t, 6> perm = permOf(*t);
+  Value *x = t->getInput(0);
+  bool merged = false;
+  if (x->isResult() && x->getProducer()->is(OpKind::Transpose)) {
+    Node *inner = x->getProducer();
+    llvm::SmallVector<int64_t, 6> innerPerm = permOf(*inner);
+    for (int64_t &p : perm)
+      p = innerPerm[p];
+    x = inner->getInput(0);
+    merged = true;
+  }
+  if (isIdentity(perm))
+    return bypass(g, t, x);
+  if (!merged)
+    return false;
+  auto rebuilt = rebuildNode(g, t, {x}, {{"perm", Attr::ofInts(perm)}});
+  if (!rebuilt)
+    return rebuilt.takeError();
+  return true;
+}
+
+/// Reshape(Reshape(x)) = Reshape(x); a Reshape to x's own shape is x.
+llvm::Expected<bool> simplifyReshape(Graph &g, Node *r) {
+  Value *x = r->getInput(0);
+  bool merged = false;
+  while (x->isResult() && x->getProducer()->is(OpKind::Reshape)) {
+    x = x->getProducer()->getInput(0);
+    merged = true;
+  }
+  const TensorType &out = r->getOutput()->getType();
+  if (x->getType() == out)
+    return bypass(g, r, x);
+  if (!merged)
+    return false;
+  auto rebuilt = rebuildNode(g, r, {x},
+                             {{"shape", Attr::ofInts(out.shape)}, {"allowzero", Attr::ofInt(0)}});
+  if (!rebuilt)
+    return rebuilt.takeError();
+  return true;
+}
+
+class SimplifyLayoutPass : public Pass {
+public:
+  llvm::StringRef getName() const override { return "simplify-layout"; }
+
+  llvm::Expected<bool> run(Graph &g) override {
+    bool changed = false;
+    for (Node *n : g.getNodes()) {
+      llvm::Expected<bool> simplified = n->is(OpKind::Transpose) ? simplifyTranspose(g, n)
+                                        : n->is(OpKind::Reshape) ? simplifyReshape(g, n)
+                                                                 : false;
+      if (!simplified)
+        return simplified.takeError();
+      changed |= *simplified;
+    }
+    return changed;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createSimplifyLayoutPass() {
+  return std::make_unique<SimplifyLayoutPass>();
+}
+
+} // namespace kiln

@@ -1,0 +1,100 @@
+//===- SimplifyLayoutTest.cpp ---------------------------------------------===//
+
+#include "compiler/passes/Passes.h"
+#include "tests/unit/passes/GraphTestUtil.h"
+
+#include <gtest/gtest.h>
+
+namespace kiln {
+namespace {
+
+using namespace test;
+
+Node *transpose(Graph &g, Value *x, llvm::StringRef name, std::vector<int64_t> perm) {
+  return addNode(g, OpKind::Transpose, name, {x}, {{"perm", Attr::ofInts(perm)}});
+}
+
+Node *reshape(Graph &g, Value *x, llvm::StringRef name, std::vector<int64_t> shape) {
+  return addNode(g, OpKind::Reshape, name, {x}, {{"shape", Attr::ofInts(shape)}});
+}
+
+TEST(SimplifyLayout, TransposesThatCancelDisappear) {
+  // NCHW -> NHWC -> NCHW around a Relu's input.
+  GraphBuilder build = [](Graph &g) {
+    Value *x = g.addInput("x", f32({1, 2, 3, 4}));
+    Node *toNhwc = transpose(g, x, "to_nhwc", {0, 2, 3, 1});
+    Node *toNchw = transpose(g, toNhwc->getOutput(), "to_nchw", {0, 3, 1, 2});
+    Node *relu = addNode(g, OpKind::Relu, "relu", {toNchw->getOutput()});
+    g.addOutput("y", relu->getOutput());
+  };
+  auto ref = buildGraph(build), g = buildGraph(build);
+  auto pass = createSimplifyLayoutPass();
+  EXPECT_TRUE(runPass(*pass, *g));
+  auto dce = createDeadCodeEliminationPass();
+  runPass(*dce, *g);
+  EXPECT_EQ(countOps(*g, OpKind::Transpose), 0u);
+  EXPECT_EQ(findOnly(*g, OpKind::Relu)->getInput(0)->getName(), "x");
+  EXPECT_TRUE(equivalent(*ref, *g));
+  EXPECT_FALSE(runPass(*pass, *g));
+}
+
+TEST(SimplifyLayout, TransposeChainBecomesOne) {
+  GraphBuilder build = [](Graph &g) {
+    Value *x = g.addInput("x", f32({2, 3, 4, 5}));
+    // Default perm: reversed.
+    Node *a = addNode(g, OpKind::Transpose, "a", {x});
+    Node *b = transpose(g, a->getOutput(), "b", {2, 3, 0, 1});
+    Node *c = transpose(g, b->getOutput(), "c", {0, 2, 1, 3});
+    g.addOutput("y", c->getOutput());
+  };
+  auto ref = buildGraph(build), g = buildGraph(build);
+  auto pass = createSimplifyLayoutPass();
+  EXPECT_TRUE(runPass(*pass, *g));
+  auto dce = createDeadCodeEliminationPass();
+  runPass(*dce, *g);
+  Node *t = findOnly(*g, OpKind::Transpose);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->getInput(0)->getName(), "x");
+  EXPECT_EQ(t->getInts("perm"), llvm::ArrayRef<int64_t>({1, 3, 0, 2}));
+  EXPECT_EQ(g->getOutputs()[0].name, "y");
+  EXPECT_TRUE(equivalent(*ref, *g));
+}
+
+TEST(SimplifyLayout, ReshapeChainsMergeAndNoOpsGo) {
+  GraphBuilder build = [](Graph &g) {
+    Value *x = g.addInput("x", f32({2, 3, 4}));
+    Node *flat = reshape(g, x, "flat", {6, 4});
+    Node *back = reshape(g, flat->getOutput(), "back", {2, 12});
+    Node *same = reshape(g, back->getOutput(), "same", {2, -1});
+    Node *relu = addNode(g, OpKind::Relu, "relu", {same->getOutput()});
+    // A Reshape whose input is still used elsewhere keeps that input.
+    Node *other = reshape(g, flat->getOutput(), "other", {24});
+    g.addOutput("y", relu->getOutput());
+    g.addOutput("z", other->getOutput());
+  };
+  auto ref = buildGraph(build), g = buildGraph(build);
+  auto pass = createSimplifyLayoutPass();
+  EXPECT_TRUE(runPass(*pass, *g));
+  auto dce = createDeadCodeEliminationPass();
+  runPass(*dce, *g);
+  // x -> Reshape[2,12] -> Relu, and x -> Reshape[24].
+  EXPECT_EQ(countOps(*g, OpKind::Reshape), 2u);
+  EXPECT_EQ(findOnly(*g, OpKind::Relu)->getInput(0)->getProducer()->getInput(0)->getName(), "x");
+  EXPECT_TRUE(equivalent(*ref, *g));
+  EXPECT_FALSE(runPass(*pass, *g));
+}
+
+TEST(SimplifyLayout, LeavesSingleLayoutChanges) {
+  auto g = buildGraph([](Graph &g) {
+    Value *x = g.addInput("x", f32({2, 3}));
+    Node *t = transpose(g, x, "t", {1, 0});
+    Node *r = reshape(g, t->getOutput(), "r", {6});
+    g.addOutput("y", r->getOutput());
+  });
+  auto pass = createSimplifyLayoutPass();
+  EXPECT_FALSE(runPass(*pass, *g));
+  EXPECT_EQ(g->getNumNodes(), 2u);
+}
+
+} // namespace
+} // namespace kiln
