@@ -49,7 +49,11 @@ typedef enum {
   KILN_I32,
   KILN_I64,
   KILN_BOOL,
-  KILN_F16
+  KILN_F16,
+  KILN_F64,
+  KILN_U16,
+  KILN_U32,
+  KILN_U64
 } kiln_dtype;
 
 typedef struct {

@@ -20,9 +20,13 @@ llvm::Type *KernelBuilder::elemType(DType t) {
   case DType::I8:
   case DType::U8:
   case DType::Bool: return b.getInt8Ty();
-  case DType::I16: return b.getInt16Ty();
-  case DType::I32: return b.getInt32Ty();
-  case DType::I64: return b.getInt64Ty();
+  case DType::F64: return b.getDoubleTy();
+  case DType::I16:
+  case DType::U16: return b.getInt16Ty();
+  case DType::I32:
+  case DType::U32: return b.getInt32Ty();
+  case DType::I64:
+  case DType::U64: return b.getInt64Ty();
   }
   return b.getInt8Ty();
 }

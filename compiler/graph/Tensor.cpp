@@ -13,6 +13,10 @@ double Tensor::getAsDouble(int64_t i) const {
   case DType::I32: return data<int32_t>()[i];
   case DType::I64: return static_cast<double>(data<int64_t>()[i]);
   case DType::Bool: return data<uint8_t>()[i] ? 1.0 : 0.0;
+  case DType::F64: return data<double>()[i];
+  case DType::U16: return data<uint16_t>()[i];
+  case DType::U32: return data<uint32_t>()[i];
+  case DType::U64: return static_cast<double>(data<uint64_t>()[i]);
   case DType::F16: break;
   }
   llvm_unreachable("getAsDouble: unsupported dtype");
@@ -21,6 +25,8 @@ double Tensor::getAsDouble(int64_t i) const {
 int64_t Tensor::getAsInt(int64_t i) const {
   if (getDType() == DType::I64)
     return data<int64_t>()[i];
+  if (getDType() == DType::U64)
+    return static_cast<int64_t>(data<uint64_t>()[i]);
   return static_cast<int64_t>(getAsDouble(i));
 }
 
@@ -33,6 +39,10 @@ void Tensor::setFromDouble(int64_t i, double v) {
   case DType::I32: data<int32_t>()[i] = static_cast<int32_t>(v); return;
   case DType::I64: data<int64_t>()[i] = static_cast<int64_t>(v); return;
   case DType::Bool: data<uint8_t>()[i] = v != 0.0; return;
+  case DType::F64: data<double>()[i] = v; return;
+  case DType::U16: data<uint16_t>()[i] = static_cast<uint16_t>(v); return;
+  case DType::U32: data<uint32_t>()[i] = static_cast<uint32_t>(v); return;
+  case DType::U64: data<uint64_t>()[i] = static_cast<uint64_t>(v); return;
   case DType::F16: break;
   }
   llvm_unreachable("setFromDouble: unsupported dtype");

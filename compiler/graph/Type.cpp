@@ -8,15 +8,19 @@ size_t dtypeSize(DType t) {
   switch (t) {
   case DType::F32:
   case DType::I32:
+  case DType::U32:
     return 4;
   case DType::I8:
   case DType::U8:
   case DType::Bool:
     return 1;
   case DType::I16:
+  case DType::U16:
   case DType::F16:
     return 2;
   case DType::I64:
+  case DType::U64:
+  case DType::F64:
     return 8;
   }
   return 0;
@@ -32,13 +36,18 @@ llvm::StringRef dtypeName(DType t) {
   case DType::I64: return "i64";
   case DType::Bool: return "bool";
   case DType::F16: return "f16";
+  case DType::F64: return "f64";
+  case DType::U16: return "u16";
+  case DType::U32: return "u32";
+  case DType::U64: return "u64";
   }
   return "?";
 }
 
 std::optional<DType> parseDType(llvm::StringRef name) {
   for (DType t : {DType::F32, DType::I8, DType::U8, DType::I16, DType::I32,
-                  DType::I64, DType::Bool, DType::F16})
+                  DType::I64, DType::Bool, DType::F16, DType::F64,
+                  DType::U16, DType::U32, DType::U64})
     if (dtypeName(t) == name)
       return t;
   return std::nullopt;

@@ -29,6 +29,10 @@ enum class DType : uint8_t {
   I64 = 6,
   Bool = 7,
   F16 = 8,
+  F64 = 9,
+  U16 = 10,
+  U32 = 11,
+  U64 = 12,
 };
 
 /// Size of one element in bytes.

@@ -5,7 +5,8 @@
 // mean, var = ReduceMean(d * d), then d / sqrt(var + epsilon) (for
 // MeanVarianceNormalization d / (sqrt(var) + 1e-9)), scaled and shifted.
 // LayerNormalization's Mean and InvStdDev results are the intermediate
-// values themselves.
+// values themselves. LRN sums the squares over a window of channels as
+// shifted Slices of the zero-padded squares.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
@@ -89,6 +90,51 @@ llvm::Expected<bool> lowerNormalization(Graph &g, Node *n) {
   for (unsigned i = 0; i < n->getNumOutputs(); ++i)
     if (auto err = replaceValue(g, *n, n->getOutput(i), results[i]))
       return std::move(err);
+  g.eraseNode(n);
+  return true;
+}
+
+llvm::Expected<bool> lowerLRN(Graph &g, Node *n) {
+  Chain c(g, *n);
+  Value *x = n->getInput(0);
+  const TensorType &xt = x->getType();
+  int64_t rank = xt.rank(), channels = xt.shape[1];
+  int64_t size = n->getInt("size");
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  Value *sq = c.add("sq", OpKind::Mul, {x, x});
+  Shape pads(2 * rank, 0);
+  pads[1] = before;
+  pads[rank + 1] = after;
+  Value *padded = c.add("padded", OpKind::Pad, {sq},
+                        {{"mode", Attr::ofString("constant")},
+                         {"pads", Attr::ofInts(pads)},
+                         {"value", Attr::ofFloat(0.0f)}});
+  Shape axes, starts(rank, 0), ends(xt.shape.begin(), xt.shape.end()),
+      steps(rank, 1);
+  for (int64_t d = 0; d < rank; ++d)
+    axes.push_back(d);
+  Value *sum = nullptr;
+  for (int64_t k = 0; k < size; ++k) {
+    starts[1] = k;
+    ends[1] = k + channels;
+    Value *window = c.add("window", OpKind::Slice, {padded},
+                          {{"starts", Attr::ofInts(starts)},
+                           {"ends", Attr::ofInts(ends)},
+                           {"axes", Attr::ofInts(axes)},
+                           {"steps", Attr::ofInts(steps)}});
+    sum = sum ? c.add("sum", OpKind::Add, {sum, window}) : window;
+  }
+  float alpha = n->getFloat("alpha"), beta = n->getFloat("beta");
+  Value *scaled = c.add("scaled", OpKind::Mul,
+                        {sum, c.scalar("alpha", alpha / float(size))});
+  Value *base = c.add("base", OpKind::Add,
+                      {scaled, c.scalar("bias", n->getFloat("bias"))});
+  Value *denom = c.add("denom", OpKind::Pow, {base, c.scalar("beta", beta)});
+  Value *y = c.add("normalized", OpKind::Div, {x, denom});
+  if (llvm::Error err = c.takeError())
+    return std::move(err);
+  if (auto err = replaceValue(g, *n, n->getOutput(), y))
+    return std::move(err);
   g.eraseNode(n);
   return true;
 }

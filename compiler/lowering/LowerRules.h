@@ -68,9 +68,19 @@ llvm::Expected<bool> lowerLoss(Graph &g, Node *n);
 /// LayerNormalization, InstanceNormalization, MeanVarianceNormalization ->
 /// ReduceMean and elementwise ops (LowerNorm.cpp).
 llvm::Expected<bool> lowerNormalization(Graph &g, Node *n);
+/// LRN -> squares, Pad, shifted Slices summed, Pow and Div (LowerNorm.cpp).
+llvm::Expected<bool> lowerLRN(Graph &g, Node *n);
 /// OneHot -> Equal of the (resolved) indices with the class numbers, Where
 /// between the on and off values.
 llvm::Expected<bool> lowerOneHot(Graph &g, Node *n);
+
+/// RNN, GRU, LSTM -> the recurrence unrolled into MatMuls and elementwise
+/// ops (LowerRecurrent.cpp).
+llvm::Expected<bool> lowerRecurrent(Graph &g, Node *n);
+
+/// QuantizeLinear, DequantizeLinear -> Cast and elementwise ops
+/// (LowerQuant.cpp).
+llvm::Expected<bool> lowerQuantization(Graph &g, Node *n);
 
 /// Resize -> per resized axis, Gathers weighted and summed (LowerResize.cpp).
 llvm::Expected<bool> lowerResize(Graph &g, Node *n);

@@ -78,6 +78,15 @@ static llvm::Expected<bool> lowerNode(Graph &g, Node *n) {
   case OpKind::InstanceNormalization:
   case OpKind::MeanVarianceNormalization:
     return lowerNormalization(g, n);
+  case OpKind::LRN:
+    return lowerLRN(g, n);
+  case OpKind::QuantizeLinear:
+  case OpKind::DequantizeLinear:
+    return lowerQuantization(g, n);
+  case OpKind::RNN:
+  case OpKind::GRU:
+  case OpKind::LSTM:
+    return lowerRecurrent(g, n);
   case OpKind::OneHot:
     return lowerOneHot(g, n);
   case OpKind::Resize:

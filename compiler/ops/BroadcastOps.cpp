@@ -1,7 +1,7 @@
 //===- BroadcastOps.cpp - Broadcasting comparisons, logic and math ---------===//
 //
 // Elementwise ops over multidirectionally broadcast operands, beyond
-// Add/Sub/Mul/Div: Pow (opset 15), Mod, BitShift (u8), the variadic Max,
+// Add/Sub/Mul/Div: Pow (opset 15), Mod, BitShift (unsigned), the variadic Max,
 // Min, Sum and Mean (opset 13), the comparisons Equal, Less, LessOrEqual,
 // Greater, GreaterOrEqual and the logical And, Or, Xor (bool results),
 // PRelu (opset 16) and Where (opset 16).
@@ -148,22 +148,26 @@ llvm::Error evalBroadcast(const Node &n, llvm::ArrayRef<const Tensor *> in,
 llvm::Expected<TypeList> inferBroadcast(const Node &n) {
   OpKind k = n.getKind();
   static const DType boolOnly[] = {DType::Bool};
-  static const DType u8Only[] = {DType::U8};
-  static const DType powTypes[] = {DType::F32, DType::F16, DType::I32,
-                                   DType::I64};
-  static const DType equalTypes[] = {DType::F32, DType::F16, DType::I8,
-                                     DType::U8,  DType::I16, DType::I32,
-                                     DType::I64, DType::Bool};
+  static const DType unsignedTypes[] = {DType::U8, DType::U16, DType::U32,
+                                        DType::U64};
+  static const DType powBaseTypes[] = {DType::F32, DType::F16, DType::I32,
+                                       DType::I64};
+  static const DType powExponentTypes[] = {
+      DType::F32, DType::F16, DType::I8,  DType::U8,  DType::I16,
+      DType::U16, DType::I32, DType::U32, DType::I64, DType::U64};
+  static const DType equalTypes[] = {
+      DType::F32, DType::F16, DType::I8,  DType::U8,  DType::I16, DType::I32,
+      DType::I64, DType::U16, DType::U32, DType::U64, DType::Bool};
   llvm::Error e = llvm::Error::success();
   if (k == OpKind::Pow) {
     // Base and exponent may differ in type.
-    e = expectDType(n, 0, powTypes);
+    e = expectDType(n, 0, powBaseTypes);
     if (!e)
-      e = expectDType(n, 1, powTypes);
+      e = expectDType(n, 1, powExponentTypes);
   } else if (k == OpKind::And || k == OpKind::Or || k == OpKind::Xor) {
     e = expectSameDType(n, boolOnly);
   } else if (k == OpKind::BitShift) {
-    e = expectSameDType(n, u8Only);
+    e = expectSameDType(n, unsignedTypes);
   } else if (k == OpKind::Equal) {
     e = expectSameDType(n, equalTypes);
   } else if (k == OpKind::Sum || k == OpKind::Mean || k == OpKind::PRelu) {

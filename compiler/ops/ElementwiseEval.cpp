@@ -6,11 +6,15 @@
 
 namespace kiln {
 
-bool isFloatDType(DType t) { return t == DType::F32 || t == DType::F16; }
+bool isFloatDType(DType t) {
+  return t == DType::F32 || t == DType::F16 || t == DType::F64;
+}
 
 llvm::ArrayRef<DType> numericDTypes() {
-  static const DType types[] = {DType::F32, DType::F16, DType::I8, DType::U8,
-                                DType::I16, DType::I32, DType::I64};
+  static const DType types[] = {DType::F32, DType::F16, DType::I8,
+                                DType::U8,  DType::I16, DType::I32,
+                                DType::I64, DType::U16, DType::U32,
+                                DType::U64};
   return types;
 }
 
@@ -40,6 +44,8 @@ int64_t readInt(const Tensor &t, int64_t i) {
 void writeFloat(Tensor &t, int64_t i, double v) {
   if (t.getDType() == DType::F16)
     t.data<uint16_t>()[i] = floatToHalf(static_cast<float>(v));
+  else if (t.getDType() == DType::F64)
+    t.data<double>()[i] = v;
   else
     t.data<float>()[i] = static_cast<float>(v);
 }
@@ -51,9 +57,13 @@ void writeInt(Tensor &t, int64_t i, int64_t v) {
   case DType::I16: t.data<int16_t>()[i] = static_cast<int16_t>(v); return;
   case DType::I32: t.data<int32_t>()[i] = static_cast<int32_t>(v); return;
   case DType::I64: t.data<int64_t>()[i] = v; return;
+  case DType::U16: t.data<uint16_t>()[i] = static_cast<uint16_t>(v); return;
+  case DType::U32: t.data<uint32_t>()[i] = static_cast<uint32_t>(v); return;
+  case DType::U64: t.data<uint64_t>()[i] = static_cast<uint64_t>(v); return;
   case DType::Bool: t.data<uint8_t>()[i] = v != 0; return;
   case DType::F32:
-  case DType::F16: writeFloat(t, i, static_cast<double>(v)); return;
+  case DType::F16:
+  case DType::F64: writeFloat(t, i, static_cast<double>(v)); return;
   }
 }
 

@@ -1,9 +1,10 @@
 //===- GeneratorOps.cpp - Ops whose result is known at compile time --------===//
 //
-// ConstantOfShape and Range produce tensors from compile-time data alone
-// (their ONNX inputs decide the shape, so kiln holds them as attributes and
-// the ops have no inputs); Size and EyeLike read only their input's static
-// type. All of them are folded to constants while importing.
+// ConstantOfShape, Range and the window functions (HannWindow,
+// HammingWindow, BlackmanWindow) produce tensors from compile-time data
+// alone (their ONNX inputs decide the shape, so kiln holds them as
+// attributes and the ops have no inputs); Size and EyeLike read only their
+// input's static type. All of them are folded to constants while importing.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
@@ -142,6 +143,63 @@ llvm::Error evalEyeLike(const Node &n, llvm::ArrayRef<const Tensor *>,
   return llvm::Error::success();
 }
 
+//===----------------------------------------------------------------------===//
+// Window functions (opset 17)
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<TypeList> inferWindow(const Node &n) {
+  int64_t size = n.getInt("size");
+  if (size < 0)
+    return nodeError(n, llvm::formatv("size must not be negative, got {0}",
+                                      size));
+  int64_t onnxType = n.getInt("output_datatype");
+  std::optional<DType> dt = dtypeFromOnnx(onnxType);
+  if (!dt || *dt == DType::Bool)
+    return nodeError(n, llvm::formatv("unsupported output_datatype {0} ({1})",
+                                      onnxDTypeName(onnxType), onnxType));
+  return TypeList{TensorType(*dt, {size})};
+}
+
+/// The generalized cosine window sum_k a_k cos(2 pi k n / N') with
+/// alternating signs, N' = size for a periodic window and size - 1 for a
+/// symmetric one (as ONNX defines all three).
+llvm::Error evalWindow(const Node &n, llvm::ArrayRef<const Tensor *>,
+                       llvm::MutableArrayRef<Tensor> out) {
+  llvm::SmallVector<double, 3> a;
+  switch (n.getKind()) {
+  case OpKind::HannWindow: a = {0.5, 0.5}; break;
+  case OpKind::HammingWindow: a = {25.0 / 46.0, 21.0 / 46.0}; break;
+  default: a = {0.42, 0.5, 0.08}; break;
+  }
+  Tensor &y = out[0];
+  int64_t size = y.numElements();
+  double period = n.getInt("periodic") ? double(size) : double(size - 1);
+  for (int64_t i = 0; i < size; ++i) {
+    double v = 0, sign = 1;
+    for (size_t k = 0; k < a.size(); ++k, sign = -sign)
+      v += sign * a[k] * std::cos(2 * M_PI * double(k) * double(i) / period);
+    if (isFloatDType(y.getDType()))
+      writeFloat(y, i, v);
+    else
+      writeInt(y, i, static_cast<int64_t>(v));
+  }
+  return llvm::Error::success();
+}
+
+OpDef windowDef(OpKind kind, const char *name) {
+  return {kind,
+          name,
+          0,
+          0,
+          1,
+          1,
+          {{"size", AttrKind::Int, std::nullopt, true},
+           {"output_datatype", AttrKind::Int, Attr::ofInt(1)},
+           {"periodic", AttrKind::Int, Attr::ofInt(1)}},
+          inferWindow,
+          evalWindow};
+}
+
 } // namespace
 
 void registerGeneratorOps(std::vector<OpDef> &defs) {
@@ -178,6 +236,9 @@ void registerGeneratorOps(std::vector<OpDef> &defs) {
                    {"k", AttrKind::Int, Attr::ofInt(0)}},
                   inferEyeLike,
                   evalEyeLike});
+  defs.push_back(windowDef(OpKind::HannWindow, "HannWindow"));
+  defs.push_back(windowDef(OpKind::HammingWindow, "HammingWindow"));
+  defs.push_back(windowDef(OpKind::BlackmanWindow, "BlackmanWindow"));
 }
 
 } // namespace kiln

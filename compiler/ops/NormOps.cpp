@@ -3,8 +3,8 @@
 // BatchNormalization (opset 15, inference form only), LayerNormalization
 // (opset 17, with its Mean and InvStdDev results), InstanceNormalization,
 // MeanVarianceNormalization (opset 13: divides by stddev + 1e-9, as its ONNX
-// function does) and Softmax, LogSoftmax and Hardmax (opset 13: along one
-// axis).
+// function does), LRN (opset 13) and Softmax, LogSoftmax and Hardmax (opset
+// 13: along one axis).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
@@ -254,6 +254,52 @@ llvm::Error evalNormalize(const Node &n, llvm::ArrayRef<const Tensor *> in,
   return llvm::Error::success();
 }
 
+//===----------------------------------------------------------------------===//
+// LRN
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<TypeList> inferLRN(const Node &n) {
+  if (llvm::Error e = expectDType(n, 0, {DType::F32}))
+    return e;
+  const TensorType &x = inputType(n, 0);
+  if (x.rank() < 3)
+    return nodeError(n, "input must be N x C x D1 x ..., got " + x.str());
+  if (n.getInt("size") < 1)
+    return nodeError(n, llvm::formatv("size must be positive, got {0}",
+                                      n.getInt("size")));
+  return TypeList{x};
+}
+
+/// y = x / (bias + alpha / size * sum of x^2 over the channels
+/// [c - floor((size-1)/2), c + ceil((size-1)/2)])^beta.
+llvm::Error evalLRN(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                    llvm::MutableArrayRef<Tensor> out) {
+  const Tensor &x = *in[0];
+  int64_t size = n.getInt("size");
+  double alpha = n.getFloat("alpha"), beta = n.getFloat("beta"),
+         bias = n.getFloat("bias");
+  int64_t batch = x.getShape()[0], channels = x.getShape()[1];
+  int64_t planeSize = batch * channels ? x.numElements() / (batch * channels)
+                                       : 0;
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  const float *px = x.data<float>();
+  float *py = out[0].data<float>();
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t i = 0; i < planeSize; ++i) {
+        double sum = 0;
+        for (int64_t k = std::max<int64_t>(0, c - before);
+             k <= std::min(channels - 1, c + after); ++k) {
+          double v = px[(b * channels + k) * planeSize + i];
+          sum += v * v;
+        }
+        int64_t at = (b * channels + c) * planeSize + i;
+        py[at] = static_cast<float>(
+            px[at] / std::pow(bias + alpha / double(size) * sum, beta));
+      }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 void registerNormOps(std::vector<OpDef> &defs) {
@@ -299,6 +345,18 @@ void registerNormOps(std::vector<OpDef> &defs) {
                   },
                   inferBatchNorm,
                   evalBatchNorm});
+  defs.push_back({OpKind::LRN,
+                  "LRN",
+                  1,
+                  1,
+                  1,
+                  1,
+                  {{"alpha", AttrKind::Float, Attr::ofFloat(1e-4f)},
+                   {"beta", AttrKind::Float, Attr::ofFloat(0.75f)},
+                   {"bias", AttrKind::Float, Attr::ofFloat(1.0f)},
+                   {"size", AttrKind::Int, std::nullopt, true}},
+                  inferLRN,
+                  evalLRN});
   for (auto [kind, name] : {std::pair{OpKind::Softmax, "Softmax"},
                             std::pair{OpKind::LogSoftmax, "LogSoftmax"},
                             std::pair{OpKind::Hardmax, "Hardmax"}})

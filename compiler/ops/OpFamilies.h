@@ -27,6 +27,8 @@ void registerIndexOps(std::vector<OpDef> &defs);
 void registerGeneratorOps(std::vector<OpDef> &defs);
 void registerLossOps(std::vector<OpDef> &defs);
 void registerResizeOps(std::vector<OpDef> &defs);
+void registerQuantOps(std::vector<OpDef> &defs);
+void registerRecurrentOps(std::vector<OpDef> &defs);
 } // namespace kiln
 
 #endif

@@ -370,11 +370,15 @@ std::optional<DType> dtypeFromOnnx(int64_t onnxType) {
   case 1: return DType::F32;
   case 2: return DType::U8;
   case 3: return DType::I8;
+  case 4: return DType::U16;
   case 5: return DType::I16;
   case 6: return DType::I32;
   case 7: return DType::I64;
   case 9: return DType::Bool;
   case 10: return DType::F16;
+  case 11: return DType::F64;
+  case 12: return DType::U32;
+  case 13: return DType::U64;
   default: return std::nullopt;
   }
 }

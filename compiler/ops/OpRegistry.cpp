@@ -31,6 +31,8 @@ struct Registry {
     registerGeneratorOps(defs);
     registerLossOps(defs);
     registerResizeOps(defs);
+    registerQuantOps(defs);
+    registerRecurrentOps(defs);
     for (const OpDef &d : defs) {
       unsigned k = static_cast<unsigned>(d.kind);
       if (byKind[k])

@@ -240,7 +240,8 @@ Comparison compareWithOnnx(const Tensor &got, const Tensor &want) {
                  want.getType().str();
     return c;
   }
-  bool isFloat = got.getDType() == DType::F32 || got.getDType() == DType::F16;
+  bool isFloat = got.getDType() == DType::F32 || got.getDType() == DType::F16 ||
+                 got.getDType() == DType::F64;
   int64_t bad = 0, firstBad = -1;
   for (int64_t i = 0, e = got.numElements(); i < e; ++i) {
     bool ok;

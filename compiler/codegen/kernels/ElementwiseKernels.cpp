@@ -21,10 +21,16 @@ namespace kiln {
 namespace codegen {
 namespace {
 
-bool isFloat(DType t) { return t == DType::F32 || t == DType::F16; }
-bool isUnsigned(DType t) { return t == DType::U8 || t == DType::Bool; }
+bool isFloat(DType t) {
+  return t == DType::F32 || t == DType::F16 || t == DType::F64;
+}
+bool isUnsigned(DType t) {
+  return t == DType::U8 || t == DType::U16 || t == DType::U32 ||
+         t == DType::U64 || t == DType::Bool;
+}
 
-/// One operand element: f32 for float dtypes, the integer itself otherwise.
+/// One operand element: f32 for f32 and f16, double for f64, the integer
+/// itself otherwise.
 struct Operand {
   llvm::Value *v;
   DType dt;
@@ -37,7 +43,7 @@ llvm::Type *storageType(KernelBuilder &kb, DType t) {
 
 /// The type an element is computed in.
 llvm::Type *valueType(KernelBuilder &kb, DType t) {
-  return isFloat(t) ? kb.b.getFloatTy() : kb.elemType(t);
+  return t == DType::F16 ? kb.b.getFloatTy() : kb.elemType(t);
 }
 
 llvm::Value *loadElem(KernelBuilder &kb, llvm::Value *base, llvm::Value *i,
@@ -72,9 +78,12 @@ llvm::Value *convert(KernelBuilder &kb, const Operand &x, DType to) {
                                                        x.v->getType(), 0.0))
                             : b.CreateICmpNE(x.v, llvm::ConstantInt::get(
                                                       x.v->getType(), 0)));
-  if (isFloat(to))
-    return toF32(kb, x);
   llvm::Type *ty = valueType(kb, to);
+  if (isFloat(to)) {
+    if (isFloat(x.dt))
+      return b.CreateFPCast(x.v, ty);
+    return isUnsigned(x.dt) ? b.CreateUIToFP(x.v, ty) : b.CreateSIToFP(x.v, ty);
+  }
   if (isFloat(x.dt))
     return ScalarMath(kb).floatToInt(x.v, ty, isUnsigned(to));
   return isUnsigned(x.dt) ? b.CreateZExtOrTrunc(x.v, ty)

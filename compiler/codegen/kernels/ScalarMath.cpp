@@ -389,14 +389,16 @@ llvm::Value *ScalarMath::floatToInt(llvm::Value *x, llvm::Type *ty,
                               : llvm::APInt::getSignedMaxValue(width);
   double loF = isUnsigned ? lo.roundToDouble(false) : lo.roundToDouble(true);
   double hiF = isUnsigned ? hi.roundToDouble(false) : hi.roundToDouble(true);
+  // x may be f32 or f64: the bounds take its type.
+  auto cx = [&](double v) { return llvm::ConstantFP::get(x->getType(), v); };
   llvm::Value *inRange =
-      b.CreateAnd(b.CreateFCmpOGT(x, c(loF)), b.CreateFCmpOLT(x, c(hiF)));
+      b.CreateAnd(b.CreateFCmpOGT(x, cx(loF)), b.CreateFCmpOLT(x, cx(hiF)));
   // Clamped before converting, so the conversion is never poison.
-  llvm::Value *safe = b.CreateSelect(inRange, x, c(0.0));
+  llvm::Value *safe = b.CreateSelect(inRange, x, cx(0.0));
   llvm::Value *v = isUnsigned ? b.CreateFPToUI(safe, ty) : b.CreateFPToSI(safe, ty);
-  v = b.CreateSelect(b.CreateFCmpOLE(x, c(loF)), llvm::ConstantInt::get(ty, lo),
+  v = b.CreateSelect(b.CreateFCmpOLE(x, cx(loF)), llvm::ConstantInt::get(ty, lo),
                      v);
-  v = b.CreateSelect(b.CreateFCmpOGE(x, c(hiF)), llvm::ConstantInt::get(ty, hi),
+  v = b.CreateSelect(b.CreateFCmpOGE(x, cx(hiF)), llvm::ConstantInt::get(ty, hi),
                      v);
   return b.CreateSelect(isNaN(x), llvm::ConstantInt::get(ty, 0), v);
 }

@@ -62,8 +62,8 @@ public:
   llvm::Value *halfToFloat(llvm::Value *bits);
   /// f32 to binary16 bits (i16), rounding to nearest even.
   llvm::Value *floatToHalf(llvm::Value *x);
-  /// f32 to the integer type `ty`, truncating towards zero, saturating at
-  /// the type's range and mapping NaN to 0 (`isUnsigned`: u8).
+  /// f32 or f64 to the integer type `ty`, truncating towards zero,
+  /// saturating at the type's range and mapping NaN to 0.
   llvm::Value *floatToInt(llvm::Value *x, llvm::Type *ty, bool isUnsigned);
 
 private:

@@ -66,6 +66,19 @@ llvm::Expected<ValueList> emitTrilu(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitConstantOfShape(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitRange(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitOneHot(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitWindow(NodeEmitter &e, PendingNode &n);
+
+// Ops imported as gathers and scatters (IndexAdapters.cpp).
+llvm::Expected<ValueList> emitCompress(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitReverseSequence(NodeEmitter &e,
+                                              PendingNode &n);
+llvm::Expected<ValueList> emitMaxUnpool(NodeEmitter &e, PendingNode &n);
+
+// Ops imported as their formulas (CompositeAdapters.cpp).
+llvm::Expected<ValueList> emitTrainingBatchNorm(NodeEmitter &e,
+                                                PendingNode &n);
+llvm::Expected<ValueList> emitDynamicQuantizeLinear(NodeEmitter &e,
+                                                    PendingNode &n);
 llvm::Expected<ValueList> emitResize(NodeEmitter &e, PendingNode &n);
 
 } // namespace kiln

@@ -196,4 +196,18 @@ llvm::Expected<ValueList> emitRange(NodeEmitter &e, PendingNode &n) {
   return e.emit(n);
 }
 
+/// The window functions take their size as a scalar input.
+llvm::Expected<ValueList> emitWindow(NodeEmitter &e, PendingNode &n) {
+  if (auto err = checkMaxInputs(n, 1))
+    return std::move(err);
+  auto size = intsInput(n, 0, "size");
+  if (!size)
+    return size.takeError();
+  if (size->size() != 1)
+    return n.error("size must hold one value");
+  n.attrs["size"] = Attr::ofInt((*size)[0]);
+  n.inputs.clear();
+  return e.emit(n);
+}
+
 } // namespace kiln

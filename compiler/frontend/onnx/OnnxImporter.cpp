@@ -11,6 +11,7 @@
 #include "compiler/frontend/onnx/NodeEmitter.h"
 #include "compiler/frontend/onnx/OpsetAdapters.h"
 #include "compiler/frontend/onnx/TensorProto.h"
+#include "compiler/frontend/onnx/UnsupportedOps.h"
 #include "compiler/ops/OpHelpers.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -191,7 +192,11 @@ llvm::Error Importer::checkOpsSupported() const {
         (n.op_type() == "Constant" || lookupOnnxOp(n.op_type())))
       continue;
     list += list.empty() ? "" : ", ";
-    list += "node '" + nodeDisplayName(n, i) + "' (" + n.op_type() + ")";
+    list += "node '" + nodeDisplayName(n, i) + "' (" + n.op_type();
+    llvm::StringRef reason = unsupportedOpReason(n.op_type());
+    if (defaultDomain && !reason.empty())
+      list += ": " + reason.str();
+    list += ")";
     if (!defaultDomain)
       list += " [domain " + n.domain() + "]";
   }
@@ -404,7 +409,7 @@ llvm::Error Importer::importNode(NodeEmitter &emitter,
   }
   pending.outputs.assign(np.output().begin(), np.output().end());
 
-  auto results = emitAdapted(emitter, pending);
+  auto results = emitComputingF64InF32(emitter, pending);
   if (!results)
     return results.takeError();
   for (int i = 0; i < np.output_size(); ++i) {
@@ -497,6 +502,10 @@ llvm::Expected<std::unique_ptr<Graph>>
 importOnnxBuffer(llvm::StringRef bytes, llvm::StringRef modelName,
                  const OnnxImportOptions &opts) {
   return importBytes(bytes, modelName, modelName, opts);
+}
+
+bool isKnownOnnxOp(llvm::StringRef opType) {
+  return opType == "Constant" || lookupOnnxOp(opType);
 }
 
 } // namespace kiln

@@ -72,6 +72,10 @@ importOnnxBuffer(llvm::StringRef bytes, llvm::StringRef modelName,
 /// tensorFromProto, for an in-memory proto, is in TensorProto.h.
 llvm::Expected<Tensor> readTensorProtoFile(llvm::StringRef path);
 
+/// Whether kiln imports ONNX op type `opType` (of the default domain), as
+/// its own op or as another (CastLike as Cast, Compress as Gather, ...).
+bool isKnownOnnxOp(llvm::StringRef opType);
+
 } // namespace kiln
 
 #endif

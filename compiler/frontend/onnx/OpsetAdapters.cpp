@@ -105,6 +105,20 @@ llvm::Expected<ValueList> emitAxesOp(NodeEmitter &e, PendingNode &n,
 /// Dropout is the identity in inference, so its ratio is irrelevant; only
 /// Dropout-12's training_mode input could change that, and it must be a
 /// constant false.
+/// Whether Dropout-12's ratio input (0.5 when absent) is 0. Training mode
+/// needs it constant: only a ratio of 0 makes training deterministic.
+llvm::Expected<bool> isZeroRatio(const PendingNode &n) {
+  if (!n.getInput(1))
+    return false;
+  auto ratio = constantInput(n, 1, "ratio");
+  if (!ratio)
+    return ratio.takeError();
+  const Tensor &t = **ratio;
+  if (t.numElements() != 1 || t.getDType() == DType::F16)
+    return n.error("ratio must be one f32 or f64 value");
+  return t.getAsDouble(0) == 0.0;
+}
+
 llvm::Expected<ValueList> emitDropout(NodeEmitter &e, PendingNode &n) {
   n.attrs.erase("ratio");
   n.attrs.erase("is_test");
@@ -115,11 +129,18 @@ llvm::Expected<ValueList> emitDropout(NodeEmitter &e, PendingNode &n) {
       auto mode = constantInput(n, 2, "training_mode");
       if (!mode)
         return mode.takeError();
-      if ((*mode)->getDType() != DType::Bool || (*mode)->numElements() != 1 ||
-          (*mode)->values<uint8_t>()[0] != 0)
+      if ((*mode)->getDType() != DType::Bool || (*mode)->numElements() != 1)
+        return n.error("training_mode must be one bool");
+      // Training with a ratio of 0 drops nothing: it is inference.
+      bool training = (*mode)->values<uint8_t>()[0] != 0;
+      auto zeroRatio = training ? isZeroRatio(n) : llvm::Expected<bool>(false);
+      if (!zeroRatio)
+        return zeroRatio.takeError();
+      if (training && !*zeroRatio)
         return n.error("training mode is not supported: training_mode must "
-                       "be a constant false; kiln "
-                       "compiles for inference");
+                       "be a constant false, or the ratio a constant 0 (a "
+                       "random mask cannot be reproduced); kiln compiles for "
+                       "inference");
     }
     n.inputs.resize(std::min<size_t>(n.inputs.size(), 1));
   }
@@ -201,10 +222,9 @@ llvm::Expected<ValueList> emitBatchNorm(NodeEmitter &e, PendingNode &n) {
     auto training = intAttr(n, "training_mode", 0);
     if (!training)
       return training.takeError();
-    if (*training != 0)
-      return n.error("training mode is not supported: training_mode must be "
-                     "0; kiln compiles for inference");
     n.attrs.erase("training_mode");
+    if (*training != 0)
+      return emitTrainingBatchNorm(e, n);
   }
   return e.emit(n);
 }
@@ -297,6 +317,10 @@ llvm::Expected<ValueList> emitConcat(NodeEmitter &e, PendingNode &n) {
 const OpDef *lookupOnnxOp(llvm::StringRef opType) {
   static const std::pair<const char *, const char *> aliases[] = {
       {"CastLike", "Cast"},
+      {"Compress", "Gather"},
+      {"DynamicQuantizeLinear", "QuantizeLinear"},
+      {"MaxUnpool", "ScatterElements"},
+      {"ReverseSequence", "GatherElements"},
       {"Scatter", "ScatterElements"},
       {"Upsample", "Resize"}};
   for (auto [alias, op] : aliases)
@@ -344,7 +368,21 @@ llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
   case OpKind::ConstantOfShape: return emitConstantOfShape(e, n);
   case OpKind::Range: return emitRange(e, n);
   case OpKind::OneHot: return emitOneHot(e, n);
+  case OpKind::HannWindow:
+  case OpKind::HammingWindow:
+  case OpKind::BlackmanWindow: return emitWindow(e, n);
   case OpKind::Resize: return emitResize(e, n);
+  case OpKind::Gather:
+    return n.opType == "Compress" ? emitCompress(e, n) : e.emit(n);
+  case OpKind::QuantizeLinear:
+    return n.opType == "DynamicQuantizeLinear"
+               ? emitDynamicQuantizeLinear(e, n)
+               : e.emit(n);
+  case OpKind::GatherElements:
+    return n.opType == "ReverseSequence" ? emitReverseSequence(e, n)
+                                         : e.emit(n);
+  case OpKind::ScatterElements:
+    return n.opType == "MaxUnpool" ? emitMaxUnpool(e, n) : e.emit(n);
   case OpKind::BatchNormalization: return emitBatchNorm(e, n);
   case OpKind::Gemm:
     // Gemm-6's `broadcast` only allowed what kiln's Gemm always does.

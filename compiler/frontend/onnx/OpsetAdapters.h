@@ -25,6 +25,11 @@ const OpDef *lookupOnnxOp(llvm::StringRef opType);
 /// `n.outputs` means kiln cannot produce the rest.
 llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n);
 
+/// emitAdapted for any node: one that reads f64 tensors is computed in f32
+/// between Casts (F64Adapter.cpp).
+llvm::Expected<ValueList> emitComputingF64InF32(NodeEmitter &e,
+                                                PendingNode &n);
+
 } // namespace kiln
 
 #endif

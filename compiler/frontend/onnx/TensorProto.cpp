@@ -86,6 +86,9 @@ llvm::Expected<Tensor> tensorFromProto(const TensorProto &t) {
   switch (*dtype) {
   case DType::F32: stored = t.float_data_size(); break;
   case DType::I64: stored = t.int64_data_size(); break;
+  case DType::F64: stored = t.double_data_size(); break;
+  case DType::U32:
+  case DType::U64: stored = t.uint64_data_size(); break;
   default: stored = t.int32_data_size(); break;
   }
   if (stored != count)
@@ -99,6 +102,10 @@ llvm::Expected<Tensor> tensorFromProto(const TensorProto &t) {
   case DType::I16: copyTyped<int16_t>(t.int32_data(), out); break;
   case DType::I8: copyTyped<int8_t>(t.int32_data(), out); break;
   case DType::U8: copyTyped<uint8_t>(t.int32_data(), out); break;
+  case DType::U16: copyTyped<uint16_t>(t.int32_data(), out); break;
+  case DType::F64: copyTyped<double>(t.double_data(), out); break;
+  case DType::U32: copyTyped<uint32_t>(t.uint64_data(), out); break;
+  case DType::U64: copyTyped<uint64_t>(t.uint64_data(), out); break;
   // float16 values travel as their bit patterns in the low 16 bits.
   case DType::F16: copyTyped<uint16_t>(t.int32_data(), out); break;
   case DType::Bool: {

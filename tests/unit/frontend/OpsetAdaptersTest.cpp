@@ -326,8 +326,20 @@ TEST(OpsetAdapters, DropoutForms) {
   training.node("Dropout", {"x", "", "training"}, {"y"}, "drop");
   EXPECT_EQ(importError(training),
             "node 'drop' (Dropout): training mode is not supported: "
-            "training_mode must be a constant false; kiln compiles for "
+            "training_mode must be a constant false, or the ratio a constant "
+            "0 (a random mask cannot be reproduced); kiln compiles for "
             "inference");
+
+  // Training with a ratio of 0 keeps everything: it is inference.
+  ModelBuilder zeroRatio(13);
+  zeroRatio.input("x", {4}).output("y");
+  zeroRatio.initializer("ratio", {}, {0});
+  *zeroRatio.proto().mutable_graph()->add_initializer() = yes;
+  zeroRatio.node("Dropout", {"x", "ratio", "training"}, {"y"}, "drop");
+  auto kept = importOk(zeroRatio);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(run(*kept, {4}, {1, -2, 3, -4}),
+            std::vector<float>({1, -2, 3, -4}));
 
   ModelBuilder runtimeMode(13);
   runtimeMode.input("x", {4}).input("t", {}, onnx::TensorProto::BOOL);
@@ -503,10 +515,16 @@ TEST(OpsetAdapters, BatchNormSpatialAndTrainingMode) {
   ModelBuilder training = batchNormModel(15);
   test::setInt(*training.proto().mutable_graph()->mutable_node(0),
                "training_mode", 1);
-  EXPECT_EQ(importError(training),
-            "node 'bn' (BatchNormalization): training mode is not supported: "
-            "training_mode must be 0; kiln "
-            "compiles for inference");
+  // Training mode normalizes with the batch's statistics: channel 0 holds
+  // {1, 2} (mean 1.5, variance 0.25), channel 1 {3, 4} (mean 3.5).
+  auto trained = importOk(training);
+  ASSERT_TRUE(trained);
+  std::vector<float> norm = run(*trained, {1, 2, 1, 2}, {1, 2, 3, 4});
+  float s = 0.5f / std::sqrt(0.25f + 1e-5f);
+  std::vector<float> wantTrained = {-s, s, 2 * -s + 1, 2 * s + 1};
+  ASSERT_EQ(norm.size(), wantTrained.size());
+  for (size_t i = 0; i < wantTrained.size(); ++i)
+    EXPECT_NEAR(norm[i], wantTrained[i], 1e-5f);
 
   ModelBuilder spatialAt9 = batchNormModel(9);
   test::setInt(*spatialAt9.proto().mutable_graph()->mutable_node(0), "spatial",

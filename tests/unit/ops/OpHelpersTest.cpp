@@ -242,7 +242,11 @@ TEST(DTypes, OnnxNumbering) {
   EXPECT_EQ(dtypeFromOnnx(7), DType::I64);
   EXPECT_EQ(dtypeFromOnnx(9), DType::Bool);
   EXPECT_EQ(dtypeFromOnnx(10), DType::F16);
-  EXPECT_FALSE(dtypeFromOnnx(11).has_value());
+  EXPECT_EQ(dtypeFromOnnx(4), DType::U16);
+  EXPECT_EQ(dtypeFromOnnx(11), DType::F64);
+  EXPECT_EQ(dtypeFromOnnx(12), DType::U32);
+  EXPECT_EQ(dtypeFromOnnx(13), DType::U64);
+  EXPECT_FALSE(dtypeFromOnnx(14).has_value());
   EXPECT_FALSE(dtypeFromOnnx(16).has_value());
   EXPECT_EQ(onnxDTypeName(11), "DOUBLE");
   EXPECT_EQ(onnxDTypeName(16), "BFLOAT16");

@@ -164,7 +164,10 @@ TEST_F(TypeRules, ElementwiseBinary) {
             TensorType(DType::U8, {2}));
   expectError(OpKind::Mul, {in({2}, DType::Bool), in({2}, DType::Bool)}, {},
               "input 0: dtype bool is not supported (Mul takes f32, f16, i8, "
-              "u8, i16, i32, i64)");
+              "u8, i16, i32, i64, u16, u32, u64)");
+  // f64 arithmetic is native; other ops compute f64 in f32 (F64Adapter).
+  EXPECT_EQ(type(OpKind::Add, {in({2}, DType::F64), in({2}, DType::F64)}),
+            TensorType(DType::F64, {2}));
   expectError(OpKind::Add, {in({2})}, {}, "expects 2 to 2 inputs, got 1");
 }
 
@@ -184,8 +187,10 @@ TEST_F(TypeRules, ElementwiseUnaryAndCast) {
             TensorType(DType::F16, {2}));
   EXPECT_EQ(type(OpKind::Cast, {in({2})}, {{"to", Attr::ofInt(9)}}),
             TensorType(DType::Bool, {2}));
-  expectError(OpKind::Cast, {in({2})}, {{"to", Attr::ofInt(11)}},
-              "unsupported target type DOUBLE (11)");
+  EXPECT_EQ(type(OpKind::Cast, {in({2})}, {{"to", Attr::ofInt(11)}}),
+            TensorType(DType::F64, {2}));
+  expectError(OpKind::Cast, {in({2})}, {{"to", Attr::ofInt(14)}},
+              "unsupported target type COMPLEX64 (14)");
   expectError(OpKind::Cast, {in({2})}, {}, "missing required attribute 'to'");
 }
 

@@ -1,0 +1,87 @@
+//===- LowerQuant.cpp - (De)quantization -> elementwise ops ---------------===//
+//
+// QuantizeLinear is Round(x / scale) + zero_point clipped to the quantized
+// range and cast; DequantizeLinear is (Cast(x) - zero_point) * scale. The
+// elementwise kernel computes them in f32, where every 8-bit value and every
+// difference of two is exact. Per-axis parameters ([C]) are reshaped
+// to [C, 1, ..., 1] so that they broadcast along the axis.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lowering/LowerRules.h"
+#include "compiler/ops/OpHelpers.h"
+#include "compiler/passes/RewriteUtils.h"
+
+namespace kiln {
+namespace {
+
+class Builder {
+public:
+  Builder(Graph &g, Node &origin) : g(g), origin(origin) {}
+  Value *add(llvm::StringRef role, OpKind kind, llvm::ArrayRef<Value *> in,
+             AttrMap attrs = {}) {
+    if (err)
+      return nullptr;
+    auto n = addHelperNode(g, origin, role, kind, in, std::move(attrs));
+    if (!n) {
+      err = n.takeError();
+      return nullptr;
+    }
+    return (*n)->getOutput();
+  }
+  Value *toF32(llvm::StringRef role, Value *v) {
+    if (!v || v->getType().dtype == DType::F32)
+      return v;
+    return add(role, OpKind::Cast, {v}, {{"to", Attr::ofInt(1)}});
+  }
+  /// A scale or zero point, shaped to broadcast along the node's axis.
+  Value *param(llvm::StringRef role, Value *v) {
+    if (!v || v->getType().numElements() <= 1)
+      return v;
+    int64_t rank = origin.getInput(0)->getType().rank();
+    int64_t axis = *normalizeAxis(origin.getInt("axis"), rank);
+    Shape shape(rank - axis, 1);
+    shape[0] = v->getType().numElements();
+    return add(role, OpKind::Reshape, {v}, {{"shape", Attr::ofInts(shape)}});
+  }
+  llvm::Error takeError() { return std::move(err); }
+
+private:
+  Graph &g;
+  Node &origin;
+  llvm::Error err = llvm::Error::success();
+};
+
+} // namespace
+
+llvm::Expected<bool> lowerQuantization(Graph &g, Node *n) {
+  Builder b(g, *n);
+  Value *x = b.toF32("x_f32", n->getInput(0));
+  Value *scale = b.param("scale", n->getInput(1));
+  Value *zeroPoint = b.toF32("zero_point_f32", b.param("zero_point",
+                                                        n->getInput(2)));
+  Value *y;
+  if (n->is(OpKind::DequantizeLinear)) {
+    if (zeroPoint)
+      x = b.add("centered", OpKind::Sub, {x, zeroPoint});
+    y = b.add("scaled", OpKind::Mul, {x, scale});
+  } else {
+    DType qt = n->getOutput()->getType().dtype;
+    Value *q = b.add("rounded", OpKind::Round,
+                     {b.add("scaled", OpKind::Div, {x, scale})});
+    if (zeroPoint)
+      q = b.add("shifted", OpKind::Add, {q, zeroPoint});
+    q = b.add("saturated", OpKind::Clip, {q},
+              {{"min", Attr::ofFloat(qt == DType::U8 ? 0.0f : -128.0f)},
+               {"max", Attr::ofFloat(qt == DType::U8 ? 255.0f : 127.0f)}});
+    y = b.add("quantized", OpKind::Cast, {q},
+              {{"to", Attr::ofInt(onnxFromDType(qt))}});
+  }
+  if (llvm::Error err = b.takeError())
+    return std::move(err);
+  if (auto err = replaceValue(g, *n, n->getOutput(), y))
+    return std::move(err);
+  g.eraseNode(n);
+  return true;
+}
+
+} // namespace kiln

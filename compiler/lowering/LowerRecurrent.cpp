@@ -1,0 +1,248 @@
+//===- LowerRecurrent.cpp - RNN, GRU, LSTM -> unrolled primitives ---------===//
+//
+// A recurrent layer becomes its recurrence unrolled over the (static)
+// sequence: the input projection X W^T + Wb is one MatMul over all time
+// steps; each step adds h R^T + Rb (a MatMul), applies the gates' Sigmoid
+// and Tanh and combines them elementwise. With sequence lengths, a Where per
+// step keeps an entry's state once its sequence has ended and zeroes its
+// output. Layout 1 is transposed to layout 0 on the way in and back on the
+// way out. The graph grows with the sequence length, which suits the short
+// sequences of embedded models.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lowering/LowerRules.h"
+#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/RecurrentShape.h"
+#include "compiler/passes/RewriteUtils.h"
+
+#include <numeric>
+
+namespace kiln {
+namespace {
+
+class Unroller {
+public:
+  Unroller(Graph &g, Node &n, const RecurrentDims &d) : g(g), n(n), d(d) {}
+
+  Value *add(llvm::StringRef role, OpKind kind, llvm::ArrayRef<Value *> in,
+             AttrMap attrs = {}) {
+    if (err)
+      return nullptr;
+    auto r = addHelperNode(g, n, role, kind, in, std::move(attrs));
+    if (!r) {
+      err = r.takeError();
+      return nullptr;
+    }
+    return (*r)->getOutput();
+  }
+  Value *constant(llvm::StringRef role, Tensor t) {
+    return g.addConstant(g.uniqueName(n.getName().str() + "/" + role.str()),
+                         std::move(t));
+  }
+  /// v[start:end] along `axis`, every other axis whole.
+  Value *slice(llvm::StringRef role, Value *v, int64_t axis, int64_t start,
+               int64_t end) {
+    if (!v)
+      return nullptr;
+    const TensorType &t = v->getType();
+    Shape starts(t.rank(), 0), ends(t.shape.begin(), t.shape.end()),
+        axes(t.rank()), steps(t.rank(), 1);
+    std::iota(axes.begin(), axes.end(), 0);
+    starts[axis] = start;
+    ends[axis] = end;
+    return add(role, OpKind::Slice, {v},
+               {{"starts", Attr::ofInts(starts)},
+                {"ends", Attr::ofInts(ends)},
+                {"axes", Attr::ofInts(axes)},
+                {"steps", Attr::ofInts(steps)}});
+  }
+  Value *reshape(llvm::StringRef role, Value *v, llvm::ArrayRef<int64_t> s) {
+    return add(role, OpKind::Reshape, {v}, {{"shape", Attr::ofInts(s)}});
+  }
+  Value *transpose(llvm::StringRef role, Value *v,
+                   llvm::ArrayRef<int64_t> perm) {
+    return add(role, OpKind::Transpose, {v}, {{"perm", Attr::ofInts(perm)}});
+  }
+  Value *concat(llvm::StringRef role, llvm::ArrayRef<Value *> vs,
+                int64_t axis) {
+    return vs.size() == 1 ? vs[0]
+                          : add(role, OpKind::Concat, vs,
+                                {{"axis", Attr::ofInt(axis)}});
+  }
+  Value *clip(Value *v) {
+    if (!n.hasAttr("clip"))
+      return v;
+    float c = n.getFloat("clip");
+    return add("clip", OpKind::Clip, {v},
+               {{"min", Attr::ofFloat(-c)}, {"max", Attr::ofFloat(c)}});
+  }
+  Value *sigmoid(Value *v) { return add("sigmoid", OpKind::Sigmoid, {clip(v)}); }
+  Value *tanh(Value *v) { return add("tanh", OpKind::Tanh, {clip(v)}); }
+  /// Direction `dir`'s slice of a [dirs, ...] parameter, without that axis.
+  Value *perDirection(llvm::StringRef role, Value *v, int64_t dir) {
+    if (!v)
+      return nullptr;
+    Shape rest(v->getType().shape.begin() + 1, v->getType().shape.end());
+    return reshape(role, slice(role, v, 0, dir, dir + 1), rest);
+  }
+
+  /// Runs one direction; returns Y's [seq, 1, batch, hidden] part and the
+  /// final states ([1, batch, hidden] each).
+  struct Result {
+    Value *y, *h, *c;
+  };
+  Result direction(int64_t dir, Value *x, Value *h0, Value *c0);
+
+  llvm::Error takeError() { return std::move(err); }
+
+private:
+  Graph &g;
+  Node &n;
+  const RecurrentDims &d;
+  llvm::Error err = llvm::Error::success();
+};
+
+Unroller::Result Unroller::direction(int64_t dir, Value *x, Value *h0,
+                                     Value *c0) {
+  int64_t H = d.hidden, G = d.gates, B = d.batch;
+  bool isLSTM = n.is(OpKind::LSTM), isGRU = n.is(OpKind::GRU);
+  bool linearBeforeReset = isGRU && n.getInt("linear_before_reset");
+  bool reverse = d.direction == "reverse" || dir == 1;
+  Value *wT = transpose("w_t", perDirection("w", n.getInput(1), dir), {1, 0});
+  Value *rT = transpose("r_t", perDirection("r", n.getInput(2), dir), {1, 0});
+  Value *bias = perDirection("b", n.getInput(3), dir);
+  Value *wb = bias ? slice("wb", bias, 0, 0, G * H) : nullptr;
+  Value *rb = bias ? slice("rb", bias, 0, G * H, 2 * G * H) : nullptr;
+  // GRU without linear_before_reset applies R_h to the reset state, so its
+  // columns (and bias) go apart from z's and r's.
+  bool splitR = isGRU && !linearBeforeReset;
+  Value *rTh = splitR ? slice("r_t_h", rT, 1, 2 * H, 3 * H) : nullptr;
+  Value *rbh = splitR && rb ? slice("rb_h", rb, 0, 2 * H, 3 * H) : nullptr;
+  if (splitR) {
+    rT = slice("r_t_zr", rT, 1, 0, 2 * H);
+    rb = rb ? slice("rb_zr", rb, 0, 0, 2 * H) : nullptr;
+  }
+  // X W^T + Wb for all steps at once: [seq, batch, G*H].
+  Value *xw = add("xw", OpKind::MatMul, {x, wT});
+  if (wb)
+    xw = add("xw_b", OpKind::Add, {xw, wb});
+  Value *p = perDirection("p", n.getInput(7), dir);
+  Value *h = h0 ? reshape("h0", perDirection("h0", h0, dir), {B, H})
+                : constant("h0", Tensor(TensorType(DType::F32, {B, H})));
+  Value *c = nullptr;
+  if (isLSTM)
+    c = c0 ? reshape("c0", perDirection("c0", c0, dir), {B, H})
+           : constant("c0", Tensor(TensorType(DType::F32, {B, H})));
+  Value *lens = n.getInput(4);
+  Value *zeros = constant("zeros", Tensor(TensorType(DType::F32, {B, H})));
+  llvm::SmallVector<Value *, 16> ys(d.seq, nullptr);
+  for (int64_t step = 0; step < d.seq; ++step) {
+    int64_t t = reverse ? d.seq - 1 - step : step;
+    Value *xt = reshape("x_w", slice("x_w", xw, 0, t, t + 1), {B, G * H});
+    Value *hr = add("h_r", OpKind::MatMul, {h, rT});
+    if (rb)
+      hr = add("h_r_b", OpKind::Add, {hr, rb});
+    auto gate = [&](Value *v, int64_t k) {
+      return slice("gate", v, 1, k * H, (k + 1) * H);
+    };
+    Value *newH, *newC = nullptr;
+    if (isLSTM) {
+      Value *pre = add("pre", OpKind::Add, {xt, hr});
+      auto peep = [&](Value *v, int64_t k, Value *state) {
+        if (!p)
+          return v;
+        return add("peep", OpKind::Add,
+                   {v, add("peep_c", OpKind::Mul,
+                           {slice("p_k", p, 0, k * H, (k + 1) * H), state})});
+      };
+      Value *i = sigmoid(peep(gate(pre, 0), 0, c));
+      Value *f = sigmoid(peep(gate(pre, 2), 2, c));
+      Value *cc = tanh(gate(pre, 3));
+      newC = add("c", OpKind::Add, {add("f_c", OpKind::Mul, {f, c}),
+                                    add("i_cc", OpKind::Mul, {i, cc})});
+      Value *o = sigmoid(peep(gate(pre, 1), 1, newC));
+      newH = add("h", OpKind::Mul, {o, add("tanh_c", OpKind::Tanh, {newC})});
+    } else if (isGRU) {
+      Value *z = sigmoid(add("z_pre", OpKind::Add, {gate(xt, 0), gate(hr, 0)}));
+      Value *r = sigmoid(add("r_pre", OpKind::Add, {gate(xt, 1), gate(hr, 1)}));
+      Value *recurrent;
+      if (linearBeforeReset) {
+        recurrent = add("r_hr", OpKind::Mul, {r, gate(hr, 2)});
+      } else {
+        recurrent = add("rh_r", OpKind::MatMul,
+                        {add("r_h", OpKind::Mul, {r, h}), rTh});
+        if (rbh)
+          recurrent = add("rh_r_b", OpKind::Add, {recurrent, rbh});
+      }
+      Value *cand = tanh(add("cand_pre", OpKind::Add, {gate(xt, 2), recurrent}));
+      // (1 - z) * cand + z * h = cand + z * (h - cand).
+      newH = add("h", OpKind::Add,
+                 {cand, add("z_d", OpKind::Mul,
+                            {z, add("d", OpKind::Sub, {h, cand})})});
+    } else {
+      newH = tanh(add("pre", OpKind::Add, {xt, hr}));
+    }
+    Value *y = newH;
+    if (lens) {
+      Tensor tt(TensorType(lens->getType().dtype, {}));
+      tt.setFromDouble(0, double(t));
+      Value *live = reshape("live", add("live", OpKind::Less,
+                                        {constant("t", std::move(tt)), lens}),
+                            {B, 1});
+      y = add("y_masked", OpKind::Where, {live, newH, zeros});
+      newH = add("h_kept", OpKind::Where, {live, newH, h});
+      if (newC)
+        newC = add("c_kept", OpKind::Where, {live, newC, c});
+    }
+    ys[t] = reshape("y_t", y, {1, 1, B, H});
+    h = newH;
+    if (newC)
+      c = newC;
+  }
+  return {concat("y", ys, 0), reshape("h_n", h, {1, B, H}),
+          isLSTM ? reshape("c_n", c, {1, B, H}) : nullptr};
+}
+
+} // namespace
+
+llvm::Expected<bool> lowerRecurrent(Graph &g, Node *n) {
+  auto dims = recurrentDims(*n);
+  if (!dims)
+    return dims.takeError();
+  RecurrentDims d = *dims;
+  if (n->getInput(4) && d.direction != "forward")
+    return nodeError(*n, "sequence_lens is supported for the forward "
+                         "direction only");
+  Unroller u(g, *n, d);
+  Value *x = n->getInput(0), *h0 = n->getInput(5), *c0 = n->getInput(6);
+  if (d.layout) {
+    x = u.transpose("x", x, {1, 0, 2});
+    h0 = h0 ? u.transpose("h0", h0, {1, 0, 2}) : nullptr;
+    c0 = c0 ? u.transpose("c0", c0, {1, 0, 2}) : nullptr;
+  }
+  llvm::SmallVector<Value *, 2> ys, hs, cs;
+  for (int64_t dir = 0; dir < d.dirs; ++dir) {
+    auto r = u.direction(dir, x, h0, c0);
+    ys.push_back(r.y);
+    hs.push_back(r.h);
+    cs.push_back(r.c);
+  }
+  bool isLSTM = n->is(OpKind::LSTM);
+  Value *results[] = {u.concat("y", ys, 1), u.concat("h", hs, 0),
+                      isLSTM ? u.concat("c", cs, 0) : nullptr};
+  if (d.layout) {
+    results[0] = u.transpose("y", results[0], {2, 0, 1, 3});
+    results[1] = u.transpose("h", results[1], {1, 0, 2});
+    if (isLSTM)
+      results[2] = u.transpose("c", results[2], {1, 0, 2});
+  }
+  if (llvm::Error err = u.takeError())
+    return std::move(err);
+  for (unsigned i = 0; i < n->getNumOutputs(); ++i)
+    if (auto err = replaceValue(g, *n, n->getOutput(i), results[i]))
+      return std::move(err);
+  g.eraseNode(n);
+  return true;
+}
+
+} // namespace kiln

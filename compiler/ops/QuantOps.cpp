@@ -1,0 +1,140 @@
+//===- QuantOps.cpp - QuantizeLinear and DequantizeLinear -----------------===//
+//
+// The linear (de)quantization of ONNX (opset 13): y = saturate(round(x /
+// scale) + zero_point) and y = (x - zero_point) * scale, with one scale and
+// zero point for the whole tensor (scalars) or one per slice along `axis`
+// (1-D of that axis' length). Rounding is half to even; the zero point's
+// dtype (u8 when absent) is the quantized dtype.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/graph/Graph.h"
+#include "compiler/ops/ElementwiseEval.h"
+#include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpHelpers.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kiln {
+namespace {
+
+/// Checks scale (input 1) and zero point (input 2) against x (input 0):
+/// scalars, or 1-D along the axis.
+llvm::Error checkQuantParams(const Node &n) {
+  const TensorType &x = inputType(n, 0), &scale = inputType(n, 1);
+  if (llvm::Error e = expectDType(n, 1, {DType::F32}))
+    return e;
+  if (scale.rank() > 1)
+    return nodeError(n, "y_scale must be a scalar or 1-D, got " + scale.str());
+  if (scale.rank() == 1 && scale.numElements() != 1) {
+    std::optional<int64_t> axis = normalizeAxis(n.getInt("axis"), x.rank());
+    if (!axis)
+      return nodeError(n, llvm::formatv("axis {0} is out of range for rank "
+                                        "{1}",
+                                        n.getInt("axis"), x.rank()));
+    if (scale.shape[0] != x.shape[*axis])
+      return nodeError(n, "y_scale " + scale.str() + " does not match axis " +
+                              std::to_string(*axis) + " of " + x.str());
+  }
+  if (n.getInput(2) && inputType(n, 2).shape != scale.shape)
+    return nodeError(n, "zero point " + inputType(n, 2).str() +
+                            " does not match the scale " + scale.str());
+  return llvm::Error::success();
+}
+
+/// The scale/zero-point entry that applies to element `i` of x.
+int64_t paramIndex(const Node &n, const Tensor &x, const Tensor &scale,
+                   int64_t i) {
+  if (scale.numElements() <= 1)
+    return 0;
+  llvm::ArrayRef<int64_t> shape = x.getShape();
+  int64_t axis = *normalizeAxis(n.getInt("axis"), shape.size());
+  int64_t inner = 1;
+  for (size_t d = axis + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  return (i / inner) % shape[axis];
+}
+
+llvm::Expected<TypeList> inferQuantize(const Node &n) {
+  if (llvm::Error e = expectDType(n, 0, {DType::F32, DType::I32}))
+    return e;
+  if (llvm::Error e = checkQuantParams(n))
+    return e;
+  DType out = DType::U8;
+  if (n.getInput(2)) {
+    if (llvm::Error e = expectDType(n, 2, {DType::U8, DType::I8}))
+      return e;
+    out = inputType(n, 2).dtype;
+  }
+  return TypeList{TensorType(out, inputType(n, 0).shape)};
+}
+
+llvm::Error evalQuantize(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                         llvm::MutableArrayRef<Tensor> out) {
+  const Tensor &x = *in[0], &scale = *in[1];
+  Tensor &y = out[0];
+  double lo = y.getDType() == DType::U8 ? 0 : -128;
+  double hi = y.getDType() == DType::U8 ? 255 : 127;
+  for (int64_t i = 0, e = x.numElements(); i < e; ++i) {
+    int64_t p = paramIndex(n, x, scale, i);
+    double zp = in.size() > 2 && in[2] ? double(readInt(*in[2], p)) : 0.0;
+    // The division is f32's, as ONNX defines it for f32 inputs: a quotient
+    // that f32 rounds onto .5 rounds to even like the compiled code's.
+    float scaled = static_cast<float>(readFloat(x, i)) /
+                   static_cast<float>(readFloat(scale, p));
+    double q = std::nearbyint(double(scaled)) + zp;
+    writeInt(y, i, static_cast<int64_t>(std::clamp(q, lo, hi)));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<TypeList> inferDequantize(const Node &n) {
+  if (llvm::Error e = expectDType(n, 0, {DType::U8, DType::I8, DType::I32}))
+    return e;
+  if (llvm::Error e = checkQuantParams(n))
+    return e;
+  if (n.getInput(2) && inputType(n, 2).dtype != inputType(n, 0).dtype)
+    return nodeError(n, "zero point " + inputType(n, 2).str() +
+                            " differs in dtype from x " +
+                            inputType(n, 0).str());
+  return TypeList{TensorType(DType::F32, inputType(n, 0).shape)};
+}
+
+llvm::Error evalDequantize(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                           llvm::MutableArrayRef<Tensor> out) {
+  const Tensor &x = *in[0], &scale = *in[1];
+  for (int64_t i = 0, e = x.numElements(); i < e; ++i) {
+    int64_t p = paramIndex(n, x, scale, i);
+    int64_t zp = in.size() > 2 && in[2] ? readInt(*in[2], p) : 0;
+    writeFloat(out[0], i,
+               double(readInt(x, i) - zp) * readFloat(scale, p));
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void registerQuantOps(std::vector<OpDef> &defs) {
+  defs.push_back({OpKind::QuantizeLinear,
+                  "QuantizeLinear",
+                  2,
+                  3,
+                  1,
+                  1,
+                  {{"axis", AttrKind::Int, Attr::ofInt(1)}},
+                  inferQuantize,
+                  evalQuantize});
+  defs.push_back({OpKind::DequantizeLinear,
+                  "DequantizeLinear",
+                  2,
+                  3,
+                  1,
+                  1,
+                  {{"axis", AttrKind::Int, Attr::ofInt(1)}},
+                  inferDequantize,
+                  evalDequantize});
+}
+
+} // namespace kiln
