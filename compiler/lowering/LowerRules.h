@@ -74,6 +74,10 @@ llvm::Expected<bool> lowerLRN(Graph &g, Node *n);
 /// between the on and off values.
 llvm::Expected<bool> lowerOneHot(Graph &g, Node *n);
 
+/// CumSum -> [Transpose] MatMul by a constant triangular matrix
+/// [Transpose] (LowerScan.cpp).
+llvm::Expected<bool> lowerCumSum(Graph &g, Node *n);
+
 /// RNN, GRU, LSTM -> the recurrence unrolled into MatMuls and elementwise
 /// ops (LowerRecurrent.cpp).
 llvm::Expected<bool> lowerRecurrent(Graph &g, Node *n);

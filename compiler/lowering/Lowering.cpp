@@ -83,6 +83,8 @@ static llvm::Expected<bool> lowerNode(Graph &g, Node *n) {
   case OpKind::QuantizeLinear:
   case OpKind::DequantizeLinear:
     return lowerQuantization(g, n);
+  case OpKind::CumSum:
+    return lowerCumSum(g, n);
   case OpKind::RNN:
   case OpKind::GRU:
   case OpKind::LSTM:

@@ -29,6 +29,7 @@ void registerLossOps(std::vector<OpDef> &defs);
 void registerResizeOps(std::vector<OpDef> &defs);
 void registerQuantOps(std::vector<OpDef> &defs);
 void registerRecurrentOps(std::vector<OpDef> &defs);
+void registerScanOps(std::vector<OpDef> &defs);
 } // namespace kiln
 
 #endif

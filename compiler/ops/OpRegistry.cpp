@@ -33,6 +33,7 @@ struct Registry {
     registerResizeOps(defs);
     registerQuantOps(defs);
     registerRecurrentOps(defs);
+    registerScanOps(defs);
     for (const OpDef &d : defs) {
       unsigned k = static_cast<unsigned>(d.kind);
       if (byKind[k])

@@ -67,6 +67,7 @@ llvm::Expected<ValueList> emitConstantOfShape(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitRange(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitOneHot(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitWindow(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitCumSum(NodeEmitter &e, PendingNode &n);
 
 // Ops imported as gathers and scatters (IndexAdapters.cpp).
 llvm::Expected<ValueList> emitCompress(NodeEmitter &e, PendingNode &n);

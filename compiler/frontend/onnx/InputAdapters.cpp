@@ -210,4 +210,18 @@ llvm::Expected<ValueList> emitWindow(NodeEmitter &e, PendingNode &n) {
   return e.emit(n);
 }
 
+/// CumSum's axis is a scalar input.
+llvm::Expected<ValueList> emitCumSum(NodeEmitter &e, PendingNode &n) {
+  if (auto err = checkMaxInputs(n, 2))
+    return std::move(err);
+  auto axis = intsInput(n, 1, "axis");
+  if (!axis)
+    return axis.takeError();
+  if (axis->size() != 1)
+    return n.error("axis must hold one value");
+  n.attrs["axis"] = Attr::ofInt((*axis)[0]);
+  n.inputs.resize(1);
+  return e.emit(n);
+}
+
 } // namespace kiln

@@ -368,6 +368,7 @@ llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
   case OpKind::ConstantOfShape: return emitConstantOfShape(e, n);
   case OpKind::Range: return emitRange(e, n);
   case OpKind::OneHot: return emitOneHot(e, n);
+  case OpKind::CumSum: return emitCumSum(e, n);
   case OpKind::HannWindow:
   case OpKind::HammingWindow:
   case OpKind::BlackmanWindow: return emitWindow(e, n);

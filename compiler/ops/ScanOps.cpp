@@ -1,0 +1,72 @@
+//===- ScanOps.cpp - CumSum -----------------------------------------------===//
+//
+// CumSum (opset 14): running sums along one axis, optionally exclusive (the
+// element itself left out) and reversed (summing from the end). The axis,
+// an input in ONNX, is an attribute in kiln.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/graph/Graph.h"
+#include "compiler/ops/ElementwiseEval.h"
+#include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpHelpers.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+namespace kiln {
+namespace {
+
+llvm::Expected<TypeList> inferCumSum(const Node &n) {
+  if (llvm::Error e = expectDType(n, 0, {DType::F32}))
+    return e;
+  const TensorType &x = inputType(n, 0);
+  if (x.rank() == 0 || !normalizeAxis(n.getInt("axis"), x.rank()))
+    return nodeError(n, llvm::formatv("axis {0} is out of range for {1}",
+                                      n.getInt("axis"), x.str()));
+  return TypeList{x};
+}
+
+llvm::Error evalCumSum(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                       llvm::MutableArrayRef<Tensor> out) {
+  const Tensor &x = *in[0];
+  llvm::ArrayRef<int64_t> shape = x.getShape();
+  int64_t axis = *normalizeAxis(n.getInt("axis"), shape.size());
+  bool exclusive = n.getInt("exclusive"), reverse = n.getInt("reverse");
+  int64_t extent = shape[axis], inner = 1, outer = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (int64_t d = axis + 1; d < int64_t(shape.size()); ++d)
+    inner *= shape[d];
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      double sum = 0;
+      for (int64_t s = 0; s < extent; ++s) {
+        int64_t k = reverse ? extent - 1 - s : s;
+        int64_t at = (o * extent + k) * inner + i;
+        double v = readFloat(x, at);
+        if (!exclusive)
+          sum += v;
+        writeFloat(out[0], at, sum);
+        if (exclusive)
+          sum += v;
+      }
+    }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void registerScanOps(std::vector<OpDef> &defs) {
+  defs.push_back({OpKind::CumSum,
+                  "CumSum",
+                  1,
+                  1,
+                  1,
+                  1,
+                  {{"axis", AttrKind::Int, std::nullopt, true},
+                   {"exclusive", AttrKind::Int, Attr::ofInt(0)},
+                   {"reverse", AttrKind::Int, Attr::ofInt(0)}},
+                  inferCumSum,
+                  evalCumSum});
+}
+
+} // namespace kiln
