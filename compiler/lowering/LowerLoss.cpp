@@ -13,40 +13,8 @@
 
 namespace kiln {
 
-namespace {
-
-/// Builds the helper nodes of one rewrite, stopping at the first error.
-class Builder {
-public:
-  Builder(Graph &g, Node &origin) : g(g), origin(origin) {}
-
-  Value *add(llvm::StringRef role, OpKind kind, llvm::ArrayRef<Value *> in,
-             AttrMap attrs = {}) {
-    if (err)
-      return nullptr;
-    auto n = addHelperNode(g, origin, role, kind, in, std::move(attrs));
-    if (!n) {
-      err = n.takeError();
-      return nullptr;
-    }
-    return (*n)->getOutput();
-  }
-  Value *constant(llvm::StringRef role, Tensor t) {
-    return g.addConstant(origin.getName().str() + "/" + role.str(),
-                         std::move(t));
-  }
-  llvm::Error takeError() { return std::move(err); }
-
-private:
-  Graph &g;
-  Node &origin;
-  llvm::Error err = llvm::Error::success();
-};
-
-} // namespace
-
 llvm::Expected<bool> lowerLoss(Graph &g, Node *n) {
-  Builder b(g, *n);
+  HelperNodeBuilder b(g, *n);
   Value *x = n->getInput(0), *target = n->getInput(1), *weight = n->getInput(2);
   const TensorType &tt = target->getType();
   if (n->is(OpKind::SoftmaxCrossEntropyLoss)) {

@@ -57,18 +57,7 @@ llvm::Expected<bool> makeSliceExplicit(Graph &g, Node *n) {
                 {"ends", Attr::ofInts(ends)},
                 {"axes", Attr::ofInts(axes)},
                 {"steps", Attr::ofInts(geom->steps)}};
-  bool changed = false;
-  for (auto &kv : attrs) {
-    const Attr *old = n->getAttr(kv.first);
-    if (old && *old == kv.second)
-      continue;
-    n->setAttr(kv.first, kv.second);
-    changed = true;
-  }
-  if (changed)
-    if (auto err = checkTypesUnchanged(g, *n))
-      return std::move(err);
-  return changed;
+  return updateAttrs(g, *n, attrs);
 }
 
 llvm::Expected<bool> lowerSplit(Graph &g, Node *n) {

@@ -15,40 +15,9 @@
 
 namespace kiln {
 
-namespace {
-
-/// Adds helper nodes for one rewrite, remembering the first error.
-class Chain {
-public:
-  Chain(Graph &g, Node &origin) : g(g), origin(origin) {}
-  Value *add(llvm::StringRef role, OpKind kind, llvm::ArrayRef<Value *> in,
-             AttrMap attrs = {}) {
-    if (err)
-      return nullptr;
-    auto n = addHelperNode(g, origin, role, kind, in, std::move(attrs));
-    if (!n) {
-      err = n.takeError();
-      return nullptr;
-    }
-    return (*n)->getOutput();
-  }
-  Value *scalar(llvm::StringRef role, float v) {
-    return g.addConstant(origin.getName().str() + "/" + role.str(),
-                         scalarF32(v));
-  }
-  llvm::Error takeError() { return std::move(err); }
-
-private:
-  Graph &g;
-  Node &origin;
-  llvm::Error err = llvm::Error::success();
-};
-
-} // namespace
-
 llvm::Expected<bool> lowerNormalization(Graph &g, Node *n) {
   NormalizedAxes na = normalizedAxes(*n);
-  Chain c(g, *n);
+  HelperNodeBuilder c(g, *n);
   AttrMap reduce{{"axes", Attr::ofInts(na.axes)},
                  {"keepdims", Attr::ofInt(1)},
                  {"noop_with_empty_axes", Attr::ofInt(0)}};
@@ -95,7 +64,7 @@ llvm::Expected<bool> lowerNormalization(Graph &g, Node *n) {
 }
 
 llvm::Expected<bool> lowerLRN(Graph &g, Node *n) {
-  Chain c(g, *n);
+  HelperNodeBuilder c(g, *n);
   Value *x = n->getInput(0);
   const TensorType &xt = x->getType();
   int64_t rank = xt.rank(), channels = xt.shape[1];
@@ -140,7 +109,7 @@ llvm::Expected<bool> lowerLRN(Graph &g, Node *n) {
 }
 
 llvm::Expected<bool> lowerOneHot(Graph &g, Node *n) {
-  Chain c(g, *n);
+  HelperNodeBuilder c(g, *n);
   Value *indices = n->getInput(0), *values = n->getInput(1);
   const TensorType &it = indices->getType();
   int64_t depth = n->getInt("depth");

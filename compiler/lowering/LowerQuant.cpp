@@ -14,20 +14,10 @@
 namespace kiln {
 namespace {
 
-class Builder {
+/// Helper nodes plus the casts and broadcast shapes of quantization.
+class QuantBuilder : public HelperNodeBuilder {
 public:
-  Builder(Graph &g, Node &origin) : g(g), origin(origin) {}
-  Value *add(llvm::StringRef role, OpKind kind, llvm::ArrayRef<Value *> in,
-             AttrMap attrs = {}) {
-    if (err)
-      return nullptr;
-    auto n = addHelperNode(g, origin, role, kind, in, std::move(attrs));
-    if (!n) {
-      err = n.takeError();
-      return nullptr;
-    }
-    return (*n)->getOutput();
-  }
+  using HelperNodeBuilder::HelperNodeBuilder;
   Value *toF32(llvm::StringRef role, Value *v) {
     if (!v || v->getType().dtype == DType::F32)
       return v;
@@ -37,24 +27,18 @@ public:
   Value *param(llvm::StringRef role, Value *v) {
     if (!v || v->getType().numElements() <= 1)
       return v;
-    int64_t rank = origin.getInput(0)->getType().rank();
-    int64_t axis = *normalizeAxis(origin.getInt("axis"), rank);
+    int64_t rank = origin_.getInput(0)->getType().rank();
+    int64_t axis = *normalizeAxis(origin_.getInt("axis"), rank);
     Shape shape(rank - axis, 1);
     shape[0] = v->getType().numElements();
     return add(role, OpKind::Reshape, {v}, {{"shape", Attr::ofInts(shape)}});
   }
-  llvm::Error takeError() { return std::move(err); }
-
-private:
-  Graph &g;
-  Node &origin;
-  llvm::Error err = llvm::Error::success();
 };
 
 } // namespace
 
 llvm::Expected<bool> lowerQuantization(Graph &g, Node *n) {
-  Builder b(g, *n);
+  QuantBuilder b(g, *n);
   Value *x = b.toF32("x_f32", n->getInput(0));
   Value *scale = b.param("scale", n->getInput(1));
   Value *zeroPoint = b.toF32("zero_point_f32", b.param("zero_point",

@@ -20,25 +20,11 @@
 namespace kiln {
 namespace {
 
-class Unroller {
+class Unroller : public HelperNodeBuilder {
 public:
-  Unroller(Graph &g, Node &n, const RecurrentDims &d) : g(g), n(n), d(d) {}
+  Unroller(Graph &g, Node &n, const RecurrentDims &d)
+      : HelperNodeBuilder(g, n), n(n), d(d) {}
 
-  Value *add(llvm::StringRef role, OpKind kind, llvm::ArrayRef<Value *> in,
-             AttrMap attrs = {}) {
-    if (err)
-      return nullptr;
-    auto r = addHelperNode(g, n, role, kind, in, std::move(attrs));
-    if (!r) {
-      err = r.takeError();
-      return nullptr;
-    }
-    return (*r)->getOutput();
-  }
-  Value *constant(llvm::StringRef role, Tensor t) {
-    return g.addConstant(g.uniqueName(n.getName().str() + "/" + role.str()),
-                         std::move(t));
-  }
   /// v[start:end] along `axis`, every other axis whole.
   Value *slice(llvm::StringRef role, Value *v, int64_t axis, int64_t start,
                int64_t end) {
@@ -93,13 +79,9 @@ public:
   };
   Result direction(int64_t dir, Value *x, Value *h0, Value *c0);
 
-  llvm::Error takeError() { return std::move(err); }
-
 private:
-  Graph &g;
   Node &n;
   const RecurrentDims &d;
-  llvm::Error err = llvm::Error::success();
 };
 
 Unroller::Result Unroller::direction(int64_t dir, Value *x, Value *h0,

@@ -33,18 +33,7 @@ llvm::Expected<bool> makeReduceExplicit(Graph &g, Node *n) {
     attrs["axes"] = Attr::ofInts(axes);
     attrs["noop_with_empty_axes"] = Attr::ofInt(0);
   }
-  bool changed = false;
-  for (auto &kv : attrs) {
-    const Attr *old = n->getAttr(kv.first);
-    if (old && *old == kv.second)
-      continue;
-    n->setAttr(kv.first, kv.second);
-    changed = true;
-  }
-  if (changed)
-    if (auto err = checkTypesUnchanged(g, *n))
-      return std::move(err);
-  return changed;
+  return updateAttrs(g, *n, attrs);
 }
 
 } // namespace kiln

@@ -32,18 +32,7 @@ llvm::Expected<bool> makeWindowExplicit(Graph &g, Node *n) {
   if (n->getDef().findAttr("dilations"))
     attrs["dilations"] = Attr::ofInts(geom->dilations);
 
-  bool changed = false;
-  for (auto &kv : attrs) {
-    const Attr *old = n->getAttr(kv.first);
-    if (old && *old == kv.second)
-      continue;
-    n->setAttr(kv.first, kv.second);
-    changed = true;
-  }
-  if (changed)
-    if (auto err = checkTypesUnchanged(g, *n))
-      return std::move(err);
-  return changed;
+  return updateAttrs(g, *n, attrs);
 }
 
 llvm::Expected<bool> makeConvTransposeExplicit(Graph &g, Node *n) {
@@ -67,19 +56,7 @@ llvm::Expected<bool> makeConvTransposeExplicit(Graph &g, Node *n) {
   attrs["dilations"] = Attr::ofInts(geom->dilations);
   attrs["pads"] = Attr::ofInts(pads);
   attrs["output_padding"] = Attr::ofInts(Shape(kernel.size(), 0));
-  bool changed = n->hasAttr("output_shape");
-  n->removeAttr("output_shape");
-  for (auto &kv : attrs) {
-    const Attr *old = n->getAttr(kv.first);
-    if (old && *old == kv.second)
-      continue;
-    n->setAttr(kv.first, kv.second);
-    changed = true;
-  }
-  if (changed)
-    if (auto err = checkTypesUnchanged(g, *n))
-      return std::move(err);
-  return changed;
+  return updateAttrs(g, *n, attrs, {"output_shape"});
 }
 
 llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv) {

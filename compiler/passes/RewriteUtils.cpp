@@ -67,6 +67,43 @@ llvm::Error checkTypesUnchanged(Graph &g, Node &n) {
   return llvm::Error::success();
 }
 
+llvm::Expected<bool> updateAttrs(Graph &g, Node &n, const AttrMap &attrs,
+                                 llvm::ArrayRef<llvm::StringRef> remove) {
+  bool changed = false;
+  for (llvm::StringRef name : remove)
+    if (n.hasAttr(name)) {
+      n.removeAttr(name);
+      changed = true;
+    }
+  for (const auto &kv : attrs) {
+    const Attr *old = n.getAttr(kv.first);
+    if (old && *old == kv.second)
+      continue;
+    n.setAttr(kv.first, kv.second);
+    changed = true;
+  }
+  if (changed)
+    if (auto err = checkTypesUnchanged(g, n))
+      return std::move(err);
+  return changed;
+}
+
+Value *HelperNodeBuilder::add(llvm::StringRef role, OpKind kind,
+                              llvm::ArrayRef<Value *> in, AttrMap attrs) {
+  if (err_)
+    return nullptr;
+  auto n = addHelperNode(g_, origin_, role, kind, in, std::move(attrs));
+  if (!n) {
+    err_ = n.takeError();
+    return nullptr;
+  }
+  return (*n)->getOutput();
+}
+
+Value *HelperNodeBuilder::constant(llvm::StringRef role, Tensor t) {
+  return g_.addConstant(origin_.getName().str() + "/" + role.str(), std::move(t));
+}
+
 llvm::Expected<Node *> rebuildNode(Graph &g, Node *n,
                                    llvm::ArrayRef<Value *> inputs,
                                    const AttrMap &attrs) {

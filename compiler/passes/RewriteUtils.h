@@ -42,6 +42,13 @@ llvm::Error replaceValue(Graph &g, const Node &origin, Value *from, Value *to);
 /// ill-typed).
 llvm::Error checkTypesUnchanged(Graph &g, Node &n);
 
+/// Sets `attrs` on `n` (replacing or adding) and removes the attributes
+/// named in `remove`, then, if that changed anything, checks as
+/// checkTypesUnchanged. Returns whether it changed anything, so a rewrite
+/// that makes attributes explicit stops once they are.
+llvm::Expected<bool> updateAttrs(Graph &g, Node &n, const AttrMap &attrs,
+                                 llvm::ArrayRef<llvm::StringRef> remove = {});
+
 /// Gives `n` new inputs and attributes (`attrs` replaces or adds; nothing
 /// is removed). With an unchanged input count `n` is edited in place. A node
 /// cannot grow an input, so otherwise a new node of the same op takes `n`'s
@@ -76,6 +83,28 @@ Tensor transpose2D(const Tensor &t);
 Tensor scaleTensor(const Tensor &t, double factor);
 /// A rank-0 f32 tensor.
 Tensor scalarF32(float v);
+
+/// Adds the helper nodes and constants of one rewrite of `origin`
+/// (addHelperNode), so a lowering reads as its formula: after the first
+/// error every add returns nullptr, and takeError reports it once.
+class HelperNodeBuilder {
+public:
+  HelperNodeBuilder(Graph &g, Node &origin) : g_(g), origin_(origin) {}
+
+  Value *add(llvm::StringRef role, OpKind kind, llvm::ArrayRef<Value *> in,
+             AttrMap attrs = {});
+  /// A constant named `ORIGIN/role` (made unique).
+  Value *constant(llvm::StringRef role, Tensor t);
+  Value *scalar(llvm::StringRef role, float v) { return constant(role, scalarF32(v)); }
+  llvm::Error takeError() { return std::move(err_); }
+
+protected:
+  Graph &g_;
+  Node &origin_;
+
+private:
+  llvm::Error err_ = llvm::Error::success();
+};
 
 } // namespace kiln
 
