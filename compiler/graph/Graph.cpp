@@ -39,6 +39,10 @@ llvm::ArrayRef<int64_t> Node::getInts(llvm::StringRef name) const {
   assert(a && a->getKind() == AttrKind::Ints && "missing ints attribute");
   return a->getInts();
 }
+int64_t Node::getIntAt(llvm::StringRef name, size_t i, int64_t dflt) const {
+  const Attr *a = getAttr(name);
+  return a && i < a->getInts().size() ? a->getInts()[i] : dflt;
+}
 llvm::ArrayRef<float> Node::getFloats(llvm::StringRef name) const {
   const Attr *a = getAttr(name);
   assert(a && a->getKind() == AttrKind::Floats && "missing floats attribute");

@@ -92,6 +92,9 @@ public:
   llvm::StringRef getString(llvm::StringRef name) const;
   llvm::ArrayRef<int64_t> getInts(llvm::StringRef name) const;
   llvm::ArrayRef<float> getFloats(llvm::StringRef name) const;
+  /// Element `i` of the ints attribute `name`, or `dflt` when the attribute
+  /// is absent or shorter (optional pads, strides, dilations).
+  int64_t getIntAt(llvm::StringRef name, size_t i, int64_t dflt) const;
   void setAttr(llvm::StringRef name, Attr a) { attrs_[name.str()] = std::move(a); }
   void removeAttr(llvm::StringRef name) {
     auto it = attrs_.find(name);

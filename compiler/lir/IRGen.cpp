@@ -37,11 +37,6 @@ Buffer *Function::addBuffer(llvm::StringRef name, Region region,
 
 namespace {
 
-int64_t attrAt(const Node &n, llvm::StringRef name, size_t i, int64_t dflt) {
-  const Attr *a = n.getAttr(name);
-  return a && i < a->getInts().size() ? a->getInts()[i] : dflt;
-}
-
 /// Whether every use of `w` is as the f32 weights of a convolution the
 /// kernels read tap-major, so packing it cannot surprise another reader.
 bool packableConvWeights(const Graph &g, const Value *w) {
@@ -102,10 +97,10 @@ bool isPlanePool(const Node &pool) {
     return true;
   bool padded = false, past = false;
   for (int d = 0; d < 2; ++d) {
-    int64_t pb = attrAt(pool, "pads", d, 0), pe = attrAt(pool, "pads", d + 2, 0);
+    int64_t pb = pool.getIntAt("pads", d, 0), pe = pool.getIntAt("pads", d + 2, 0);
     padded |= pb || pe;
     past |= paddedExtent(in.shape[2 + d], pb, pe, out.shape[2 + d],
-                         attrAt(pool, "strides", d, 1), attrAt(pool, "kernel_shape", d, 1),
+                         pool.getIntAt("strides", d, 1), pool.getIntAt("kernel_shape", d, 1),
                          1) > in.shape[2 + d] + pb + pe;
   }
   return !past && (!padded || pool.getInt("count_include_pad") != 0);
@@ -120,11 +115,11 @@ std::optional<PaddedInput> paddedInput(const Node &n, bool packedWeights,
     return std::nullopt;
   int64_t pads[4], strides[2], kernel[2], dilations[2];
   for (int i = 0; i < 4; ++i)
-    pads[i] = attrAt(n, "pads", i, 0);
+    pads[i] = n.getIntAt("pads", i, 0);
   for (int d = 0; d < 2; ++d) {
-    strides[d] = attrAt(n, "strides", d, 1);
-    dilations[d] = attrAt(n, "dilations", d, 1);
-    kernel[d] = conv ? n.getInput(1)->getType().shape[2 + d] : attrAt(n, "kernel_shape", d, 1);
+    strides[d] = n.getIntAt("strides", d, 1);
+    dilations[d] = n.getIntAt("dilations", d, 1);
+    kernel[d] = conv ? n.getInput(1)->getType().shape[2 + d] : n.getIntAt("kernel_shape", d, 1);
   }
   bool global = !conv && out.shape[2] == 1 && out.shape[3] == 1 &&
                 kernel[0] == in.shape[2] && kernel[1] == in.shape[3];

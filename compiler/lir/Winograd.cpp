@@ -22,10 +22,6 @@ constexpr int64_t kMinOutputPixels = 64;
 /// products, few enough that V and M of a block stay in L2.
 constexpr int64_t kBlockTiles = 48;
 
-int64_t attrAt(const Node &n, llvm::StringRef name, size_t i, int64_t dflt) {
-  const Attr *a = n.getAttr(name);
-  return a && i < a->getInts().size() ? a->getInts()[i] : dflt;
-}
 } // namespace
 
 bool isWinogradConv(const Node &conv) {
@@ -37,7 +33,7 @@ bool isWinogradConv(const Node &conv) {
   if (x.dtype != DType::F32 || w.dtype != DType::F32 || x.rank() != 4 || w.rank() != 4)
     return false;
   for (size_t i = 0; i < 2; ++i)
-    if (attrAt(conv, "strides", i, 1) != 1 || attrAt(conv, "dilations", i, 1) != 1)
+    if (conv.getIntAt("strides", i, 1) != 1 || conv.getIntAt("dilations", i, 1) != 1)
       return false;
   return w.shape[2] == 3 && w.shape[3] == 3 && x.shape[1] >= kMinChannels &&
          y.shape[2] * y.shape[3] >= kMinOutputPixels;

@@ -38,12 +38,9 @@ llvm::Expected<bool> foldPad(Graph &g, Node *conv) {
   if (extra.empty() || conv->getInput(0)->getType().rank() != 4 ||
       (autoPad && autoPad->getString() != "NOTSET"))
     return false;
-  llvm::SmallVector<int64_t, 4> pads(4, 0);
-  if (const Attr *a = conv->getAttr("pads"))
-    for (size_t i = 0; i < 4 && i < a->getInts().size(); ++i)
-      pads[i] = a->getInts()[i];
+  llvm::SmallVector<int64_t, 4> pads;
   for (size_t i = 0; i < 4; ++i)
-    pads[i] += extra[i];
+    pads.push_back(conv->getIntAt("pads", i, 0) + extra[i]);
   llvm::SmallVector<Value *, 3> inputs(conv->getInputs().begin(),
                                        conv->getInputs().end());
   inputs[0] = x->getProducer()->getInput(0);

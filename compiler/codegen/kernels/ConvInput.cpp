@@ -6,10 +6,6 @@ namespace kiln {
 namespace codegen {
 
 namespace {
-int64_t attrAt(const Node &n, llvm::StringRef name, size_t i, int64_t dflt) {
-  const Attr *a = n.getAttr(name);
-  return a && i < a->getInts().size() ? a->getInts()[i] : dflt;
-}
 
 int64_t ceilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -(-a / b); }
 
@@ -25,10 +21,10 @@ ConvShape ConvShape::of(const Node &conv) {
   s.KH = wt.shape[2], s.KW = wt.shape[3];
   s.G = conv.getInt("group");
   s.ICg = s.C / s.G, s.OCg = s.OC / s.G;
-  s.sh = attrAt(conv, "strides", 0, 1), s.sw = attrAt(conv, "strides", 1, 1);
-  s.dh = attrAt(conv, "dilations", 0, 1), s.dw = attrAt(conv, "dilations", 1, 1);
-  s.pt = attrAt(conv, "pads", 0, 0), s.pl = attrAt(conv, "pads", 1, 0);
-  s.pb = attrAt(conv, "pads", 2, 0), s.pr = attrAt(conv, "pads", 3, 0);
+  s.sh = conv.getIntAt("strides", 0, 1), s.sw = conv.getIntAt("strides", 1, 1);
+  s.dh = conv.getIntAt("dilations", 0, 1), s.dw = conv.getIntAt("dilations", 1, 1);
+  s.pt = conv.getIntAt("pads", 0, 0), s.pl = conv.getIntAt("pads", 1, 0);
+  s.pb = conv.getIntAt("pads", 2, 0), s.pr = conv.getIntAt("pads", 3, 0);
   return s;
 }
 

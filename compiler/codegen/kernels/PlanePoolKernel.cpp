@@ -20,10 +20,6 @@ namespace kiln {
 namespace codegen {
 
 namespace {
-int64_t attrAt(const Node &n, llvm::StringRef name, size_t i, int64_t dflt) {
-  const Attr *a = n.getAttr(name);
-  return a && i < a->getInts().size() ? a->getInts()[i] : dflt;
-}
 
 /// Vectors per chunk of an output row, and accumulators of a global pool.
 constexpr int64_t kChunkVecs = 4;
@@ -37,10 +33,10 @@ llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args) {
   const TensorType &yt = n.getOutput()->getType();
   const int64_t planes = xt.shape[0] * xt.shape[1], H = xt.shape[2], W = xt.shape[3];
   const int64_t OH = yt.shape[2], OW = yt.shape[3];
-  const int64_t KH = attrAt(n, "kernel_shape", 0, 1), KW = attrAt(n, "kernel_shape", 1, 1);
-  const int64_t sh = attrAt(n, "strides", 0, 1);
-  const int64_t dh = attrAt(n, "dilations", 0, 1), dw = attrAt(n, "dilations", 1, 1);
-  const int64_t pt = attrAt(n, "pads", 0, 0), pl = attrAt(n, "pads", 1, 0);
+  const int64_t KH = n.getIntAt("kernel_shape", 0, 1), KW = n.getIntAt("kernel_shape", 1, 1);
+  const int64_t sh = n.getIntAt("strides", 0, 1);
+  const int64_t dh = n.getIntAt("dilations", 0, 1), dw = n.getIntAt("dilations", 1, 1);
+  const int64_t pt = n.getIntAt("pads", 0, 0), pl = n.getIntAt("pads", 1, 0);
   const bool isMax = n.is(OpKind::MaxPool);
   const unsigned lanes = kb.vec.lanes;
   auto &b = kb.b;

@@ -17,10 +17,6 @@ namespace kiln {
 namespace codegen {
 
 namespace {
-int64_t attrAt(const Node &n, llvm::StringRef name, size_t i, int64_t dflt) {
-  const Attr *a = n.getAttr(name);
-  return a && i < a->getInts().size() ? a->getInts()[i] : dflt;
-}
 
 /// One spatial dimension of the window, explicit (lowering made it so).
 struct Dim {
@@ -50,11 +46,11 @@ llvm::Error emitPool(KernelBuilder &kb, const KernelArgs &args) {
     size_t i = j + rank - 3;
     dims[j] = {xt.shape[2 + i],
                yt.shape[2 + i],
-               attrAt(n, "kernel_shape", i, 1),
-               attrAt(n, "strides", i, 1),
-               attrAt(n, "dilations", i, 1),
-               attrAt(n, "pads", i, 0),
-               attrAt(n, "pads", rank + i, 0)};
+               n.getIntAt("kernel_shape", i, 1),
+               n.getIntAt("strides", i, 1),
+               n.getIntAt("dilations", i, 1),
+               n.getIntAt("pads", i, 0),
+               n.getIntAt("pads", rank + i, 0)};
   }
   bool includePad = !isMax && n.getInt("count_include_pad") != 0;
   int64_t planes = xt.shape[0] * xt.shape[1];
