@@ -28,6 +28,9 @@ llvm::Expected<bool> makeConvTransposeExplicit(Graph &g, Node *n);
 
 /// 1-D Conv -> Reshape, 2-D Conv (explicit) over a height of 1, Reshape.
 llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv);
+/// 3-D Conv -> depth windows gathered into channels, one 2-D Conv over
+/// batch x output depth, Reshape and Transpose back.
+llvm::Expected<bool> lowerConv3D(Graph &g, Node *conv);
 
 /// GlobalAveragePool, GlobalMaxPool -> AveragePool, MaxPool over the whole
 /// spatial extent.

@@ -44,8 +44,7 @@ llvm::Expected<bool> makeConvTransposeExplicit(Graph &g, Node *n) {
   if (!geom)
     return geom.takeError();
   // output_padding and output_shape become (possibly negative) end pads.
-  Shape outputPadding = intsOr(*n, "output_padding",
-                               Shape(kernel.size(), 0));
+  Shape outputPadding = intsOr(*n, "output_padding", Shape(kernel.size(), 0));
   Shape pads = geom->padsBegin;
   for (size_t i = 0; i < kernel.size(); ++i)
     pads.push_back(geom->padsEnd[i] - outputPadding[i]);
@@ -66,7 +65,8 @@ llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv) {
                                   llvm::ArrayRef(wt.shape).drop_front(2));
   if (!geom)
     return geom.takeError();
-  auto unsqueeze = [&](Value *v, llvm::StringRef role) -> llvm::Expected<Value *> {
+  auto unsqueeze = [&](Value *v,
+                       llvm::StringRef role) -> llvm::Expected<Value *> {
     Shape shape = v->getType().shape;
     shape.insert(shape.begin() + 2, 1);
     auto r = addHelperNode(g, *conv, role, OpKind::Reshape, {v},
@@ -93,12 +93,86 @@ llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv) {
   auto conv2d = addReplacementNode(g, *conv, OpKind::Conv, inputs, attrs);
   if (!conv2d)
     return conv2d.takeError();
-  auto y = addHelperNode(g, *conv, "y1d", OpKind::Reshape,
-                         {(*conv2d)->getOutput()},
-                         {{"shape", Attr::ofInts(conv->getOutput()->getType().shape)}});
+  auto y = addHelperNode(
+      g, *conv, "y1d", OpKind::Reshape, {(*conv2d)->getOutput()},
+      {{"shape", Attr::ofInts(conv->getOutput()->getType().shape)}});
   if (!y)
     return y.takeError();
   if (auto err = replaceValue(g, *conv, conv->getOutput(), (*y)->getOutput()))
+    return std::move(err);
+  g.eraseNode(conv);
+  return true;
+}
+
+/// 3-D Conv as one 2-D Conv: every output depth `od` gathers the input
+/// depths it reads (od * stride + t * dilation, after zero padding) as extra
+/// channels, and the output depths become extra batch rows:
+///   x[N, C, D, H, W] -> Pad depth -> Gather [Do, KD] -> [N, C, Do, KD, H, W]
+///   -> Transpose [N, Do, C, KD, H, W] -> Reshape [N*Do, C*KD, H, W],
+///   w[O, C/g, KD, KH, KW] -> Reshape [O, C/g*KD, KH, KW],
+/// and the 2-D result [N*Do, O, Ho, Wo] -> [N, Do, O, Ho, Wo] -> Transpose.
+/// Merged channel c*KD+t keeps each group's channels contiguous, so `group`
+/// carries over. The gathered input is KD/stride times the input, fine for
+/// the volumes of embedded models; the 2-D kernels do the arithmetic.
+llvm::Expected<bool> lowerConv3D(Graph &g, Node *conv) {
+  const TensorType &xt = conv->getInput(0)->getType();
+  const TensorType &wt = conv->getInput(1)->getType();
+  const TensorType &yt = conv->getOutput()->getType();
+  auto geom = resolveConvGeometry(*conv, llvm::ArrayRef(xt.shape).drop_front(2),
+                                  llvm::ArrayRef(wt.shape).drop_front(2));
+  if (!geom)
+    return geom.takeError();
+  int64_t n = xt.shape[0], c = xt.shape[1], h = xt.shape[3], w = xt.shape[4];
+  int64_t kd = wt.shape[2], outDepth = yt.shape[2];
+  HelperNodeBuilder b(g, *conv);
+  Value *x = conv->getInput(0);
+  if (geom->padsBegin[0] || geom->padsEnd[0]) {
+    Shape pads(10, 0);
+    pads[2] = geom->padsBegin[0];
+    pads[7] = geom->padsEnd[0];
+    x = b.add("depth_padded", OpKind::Pad, {x},
+              {{"mode", Attr::ofString("constant")},
+               {"pads", Attr::ofInts(pads)},
+               {"value", Attr::ofFloat(0.0f)}});
+  }
+  Tensor depths(TensorType(DType::I64, {outDepth, kd}));
+  for (int64_t od = 0; od < outDepth; ++od)
+    for (int64_t t = 0; t < kd; ++t)
+      depths.data<int64_t>()[od * kd + t] =
+          od * geom->strides[0] + t * geom->dilations[0];
+  Value *windows = b.add("depth_windows", OpKind::Gather,
+                         {x, b.constant("depths", std::move(depths))},
+                         {{"axis", Attr::ofInt(2)}});
+  Value *rows = b.add("depth_rows", OpKind::Transpose, {windows},
+                      {{"perm", Attr::ofInts({0, 2, 1, 3, 4, 5})}});
+  Value *x2d = b.add("x2d", OpKind::Reshape, {rows},
+                     {{"shape", Attr::ofInts({n * outDepth, c * kd, h, w})}});
+  Value *w2d = b.add("w2d", OpKind::Reshape, {conv->getInput(1)},
+                     {{"shape", Attr::ofInts({wt.shape[0], wt.shape[1] * kd,
+                                              wt.shape[3], wt.shape[4]})}});
+  if (auto err = b.takeError())
+    return std::move(err);
+  llvm::SmallVector<Value *, 3> inputs{x2d, w2d};
+  if (conv->getInput(2))
+    inputs.push_back(conv->getInput(2));
+  AttrMap attrs = conv->getAttrs();
+  attrs["auto_pad"] = Attr::ofString("NOTSET");
+  attrs["kernel_shape"] = Attr::ofInts({wt.shape[3], wt.shape[4]});
+  attrs["strides"] = Attr::ofInts({geom->strides[1], geom->strides[2]});
+  attrs["dilations"] = Attr::ofInts({geom->dilations[1], geom->dilations[2]});
+  attrs["pads"] = Attr::ofInts({geom->padsBegin[1], geom->padsBegin[2],
+                                geom->padsEnd[1], geom->padsEnd[2]});
+  auto conv2d = addReplacementNode(g, *conv, OpKind::Conv, inputs, attrs);
+  if (!conv2d)
+    return conv2d.takeError();
+  Value *y5 = b.add("y_rows", OpKind::Reshape, {(*conv2d)->getOutput()},
+                    {{"shape", Attr::ofInts({n, outDepth, yt.shape[1],
+                                             yt.shape[3], yt.shape[4]})}});
+  Value *y = b.add("y3d", OpKind::Transpose, {y5},
+                   {{"perm", Attr::ofInts({0, 2, 1, 3, 4})}});
+  if (auto err = b.takeError())
+    return std::move(err);
+  if (auto err = replaceValue(g, *conv, conv->getOutput(), y))
     return std::move(err);
   g.eraseNode(conv);
   return true;
@@ -111,12 +185,12 @@ llvm::Expected<bool> lowerGlobalPool(Graph &g, Node *gap) {
   attrs["kernel_shape"] = Attr::ofInts(spatial);
   attrs["strides"] = Attr::ofInts(Shape(spatial.size(), 1));
   attrs["pads"] = Attr::ofInts(Shape(2 * spatial.size(), 0));
-  OpKind kind = gap->is(OpKind::GlobalMaxPool) ? OpKind::MaxPool
-                                               : OpKind::AveragePool;
+  OpKind kind =
+      gap->is(OpKind::GlobalMaxPool) ? OpKind::MaxPool : OpKind::AveragePool;
   if (kind == OpKind::MaxPool)
     attrs["dilations"] = Attr::ofInts(Shape(spatial.size(), 1));
-  auto pool = addReplacementNode(g, *gap, kind, {gap->getInput(0)},
-                                 std::move(attrs));
+  auto pool =
+      addReplacementNode(g, *gap, kind, {gap->getInput(0)}, std::move(attrs));
   if (!pool)
     return pool.takeError();
   if (auto err = replaceValue(g, *gap, gap->getOutput(), (*pool)->getOutput()))

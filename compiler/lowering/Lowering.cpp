@@ -50,7 +50,7 @@ llvm::Error checkLowered(const Graph &g) {
     else if (n->is(OpKind::Conv) && n->getInput(0)->getType().rank() != 4)
       problems.push_back(llvm::toString(nodeError(
           *n, llvm::formatv("{0}-D convolution is not supported by the code "
-                            "generator (only 2-D, and 1-D through 2-D)",
+                            "generator (only 2-D; 1-D and 3-D through 2-D)",
                             n->getInput(0)->getType().rank() - 2))));
   }
   if (problems.empty())
@@ -96,6 +96,8 @@ static llvm::Expected<bool> lowerNode(Graph &g, Node *n) {
   case OpKind::Conv:
     if (n->getInput(0)->getType().rank() == 3)
       return lowerConv1D(g, n);
+    if (n->getInput(0)->getType().rank() == 5)
+      return lowerConv3D(g, n);
     return makeWindowExplicit(g, n);
   case OpKind::MaxPool:
   case OpKind::AveragePool:

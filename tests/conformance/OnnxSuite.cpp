@@ -120,9 +120,15 @@ llvm::Expected<ModelInfo> readModelInfo(llvm::StringRef dir) {
   std::set<std::string> initializers;
   for (const onnx::TensorProto &t : model.graph().initializer())
     initializers.insert(t.name());
-  for (const onnx::ValueInfoProto &vi : model.graph().input())
-    if (!initializers.count(vi.name()))
-      info.dataInputs.push_back(vi.name());
+  for (const onnx::ValueInfoProto &vi : model.graph().input()) {
+    if (initializers.count(vi.name()))
+      continue;
+    info.dataInputs.push_back(vi.name());
+    std::vector<std::string> &params = info.dimParams.emplace_back();
+    if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
+      for (const auto &d : vi.type().tensor_type().shape().dim())
+        params.push_back(d.has_dim_param() ? d.dim_param() : "");
+  }
   auto checkTensor = [&](const onnx::ValueInfoProto &vi, const char *what) {
     if (!info.nonTensor.empty() || vi.type().has_tensor_type())
       return;
@@ -193,6 +199,14 @@ llvm::Expected<ImportedCase> importCase(llvm::StringRef dir,
                                         const DataSet &data) {
   std::string model = (dir + "/model.onnx").str();
   OnnxImportOptions opts;
+  // Symbolic dimensions take the test data's sizes, as a user binds them
+  // with `kilnc --dim NAME=VALUE`.
+  for (size_t k = 0; k < info.dimParams.size() && k < data.inputs.size(); ++k)
+    for (size_t d = 0; d < info.dimParams[k].size(); ++d)
+      if (!info.dimParams[k][d].empty() &&
+          d < data.inputs[k].getShape().size())
+        opts.dimBindings.emplace(info.dimParams[k][d],
+                                 data.inputs[k].getShape()[d]);
   ImportedCase result;
   for (;;) {
     auto g = importOnnxFile(model, opts);

@@ -57,6 +57,9 @@ std::string caseDir(llvm::StringRef key,
 struct ModelInfo {
   /// Graph inputs that are not initializers, in input_K order.
   std::vector<std::string> dataInputs;
+  /// For each data input, the dim_param of each dimension ("" where the
+  /// dimension is a number).
+  std::vector<std::vector<std::string>> dimParams;
   /// The op type of every node, in graph order (Constant included).
   std::vector<std::string> opTypes;
   /// For every node result, the node's inputs: what a value depends on.

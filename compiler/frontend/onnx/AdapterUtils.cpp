@@ -115,4 +115,37 @@ llvm::Error takeAttrInputs(PendingNode &n, int64_t sinceOpset,
   return llvm::Error::success();
 }
 
+Value *Formula::add(llvm::StringRef role, OpKind kind,
+                    llvm::ArrayRef<Value *> in, AttrMap attrs,
+                    const std::string &resultName) {
+  if (err || llvm::is_contained(in, nullptr))
+    return nullptr;
+  auto r = e.emit(kind, n.name + "/" + role.str(), in, std::move(attrs),
+                  {resultName});
+  if (!r) {
+    err = r.takeError();
+    return nullptr;
+  }
+  return (*r)[0];
+}
+
+Value *Formula::constant(llvm::StringRef role, Tensor t) {
+  Graph &g = e.getGraph();
+  return g.addConstant(g.uniqueName(n.name + "/" + role.str()), std::move(t));
+}
+
+Value *Formula::scalar(llvm::StringRef role, float v) {
+  Tensor t(TensorType(DType::F32, {}));
+  t.data<float>()[0] = v;
+  return constant(role, std::move(t));
+}
+
+Value *Formula::reduce(llvm::StringRef role, OpKind kind, Value *x,
+                       llvm::ArrayRef<int64_t> axes, bool keepDims) {
+  return add(role, kind, {x},
+             {{"axes", Attr::ofInts(axes)},
+              {"keepdims", Attr::ofInt(keepDims)},
+              {"noop_with_empty_axes", Attr::ofInt(0)}});
+}
+
 } // namespace kiln

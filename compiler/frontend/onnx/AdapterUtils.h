@@ -56,6 +56,29 @@ llvm::Expected<Value *> reshapeTo(NodeEmitter &e, const PendingNode &n,
                                   Value *v, llvm::ArrayRef<int64_t> shape,
                                   llvm::StringRef suffix);
 
+/// Emits the helper nodes of one ONNX node imported as a formula over ops
+/// kiln has, so the adapter reads as the formula: after the first error
+/// every add returns nullptr, and takeError reports it once.
+class Formula {
+public:
+  Formula(NodeEmitter &e, const PendingNode &n) : e(e), n(n) {}
+
+  /// A node `NODE/role`; `resultName` names its result (an ONNX output).
+  Value *add(llvm::StringRef role, OpKind kind, llvm::ArrayRef<Value *> in,
+             AttrMap attrs = {}, const std::string &resultName = "");
+  /// A constant `NODE/role` (made unique).
+  Value *constant(llvm::StringRef role, Tensor t);
+  Value *scalar(llvm::StringRef role, float v);
+  Value *reduce(llvm::StringRef role, OpKind kind, Value *x,
+                llvm::ArrayRef<int64_t> axes, bool keepDims);
+  llvm::Error takeError() { return std::move(err); }
+
+private:
+  NodeEmitter &e;
+  const PendingNode &n;
+  llvm::Error err = llvm::Error::success();
+};
+
 // Adapters of ops whose shape-deciding inputs become attributes
 // (InputAdapters.cpp).
 llvm::Expected<ValueList> emitSlice(NodeEmitter &e, PendingNode &n);
@@ -71,16 +94,19 @@ llvm::Expected<ValueList> emitCumSum(NodeEmitter &e, PendingNode &n);
 
 // Ops imported as gathers and scatters (IndexAdapters.cpp).
 llvm::Expected<ValueList> emitCompress(NodeEmitter &e, PendingNode &n);
-llvm::Expected<ValueList> emitReverseSequence(NodeEmitter &e,
-                                              PendingNode &n);
+llvm::Expected<ValueList> emitReverseSequence(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitMaxUnpool(NodeEmitter &e, PendingNode &n);
 
 // Ops imported as their formulas (CompositeAdapters.cpp).
-llvm::Expected<ValueList> emitTrainingBatchNorm(NodeEmitter &e,
-                                                PendingNode &n);
+llvm::Expected<ValueList> emitTrainingBatchNorm(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitDynamicQuantizeLinear(NodeEmitter &e,
                                                     PendingNode &n);
 llvm::Expected<ValueList> emitResize(NodeEmitter &e, PendingNode &n);
+
+/// Einsum as transposes, diagonals, reductions and MatMuls (Einsum.cpp).
+llvm::Expected<ValueList> emitEinsum(NodeEmitter &e, PendingNode &n);
+/// TopK as comparisons counted into ranks and selected (TopK.cpp).
+llvm::Expected<ValueList> emitTopK(NodeEmitter &e, PendingNode &n);
 
 } // namespace kiln
 

@@ -17,12 +17,6 @@
 namespace kiln {
 namespace {
 
-Tensor scalarF32(float v) {
-  Tensor t(TensorType(DType::F32, {}));
-  t.data<float>()[0] = v;
-  return t;
-}
-
 llvm::Expected<float> floatAttr(const PendingNode &n, llvm::StringRef name,
                                 float dflt) {
   auto it = n.attrs.find(name);
@@ -32,43 +26,6 @@ llvm::Expected<float> floatAttr(const PendingNode &n, llvm::StringRef name,
     return n.error("attribute '" + name + "' must be a float");
   return it->second.getFloat();
 }
-
-/// Emits helper nodes of one ONNX node, remembering the first error.
-class Formula {
-public:
-  Formula(NodeEmitter &e, const PendingNode &n) : e(e), n(n) {}
-
-  Value *add(llvm::StringRef role, OpKind kind, llvm::ArrayRef<Value *> in,
-             AttrMap attrs = {}, const std::string &resultName = "") {
-    if (err || llvm::is_contained(in, nullptr))
-      return nullptr;
-    auto r = e.emit(kind, n.name + "/" + role.str(), in, std::move(attrs),
-                    {resultName});
-    if (!r) {
-      err = r.takeError();
-      return nullptr;
-    }
-    return (*r)[0];
-  }
-  Value *scalar(llvm::StringRef role, float v) {
-    Graph &g = e.getGraph();
-    return g.addConstant(g.uniqueName(n.name + "/" + role.str()),
-                         scalarF32(v));
-  }
-  Value *reduce(llvm::StringRef role, OpKind kind, Value *x,
-                llvm::ArrayRef<int64_t> axes, bool keepDims) {
-    return add(role, kind, {x},
-               {{"axes", Attr::ofInts(axes)},
-                {"keepdims", Attr::ofInt(keepDims)},
-                {"noop_with_empty_axes", Attr::ofInt(0)}});
-  }
-  llvm::Error takeError() { return std::move(err); }
-
-private:
-  NodeEmitter &e;
-  const PendingNode &n;
-  llvm::Error err = llvm::Error::success();
-};
 
 } // namespace
 

@@ -13,7 +13,7 @@
 namespace kiln {
 
 llvm::Error PendingNode::error(const llvm::Twine &msg) const {
-  return nodeError(name, getOpDef(kind).name, msg);
+  return nodeError(name, opType.empty() ? getOpDef(kind).name : opType, msg);
 }
 
 std::string NodeEmitter::uniqueNodeName(llvm::StringRef base) {

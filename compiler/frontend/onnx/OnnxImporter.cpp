@@ -10,6 +10,7 @@
 #include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/frontend/onnx/NodeEmitter.h"
 #include "compiler/frontend/onnx/OpsetAdapters.h"
+#include "compiler/frontend/onnx/SequenceImport.h"
 #include "compiler/frontend/onnx/TensorProto.h"
 #include "compiler/frontend/onnx/UnsupportedOps.h"
 #include "compiler/ops/OpHelpers.h"
@@ -121,6 +122,8 @@ private:
   std::unique_ptr<Graph> graph_;
   /// ONNX value name -> kiln value. Only looked up, never iterated.
   llvm::StringMap<Value *> values_;
+  /// ONNX sequence name -> its tensors (SequenceImport.h).
+  llvm::StringMap<ValueList> sequences_;
 };
 
 llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
@@ -188,8 +191,7 @@ llvm::Error Importer::checkOpsSupported() const {
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto &n = g.node(i);
     bool defaultDomain = isDefaultDomain(n.domain());
-    if (defaultDomain &&
-        (n.op_type() == "Constant" || lookupOnnxOp(n.op_type())))
+    if (defaultDomain && isKnownOnnxOp(n.op_type()))
       continue;
     list += list.empty() ? "" : ", ";
     list += "node '" + nodeDisplayName(n, i) + "' (" + n.op_type();
@@ -206,7 +208,7 @@ llvm::Error Importer::checkOpsSupported() const {
 }
 
 llvm::Error Importer::define(const std::string &name, Value *v) {
-  if (!values_.try_emplace(name, v).second)
+  if (sequences_.count(name) || !values_.try_emplace(name, v).second)
     return makeError("value '" + name + "' is defined more than once");
   return llvm::Error::success();
 }
@@ -373,21 +375,31 @@ llvm::Error Importer::importNode(NodeEmitter &emitter,
   std::string name = nodeDisplayName(np, index);
   if (np.op_type() == "Constant")
     return importConstantNode(np, name);
-  // checkOpsSupported vetted the op.
-  const OpDef &def = *lookupOnnxOp(np.op_type());
+  bool sequenceOp = isImportTimeSequenceOp(np.op_type());
   PendingNode pending;
   pending.name = name;
-  pending.kind = def.kind;
+  // checkOpsSupported vetted the op; sequence ops have no OpDef.
+  pending.kind =
+      sequenceOp ? OpKind::Identity : lookupOnnxOp(np.op_type())->kind;
   pending.opType = np.op_type();
+  llvm::SmallVector<std::string, 2> sequenceInputs;
   for (const std::string &in : np.input()) {
+    sequenceInputs.emplace_back();
     if (in.empty()) {
+      pending.inputs.push_back(nullptr);
+      continue;
+    }
+    if (sequences_.count(in)) {
+      if (!sequenceOp)
+        return pending.error("input '" + in +
+                             "' is a sequence; only sequence ops take one");
+      sequenceInputs.back() = in;
       pending.inputs.push_back(nullptr);
       continue;
     }
     auto it = values_.find(in);
     if (it == values_.end())
-      return nodeError(name, def.name,
-                       "input '" + in +
+      return pending.error("input '" + in +
                            "' is not a graph input, an initializer or an "
                            "output of an earlier node");
     pending.inputs.push_back(it->second);
@@ -397,17 +409,18 @@ llvm::Error Importer::importNode(NodeEmitter &emitter,
 
   for (const onnx::AttributeProto &a : np.attribute()) {
     if (llvm::StringRef(a.name()).starts_with("kiln."))
-      return nodeError(name, def.name,
-                       "attribute '" + a.name() +
+      return pending.error("attribute '" + a.name() +
                            "' is reserved for kiln's own use");
     auto attr = convertAttr(a);
     if (!attr)
-      return nodeError(name, def.name, llvm::toString(attr.takeError()));
+      return pending.error(llvm::toString(attr.takeError()));
     if (!pending.attrs.emplace(a.name(), std::move(*attr)).second)
-      return nodeError(name, def.name,
-                       "attribute '" + a.name() + "' appears twice");
+      return pending.error("attribute '" + a.name() + "' appears twice");
   }
   pending.outputs.assign(np.output().begin(), np.output().end());
+  if (sequenceOp)
+    return importSequenceOp(emitter, pending, sequenceInputs,
+                            {values_, sequences_});
 
   auto results = emitComputingF64InF32(emitter, pending);
   if (!results)
@@ -417,8 +430,7 @@ llvm::Error Importer::importNode(NodeEmitter &emitter,
     if (out.empty())
       continue;
     if (static_cast<size_t>(i) >= results->size())
-      return nodeError(
-          name, def.name,
+      return pending.error(
           llvm::formatv("output {0} ('{1}') is not supported", i, out));
     if (auto err = define(out, (*results)[i]))
       return err;
@@ -430,6 +442,9 @@ llvm::Error Importer::importOutputs() {
   llvm::StringSet<> seen;
   for (const onnx::ValueInfoProto &vi : model_.graph().output()) {
     auto it = values_.find(vi.name());
+    if (sequences_.count(vi.name()))
+      return makeError("graph output '" + vi.name() +
+                       "' is a sequence; kiln compiles tensors only");
     if (it == values_.end())
       return makeError("graph output '" + vi.name() +
                        "' is not computed by the graph");
@@ -505,7 +520,8 @@ importOnnxBuffer(llvm::StringRef bytes, llvm::StringRef modelName,
 }
 
 bool isKnownOnnxOp(llvm::StringRef opType) {
-  return opType == "Constant" || lookupOnnxOp(opType);
+  return opType == "Constant" || isImportTimeSequenceOp(opType) ||
+         lookupOnnxOp(opType);
 }
 
 } // namespace kiln

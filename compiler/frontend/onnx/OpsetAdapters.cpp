@@ -319,9 +319,11 @@ const OpDef *lookupOnnxOp(llvm::StringRef opType) {
       {"CastLike", "Cast"},
       {"Compress", "Gather"},
       {"DynamicQuantizeLinear", "QuantizeLinear"},
+      {"Einsum", "MatMul"},
       {"MaxUnpool", "ScatterElements"},
       {"ReverseSequence", "GatherElements"},
       {"Scatter", "ScatterElements"},
+      {"TopK", "ReduceMax"},
       {"Upsample", "Resize"}};
   for (auto [alias, op] : aliases)
     if (opType == alias)
@@ -334,6 +336,10 @@ llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
   // hint of the first ONNX runtimes that means nothing since.
   if (e.getOpset() < 7)
     n.attrs.erase("consumed_inputs");
+  if (n.opType == "Einsum")
+    return emitEinsum(e, n);
+  if (n.opType == "TopK")
+    return emitTopK(e, n);
   switch (n.kind) {
   case OpKind::Add:
   case OpKind::Sub:

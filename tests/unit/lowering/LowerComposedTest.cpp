@@ -1,0 +1,181 @@
+//===- LowerComposedTest.cpp - Ops lowered to several primitives ----------===//
+//
+// 3-D Conv, LRN, CumSum, the recurrent ops and (de)quantization become
+// graphs of primitives. Each is checked against the op itself: the
+// reference interpreter runs the unlowered op from its own definition.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/lowering/Lowering.h"
+#include "tests/unit/passes/GraphTestUtil.h"
+
+#include <gtest/gtest.h>
+
+namespace kiln {
+namespace {
+
+using namespace test;
+
+/// Lowers `g` to primitives only, expecting a change.
+void lowerToPrimitives(Graph &g) {
+  auto changed = lowerGraph(g);
+  ASSERT_TRUE(bool(changed)) << llvm::toString(changed.takeError());
+  EXPECT_TRUE(*changed);
+  llvm::Error err = checkLowered(g);
+  EXPECT_FALSE(bool(err)) << llvm::toString(std::move(err));
+}
+
+/// Lowers a graph built by `build` and compares it with the original.
+void expectLoweringEquivalent(const GraphBuilder &build, double rtol = 1e-5) {
+  auto ref = buildGraph(build), g = buildGraph(build);
+  lowerToPrimitives(*g);
+  EXPECT_TRUE(equivalent(*ref, *g, 1, rtol));
+  EXPECT_TRUE(equivalent(*ref, *g, 2, rtol));
+}
+
+struct Conv3DCase {
+  Shape x, w;
+  Shape strides, dilations, pads;
+  int64_t group;
+  bool bias;
+  const char *autoPad = "NOTSET";
+};
+
+class LowerConv3D : public ::testing::TestWithParam<Conv3DCase> {};
+
+TEST_P(LowerConv3D, MatchesTheDirectConvolution) {
+  const Conv3DCase &c = GetParam();
+  GraphBuilder build = [&](Graph &g) {
+    llvm::SmallVector<Value *, 3> in{g.addInput("x", f32(c.x)),
+                                     randomConstant(g, "w", c.w)};
+    if (c.bias)
+      in.push_back(randomConstant(g, "b", {c.w[0]}));
+    AttrMap attrs{{"strides", Attr::ofInts(c.strides)},
+                  {"dilations", Attr::ofInts(c.dilations)},
+                  {"group", Attr::ofInt(c.group)},
+                  {"auto_pad", Attr::ofString(c.autoPad)}};
+    if (!c.pads.empty())
+      attrs["pads"] = Attr::ofInts(c.pads);
+    g.addOutput("y", addNode(g, OpKind::Conv, "conv", in, attrs)->getOutput());
+  };
+  expectLoweringEquivalent(build);
+  auto g = buildGraph(build);
+  lowerToPrimitives(*g);
+  for (const Node *n : g->getNodes())
+    if (n->is(OpKind::Conv))
+      EXPECT_EQ(n->getInput(0)->getType().rank(), 4u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Geometries, LowerConv3D,
+                         ::testing::Values(Conv3DCase{{1, 2, 4, 5, 5},
+                                                      {3, 2, 3, 3, 3},
+                                                      {1, 1, 1},
+                                                      {1, 1, 1},
+                                                      {0, 0, 0, 0, 0, 0},
+                                                      1,
+                                                      true},
+                                           Conv3DCase{{2, 2, 6, 5, 4},
+                                                      {4, 2, 3, 2, 2},
+                                                      {2, 1, 2},
+                                                      {1, 1, 1},
+                                                      {1, 0, 1, 1, 1, 0},
+                                                      1,
+                                                      false},
+                                           Conv3DCase{{1, 4, 7, 6, 6},
+                                                      {4, 2, 2, 3, 3},
+                                                      {1, 2, 1},
+                                                      {2, 1, 2},
+                                                      {1, 1, 1, 0, 1, 1},
+                                                      2,
+                                                      true},
+                                           Conv3DCase{{1, 3, 5, 5, 5},
+                                                      {2, 3, 3, 3, 3},
+                                                      {2, 2, 2},
+                                                      {1, 1, 1},
+                                                      {},
+                                                      1,
+                                                      true,
+                                                      "SAME_UPPER"}));
+
+TEST(LowerLRN, MatchesTheWindowedSum) {
+  expectLoweringEquivalent([](Graph &g) {
+    Value *x = g.addInput("x", f32({2, 7, 3, 3}));
+    g.addOutput("y", addNode(g, OpKind::LRN, "lrn", {x},
+                             {{"size", Attr::ofInt(4)},
+                              {"alpha", Attr::ofFloat(0.01f)},
+                              {"beta", Attr::ofFloat(0.6f)},
+                              {"bias", Attr::ofFloat(1.5f)}})
+                         ->getOutput());
+  });
+}
+
+class LowerCumSum
+    : public ::testing::TestWithParam<std::tuple<int64_t, bool, bool>> {};
+
+TEST_P(LowerCumSum, MatchesTheRunningSum) {
+  auto [axis, exclusive, reverse] = GetParam();
+  expectLoweringEquivalent([&](Graph &g) {
+    Value *x = g.addInput("x", f32({3, 5, 4}));
+    g.addOutput("y", addNode(g, OpKind::CumSum, "cumsum", {x},
+                             {{"axis", Attr::ofInt(axis)},
+                              {"exclusive", Attr::ofInt(exclusive)},
+                              {"reverse", Attr::ofInt(reverse)}})
+                         ->getOutput());
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(AxesAndModes, LowerCumSum,
+                         ::testing::Combine(::testing::Values(0, 1, -1),
+                                            ::testing::Bool(),
+                                            ::testing::Bool()));
+
+class LowerRecurrent
+    : public ::testing::TestWithParam<std::tuple<OpKind, const char *>> {};
+
+TEST_P(LowerRecurrent, MatchesTheRecurrence) {
+  auto [kind, direction] = GetParam();
+  int64_t gates = kind == OpKind::LSTM ? 4 : kind == OpKind::GRU ? 3 : 1;
+  int64_t dirs = llvm::StringRef(direction) == "bidirectional" ? 2 : 1;
+  int64_t seq = 4, batch = 2, input = 3, hidden = 5;
+  expectLoweringEquivalent(
+      [&](Graph &g) {
+        Value *x = g.addInput("x", f32({seq, batch, input}));
+        Value *w = randomConstant(g, "w", {dirs, gates * hidden, input});
+        Value *r = randomConstant(g, "r", {dirs, gates * hidden, hidden});
+        Value *b = randomConstant(g, "b", {dirs, 2 * gates * hidden});
+        Node *n = addNode(g, kind, "rnn", {x, w, r, b},
+                          {{"hidden_size", Attr::ofInt(hidden)},
+                           {"direction", Attr::ofString(direction)}});
+        g.addOutput("y", n->getOutput(0));
+        g.addOutput("y_h", n->getOutput(1));
+      },
+      1e-4);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    KindsAndDirections, LowerRecurrent,
+    ::testing::Combine(
+        ::testing::Values(OpKind::RNN, OpKind::GRU, OpKind::LSTM),
+        ::testing::Values("forward", "reverse", "bidirectional")));
+
+TEST(LowerQuantization, QuantizeThenDequantizeMatch) {
+  expectLoweringEquivalent([](Graph &g) {
+    Value *x = g.addInput("x", f32({2, 3, 4}));
+    Value *scale = constantF32(g, "scale", {3}, {0.01f, 0.02f, 0.005f});
+    Tensor zp(TensorType(DType::I8, {3}));
+    zp.data<int8_t>()[0] = 3;
+    zp.data<int8_t>()[1] = -7;
+    zp.data<int8_t>()[2] = 0;
+    Value *zeroPoint = g.addConstant("zero_point", std::move(zp));
+    Node *q = addNode(g, OpKind::QuantizeLinear, "q", {x, scale, zeroPoint},
+                      {{"axis", Attr::ofInt(1)}});
+    Node *dq =
+        addNode(g, OpKind::DequantizeLinear, "dq",
+                {q->getOutput(), scale, zeroPoint}, {{"axis", Attr::ofInt(1)}});
+    g.addOutput("q", q->getOutput());
+    g.addOutput("y", dq->getOutput());
+  });
+}
+
+} // namespace
+} // namespace kiln
