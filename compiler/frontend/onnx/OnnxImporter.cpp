@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontend/onnx/OnnxImporter.h"
+#include "compiler/frontend/onnx/Gradient.h"
 #include "compiler/frontend/onnx/NodeEmitter.h"
 #include "compiler/frontend/onnx/OpsetAdapters.h"
 #include "compiler/frontend/onnx/SequenceImport.h"
@@ -111,6 +112,9 @@ private:
                                  llvm::StringRef name);
   llvm::Error importNode(NodeEmitter &emitter, const onnx::NodeProto &np,
                          int index);
+  llvm::Error importGradientNode(NodeEmitter &emitter,
+                                 const onnx::NodeProto &np,
+                                 llvm::StringRef name);
   llvm::Error importOutputs();
   llvm::Error checkDeclaredType(const onnx::ValueInfoProto &vi,
                                 const Value *v) const;
@@ -192,6 +196,8 @@ llvm::Error Importer::checkOpsSupported() const {
     const onnx::NodeProto &n = g.node(i);
     bool defaultDomain = isDefaultDomain(n.domain());
     if (defaultDomain && isKnownOnnxOp(n.op_type()))
+      continue;
+    if (n.domain() == kOnnxTrainingDomain && n.op_type() == "Gradient")
       continue;
     list += list.empty() ? "" : ", ";
     list += "node '" + nodeDisplayName(n, i) + "' (" + n.op_type();
@@ -375,6 +381,8 @@ llvm::Error Importer::importNode(NodeEmitter &emitter,
   std::string name = nodeDisplayName(np, index);
   if (np.op_type() == "Constant")
     return importConstantNode(np, name);
+  if (np.domain() == kOnnxTrainingDomain)
+    return importGradientNode(emitter, np, name);
   bool sequenceOp = isImportTimeSequenceOp(np.op_type());
   PendingNode pending;
   pending.name = name;
@@ -435,6 +443,54 @@ llvm::Error Importer::importNode(NodeEmitter &emitter,
     if (auto err = define(out, (*results)[i]))
       return err;
   }
+  return llvm::Error::success();
+}
+
+/// Gradient names its tensors in string attributes: y, and xs (zs, the
+/// inputs held fixed, need nothing: only paths from the xs are followed).
+llvm::Error Importer::importGradientNode(NodeEmitter &emitter,
+                                         const onnx::NodeProto &np,
+                                         llvm::StringRef name) {
+  PendingNode pending;
+  pending.name = name.str();
+  pending.kind = OpKind::Identity;
+  pending.opType = np.op_type();
+  pending.outputs.assign(np.output().begin(), np.output().end());
+  auto tensor = [&](const std::string &valueName) -> llvm::Expected<Value *> {
+    auto it = values_.find(valueName);
+    if (it == values_.end())
+      return pending.error("'" + valueName +
+                           "' is not a tensor computed before the node");
+    return it->second;
+  };
+  Value *y = nullptr;
+  llvm::SmallVector<Value *, 4> xs;
+  for (const onnx::AttributeProto &a : np.attribute()) {
+    if (a.name() == "y") {
+      auto v = tensor(a.s());
+      if (!v)
+        return v.takeError();
+      y = *v;
+    } else if (a.name() == "xs") {
+      for (const std::string &x : a.strings()) {
+        auto v = tensor(x);
+        if (!v)
+          return v.takeError();
+        xs.push_back(*v);
+      }
+    }
+  }
+  if (!y || xs.empty())
+    return pending.error("needs the attributes y and xs");
+  if (xs.size() != static_cast<size_t>(np.output_size()))
+    return pending.error("needs one output per entry of xs");
+  auto results = emitGradient(emitter, pending, y, xs);
+  if (!results)
+    return results.takeError();
+  for (size_t i = 0; i < xs.size(); ++i)
+    if (!np.output(i).empty())
+      if (auto err = define(np.output(i), (*results)[i]))
+        return err;
   return llvm::Error::success();
 }
 

@@ -329,5 +329,66 @@ TEST(ImportSequences, SequenceOutputsAndBadPositionsAreErrors) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Gradient
+//===----------------------------------------------------------------------===//
+
+/// A Gradient node of the training domain: d(y)/d(each of xs).
+void addGradient(ModelBuilder &b, const std::string &y,
+                 std::initializer_list<const char *> xs,
+                 std::initializer_list<const char *> outputs) {
+  onnx::OperatorSetIdProto *id = b.proto().add_opset_import();
+  id->set_domain("ai.onnx.preview.training");
+  id->set_version(1);
+  onnx::NodeProto &n = b.node("Gradient", xs, outputs, "grad");
+  n.set_domain("ai.onnx.preview.training");
+  test::setString(n, "y", y);
+  onnx::AttributeProto *a = n.add_attribute();
+  a->set_name("xs");
+  a->set_type(onnx::AttributeProto::STRINGS);
+  for (const char *x : xs)
+    a->add_strings(x);
+}
+
+TEST(ImportGradient, MatchesTheDerivativesWithBroadcasting) {
+  // c = a * b + a / b - b, with b [3] broadcast over a [2, 3]:
+  // dc/da = b + 1/b; dc/db = sum over rows of (a - a/b^2 - 1).
+  ModelBuilder b(12);
+  b.input("a", {2, 3}).input("b", {3});
+  b.node("Mul", {"a", "b"}, {"ab"});
+  b.node("Div", {"a", "b"}, {"a_b"});
+  b.node("Add", {"ab", "a_b"}, {"sum"});
+  b.node("Sub", {"sum", "b"}, {"c"});
+  addGradient(b, "c", {"a", "b"}, {"dc_da", "dc_db"});
+  b.output("c").output("dc_da").output("dc_db");
+  std::vector<float> a = randomData(6, 4), bv = {0.5f, -1.25f, 2.0f};
+  auto out = importAndRun(b, {Tensor::fromValues<float>(DType::F32, {2, 3}, a),
+                              Tensor::fromValues<float>(DType::F32, {3}, bv)});
+  ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
+  ASSERT_EQ((*out)[2].getShape(), llvm::ArrayRef<int64_t>({3}));
+  for (int64_t j = 0; j < 3; ++j) {
+    float dbWant = 0;
+    for (int64_t i = 0; i < 2; ++i) {
+      EXPECT_NEAR((*out)[1].values<float>()[i * 3 + j], bv[j] + 1 / bv[j],
+                  1e-5);
+      dbWant += a[i * 3 + j] - a[i * 3 + j] / (bv[j] * bv[j]) - 1;
+    }
+    EXPECT_NEAR((*out)[2].values<float>()[j], dbWant, 1e-5);
+  }
+}
+
+TEST(ImportGradient, OtherOpsOnThePathAreErrors) {
+  ModelBuilder b(12);
+  b.input("a", {3});
+  b.node("Relu", {"a"}, {"r"}, "relu");
+  addGradient(b, "r", {"a"}, {"dr_da"});
+  b.output("dr_da");
+  std::string msg = importError(b);
+  EXPECT_NE(msg.find("node 'grad' (Gradient): cannot differentiate through "
+                     "node 'relu' (Relu)"),
+            std::string::npos)
+      << msg;
+}
+
 } // namespace
 } // namespace kiln
