@@ -76,6 +76,30 @@ llvm::Expected<int64_t> intAttr(const PendingNode &n, llvm::StringRef attr,
   return it->second.getInt();
 }
 
+llvm::Expected<int64_t> axisAttr(const PendingNode &n, llvm::StringRef attr,
+                                 std::optional<int64_t> dflt, int64_t rank) {
+  if (!dflt && !n.attrs.count(attr))
+    return n.error("needs an int attribute '" + attr + "'");
+  auto axis = intAttr(n, attr, dflt.value_or(0));
+  if (!axis)
+    return axis.takeError();
+  if (*axis < -rank || *axis >= rank)
+    return n.error(llvm::formatv("{0} {1} is out of range for rank {2}", attr,
+                                 *axis, rank));
+  return *axis < 0 ? *axis + rank : *axis;
+}
+
+llvm::Expected<int64_t> scalarIntInput(const PendingNode &n, unsigned i,
+                                       llvm::StringRef what) {
+  auto ints = intsInput(n, i, what);
+  if (!ints)
+    return ints.takeError();
+  if (ints->size() != 1)
+    return n.error(llvm::formatv("input {0} ({1}) must hold one value", i,
+                                 what));
+  return (*ints)[0];
+}
+
 llvm::Expected<Value *> reshapeTo(NodeEmitter &e, const PendingNode &n,
                                   Value *v, llvm::ArrayRef<int64_t> shape,
                                   llvm::StringRef suffix) {

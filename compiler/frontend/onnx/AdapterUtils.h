@@ -34,6 +34,14 @@ llvm::Error checkMaxInputs(const PendingNode &n, unsigned maxInputs);
 llvm::Expected<int64_t> intAttr(const PendingNode &n, llvm::StringRef attr,
                                 int64_t dflt);
 
+/// Int attribute `attr` as an axis of a rank-`rank` tensor, made
+/// non-negative; `dflt` when absent (required when there is none).
+llvm::Expected<int64_t> axisAttr(const PendingNode &n, llvm::StringRef attr,
+                                 std::optional<int64_t> dflt, int64_t rank);
+/// A constant int input holding one value (a size, k).
+llvm::Expected<int64_t> scalarIntInput(const PendingNode &n, unsigned i,
+                                       llvm::StringRef what);
+
 /// Sets ints attribute `attr` from constant input `i` (absent and not
 /// `required`: nothing).
 llvm::Error moveInputToAttr(PendingNode &n, unsigned i, llvm::StringRef attr,

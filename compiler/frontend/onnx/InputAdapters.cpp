@@ -200,12 +200,10 @@ llvm::Expected<ValueList> emitRange(NodeEmitter &e, PendingNode &n) {
 llvm::Expected<ValueList> emitWindow(NodeEmitter &e, PendingNode &n) {
   if (auto err = checkMaxInputs(n, 1))
     return std::move(err);
-  auto size = intsInput(n, 0, "size");
+  auto size = scalarIntInput(n, 0, "size");
   if (!size)
     return size.takeError();
-  if (size->size() != 1)
-    return n.error("size must hold one value");
-  n.attrs["size"] = Attr::ofInt((*size)[0]);
+  n.attrs["size"] = Attr::ofInt(*size);
   n.inputs.clear();
   return e.emit(n);
 }
@@ -214,12 +212,10 @@ llvm::Expected<ValueList> emitWindow(NodeEmitter &e, PendingNode &n) {
 llvm::Expected<ValueList> emitCumSum(NodeEmitter &e, PendingNode &n) {
   if (auto err = checkMaxInputs(n, 2))
     return std::move(err);
-  auto axis = intsInput(n, 1, "axis");
+  auto axis = scalarIntInput(n, 1, "axis");
   if (!axis)
     return axis.takeError();
-  if (axis->size() != 1)
-    return n.error("axis must hold one value");
-  n.attrs["axis"] = Attr::ofInt((*axis)[0]);
+  n.attrs["axis"] = Attr::ofInt(*axis);
   n.inputs.resize(1);
   return e.emit(n);
 }

@@ -155,17 +155,12 @@ llvm::Expected<ValueList> emitDropout(NodeEmitter &e, PendingNode &n) {
 llvm::Expected<ValueList> emitSoftmax(NodeEmitter &e, PendingNode &n) {
   if (e.getOpset() >= 13 || n.inputs.size() != 1 || !n.inputs[0])
     return e.emit(n);
-  auto axisOrErr = intAttr(n, "axis", 1);
-  if (!axisOrErr)
-    return axisOrErr.takeError();
   Value *x = n.inputs[0];
   int64_t rank = x->getType().rank();
+  auto axisOrErr = axisAttr(n, "axis", 1, rank);
+  if (!axisOrErr)
+    return axisOrErr.takeError();
   int64_t axis = *axisOrErr;
-  if (axis < -rank || axis >= rank)
-    return n.error(
-        llvm::formatv("axis {0} is out of range for rank {1}", axis, rank));
-  if (axis < 0)
-    axis += rank;
   n.attrs["axis"] = Attr::ofInt(axis == rank - 1 ? axis : 1);
   if (axis == rank - 1)
     return e.emit(n);

@@ -46,17 +46,12 @@ llvm::Expected<ValueList> splitToSequence(NodeEmitter &e, PendingNode &n) {
   if (n.inputs.empty() || !n.inputs[0])
     return n.error("needs an input tensor");
   const TensorType &xt = n.inputs[0]->getType();
-  auto axisAttr = intAttr(n, "axis", 0);
-  if (!axisAttr)
-    return axisAttr.takeError();
   auto keepDims = intAttr(n, "keepdims", 1);
   if (!keepDims)
     return keepDims.takeError();
-  int64_t rank = xt.rank();
-  auto axis = normalizeAxis(*axisAttr, rank);
+  auto axis = axisAttr(n, "axis", 0, xt.rank());
   if (!axis)
-    return n.error(llvm::formatv("axis {0} is out of range for rank {1}",
-                                 *axisAttr, rank));
+    return axis.takeError();
   int64_t len = xt.shape[*axis];
   Shape sizes;
   bool squeeze = false;
@@ -114,17 +109,13 @@ llvm::Expected<Value *> concatFromSequence(NodeEmitter &e, PendingNode &n,
                                            const ValueList &seq) {
   if (seq.empty())
     return n.error("cannot concatenate an empty sequence");
-  auto axisAttr = n.attrs.find("axis");
-  if (axisAttr == n.attrs.end() || axisAttr->second.getKind() != AttrKind::Int)
-    return n.error("needs an int attribute 'axis'");
   auto newAxis = intAttr(n, "new_axis", 0);
   if (!newAxis)
     return newAxis.takeError();
   int64_t rank = seq[0]->getType().rank() + (*newAxis ? 1 : 0);
-  auto axis = normalizeAxis(axisAttr->second.getInt(), rank);
+  auto axis = axisAttr(n, "axis", std::nullopt, rank);
   if (!axis)
-    return n.error(llvm::formatv("axis {0} is out of range for rank {1}",
-                                 axisAttr->second.getInt(), rank));
+    return axis.takeError();
   ValueList parts;
   for (Value *v : seq) {
     if (!*newAxis) {

@@ -28,12 +28,10 @@ llvm::Expected<ValueList> emitTopK(NodeEmitter &e, PendingNode &n) {
       return std::move(err);
     if (auto err = checkMaxInputs(n, 2))
       return std::move(err);
-    auto ks = intsInput(n, 1, "K");
-    if (!ks)
-      return ks.takeError();
-    if (ks->size() != 1)
-      return n.error("K must have one element");
-    k = (*ks)[0];
+    auto kInput = scalarIntInput(n, 1, "K");
+    if (!kInput)
+      return kInput.takeError();
+    k = *kInput;
   } else {
     if (auto err = checkMaxInputs(n, 1))
       return std::move(err);
@@ -44,27 +42,19 @@ llvm::Expected<ValueList> emitTopK(NodeEmitter &e, PendingNode &n) {
   }
   if (n.inputs.empty() || !n.inputs[0])
     return n.error("needs an input X");
-  auto axisAttr = intAttr(n, "axis", -1);
-  if (!axisAttr)
-    return axisAttr.takeError();
   auto largest = intAttr(n, "largest", 1);
   if (!largest)
     return largest.takeError();
-  // sorted = 0 lets any order through; the sorted order is one of them.
-  auto sorted = intAttr(n, "sorted", 1);
-  if (!sorted)
-    return sorted.takeError();
-
+  // sorted = 0 allows any order, so the sorted order always does.
   Value *x = n.inputs[0];
   const TensorType &xt = x->getType();
   if (xt.dtype != DType::F32 && xt.dtype != DType::I32 &&
       xt.dtype != DType::I64)
     return n.error("supports f32, i32 and i64 inputs, got " + xt.str());
   int64_t rank = xt.rank();
-  auto axis = normalizeAxis(*axisAttr, rank);
+  auto axis = axisAttr(n, "axis", -1, rank);
   if (!axis)
-    return n.error(llvm::formatv("axis {0} is out of range for rank {1}",
-                                 *axisAttr, rank));
+    return axis.takeError();
   int64_t len = xt.shape[*axis];
   if (k < 0 || k > len)
     return n.error(
