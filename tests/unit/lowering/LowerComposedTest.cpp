@@ -61,9 +61,11 @@ TEST_P(LowerConv3D, MatchesTheDirectConvolution) {
   expectLoweringEquivalent(build);
   auto g = buildGraph(build);
   lowerToPrimitives(*g);
-  for (const Node *n : g->getNodes())
-    if (n->is(OpKind::Conv))
+  for (const Node *n : g->getNodes()) {
+    if (n->is(OpKind::Conv)) {
       EXPECT_EQ(n->getInput(0)->getType().rank(), 4u);
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Geometries, LowerConv3D,
