@@ -85,6 +85,26 @@ void Graph::addOutput(llvm::StringRef name, Value *v) {
   outputs_.push_back({name.str(), v});
 }
 
+/// A type rule computes result shapes from attributes and input shapes that
+/// a model may set to anything; a result beyond kMaxTensorElements (or with
+/// a negative extent) is an error here, so no later stage multiplies
+/// extents into an overflow or plans an impossible buffer.
+static llvm::Error checkResultSize(const Node &n, const TensorType &t) {
+  int64_t count = 1;
+  for (int64_t d : t.shape) {
+    if (d < 0)
+      return nodeError(n, "a result would have the negative extent " +
+                              shapeStr(t.shape));
+    if (d != 0 && count > kMaxTensorElements / d)
+      return nodeError(n, "a result of shape " + shapeStr(t.shape) +
+                              " would exceed kiln's limit of " +
+                              std::to_string(kMaxTensorElements) +
+                              " elements per tensor");
+    count *= d;
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<Node *> Graph::addNode(OpKind kind, llvm::StringRef name,
                                       llvm::ArrayRef<Value *> inputs,
                                       AttrMap attrs, Node *insertBefore) {
@@ -125,6 +145,9 @@ llvm::Expected<Node *> Graph::addNode(OpKind kind, llvm::StringRef name,
   auto types = def.infer(*node);
   if (!types)
     return types.takeError();
+  for (const TensorType &t : *types)
+    if (auto err = checkResultSize(*node, t))
+      return std::move(err);
   for (unsigned i = 0; i < types->size(); ++i) {
     std::string valueName = uniqueName(
         types->size() == 1 ? name : llvm::formatv("{0}:{1}", name, i).str());
@@ -149,6 +172,9 @@ llvm::Error Graph::reinferTypes(Node *n) {
   auto types = n->getDef().infer(*n);
   if (!types)
     return types.takeError();
+  for (const TensorType &t : *types)
+    if (auto err = checkResultSize(*n, t))
+      return err;
   if (types->size() != n->getNumOutputs())
     return nodeError(*n, "type rule changed the number of results");
   for (unsigned i = 0; i < types->size(); ++i)

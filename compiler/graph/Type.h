@@ -60,6 +60,10 @@ struct QuantParams {
 };
 
 /// Element type + static shape (+ quantization). Rank 0 is a scalar.
+/// The most elements a tensor may have: every extent product kiln computes
+/// then fits in int64 with room to spare, and element offsets in int32.
+constexpr int64_t kMaxTensorElements = 2147483647;
+
 struct TensorType {
   DType dtype = DType::F32;
   Shape shape;

@@ -95,6 +95,28 @@ bool StridedIndex::next() {
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// Window attributes come from the model; bounding them keeps every
+/// extent computed from them (d * (k - 1) + 1, s * (in - 1) + ...) far from
+/// overflow. Pads may be negative (ConvTranspose's), not huge.
+static llvm::Error checkWindowExtents(const Node &n,
+                                      llvm::ArrayRef<int64_t> kernel,
+                                      llvm::ArrayRef<int64_t> strides,
+                                      llvm::ArrayRef<int64_t> dilations,
+                                      llvm::ArrayRef<int64_t> pads) {
+  constexpr int64_t kMaxWindowExtent = int64_t(1) << 24;
+  for (llvm::ArrayRef<int64_t> positive : {kernel, strides, dilations})
+    for (int64_t v : positive)
+      if (v < 1 || v > kMaxWindowExtent)
+        return nodeError(n, llvm::formatv("kernel sizes, strides and "
+                                          "dilations must be in [1, {0}]",
+                                          kMaxWindowExtent));
+  for (int64_t p : pads)
+    if (p < -kMaxWindowExtent || p > kMaxWindowExtent)
+      return nodeError(n, llvm::formatv("pads must be within +-{0}",
+                                        kMaxWindowExtent));
+  return llvm::Error::success();
+}
+
 llvm::Expected<ConvGeometry>
 resolveConvGeometry(const Node &n, llvm::ArrayRef<int64_t> inSizes,
                     llvm::ArrayRef<int64_t> kernel) {
@@ -116,13 +138,11 @@ resolveConvGeometry(const Node &n, llvm::ArrayRef<int64_t> inSizes,
         n, llvm::formatv("strides, dilations and pads must have {0}, {0} and "
                          "{1} entries for {0} spatial dimensions",
                          rank, 2 * rank));
-  for (size_t i = 0; i < rank; ++i) {
-    if (kernel[i] < 1 || g.strides[i] < 1 || g.dilations[i] < 1)
-      return nodeError(n, "kernel sizes, strides and dilations must be "
-                          "positive");
+  if (auto err = checkWindowExtents(n, kernel, g.strides, g.dilations, pads))
+    return std::move(err);
+  for (size_t i = 0; i < rank; ++i)
     if (pads[i] < 0 || pads[rank + i] < 0)
       return nodeError(n, "pads must not be negative");
-  }
   llvm::StringRef autoPad = n.getString("auto_pad");
   bool ceilMode = n.hasAttr("ceil_mode") && n.getInt("ceil_mode") != 0;
   g.padsBegin.resize(rank);
@@ -195,11 +215,12 @@ resolveConvTransposeGeometry(const Node &n, llvm::ArrayRef<int64_t> inSizes,
   g.padsBegin.resize(rank);
   g.padsEnd.resize(rank);
   g.outSizes.resize(rank);
+  if (auto err = checkWindowExtents(n, kernel, g.strides, g.dilations, pads))
+    return std::move(err);
+  if (auto err = checkWindowExtents(n, {}, {}, {}, outputPadding))
+    return std::move(err);
   for (size_t i = 0; i < rank; ++i) {
     int64_t in = inSizes[i], s = g.strides[i], k = g.effectiveKernel(i);
-    if (kernel[i] < 1 || s < 1 || g.dilations[i] < 1)
-      return nodeError(n, "kernel sizes, strides and dilations must be "
-                          "positive");
     int64_t full = s * (in - 1) + outputPadding[i] + k;
     if (!outputShape.empty() || autoPad.starts_with("SAME")) {
       int64_t target = outputShape.empty() ? in * s : outputShape[i];

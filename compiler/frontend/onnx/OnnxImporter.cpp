@@ -306,7 +306,7 @@ Importer::inputType(const onnx::ValueInfoProto &vi) const {
       return makeError(llvm::formatv("input '{0}' dimension {1} is negative "
                                      "({2})",
                                      name, i, value));
-    if (value != 0 && count > std::numeric_limits<int32_t>::max() / value)
+    if (value != 0 && count > kMaxTensorElements / value)
       return makeError("input '" + name + "' is too large");
     count *= value;
     shape.push_back(value);

@@ -204,6 +204,36 @@ TEST(OnnxImporter, ShapeMismatchNamesTheNode) {
   EXPECT_EQ(msg.rfind("node 'add0' (Add): ", 0), 0u) << msg;
 }
 
+TEST(OnnxImporter, AbsurdSizesAreErrorsNotOverflows) {
+  // Window attributes far beyond any tensor.
+  ModelBuilder conv(13);
+  conv.input("x", {1, 1, 8, 8}).initializer("w", {1, 1, 3, 3},
+                                            std::vector<float>(9, 1.0f));
+  conv.output("y");
+  test::setInts(conv.node("Conv", {"x", "w"}, {"y"}, "conv"), "dilations",
+                {int64_t(1) << 62, 1});
+  std::string msg = importError(conv);
+  EXPECT_EQ(msg.rfind("node 'conv' (Conv): kernel sizes, strides and "
+                      "dilations must be in [1, 16777216]",
+                      0),
+            0u)
+      << msg;
+  // Results whose element count overflows, or is merely too large.
+  for (int64_t pad : {int64_t(1) << 40, int64_t(1) << 20}) {
+    ModelBuilder b(13);
+    b.input("x", {1, 2}).int64Initializer("pads", {4}, {0, 0, pad, pad});
+    b.output("y");
+    b.node("Pad", {"x", "pads"}, {"y"}, "pad");
+    msg = importError(b);
+    EXPECT_NE(msg.find("node 'pad' (Pad): a result of shape"),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("would exceed kiln's limit of 2147483647 elements"),
+              std::string::npos)
+        << msg;
+  }
+}
+
 TEST(OnnxImporter, SymbolicDimensionNeedsABinding) {
   ModelBuilder b(13);
   b.input("x", {"N", 3}).output("y");
