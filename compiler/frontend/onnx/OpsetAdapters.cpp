@@ -315,6 +315,7 @@ const OpDef *lookupOnnxOp(llvm::StringRef opType) {
       {"Compress", "Gather"},
       {"DynamicQuantizeLinear", "QuantizeLinear"},
       {"Einsum", "MatMul"},
+      {"GridSample", "Resize"},
       {"MaxUnpool", "ScatterElements"},
       {"ReverseSequence", "GatherElements"},
       {"Scatter", "ScatterElements"},
@@ -335,6 +336,8 @@ llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
     return emitEinsum(e, n);
   if (n.opType == "TopK")
     return emitTopK(e, n);
+  if (n.opType == "GridSample")
+    return emitGridSample(e, n);
   switch (n.kind) {
   case OpKind::Add:
   case OpKind::Sub:

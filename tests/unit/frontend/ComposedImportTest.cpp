@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <random>
@@ -328,6 +329,108 @@ TEST(ImportSequences, SequenceOutputsAndBadPositionsAreErrors) {
     EXPECT_NE(msg.find("input 's' is a sequence"), std::string::npos) << msg;
   }
 }
+
+//===----------------------------------------------------------------------===//
+// GridSample
+//===----------------------------------------------------------------------===//
+
+/// GridSample of one channel as PyTorch's grid_sampler_2d computes it
+/// (ONNX's test data comes from it): pixel (iy, ix) of `img` [h, w], 0
+/// outside unless the padding mode moves the coordinate inside.
+struct GridSampleOracle {
+  const std::vector<float> &img;
+  int64_t h, w;
+  bool align;
+  std::string padding;
+
+  float unnormalize(float g, int64_t size) const {
+    return align ? (g + 1) / 2 * (size - 1) : ((g + 1) * size - 1) / 2;
+  }
+  float pad(float c, int64_t size) const {
+    if (padding == "border")
+      return std::clamp(c, 0.0f, float(size - 1));
+    if (padding != "reflection")
+      return c;
+    float lo = align ? 0.0f : -0.5f, span = align ? size - 1 : size;
+    if (span <= 0)
+      return 0;
+    float d = std::fabs(c - lo);
+    float flips = std::floor(d / span), extra = std::fmod(d, span);
+    c = int64_t(flips) % 2 == 0 ? lo + extra : lo + span - extra;
+    return std::clamp(c, 0.0f, float(size - 1));
+  }
+  float at(int64_t y, int64_t x) const {
+    return y < 0 || y >= h || x < 0 || x >= w ? 0.0f : img[y * w + x];
+  }
+  static float cubic(float t, int k) {
+    const float a = -0.75f;
+    auto near = [&](float d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };
+    auto far = [&](float d) {
+      return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
+    };
+    float c[] = {far(t + 1), near(t), near(1 - t), far(2 - t)};
+    return c[k];
+  }
+  float sample(const std::string &mode, float gx, float gy) const {
+    float x = unnormalize(gx, w), y = unnormalize(gy, h);
+    if (mode == "bicubic") {
+      float x0 = std::floor(x), y0 = std::floor(y), v = 0;
+      for (int j = 0; j < 4; ++j)
+        for (int i = 0; i < 4; ++i)
+          v += cubic(x - x0, i) * cubic(y - y0, j) *
+               at(int64_t(pad(y0 - 1 + j, h)), int64_t(pad(x0 - 1 + i, w)));
+      return v;
+    }
+    x = pad(x, w);
+    y = pad(y, h);
+    if (mode == "nearest")
+      return at(int64_t(std::nearbyint(y)), int64_t(std::nearbyint(x)));
+    int64_t x0 = int64_t(std::floor(x)), y0 = int64_t(std::floor(y));
+    float fx = x - x0, fy = y - y0;
+    return at(y0, x0) * (1 - fx) * (1 - fy) + at(y0, x0 + 1) * fx * (1 - fy) +
+           at(y0 + 1, x0) * (1 - fx) * fy + at(y0 + 1, x0 + 1) * fx * fy;
+  }
+};
+
+class ImportGridSample : public ::testing::TestWithParam<
+                             std::tuple<const char *, const char *, bool>> {};
+
+TEST_P(ImportGridSample, MatchesPyTorchsSampling) {
+  auto [mode, padding, align] = GetParam();
+  int64_t c = 2, h = 5, w = 7, ho = 4, wo = 6;
+  ModelBuilder b(16);
+  b.input("x", {1, c, h, w}).input("grid", {1, ho, wo, 2});
+  onnx::NodeProto &n = b.node("GridSample", {"x", "grid"}, {"y"}, "sample");
+  test::setString(n, "mode", mode);
+  test::setString(n, "padding_mode", padding);
+  test::setInt(n, "align_corners", align);
+  b.output("y");
+  std::vector<float> img = randomData(c * h * w, 11);
+  // Points up to twice outside the image, so reflection folds more than once.
+  std::vector<float> grid = randomData(ho * wo * 2, 12);
+  for (float &g : grid)
+    g *= 2.5f;
+  auto out = importAndRun(
+      b, {Tensor::fromValues<float>(DType::F32, {1, c, h, w}, img),
+          Tensor::fromValues<float>(DType::F32, {1, ho, wo, 2}, grid)});
+  ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
+  ASSERT_EQ((*out)[0].getShape(), llvm::ArrayRef<int64_t>({1, c, ho, wo}));
+  for (int64_t ch = 0; ch < c; ++ch) {
+    std::vector<float> plane(img.begin() + ch * h * w,
+                             img.begin() + (ch + 1) * h * w);
+    GridSampleOracle oracle{plane, h, w, align, padding};
+    for (int64_t p = 0; p < ho * wo; ++p)
+      EXPECT_NEAR((*out)[0].values<float>()[ch * ho * wo + p],
+                  oracle.sample(mode, grid[2 * p], grid[2 * p + 1]), 1e-5)
+          << "channel " << ch << " point " << p;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ModesAndPaddings, ImportGridSample,
+    ::testing::Combine(::testing::Values("bilinear", "nearest", "bicubic"),
+                       ::testing::Values("zeros", "border", "reflection"),
+                       ::testing::Bool()));
 
 //===----------------------------------------------------------------------===//
 // Gradient
