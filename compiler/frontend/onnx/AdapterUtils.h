@@ -113,6 +113,10 @@ llvm::Expected<ValueList> emitResize(NodeEmitter &e, PendingNode &n);
 
 /// Einsum as transposes, diagonals, reductions and MatMuls (Einsum.cpp).
 llvm::Expected<ValueList> emitEinsum(NodeEmitter &e, PendingNode &n);
+/// MaxPool with its Indices output: the values, and an ArgMax over the
+/// window taps turned into flat input indices (MaxPoolIndices.cpp).
+llvm::Expected<ValueList> emitMaxPoolWithIndices(NodeEmitter &e,
+                                                 PendingNode &n);
 /// GridSample as gathers of weighted interpolation taps (GridSample.cpp).
 llvm::Expected<ValueList> emitGridSample(NodeEmitter &e, PendingNode &n);
 /// TopK as comparisons counted into ranks and selected (TopK.cpp).

@@ -389,6 +389,10 @@ llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
   case OpKind::ScatterElements:
     return n.opType == "MaxUnpool" ? emitMaxUnpool(e, n) : e.emit(n);
   case OpKind::BatchNormalization: return emitBatchNorm(e, n);
+  case OpKind::MaxPool:
+    return n.outputs.size() > 1 && !n.outputs[1].empty()
+               ? emitMaxPoolWithIndices(e, n)
+               : e.emit(n);
   case OpKind::Gemm:
     // Gemm-6's `broadcast` only allowed what kiln's Gemm always does.
     n.attrs.erase("broadcast");

@@ -433,6 +433,103 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Bool()));
 
 //===----------------------------------------------------------------------===//
+// MaxPool's Indices
+//===----------------------------------------------------------------------===//
+
+struct PoolCase {
+  Shape x, kernel, strides, dilations, pads;
+  int64_t ceilMode, storageOrder;
+};
+
+class ImportMaxPoolIndices : public ::testing::TestWithParam<PoolCase> {};
+
+/// Every window scanned in order, padding skipped: the first maximum's
+/// value and flat index (spatial axes reversed for storage_order 1).
+TEST_P(ImportMaxPoolIndices, MatchTheFirstMaximumOfEachWindow) {
+  const PoolCase &c = GetParam();
+  size_t rank = c.kernel.size();
+  Shape spatial(c.x.begin() + 2, c.x.end()), out;
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t span = spatial[i] + c.pads[i] + c.pads[rank + i] -
+                   ((c.kernel[i] - 1) * c.dilations[i] + 1);
+    int64_t o = (c.ceilMode ? (span + c.strides[i] - 1) / c.strides[i]
+                            : span / c.strides[i]) +
+                1;
+    if (c.ceilMode && (o - 1) * c.strides[i] >= spatial[i] + c.pads[i])
+      --o;
+    out.push_back(o);
+  }
+  ModelBuilder b(12);
+  b.input("x", {c.x.begin(), c.x.end()});
+  onnx::NodeProto &n = b.node("MaxPool", {"x"}, {"y", "i"}, "pool");
+  test::setInts(n, "kernel_shape", {c.kernel.begin(), c.kernel.end()});
+  test::setInts(n, "strides", {c.strides.begin(), c.strides.end()});
+  test::setInts(n, "dilations", {c.dilations.begin(), c.dilations.end()});
+  test::setInts(n, "pads", {c.pads.begin(), c.pads.end()});
+  test::setInt(n, "ceil_mode", c.ceilMode);
+  test::setInt(n, "storage_order", c.storageOrder);
+  b.output("y").output("i");
+  // Few distinct values, so windows hold ties.
+  std::vector<float> x = randomData(product(c.x), 21);
+  for (float &v : x)
+    v = std::round(v * 3);
+  auto got = importAndRun(b, {Tensor::fromValues<float>(DType::F32, c.x, x)});
+  ASSERT_TRUE(bool(got)) << llvm::toString(got.takeError());
+  int64_t planeSize = product(spatial), outSize = product(out);
+  for (int64_t plane = 0; plane < c.x[0] * c.x[1]; ++plane)
+    for (int64_t o = 0; o < outSize; ++o) {
+      Shape oc(rank);
+      for (int64_t rest = o, i = rank - 1; i >= 0; --i) {
+        oc[i] = rest % out[i];
+        rest /= out[i];
+      }
+      float best = -INFINITY;
+      int64_t bestIndex = -1;
+      for (int64_t t = 0; t < product(c.kernel); ++t) {
+        Shape ic(rank);
+        bool inside = true;
+        for (int64_t rest = t, i = rank - 1; i >= 0; --i) {
+          ic[i] = oc[i] * c.strides[i] - c.pads[i] +
+                  (rest % c.kernel[i]) * c.dilations[i];
+          rest /= c.kernel[i];
+          inside &= ic[i] >= 0 && ic[i] < spatial[i];
+        }
+        if (!inside)
+          continue;
+        int64_t rowMajor = 0, colMajor = 0;
+        for (size_t i = 0; i < rank; ++i)
+          rowMajor = rowMajor * spatial[i] + ic[i];
+        for (int64_t i = rank - 1; i >= 0; --i)
+          colMajor = colMajor * spatial[i] + ic[i];
+        float v = x[plane * planeSize + rowMajor];
+        if (v > best) {
+          best = v;
+          bestIndex =
+              plane * planeSize + (c.storageOrder ? colMajor : rowMajor);
+        }
+      }
+      EXPECT_EQ((*got)[0].values<float>()[plane * outSize + o], best);
+      EXPECT_EQ((*got)[1].values<int64_t>()[plane * outSize + o], bestIndex)
+          << "plane " << plane << " output " << o;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Windows, ImportMaxPoolIndices,
+    ::testing::Values(
+        PoolCase{{2, 3, 7, 6}, {3, 2}, {2, 2}, {1, 1}, {1, 0, 1, 1}, 0, 0},
+        PoolCase{{1, 2, 7, 6}, {3, 2}, {2, 2}, {1, 1}, {1, 0, 1, 1}, 0, 1},
+        PoolCase{{1, 2, 8, 7}, {2, 2}, {3, 2}, {2, 1}, {0, 0, 0, 0}, 1, 0},
+        PoolCase{{1, 2, 9}, {3}, {2}, {1}, {1, 1}, 1, 0},
+        PoolCase{{1, 1, 4, 5, 3},
+                 {2, 3, 2},
+                 {1, 2, 1},
+                 {1, 1, 1},
+                 {0, 1, 0, 1, 1, 1},
+                 0,
+                 1}));
+
+//===----------------------------------------------------------------------===//
 // Gradient
 //===----------------------------------------------------------------------===//
 
