@@ -117,6 +117,12 @@ llvm::Expected<ValueList> emitEinsum(NodeEmitter &e, PendingNode &n);
 /// window taps turned into flat input indices (MaxPoolIndices.cpp).
 llvm::Expected<ValueList> emitMaxPoolWithIndices(NodeEmitter &e,
                                                  PendingNode &n);
+/// DFT and STFT as products with constant DFT matrices, MelWeightMatrix
+/// as a constant (Spectral.cpp).
+llvm::Expected<ValueList> emitDft(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitStft(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitMelWeightMatrix(NodeEmitter &e,
+                                              PendingNode &n);
 /// GridSample as gathers of weighted interpolation taps (GridSample.cpp).
 llvm::Expected<ValueList> emitGridSample(NodeEmitter &e, PendingNode &n);
 /// TopK as comparisons counted into ranks and selected (TopK.cpp).

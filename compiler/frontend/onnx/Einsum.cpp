@@ -334,7 +334,7 @@ llvm::Expected<ValueList> emitEinsum(NodeEmitter &e, PendingNode &n) {
   if (result.value)
     b.sumOut(result, output, "");
   if (result.value)
-    y = b.transposed(result, output, n.outputs.empty() ? "" : n.outputs[0]);
+    y = b.transposed(result, output, n.getOutputName(0));
   if (llvm::Error err = b.takeError())
     return std::move(err);
   return ValueList{y};

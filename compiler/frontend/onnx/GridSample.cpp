@@ -229,7 +229,7 @@ llvm::Expected<ValueList> emitGridSample(NodeEmitter &e, PendingNode &n) {
     }
   }
   y = f.add("y", OpKind::Identity, {y}, {},
-            n.outputs.empty() ? "" : n.outputs[0]);
+            n.getOutputName(0));
   if (llvm::Error err = f.takeError())
     return std::move(err);
   return ValueList{y};

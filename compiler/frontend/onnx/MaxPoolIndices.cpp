@@ -141,7 +141,7 @@ llvm::Expected<ValueList> emitMaxPoolWithIndices(NodeEmitter &e,
         {flat, f.add("indices_axis", OpKind::Add,
                      {f.constant("indices_base", std::move(base)), tapPart})});
   }
-  Value *indices = f.add("indices", OpKind::Identity, {flat}, {}, n.outputs[1]);
+  Value *indices = f.add("indices", OpKind::Identity, {flat}, {}, n.getOutputName(1));
   if (llvm::Error err = f.takeError())
     return std::move(err);
   return ValueList{y, indices};

@@ -45,6 +45,10 @@ struct PendingNode {
   Value *getInput(unsigned i) const {
     return i < inputs.size() ? inputs[i] : nullptr;
   }
+  /// The ONNX name of result `i`, "" when absent.
+  std::string getOutputName(unsigned i) const {
+    return i < outputs.size() ? outputs[i] : std::string();
+  }
   /// "node 'NAME' (OP): msg".
   llvm::Error error(const llvm::Twine &msg) const;
 };

@@ -307,6 +307,17 @@ llvm::Expected<ValueList> emitConcat(NodeEmitter &e, PendingNode &n) {
   return e.emit(n);
 }
 
+using FormulaEmitter = llvm::Expected<ValueList> (*)(NodeEmitter &,
+                                                     PendingNode &);
+/// ONNX ops without a kiln op, imported as the ops that compute them.
+const std::pair<const char *, FormulaEmitter> kFormulaOps[] = {
+    {"DFT", emitDft},
+    {"Einsum", emitEinsum},
+    {"GridSample", emitGridSample},
+    {"MelWeightMatrix", emitMelWeightMatrix},
+    {"STFT", emitStft},
+    {"TopK", emitTopK}};
+
 } // namespace
 
 const OpDef *lookupOnnxOp(llvm::StringRef opType) {
@@ -314,16 +325,17 @@ const OpDef *lookupOnnxOp(llvm::StringRef opType) {
       {"CastLike", "Cast"},
       {"Compress", "Gather"},
       {"DynamicQuantizeLinear", "QuantizeLinear"},
-      {"Einsum", "MatMul"},
-      {"GridSample", "Resize"},
       {"MaxUnpool", "ScatterElements"},
       {"ReverseSequence", "GatherElements"},
       {"Scatter", "ScatterElements"},
-      {"TopK", "ReduceMax"},
       {"Upsample", "Resize"}};
   for (auto [alias, op] : aliases)
     if (opType == alias)
       return lookupOpDef(op);
+  // A formula op's node carries a nominal kind; its adapter emits the rest.
+  for (auto [formula, emit] : kFormulaOps)
+    if (opType == formula)
+      return &getOpDef(OpKind::Identity);
   return lookupOpDef(opType);
 }
 
@@ -332,12 +344,9 @@ llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
   // hint of the first ONNX runtimes that means nothing since.
   if (e.getOpset() < 7)
     n.attrs.erase("consumed_inputs");
-  if (n.opType == "Einsum")
-    return emitEinsum(e, n);
-  if (n.opType == "TopK")
-    return emitTopK(e, n);
-  if (n.opType == "GridSample")
-    return emitGridSample(e, n);
+  for (auto [formula, emit] : kFormulaOps)
+    if (n.opType == formula)
+      return emit(e, n);
   switch (n.kind) {
   case OpKind::Add:
   case OpKind::Sub:

@@ -37,7 +37,7 @@ llvm::Expected<int64_t> positionInput(const PendingNode &n, unsigned i,
 }
 
 std::string outputName(const PendingNode &n) {
-  return n.outputs.empty() ? "" : n.outputs[0];
+  return n.getOutputName(0);
 }
 
 /// SplitToSequence: a Split, each piece squeezed when there is no `split`
@@ -130,7 +130,7 @@ llvm::Expected<Value *> concatFromSequence(NodeEmitter &e, PendingNode &n,
     parts.push_back(*r);
   }
   auto y = e.emit(OpKind::Concat, n.name, parts, {{"axis", Attr::ofInt(*axis)}},
-                  {outputName(n)});
+                  {n.getOutputName(0)});
   if (!y)
     return y.takeError();
   return (*y)[0];

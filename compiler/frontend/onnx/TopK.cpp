@@ -115,7 +115,7 @@ llvm::Expected<ValueList> emitTopK(NodeEmitter &e, PendingNode &n) {
                  f.add(role.str() + "_chosen", OpKind::Where,
                        {chosen, from, f.constant("zero", std::move(zero))}),
                  {rank}, false);
-    std::string name = output < n.outputs.size() ? n.outputs[output] : "";
+    std::string name = n.getOutputName(output);
     if (!moved)
       return f.add(role, OpKind::Identity, {picked}, {}, name);
     return f.add(role, OpKind::Transpose, {picked},

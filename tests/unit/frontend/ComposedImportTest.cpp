@@ -1,17 +1,15 @@
 //===- ComposedImportTest.cpp - Ops the importer rewrites into others -----===//
 //
-// Einsum, TopK and the sequence ops have no kiln op of their own: the
-// importer emits the ops that compute them. Each imported graph runs in the
-// reference interpreter and is compared with a plain computation written
-// here from the ONNX specification (nested loops over every index for
-// Einsum, a stable sort for TopK, list operations for sequences).
+// Einsum, TopK, the sequence ops and Gradient have no kiln op of their
+// own: the importer emits the ops that compute them. Each imported graph
+// runs in the reference interpreter and is compared with a plain
+// computation written here from the ONNX specification (nested loops over
+// every index for Einsum, a stable sort for TopK, list operations for
+// sequences, the derivatives by hand for Gradient).
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/frontend/onnx/OnnxImporter.h"
-#include "compiler/graph/Verifier.h"
-#include "compiler/interpreter/Interpreter.h"
-#include "tests/unit/frontend/OnnxModelBuilder.h"
+#include "tests/unit/frontend/ImportTestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -24,37 +22,7 @@
 namespace kiln {
 namespace {
 
-using test::ModelBuilder;
-
-std::vector<float> randomData(int64_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(count);
-  for (float &x : v)
-    x = dist(rng);
-  return v;
-}
-
-int64_t product(const Shape &s) {
-  return std::accumulate(s.begin(), s.end(), int64_t(1), std::multiplies<>());
-}
-
-llvm::Expected<std::vector<Tensor>> importAndRun(const ModelBuilder &b,
-                                                 std::vector<Tensor> inputs) {
-  auto g = importOnnxBuffer(b.bytes(), "m", {});
-  if (!g)
-    return g.takeError();
-  if (llvm::Error err = verifyGraph(**g))
-    return std::move(err);
-  return runGraph(**g, inputs);
-}
-
-std::string importError(const ModelBuilder &b) {
-  auto g = importOnnxBuffer(b.bytes(), "m", {});
-  if (g)
-    return "import unexpectedly succeeded";
-  return llvm::toString(g.takeError());
-}
+using namespace test;
 
 //===----------------------------------------------------------------------===//
 // Einsum
@@ -329,205 +297,6 @@ TEST(ImportSequences, SequenceOutputsAndBadPositionsAreErrors) {
     EXPECT_NE(msg.find("input 's' is a sequence"), std::string::npos) << msg;
   }
 }
-
-//===----------------------------------------------------------------------===//
-// GridSample
-//===----------------------------------------------------------------------===//
-
-/// GridSample of one channel as PyTorch's grid_sampler_2d computes it
-/// (ONNX's test data comes from it): pixel (iy, ix) of `img` [h, w], 0
-/// outside unless the padding mode moves the coordinate inside.
-struct GridSampleOracle {
-  const std::vector<float> &img;
-  int64_t h, w;
-  bool align;
-  std::string padding;
-
-  float unnormalize(float g, int64_t size) const {
-    return align ? (g + 1) / 2 * (size - 1) : ((g + 1) * size - 1) / 2;
-  }
-  float pad(float c, int64_t size) const {
-    if (padding == "border")
-      return std::clamp(c, 0.0f, float(size - 1));
-    if (padding != "reflection")
-      return c;
-    float lo = align ? 0.0f : -0.5f, span = align ? size - 1 : size;
-    if (span <= 0)
-      return 0;
-    float d = std::fabs(c - lo);
-    float flips = std::floor(d / span), extra = std::fmod(d, span);
-    c = int64_t(flips) % 2 == 0 ? lo + extra : lo + span - extra;
-    return std::clamp(c, 0.0f, float(size - 1));
-  }
-  float at(int64_t y, int64_t x) const {
-    return y < 0 || y >= h || x < 0 || x >= w ? 0.0f : img[y * w + x];
-  }
-  static float cubic(float t, int k) {
-    const float a = -0.75f;
-    auto near = [&](float d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };
-    auto far = [&](float d) {
-      return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
-    };
-    float c[] = {far(t + 1), near(t), near(1 - t), far(2 - t)};
-    return c[k];
-  }
-  float sample(const std::string &mode, float gx, float gy) const {
-    float x = unnormalize(gx, w), y = unnormalize(gy, h);
-    if (mode == "bicubic") {
-      float x0 = std::floor(x), y0 = std::floor(y), v = 0;
-      for (int j = 0; j < 4; ++j)
-        for (int i = 0; i < 4; ++i)
-          v += cubic(x - x0, i) * cubic(y - y0, j) *
-               at(int64_t(pad(y0 - 1 + j, h)), int64_t(pad(x0 - 1 + i, w)));
-      return v;
-    }
-    x = pad(x, w);
-    y = pad(y, h);
-    if (mode == "nearest")
-      return at(int64_t(std::nearbyint(y)), int64_t(std::nearbyint(x)));
-    int64_t x0 = int64_t(std::floor(x)), y0 = int64_t(std::floor(y));
-    float fx = x - x0, fy = y - y0;
-    return at(y0, x0) * (1 - fx) * (1 - fy) + at(y0, x0 + 1) * fx * (1 - fy) +
-           at(y0 + 1, x0) * (1 - fx) * fy + at(y0 + 1, x0 + 1) * fx * fy;
-  }
-};
-
-class ImportGridSample : public ::testing::TestWithParam<
-                             std::tuple<const char *, const char *, bool>> {};
-
-TEST_P(ImportGridSample, MatchesPyTorchsSampling) {
-  auto [mode, padding, align] = GetParam();
-  int64_t c = 2, h = 5, w = 7, ho = 4, wo = 6;
-  ModelBuilder b(16);
-  b.input("x", {1, c, h, w}).input("grid", {1, ho, wo, 2});
-  onnx::NodeProto &n = b.node("GridSample", {"x", "grid"}, {"y"}, "sample");
-  test::setString(n, "mode", mode);
-  test::setString(n, "padding_mode", padding);
-  test::setInt(n, "align_corners", align);
-  b.output("y");
-  std::vector<float> img = randomData(c * h * w, 11);
-  // Points up to twice outside the image, so reflection folds more than once.
-  std::vector<float> grid = randomData(ho * wo * 2, 12);
-  for (float &g : grid)
-    g *= 2.5f;
-  auto out = importAndRun(
-      b, {Tensor::fromValues<float>(DType::F32, {1, c, h, w}, img),
-          Tensor::fromValues<float>(DType::F32, {1, ho, wo, 2}, grid)});
-  ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
-  ASSERT_EQ((*out)[0].getShape(), llvm::ArrayRef<int64_t>({1, c, ho, wo}));
-  for (int64_t ch = 0; ch < c; ++ch) {
-    std::vector<float> plane(img.begin() + ch * h * w,
-                             img.begin() + (ch + 1) * h * w);
-    GridSampleOracle oracle{plane, h, w, align, padding};
-    for (int64_t p = 0; p < ho * wo; ++p)
-      EXPECT_NEAR((*out)[0].values<float>()[ch * ho * wo + p],
-                  oracle.sample(mode, grid[2 * p], grid[2 * p + 1]), 1e-5)
-          << "channel " << ch << " point " << p;
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    ModesAndPaddings, ImportGridSample,
-    ::testing::Combine(::testing::Values("bilinear", "nearest", "bicubic"),
-                       ::testing::Values("zeros", "border", "reflection"),
-                       ::testing::Bool()));
-
-//===----------------------------------------------------------------------===//
-// MaxPool's Indices
-//===----------------------------------------------------------------------===//
-
-struct PoolCase {
-  Shape x, kernel, strides, dilations, pads;
-  int64_t ceilMode, storageOrder;
-};
-
-class ImportMaxPoolIndices : public ::testing::TestWithParam<PoolCase> {};
-
-/// Every window scanned in order, padding skipped: the first maximum's
-/// value and flat index (spatial axes reversed for storage_order 1).
-TEST_P(ImportMaxPoolIndices, MatchTheFirstMaximumOfEachWindow) {
-  const PoolCase &c = GetParam();
-  size_t rank = c.kernel.size();
-  Shape spatial(c.x.begin() + 2, c.x.end()), out;
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t span = spatial[i] + c.pads[i] + c.pads[rank + i] -
-                   ((c.kernel[i] - 1) * c.dilations[i] + 1);
-    int64_t o = (c.ceilMode ? (span + c.strides[i] - 1) / c.strides[i]
-                            : span / c.strides[i]) +
-                1;
-    if (c.ceilMode && (o - 1) * c.strides[i] >= spatial[i] + c.pads[i])
-      --o;
-    out.push_back(o);
-  }
-  ModelBuilder b(12);
-  b.input("x", {c.x.begin(), c.x.end()});
-  onnx::NodeProto &n = b.node("MaxPool", {"x"}, {"y", "i"}, "pool");
-  test::setInts(n, "kernel_shape", {c.kernel.begin(), c.kernel.end()});
-  test::setInts(n, "strides", {c.strides.begin(), c.strides.end()});
-  test::setInts(n, "dilations", {c.dilations.begin(), c.dilations.end()});
-  test::setInts(n, "pads", {c.pads.begin(), c.pads.end()});
-  test::setInt(n, "ceil_mode", c.ceilMode);
-  test::setInt(n, "storage_order", c.storageOrder);
-  b.output("y").output("i");
-  // Few distinct values, so windows hold ties.
-  std::vector<float> x = randomData(product(c.x), 21);
-  for (float &v : x)
-    v = std::round(v * 3);
-  auto got = importAndRun(b, {Tensor::fromValues<float>(DType::F32, c.x, x)});
-  ASSERT_TRUE(bool(got)) << llvm::toString(got.takeError());
-  int64_t planeSize = product(spatial), outSize = product(out);
-  for (int64_t plane = 0; plane < c.x[0] * c.x[1]; ++plane)
-    for (int64_t o = 0; o < outSize; ++o) {
-      Shape oc(rank);
-      for (int64_t rest = o, i = rank - 1; i >= 0; --i) {
-        oc[i] = rest % out[i];
-        rest /= out[i];
-      }
-      float best = -INFINITY;
-      int64_t bestIndex = -1;
-      for (int64_t t = 0; t < product(c.kernel); ++t) {
-        Shape ic(rank);
-        bool inside = true;
-        for (int64_t rest = t, i = rank - 1; i >= 0; --i) {
-          ic[i] = oc[i] * c.strides[i] - c.pads[i] +
-                  (rest % c.kernel[i]) * c.dilations[i];
-          rest /= c.kernel[i];
-          inside &= ic[i] >= 0 && ic[i] < spatial[i];
-        }
-        if (!inside)
-          continue;
-        int64_t rowMajor = 0, colMajor = 0;
-        for (size_t i = 0; i < rank; ++i)
-          rowMajor = rowMajor * spatial[i] + ic[i];
-        for (int64_t i = rank - 1; i >= 0; --i)
-          colMajor = colMajor * spatial[i] + ic[i];
-        float v = x[plane * planeSize + rowMajor];
-        if (v > best) {
-          best = v;
-          bestIndex =
-              plane * planeSize + (c.storageOrder ? colMajor : rowMajor);
-        }
-      }
-      EXPECT_EQ((*got)[0].values<float>()[plane * outSize + o], best);
-      EXPECT_EQ((*got)[1].values<int64_t>()[plane * outSize + o], bestIndex)
-          << "plane " << plane << " output " << o;
-    }
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Windows, ImportMaxPoolIndices,
-    ::testing::Values(
-        PoolCase{{2, 3, 7, 6}, {3, 2}, {2, 2}, {1, 1}, {1, 0, 1, 1}, 0, 0},
-        PoolCase{{1, 2, 7, 6}, {3, 2}, {2, 2}, {1, 1}, {1, 0, 1, 1}, 0, 1},
-        PoolCase{{1, 2, 8, 7}, {2, 2}, {3, 2}, {2, 1}, {0, 0, 0, 0}, 1, 0},
-        PoolCase{{1, 2, 9}, {3}, {2}, {1}, {1, 1}, 1, 0},
-        PoolCase{{1, 1, 4, 5, 3},
-                 {2, 3, 2},
-                 {1, 2, 1},
-                 {1, 1, 1},
-                 {0, 1, 0, 1, 1, 1},
-                 0,
-                 1}));
 
 //===----------------------------------------------------------------------===//
 // Gradient

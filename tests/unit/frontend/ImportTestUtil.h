@@ -1,0 +1,56 @@
+//===- ImportTestUtil.h - Import a small model and run it -------*- C++ -*-===//
+//
+// For tests of ops the importer rewrites into others: the imported graph
+// runs in the reference interpreter and the test compares it with its own
+// computation of the op.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TESTS_FRONTEND_IMPORTTESTUTIL_H
+#define KILN_TESTS_FRONTEND_IMPORTTESTUTIL_H
+
+#include "compiler/frontend/onnx/OnnxImporter.h"
+#include "compiler/graph/Verifier.h"
+#include "compiler/interpreter/Interpreter.h"
+#include "tests/unit/frontend/OnnxModelBuilder.h"
+
+#include <functional>
+#include <numeric>
+#include <random>
+
+namespace kiln {
+namespace test {
+
+inline std::vector<float> randomData(int64_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(count);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+inline int64_t product(const Shape &s) {
+  return std::accumulate(s.begin(), s.end(), int64_t(1), std::multiplies<>());
+}
+
+inline llvm::Expected<std::vector<Tensor>>
+importAndRun(const ModelBuilder &b, std::vector<Tensor> inputs) {
+  auto g = importOnnxBuffer(b.bytes(), "m", {});
+  if (!g)
+    return g.takeError();
+  if (llvm::Error err = verifyGraph(**g))
+    return std::move(err);
+  return runGraph(**g, inputs);
+}
+
+inline std::string importError(const ModelBuilder &b) {
+  auto g = importOnnxBuffer(b.bytes(), "m", {});
+  if (g)
+    return "import unexpectedly succeeded";
+  return llvm::toString(g.takeError());
+}
+
+} // namespace test
+} // namespace kiln
+
+#endif
