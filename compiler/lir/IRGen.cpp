@@ -155,8 +155,10 @@ public:
     if (opts_.fuseElementwise)
       findElementwiseChains();
     computeLastUses();
+    if (opts_.elideConcat)
+      placeConcatInputs();
     for (Node *n : g_.getNodes()) {
-      if (fusedAway_.count(n))
+      if (fusedAway_.count(n) || elidedConcats_.count(n))
         continue;
       if (auto err = genNode(*n))
         return std::move(err);
@@ -237,6 +239,51 @@ private:
     if (users.size() != 1 || llvm::count(users.front()->getInputs(), v) != 1)
       return nullptr;
     return users.front();
+  }
+
+  /// Whether `concat`'s inputs can be written straight into its output
+  /// (LIROptions::elideConcat).
+  bool elidableConcat(const Node &concat) {
+    const TensorType &t = concat.getOutput()->getType();
+    int64_t axis = concat.getInt("axis");
+    if (axis < 0)
+      axis += t.rank();
+    for (int64_t d = 0; d < axis; ++d)
+      if (t.shape[d] != 1)
+        return false;
+    uint64_t offset = 0;
+    for (Value *v : concat.getInputs()) {
+      // A reshape's result is a view of another buffer; a bound value is
+      // the caller's or already a slice.
+      if (!v || !v->isResult() || buffers_.count(v) || soleUser(v) != &concat ||
+          v->getProducer()->is(OpKind::Reshape) || offset % kBufferAlignment ||
+          v->getType().sizeInBytes() == 0)
+        return false;
+      offset += v->getType().sizeInBytes();
+    }
+    return true;
+  }
+
+  /// Binds each input of an elidable Concat to its slice of the output's
+  /// buffer. Last Concat first, so that a Concat feeding another writes into
+  /// its slice of the outer one's buffer.
+  void placeConcatInputs() {
+    std::vector<Node *> nodes = g_.getNodes();
+    for (Node *c : llvm::reverse(nodes)) {
+      if (!c->is(OpKind::Concat) || !elidableConcat(*c))
+        continue;
+      Buffer *out = bufferFor(c->getOutput());
+      uint64_t offset = 0;
+      for (Value *v : c->getInputs()) {
+        Buffer *slice = f_.addBuffer(v->getName(), out->region, v->getType().sizeInBytes());
+        slice->parent = out;
+        slice->offsetInParent = offset;
+        slice->offset = out->offset + offset;
+        offset += slice->size;
+        bind(v, slice);
+      }
+      elidedConcats_.insert(c);
+    }
   }
 
   /// Conv -> Add(residual) [-> activation] chains (see generateLIR).
@@ -431,6 +478,8 @@ private:
   llvm::DenseMap<const Node *, std::pair<const Node *, llvm::SmallVector<const Node *, 2>>>
       fusions_;
   llvm::DenseSet<const Node *> fusedAway_;
+  /// Concats whose inputs are written in place (placeConcatInputs).
+  llvm::DenseSet<const Node *> elidedConcats_;
   /// Last node of an elementwise chain -> the chain, first node first.
   llvm::DenseMap<const Node *, llvm::SmallVector<const Node *, 4>> chains_;
   /// See computeLastUses.

@@ -65,6 +65,14 @@ struct Buffer {
   const Tensor *constant = nullptr;
   Packing packing = Packing::None;
   int64_t packGroups = 1; ///< the Conv's group count, for ConvTapMajor
+  /// A slice of another buffer (an eliminated Concat's input, written in
+  /// place): `parent`'s bytes from `offsetInParent`. The planner places the
+  /// parent, and sets `offset` from it.
+  Buffer *parent = nullptr;
+  uint64_t offsetInParent = 0;
+
+  /// The buffer that owns the bytes: this one, or its parent's root.
+  const Buffer *root() const { return parent ? parent->root() : this; }
 };
 
 /// Bytes of conv weights of `shape` [G*OCg][ICg][KH][KW] packed tap-major in
@@ -159,6 +167,11 @@ struct LIROptions {
   /// evaluates the whole expression per element: the intermediates never
   /// reach memory.
   bool fuseElementwise = true;
+  /// A Concat whose inputs are contiguous slices of its output (every axis
+  /// before the concatenated one of extent 1, and each slice 64-byte
+  /// aligned) disappears: each input's producer writes straight into its
+  /// slice, when the input is a node result used only by the Concat.
+  bool elideConcat = true;
 };
 
 /// A bundle interface tensor.
@@ -186,7 +199,8 @@ struct Function {
 /// instruction with that Add (and with an activation that is the Add's only
 /// use), placed where the Add was: the sum never makes a round trip through
 /// memory, as in ResNet blocks. Elementwise chains fuse and elementwise
-/// results reuse dying inputs' buffers as `opts` says.
+/// results reuse dying inputs' buffers, and Concats are eliminated, as
+/// `opts` says.
 llvm::Expected<Function> generateLIR(const Graph &g, const LIROptions &opts = {});
 
 /// The contents of the weights region: every weights buffer's constant at

@@ -148,6 +148,33 @@ TEST(MemoryPlanner, VerifierCatchesOverlap) {
   EXPECT_NE(llvm::toString(std::move(err)).find("overlap"), std::string::npos);
 }
 
+TEST(MemoryPlanner, ConcatInputsAreSlicesOfItsOutput) {
+  // Both Relu results are written into the Concat's output, which is live
+  // from the first Relu on; the verifier catches a slice moved off it.
+  Graph g("concat");
+  Value *x = g.addInput("x", TensorType(DType::F32, {1, 16}));
+  Value *a = chain(g, x, 1), *b = chain(g, x, 1);
+  AttrMap attrs;
+  attrs.emplace("axis", Attr::ofInt(1));
+  auto concat = g.addNode(OpKind::Concat, "cat", {a, b}, attrs);
+  ASSERT_TRUE(static_cast<bool>(concat));
+  g.addOutput("y", chain(g, (*concat)->getOutput(), 1));
+  lir::Function f = plannedLIR(g);
+  ASSERT_FALSE(static_cast<bool>(lir::verifyMemoryPlan(f)));
+  ASSERT_EQ(f.instrs.size(), 3u);
+  const lir::Buffer *first = f.instrs[0].outputs[0], *second = f.instrs[1].outputs[0];
+  ASSERT_TRUE(first->parent && second->parent);
+  EXPECT_EQ(first->parent, f.instrs[2].inputs[0]);
+  EXPECT_EQ(second->offset, first->offset + 64);
+  EXPECT_EQ(f.scratchSize, 128u);
+  for (auto &buf : f.buffers)
+    if (buf->parent)
+      buf->offset += 64;
+  llvm::Error err = lir::verifyMemoryPlan(f);
+  ASSERT_TRUE(static_cast<bool>(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("slice"), std::string::npos);
+}
+
 TEST(MemoryPlanner, ShippedModels) {
   for (const char *name : {"lenet5", "mlp", "ds_cnn_kws", "resnet8_cifar"}) {
     SCOPED_TRACE(name);
