@@ -29,7 +29,7 @@ lir::LIROptions strategies(bool inPlace, bool fuse) {
   return opts;
 }
 
-/// The planned LIR of `build`'s graph after the default pipeline.
+/// The planned LIR of `g` (after optimized()), its plan verified.
 lir::Function plannedLIR(const Graph &g, const lir::LIROptions &opts) {
   auto f = lir::generateLIR(g, opts);
   EXPECT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
@@ -56,7 +56,8 @@ void expectAllStrategiesMatch(const GraphBuilder &build, JitCheck check = {}) {
 }
 
 unsigned kernelCount(const lir::Function &f) {
-  return llvm::count_if(f.instrs, [](const lir::Instr &i) { return i.kind == lir::Instr::Kind::Kernel; });
+  return llvm::count_if(f.instrs,
+                        [](const lir::Instr &i) { return i.kind == lir::Instr::Kind::Kernel; });
 }
 
 /// exp(x) * s[c] + t -> sigmoid -> z - . -> tanh: broadcast operands on the
