@@ -12,6 +12,7 @@
 #include "compiler/codegen/Codegen.h"
 #include "compiler/codegen/Kernels.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
@@ -41,6 +42,23 @@ codegen::VectorInfo vectorInfoOf(llvm::TargetMachine &tm, const llvm::Function &
     vec.registers = regs;
   }
   return vec;
+}
+
+/// The buffers a kernel function takes, one parameter each: inputs, outputs,
+/// temp, each buffer once. An in-place instruction's output is its input's
+/// buffer, and one pointer for both lets LLVM see that element i is read
+/// before it is written (two noalias pointers to the same bytes would be
+/// undefined).
+llvm::SmallVector<const lir::Buffer *, 4> kernelParams(const lir::Instr &in) {
+  llvm::SmallVector<const lir::Buffer *, 4> params;
+  auto add = [&](const lir::Buffer *b) {
+    if (b && !llvm::is_contained(params, b))
+      params.push_back(b);
+  };
+  llvm::for_each(in.inputs, add);
+  llvm::for_each(in.outputs, add);
+  add(in.temp);
+  return params;
 }
 
 class BundleModuleBuilder {
@@ -85,14 +103,7 @@ private:
   }
 
   llvm::Expected<llvm::Function *> buildKernel(const lir::Instr &in, size_t index) {
-    llvm::SmallVector<const lir::Buffer *, 4> params;
-    for (const lir::Buffer *b : in.inputs)
-      if (b)
-        params.push_back(b);
-    for (const lir::Buffer *b : in.outputs)
-      params.push_back(b);
-    if (in.temp)
-      params.push_back(in.temp);
+    llvm::SmallVector<const lir::Buffer *, 4> params = kernelParams(in);
     auto *fnTy = llvm::FunctionType::get(
         llvm::Type::getVoidTy(ctx_),
         llvm::SmallVector<llvm::Type *, 4>(params.size(), ptrTy_), false);
@@ -109,8 +120,8 @@ private:
     // separate functions keep profiles per layer.
     fn->addFnAttr(llvm::Attribute::NoInline);
     for (size_t i = 0; i < params.size(); ++i) {
-      // The planner guarantees an instruction's buffers never overlap unless
-      // they are the same read-only buffer, so noalias holds.
+      // The planner guarantees an instruction's distinct buffers never
+      // overlap, so noalias holds.
       fn->addParamAttr(i, llvm::Attribute::NoAlias);
       fn->addParamAttr(i, llvm::Attribute::NoCapture);
       fn->addParamAttr(i, llvm::Attribute::getWithAlignment(
@@ -120,16 +131,18 @@ private:
     }
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
     codegen::KernelBuilder kb(b, idxTy_, vectorInfoOf(tm_, *fn));
+    auto argOf = [&](const lir::Buffer *buf) -> llvm::Value * {
+      return buf ? fn->getArg(llvm::find(params, buf) - params.begin()) : nullptr;
+    };
     llvm::SmallVector<llvm::Value *, 4> inputs, outputs;
     llvm::SmallVector<lir::Packing, 4> packing;
-    unsigned arg = 0;
     for (const lir::Buffer *buf : in.inputs) {
-      inputs.push_back(buf ? fn->getArg(arg++) : nullptr);
+      inputs.push_back(argOf(buf));
       packing.push_back(buf ? buf->packing : lir::Packing::None);
     }
-    for (size_t i = 0; i < in.outputs.size(); ++i)
-      outputs.push_back(fn->getArg(arg++));
-    llvm::Value *temp = in.temp ? fn->getArg(arg++) : nullptr;
+    for (const lir::Buffer *buf : in.outputs)
+      outputs.push_back(argOf(buf));
+    llvm::Value *temp = argOf(in.temp);
 
     if (in.kind == lir::Instr::Kind::Copy) {
       codegen::emitByteCopy(kb, inputs[0], outputs[0], in.outputs[0]->size);
@@ -195,13 +208,8 @@ private:
     for (size_t i = 0; i < kernels.size(); ++i) {
       const lir::Instr &in = f_.instrs[i];
       llvm::SmallVector<llvm::Value *, 4> args;
-      for (const lir::Buffer *buf : in.inputs)
-        if (buf)
-          args.push_back(regionPtr(b, regionOf(buf), buf->offset));
-      for (const lir::Buffer *buf : in.outputs)
+      for (const lir::Buffer *buf : kernelParams(in))
         args.push_back(regionPtr(b, regionOf(buf), buf->offset));
-      if (in.temp)
-        args.push_back(regionPtr(b, regionOf(in.temp), in.temp->offset));
       b.CreateCall(kernels[i], args);
     }
     b.CreateRet(b.getInt32(kOk));

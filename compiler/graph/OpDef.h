@@ -67,6 +67,20 @@ struct OpDef {
   const AttrSpec *findAttr(llvm::StringRef attrName) const;
 };
 
+/// Whether `kind` is a KILN_ELEMENTWISE_OP of OpKinds.def: every output
+/// element depends only on the inputs' elements at the same (broadcast)
+/// position, so a kernel may overwrite an input element once it has read it.
+inline bool isElementwise(OpKind kind) {
+  switch (kind) {
+#define KILN_OP(Name)
+#define KILN_ELEMENTWISE_OP(Name) case OpKind::Name:
+#include "compiler/graph/OpKinds.def"
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// The description of `kind`.
 const OpDef &getOpDef(OpKind kind);
 /// The op named `name` ("Conv"), or nullptr.

@@ -10,6 +10,7 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <climits>
 #include <cstring>
 
 namespace kiln {
@@ -151,8 +152,13 @@ public:
   llvm::Expected<Function> run() {
     layOutIO();
     findFusions();
+    if (opts_.fuseElementwise)
+      findElementwiseChains();
+    computeLastUses();
+    if (opts_.elideConcat)
+      placeConcatInputs();
     for (Node *n : g_.getNodes()) {
-      if (fusedAway_.count(n))
+      if (fusedAway_.count(n) || elidedConcats_.count(n))
         continue;
       if (auto err = genNode(*n))
         return std::move(err);
@@ -214,8 +220,15 @@ private:
     } else {
       b = f_.addBuffer(v->getName(), Region::Scratch, v->getType().sizeInBytes());
     }
-    buffers_[v] = b;
+    bind(v, b);
     return b;
+  }
+
+  /// Makes `b` hold `v`, so that `b` stays live while `v` is read.
+  void bind(const Value *v, Buffer *b) {
+    buffers_[v] = b;
+    unsigned &last = bufferLastUse_[b];
+    last = std::max(last, lastUse_.lookup(v));
   }
 
   /// The single node using `v`, if `v` is not a graph output.
@@ -226,6 +239,51 @@ private:
     if (users.size() != 1 || llvm::count(users.front()->getInputs(), v) != 1)
       return nullptr;
     return users.front();
+  }
+
+  /// Whether `concat`'s inputs can be written straight into its output
+  /// (LIROptions::elideConcat).
+  bool elidableConcat(const Node &concat) {
+    const TensorType &t = concat.getOutput()->getType();
+    int64_t axis = concat.getInt("axis");
+    if (axis < 0)
+      axis += t.rank();
+    for (int64_t d = 0; d < axis; ++d)
+      if (t.shape[d] != 1)
+        return false;
+    uint64_t offset = 0;
+    for (Value *v : concat.getInputs()) {
+      // A reshape's result is a view of another buffer; a bound value is
+      // the caller's or already a slice.
+      if (!v || !v->isResult() || buffers_.count(v) || soleUser(v) != &concat ||
+          v->getProducer()->is(OpKind::Reshape) || offset % kBufferAlignment ||
+          v->getType().sizeInBytes() == 0)
+        return false;
+      offset += v->getType().sizeInBytes();
+    }
+    return true;
+  }
+
+  /// Binds each input of an elidable Concat to its slice of the output's
+  /// buffer. Last Concat first, so that a Concat feeding another writes into
+  /// its slice of the outer one's buffer.
+  void placeConcatInputs() {
+    std::vector<Node *> nodes = g_.getNodes();
+    for (Node *c : llvm::reverse(nodes)) {
+      if (!c->is(OpKind::Concat) || !elidableConcat(*c))
+        continue;
+      Buffer *out = bufferFor(c->getOutput());
+      uint64_t offset = 0;
+      for (Value *v : c->getInputs()) {
+        Buffer *slice = f_.addBuffer(v->getName(), out->region, v->getType().sizeInBytes());
+        slice->parent = out;
+        slice->offsetInParent = offset;
+        slice->offset = out->offset + offset;
+        offset += slice->size;
+        bind(v, slice);
+      }
+      elidedConcats_.insert(c);
+    }
   }
 
   /// Conv -> Add(residual) [-> activation] chains (see generateLIR).
@@ -254,14 +312,76 @@ private:
     }
   }
 
+  /// Whether `n` may be part of an elementwise chain: f32 throughout (the
+  /// fused kernel keeps intermediates in f32 registers, which for other
+  /// dtypes would skip a rounding or wrap-around), and not already fused
+  /// into a Conv.
+  bool chainable(const Node &n) const {
+    auto f32 = [](const Value *v) { return v && v->getType().dtype == DType::F32; };
+    return isElementwise(n.getKind()) && !fusedAway_.count(&n) && !fusions_.count(&n) &&
+           llvm::all_of(n.getInputs(), f32) && llvm::all_of(n.getOutputs(), f32);
+  }
+
+  /// Elementwise chains (LIROptions::fuseElementwise), each emitted where its
+  /// last node is: by then every operand of every node in it exists.
+  void findElementwiseChains() {
+    llvm::DenseSet<const Node *> taken;
+    for (Node *n : g_.getNodes()) {
+      if (taken.count(n) || !chainable(*n))
+        continue;
+      llvm::SmallVector<const Node *, 4> chain{n};
+      const TensorType &type = n->getOutput()->getType();
+      while (Node *next = soleUser(chain.back()->getOutput())) {
+        if (taken.count(next) || !chainable(*next) || next->getOutput()->getType() != type)
+          break;
+        chain.push_back(next);
+      }
+      if (chain.size() < 2)
+        continue;
+      taken.insert(chain.begin(), chain.end());
+      fusedAway_.insert(chain.begin(), chain.end() - 1);
+      chains_[chain.back()] = std::move(chain);
+    }
+  }
+
+  /// Where each node's work is emitted (its own place in the node list, or
+  /// that of the node whose instruction does it), and from that the last
+  /// place that reads each value; graph outputs are read after the end.
+  void computeLastUses() {
+    llvm::DenseMap<const Node *, unsigned> place;
+    unsigned next = 0;
+    for (Node *n : g_.getNodes()) {
+      place[n] = next;
+      emitPos_[n] = next++;
+    }
+    for (auto &entry : fusions_) {
+      emitPos_[entry.second.first] = place[entry.first];
+      for (const Node *m : entry.second.second)
+        emitPos_[m] = place[entry.first];
+    }
+    for (auto &entry : chains_)
+      for (const Node *m : entry.second)
+        emitPos_[m] = place[entry.first];
+    for (Node *n : g_.getNodes())
+      for (Value *v : n->getInputs())
+        if (v)
+          lastUse_[v] = std::max(lastUse_.lookup(v), emitPos_[n]);
+    for (const GraphOutput &o : g_.getOutputs())
+      lastUse_[o.value] = UINT_MAX;
+  }
+
   llvm::Error genNode(const Node &n) {
     auto fusion = fusions_.find(&n);
     if (fusion != fusions_.end())
       return genFused(*fusion->second.first, fusion->second.second);
+    auto chain = chains_.find(&n);
+    if (chain != chains_.end())
+      return genElementwise(chain->second);
+    if (isElementwise(n.getKind()))
+      return genElementwise({&n});
     if (n.is(OpKind::Reshape)) {
       // A reshape of a row-major tensor is the same bytes: a view.
-      Buffer *in = bufferFor(n.getInput(0));
-      buffers_[n.getOutput(0)] = in;
+      bind(n.getOutput(0), bufferFor(n.getInput(0)));
       return llvm::Error::success();
     }
     Instr instr = kernelInstr(n);
@@ -300,6 +420,39 @@ private:
     return llvm::Error::success();
   }
 
+  /// An elementwise node and the chain fused after it (findElementwiseChains),
+  /// emitted where the chain ends. Its result takes over an operand's buffer
+  /// when that operand dies here and has the result's dtype and size (so the
+  /// same layout): the kernel reads every operand's element i before it
+  /// writes element i.
+  llvm::Error genElementwise(llvm::ArrayRef<const Node *> chain) {
+    Instr instr;
+    instr.node = chain.front();
+    llvm::SmallVector<Value *, 4> operands(chain.front()->getInputs());
+    for (size_t i = 1; i < chain.size(); ++i)
+      for (Value *v : chain[i]->getInputs())
+        if (v != chain[i - 1]->getOutput())
+          operands.push_back(v);
+    for (Value *v : operands)
+      instr.inputs.push_back(v ? bufferFor(v) : nullptr);
+    instr.fused.assign(chain.begin() + 1, chain.end());
+    Value *result = chain.back()->getOutput();
+    unsigned here = emitPos_[chain.back()];
+    if (opts_.inPlace && !buffers_.count(result))
+      for (size_t i = 0; i < operands.size(); ++i) {
+        Buffer *b = instr.inputs[i];
+        if (b && b->region == Region::Scratch && bufferLastUse_[b] == here &&
+            operands[i]->getType().dtype == result->getType().dtype &&
+            b->size == result->getType().sizeInBytes()) {
+          bind(result, b);
+          break;
+        }
+      }
+    instr.outputs.push_back(bufferFor(result));
+    f_.instrs.push_back(std::move(instr));
+    return llvm::Error::success();
+  }
+
   /// Graph outputs whose bytes are not written in place by a kernel: graph
   /// inputs, constants, views, and values listed as outputs more than once.
   void genOutputCopies() {
@@ -325,6 +478,16 @@ private:
   llvm::DenseMap<const Node *, std::pair<const Node *, llvm::SmallVector<const Node *, 2>>>
       fusions_;
   llvm::DenseSet<const Node *> fusedAway_;
+  /// Concats whose inputs are written in place (placeConcatInputs).
+  llvm::DenseSet<const Node *> elidedConcats_;
+  /// Last node of an elementwise chain -> the chain, first node first.
+  llvm::DenseMap<const Node *, llvm::SmallVector<const Node *, 4>> chains_;
+  /// See computeLastUses.
+  llvm::DenseMap<const Node *, unsigned> emitPos_;
+  llvm::DenseMap<const Value *, unsigned> lastUse_;
+  /// The last place that reads any value a buffer holds (views and in-place
+  /// results share their buffer).
+  llvm::DenseMap<const Buffer *, unsigned> bufferLastUse_;
 };
 
 } // namespace

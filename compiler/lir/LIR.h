@@ -65,6 +65,14 @@ struct Buffer {
   const Tensor *constant = nullptr;
   Packing packing = Packing::None;
   int64_t packGroups = 1; ///< the Conv's group count, for ConvTapMajor
+  /// A slice of another buffer (an eliminated Concat's input, written in
+  /// place): `parent`'s bytes from `offsetInParent`. The planner places the
+  /// parent, and sets `offset` from it.
+  Buffer *parent = nullptr;
+  uint64_t offsetInParent = 0;
+
+  /// The buffer that owns the bytes: this one, or its parent's root.
+  const Buffer *root() const { return parent ? parent->root() : this; }
 };
 
 /// Bytes of conv weights of `shape` [G*OCg][ICg][KH][KW] packed tap-major in
@@ -105,10 +113,11 @@ struct Instr {
   /// paddedInput); decided here once, followed by the kernel.
   std::optional<PaddedInput> padded;
   /// Graph nodes whose work this kernel also does, in order, each on the
-  /// previous result: the Add of a residual (its other operand is the input
-  /// after the node's own), then an activation (Relu, LeakyRelu, Clip,
-  /// Sigmoid, Tanh). The outputs are the last fused node's. Only Conv
-  /// instructions fuse (see generateLIR).
+  /// previous result; their other operands follow the node's own inputs, in
+  /// node and input order. The outputs are the last fused node's. A Conv
+  /// fuses the Add of a residual, then an activation (Relu, LeakyRelu, Clip,
+  /// Sigmoid, Tanh); an elementwise node fuses the chain of elementwise
+  /// nodes that consume its result (see generateLIR).
   llvm::SmallVector<const Node *, 2> fused;
 };
 
@@ -149,6 +158,20 @@ struct LIROptions {
   /// 2.25x fewer multiplications for 16/9 of their weights and a transform
   /// buffer in scratch. Off when flash and RAM matter more than speed.
   bool winograd = true;
+  /// An elementwise instruction writes its result over an input buffer of
+  /// the same size and dtype that no later instruction reads (scratch only:
+  /// the caller's inputs and outputs are never reused).
+  bool inPlace = true;
+  /// A chain of f32 elementwise nodes of one output type, each the single
+  /// user of the previous one's result, becomes one instruction that
+  /// evaluates the whole expression per element: the intermediates never
+  /// reach memory.
+  bool fuseElementwise = true;
+  /// A Concat whose inputs are contiguous slices of its output (every axis
+  /// before the concatenated one of extent 1, and each slice 64-byte
+  /// aligned) disappears: each input's producer writes straight into its
+  /// slice, when the input is a node result used only by the Concat.
+  bool elideConcat = true;
 };
 
 /// A bundle interface tensor.
@@ -175,7 +198,9 @@ struct Function {
 /// Conv whose only use is an Add of a same-shaped residual becomes one
 /// instruction with that Add (and with an activation that is the Add's only
 /// use), placed where the Add was: the sum never makes a round trip through
-/// memory, as in ResNet blocks.
+/// memory, as in ResNet blocks. Elementwise chains fuse and elementwise
+/// results reuse dying inputs' buffers, and Concats are eliminated, as
+/// `opts` says.
 llvm::Expected<Function> generateLIR(const Graph &g, const LIROptions &opts = {});
 
 /// The contents of the weights region: every weights buffer's constant at

@@ -24,7 +24,7 @@ std::vector<LiveRange> computeLiveRanges(const Function &f) {
   auto touch = [&](const Buffer *b, unsigned i) {
     if (!b || b->region != Region::Scratch)
       return;
-    LiveRange &r = ranges[b->id];
+    LiveRange &r = ranges[b->root()->id];
     r.begin = std::min(r.begin, i);
     r.end = std::max(r.end, i);
   };
@@ -72,6 +72,10 @@ void planMemory(Function &f) {
     total = std::max(total, llvm::alignTo(offset + b->size, kBufferAlignment));
   }
   f.scratchSize = total;
+  // Parents are created before their slices.
+  for (auto &b : f.buffers)
+    if (b->parent)
+      b->offset = b->parent->offset + b->offsetInParent;
 }
 
 llvm::Error verifyMemoryPlan(const Function &f) {
@@ -81,6 +85,11 @@ llvm::Error verifyMemoryPlan(const Function &f) {
                                    "memory plan: " + msg);
   };
   for (auto &b : f.buffers) {
+    if (b->parent &&
+        (b->region != b->parent->region || b->offset != b->parent->offset + b->offsetInParent ||
+         b->offsetInParent + b->size > b->parent->size))
+      return fail(llvm::formatv("slice '{0}' not inside its parent '{1}'", b->name,
+                                b->parent->name));
     uint64_t limit = b->region == Region::Weights ? f.weightsSize
                      : b->region == Region::IO    ? f.ioSize
                                                   : f.scratchSize;

@@ -21,14 +21,17 @@ struct LiveRange {
 };
 
 /// Live range of every scratch buffer, indexed by Buffer::id (buffers of
-/// other regions and unused buffers get {UINT_MAX, 0}).
+/// other regions and unused buffers get {UINT_MAX, 0}). A slice's uses
+/// count as its root's; the slice itself gets {UINT_MAX, 0}.
 std::vector<LiveRange> computeLiveRanges(const Function &f);
 
-/// Sets the offsets of the scratch buffers and f.scratchSize.
+/// Sets the offsets of the scratch buffers and f.scratchSize, then every
+/// slice's offset from its parent's.
 void planMemory(Function &f);
 
 /// Checks that no two scratch buffers with overlapping live ranges overlap in
-/// memory, and that every buffer lies inside its region.
+/// memory, that every buffer lies inside its region and every slice inside
+/// its parent.
 llvm::Error verifyMemoryPlan(const Function &f);
 
 /// Sum of the (aligned) sizes of all scratch buffers: the size without reuse.

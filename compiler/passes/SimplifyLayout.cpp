@@ -3,12 +3,15 @@
 // Exporters and lowering leave layout changes in chains: a Transpose to
 // NHWC and one back, a Flatten after a Reshape, a Reshape to the shape the
 // tensor already has. Each Transpose is a pass over memory (a Reshape of a
-// graph output a copy), so chains become one node, and no-ops none.
+// graph output a copy), so chains become one node, and no-ops none. A
+// Transpose also sinks through elementwise ops toward its consumers, where
+// it can meet its inverse (NHWC -> Relu -> NCHW) and cancel.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/Passes.h"
 #include "compiler/passes/RewriteUtils.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace kiln {
@@ -63,6 +66,56 @@ llvm::Expected<bool> simplifyTranspose(Graph &g, Node *t) {
   return true;
 }
 
+/// Whether `v` broadcasts the same in every layout: a single element, of no
+/// higher rank than `rank`.
+bool layoutFree(const Value *v, size_t rank) {
+  return v->getType().numElements() == 1 && v->getType().rank() <= rank;
+}
+
+/// Elementwise(Transpose(x, p), ...) = Transpose(Elementwise(x, ...), p)
+/// when every other operand is a single element or also Transpose(., p) of
+/// x's shape, and each such Transpose is read by this op alone (so the
+/// rewrite never adds one; several become one).
+llvm::Expected<bool> sinkTranspose(Graph &g, Node *n) {
+  auto transposed = [&](const Value *v) {
+    return v && v->isResult() && v->getProducer()->is(OpKind::Transpose) &&
+           hasSingleUser(g, v, n);
+  };
+  auto first = llvm::find_if(n->getInputs(), transposed);
+  if (first == n->getInputs().end())
+    return false;
+  const Node *t = (*first)->getProducer();
+  llvm::SmallVector<int64_t, 6> perm = permOf(*t);
+  const TensorType &xt = t->getInput(0)->getType();
+  llvm::SmallVector<Value *, 3> inputs;
+  llvm::SmallVector<Node *, 3> sunk;
+  for (Value *v : n->getInputs()) {
+    if (transposed(v) && permOf(*v->getProducer()) == perm &&
+        v->getProducer()->getInput(0)->getType().shape == xt.shape) {
+      inputs.push_back(v->getProducer()->getInput(0));
+      if (!llvm::is_contained(sunk, v->getProducer()))
+        sunk.push_back(v->getProducer());
+    } else if (v && layoutFree(v, xt.rank())) {
+      inputs.push_back(v);
+    } else {
+      return false;
+    }
+  }
+  auto moved = addReplacementNode(g, *n, n->getKind(), inputs, n->getAttrs());
+  if (!moved)
+    return moved.takeError();
+  auto back = addHelperNode(g, *n, "transpose", OpKind::Transpose, {(*moved)->getOutput()},
+                            {{"perm", Attr::ofInts(perm)}});
+  if (!back)
+    return back.takeError();
+  if (auto err = replaceValue(g, *n, n->getOutput(), (*back)->getOutput()))
+    return std::move(err);
+  g.eraseNode(n);
+  for (Node *s : sunk)
+    g.eraseNode(s);
+  return true;
+}
+
 /// Reshape(Reshape(x)) = Reshape(x); a Reshape to x's own shape is x.
 llvm::Expected<bool> simplifyReshape(Graph &g, Node *r) {
   Value *x = r->getInput(0);
@@ -92,7 +145,8 @@ public:
     for (Node *n : g.getNodes()) {
       llvm::Expected<bool> simplified = n->is(OpKind::Transpose) ? simplifyTranspose(g, n)
                                         : n->is(OpKind::Reshape) ? simplifyReshape(g, n)
-                                                                 : false;
+                                        : isElementwise(n->getKind()) ? sinkTranspose(g, n)
+                                                                      : false;
       if (!simplified)
         return simplified.takeError();
       changed |= *simplified;

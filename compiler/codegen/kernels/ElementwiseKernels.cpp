@@ -7,7 +7,9 @@
 // decoded on load and encoded on store, without libcalls), integers in their
 // own width (so wrap-around is the dtype's), bools as i8 0/1. The scalar
 // definitions follow the reference semantics in compiler/ops; the math
-// functions come from ScalarMath.
+// functions come from ScalarMath. A fused chain (lir::Instr::fused) is the
+// same loop with the scalar definitions applied one after the other to the
+// element in registers, each later node's other operands loaded alongside.
 //
 //===----------------------------------------------------------------------===//
 
@@ -383,12 +385,22 @@ llvm::Value *scalarOp(KernelBuilder &kb, const Node &n,
 
 llvm::Error emitElementwise(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  const TensorType &ot = n.getOutput()->getType();
+  // Every loaded operand, in KernelArgs order: the node's inputs, then each
+  // fused node's inputs other than the previous result.
+  llvm::SmallVector<const Value *, 4> operands(n.getInputs());
+  const Node *prev = &n;
+  for (const Node *m : args.fused) {
+    for (const Value *v : m->getInputs())
+      if (v != prev->getOutput())
+        operands.push_back(v);
+    prev = m;
+  }
+  const TensorType &ot = prev->getOutput()->getType();
   int64_t count = ot.numElements();
   // Without broadcasting (scalars aside) one flat loop does.
   bool flat = true;
   llvm::SmallVector<Shape, 3> strides;
-  for (const Value *in : n.getInputs()) {
+  for (const Value *in : operands) {
     int64_t elems = in->getType().numElements();
     flat &= elems == count || elems == 1;
     Shape s(ot.rank(), 0);
@@ -399,15 +411,29 @@ llvm::Error emitElementwise(KernelBuilder &kb, const KernelArgs &args) {
     strides.push_back(std::move(s));
   }
   auto body = [&](llvm::ArrayRef<llvm::Value *> ivs, llvm::Value *outIndex) {
-    llvm::SmallVector<Operand, 3> xs;
-    for (unsigned i = 0; i < n.getNumInputs(); ++i) {
-      const TensorType &it = n.getInput(i)->getType();
+    unsigned next = 0;
+    auto load = [&]() -> Operand {
+      unsigned i = next++;
+      const TensorType &it = operands[i]->getType();
       llvm::Value *at = flat ? (it.numElements() == 1 ? kb.idx(0) : outIndex)
                              : kb.linear(ivs, strides[i]);
-      xs.push_back({loadElem(kb, args.inputs[i], at, it.dtype), it.dtype});
+      return {loadElem(kb, args.inputs[i], at, it.dtype), it.dtype};
+    };
+    llvm::SmallVector<Operand, 3> xs;
+    for (unsigned i = 0; i < n.getNumInputs(); ++i)
+      xs.push_back(load());
+    DType dt = n.getOutput()->getType().dtype;
+    llvm::Value *result = scalarOp(kb, n, xs, dt);
+    const Node *last = &n;
+    for (const Node *m : args.fused) {
+      xs.clear();
+      for (const Value *v : m->getInputs())
+        xs.push_back(v == last->getOutput() ? Operand{result, dt} : load());
+      dt = m->getOutput()->getType().dtype;
+      result = scalarOp(kb, *m, xs, dt);
+      last = m;
     }
-    storeElem(kb, scalarOp(kb, n, xs, ot.dtype), args.outputs[0], outIndex,
-              ot.dtype);
+    storeElem(kb, result, args.outputs[0], outIndex, ot.dtype);
   };
   if (flat) {
     kb.loop(count, [&](llvm::Value *i) { body({}, i); });

@@ -55,10 +55,11 @@ TEST(BundleJit, ReportsTheRegionSizesOfTheMemoryPlan) {
   auto bundle = compileOrFail(*g);
   ASSERT_TRUE(bundle);
   // Every buffer is rounded up to 64 bytes: w (20 bytes); x and y (60
-  // bytes each) in I/O; the Add result (60 bytes) in scratch.
+  // bytes each) in I/O; the Add result never reaches memory (Add and Relu
+  // are one fused loop), so there is no scratch.
   EXPECT_EQ(bundle->weightsSize(), 64u);
   EXPECT_EQ(bundle->ioSize(), 128u);
-  EXPECT_EQ(bundle->scratchSize(), 64u);
+  EXPECT_EQ(bundle->scratchSize(), 0u);
 }
 
 TEST(BundleJit, RejectsInputsThatDoNotMatch) {

@@ -9,6 +9,7 @@
 #define KILN_TESTS_UNIT_CODEGEN_KERNELTESTUTIL_H
 
 #include "compiler/graph/Graph.h"
+#include "compiler/lir/LIR.h"
 #include "tests/unit/passes/GraphTestUtil.h"
 
 #include <gtest/gtest.h>
@@ -35,6 +36,8 @@ struct JitCheck {
   /// code path (a fused activation, a folded BatchNorm) fails when the
   /// passes stop taking it.
   std::function<void(const Graph &)> expectGraph;
+  /// LIR strategies for the compiled copy (vectorLanes is the host's).
+  lir::LIROptions lir;
 };
 
 /// Random data of `type` (f32 in [lo, hi), i32/i64 as in JitCheck).

@@ -14,8 +14,13 @@
 namespace kiln {
 namespace {
 
-lir::Function plannedLIR(const Graph &g) {
-  auto f = lir::generateLIR(g);
+/// Without fusion or in-place results by default: these tests are about the
+/// planner's placement of every intermediate.
+lir::Function plannedLIR(const Graph &g, bool inPlace = false) {
+  lir::LIROptions opts;
+  opts.fuseElementwise = false;
+  opts.inPlace = inPlace;
+  auto f = lir::generateLIR(g, opts);
   EXPECT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
   lir::planMemory(*f);
   return std::move(*f);
@@ -55,6 +60,36 @@ TEST(MemoryPlanner, ChainPingPongsBetweenTwoBuffers) {
   // 9 intermediates of 400 bytes (448 aligned); at most two live at once.
   EXPECT_EQ(lir::unplannedScratchSize(f), 9u * 448);
   EXPECT_EQ(f.scratchSize, 2u * 448);
+}
+
+TEST(MemoryPlanner, InPlaceChainNeedsOneBuffer) {
+  Graph g("chain");
+  Value *x = g.addInput("x", TensorType(DType::F32, {1, 100}));
+  g.addOutput("y", chain(g, x, 10));
+  lir::Function f = plannedLIR(g, /*inPlace=*/true);
+  ASSERT_FALSE(static_cast<bool>(lir::verifyMemoryPlan(f)));
+  // The first Relu cannot overwrite the graph input; each later one
+  // overwrites its input, which dies there.
+  EXPECT_EQ(lir::unplannedScratchSize(f), 448u);
+  EXPECT_EQ(f.scratchSize, 448u);
+}
+
+TEST(MemoryPlanner, InPlaceKeepsLiveValuesApart) {
+  // a feeds both b's chain and the final Add: b's first Relu must not
+  // overwrite it; the Add may overwrite either operand.
+  Graph g("branch");
+  Value *x = g.addInput("x", TensorType(DType::F32, {64}));
+  Value *a = chain(g, x, 1);
+  Value *b = chain(g, a, 4);
+  auto add = g.addNode(OpKind::Add, "add", {a, b});
+  ASSERT_TRUE(static_cast<bool>(add));
+  Value *sum = (*add)->getOutput();
+  g.addOutput("y", chain(g, sum, 1));
+  lir::Function f = plannedLIR(g, /*inPlace=*/true);
+  EXPECT_FALSE(static_cast<bool>(lir::verifyMemoryPlan(f)));
+  EXPECT_NE(f.instrs[1].outputs[0], f.instrs[0].outputs[0]);
+  EXPECT_EQ(f.instrs[5].outputs[0], f.instrs[5].inputs[0]);
+  EXPECT_EQ(f.scratchSize, 2u * 64 * sizeof(float));
 }
 
 TEST(MemoryPlanner, BranchesKeepLiveValuesApart) {
@@ -111,6 +146,33 @@ TEST(MemoryPlanner, VerifierCatchesOverlap) {
   llvm::Error err = lir::verifyMemoryPlan(f);
   ASSERT_TRUE(static_cast<bool>(err));
   EXPECT_NE(llvm::toString(std::move(err)).find("overlap"), std::string::npos);
+}
+
+TEST(MemoryPlanner, ConcatInputsAreSlicesOfItsOutput) {
+  // Both Relu results are written into the Concat's output, which is live
+  // from the first Relu on; the verifier catches a slice moved off it.
+  Graph g("concat");
+  Value *x = g.addInput("x", TensorType(DType::F32, {1, 16}));
+  Value *a = chain(g, x, 1), *b = chain(g, x, 1);
+  AttrMap attrs;
+  attrs.emplace("axis", Attr::ofInt(1));
+  auto concat = g.addNode(OpKind::Concat, "cat", {a, b}, attrs);
+  ASSERT_TRUE(static_cast<bool>(concat));
+  g.addOutput("y", chain(g, (*concat)->getOutput(), 1));
+  lir::Function f = plannedLIR(g);
+  ASSERT_FALSE(static_cast<bool>(lir::verifyMemoryPlan(f)));
+  ASSERT_EQ(f.instrs.size(), 3u);
+  const lir::Buffer *first = f.instrs[0].outputs[0], *second = f.instrs[1].outputs[0];
+  ASSERT_TRUE(first->parent && second->parent);
+  EXPECT_EQ(first->parent, f.instrs[2].inputs[0]);
+  EXPECT_EQ(second->offset, first->offset + 64);
+  EXPECT_EQ(f.scratchSize, 128u);
+  for (auto &buf : f.buffers)
+    if (buf->parent)
+      buf->offset += 64;
+  llvm::Error err = lir::verifyMemoryPlan(f);
+  ASSERT_TRUE(static_cast<bool>(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("slice"), std::string::npos);
 }
 
 TEST(MemoryPlanner, ShippedModels) {
