@@ -76,13 +76,13 @@ JitBundle::Region JitBundle::allocateRegion(uint64_t size) {
 }
 
 llvm::Expected<std::unique_ptr<JitBundle>>
-JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name) {
+JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name,
+                   lir::LIROptions lirOpts) {
   if (!isValidBundleName(name))
     return jitError("bundle name '" + name + "' is not a C identifier");
   auto lanes = targetVectorLanes(TargetOptions{});
   if (!lanes)
     return lanes.takeError();
-  lir::LIROptions lirOpts;
   lirOpts.vectorLanes = *lanes;
   auto f = lir::generateLIR(loweredGraph, lirOpts);
   if (!f)

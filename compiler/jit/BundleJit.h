@@ -12,6 +12,7 @@
 
 #include "compiler/graph/Graph.h"
 #include "compiler/graph/Tensor.h"
+#include "compiler/lir/LIR.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -36,8 +37,11 @@ public:
   /// Compiles `loweredGraph` (primitive ops only) as kilnc would, without
   /// embedded weights, and links the object in memory. The graph is only
   /// read during the call. `name` must be a C identifier, as for kilnc.
+  /// `lirOptions` are kilnc's LIR choices, but for vectorLanes, which is
+  /// the host's.
   static llvm::Expected<std::unique_ptr<JitBundle>>
-  compile(const Graph &loweredGraph, llvm::StringRef name = "jit");
+  compile(const Graph &loweredGraph, llvm::StringRef name = "jit",
+          lir::LIROptions lirOptions = {});
 
   ~JitBundle();
   JitBundle(const JitBundle &) = delete;

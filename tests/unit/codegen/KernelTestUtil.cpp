@@ -43,7 +43,7 @@ Tensor randomInput(const TensorType &type, uint64_t seed, float lo, float hi) {
            << "passes: " << llvm::toString(std::move(err));
   if (check.expectGraph)
     check.expectGraph(*g);
-  auto bundle = JitBundle::compile(*g);
+  auto bundle = JitBundle::compile(*g, "jit", check.lir);
   if (!bundle)
     return ::testing::AssertionFailure()
            << "compile: " << llvm::toString(bundle.takeError());

@@ -9,6 +9,7 @@
 #define KILN_TESTS_UNIT_CODEGEN_KERNELTESTUTIL_H
 
 #include "compiler/graph/Graph.h"
+#include "compiler/lir/LIR.h"
 #include "tests/unit/passes/GraphTestUtil.h"
 
 #include <gtest/gtest.h>
@@ -31,6 +32,8 @@ struct JitCheck {
   /// Tolerance: rtol * max(1, max|ref|) per output, element-wise.
   double rtol = 1e-5;
   uint64_t seed = 1;
+  /// LIR choices (vectorLanes is the host's).
+  lir::LIROptions lir;
   /// Checks on the graph after the passes, so that a test meant for a
   /// code path (a fused activation, a folded BatchNorm) fails when the
   /// passes stop taking it.
