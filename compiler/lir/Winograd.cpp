@@ -25,10 +25,10 @@ constexpr int64_t kBlockTiles = 48;
 constexpr int64_t kBlockFloats = 64 * 1024;
 
 /// Operations per vector of tiles of the input transform (loads, the 1-D
-/// transforms of the rows and columns, the shuffle that drops the slots
-/// between tile rows, stores) and of the output transform (loads, 1-D
-/// transforms, bias, interleaving and stores), for F(2x2) and F(4x4).
-double inputTransformOps(int64_t m) { return m == 2 ? 80 : 252; }
+/// transforms of the rows and columns, stores) and of the output transform
+/// (loads, 1-D transforms, bias, interleaving and stores), for F(2x2) and
+/// F(4x4).
+double inputTransformOps(int64_t m) { return m == 2 ? 64 : 216; }
 double outputTransformOps(int64_t m) { return m == 2 ? 50 : 170; }
 
 /// Weights past this size come from L3 or memory, at about this many bytes
@@ -46,14 +46,10 @@ const double kG4[6][3] = {{1.0 / 4, 0, 0},
                           {1.0 / 24, -1.0 / 12, 1.0 / 6},
                           {0, 0, 1}};
 
-/// Vectors of `lanes` covering `items` items laid out in rows of `rowLen`
-/// with `gap` unused items after each row: the fewer of one run over all of
-/// them and whole vectors per row (what the kernel chooses too).
-int64_t vectorsOver(int64_t rows, int64_t rowLen, int64_t gap, int64_t lanes) {
-  int64_t perRow = rows * int64_t(llvm::divideCeil(rowLen, lanes));
-  if (lanes == 1)
-    return perRow;
-  return std::min<int64_t>(perRow, llvm::divideCeil(rows * (rowLen + gap) - gap, lanes));
+/// Vectors of `lanes` covering `rows` rows of `rowLen` consecutive items:
+/// one run over all of them (what the kernel does too).
+int64_t vectorsOver(int64_t rows, int64_t rowLen, int64_t lanes) {
+  return llvm::divideCeil(rows * rowLen, lanes);
 }
 } // namespace
 
@@ -90,18 +86,13 @@ WinogradLayout winogradLayout(const Node &conv, int64_t m) {
   l.points = l.n * l.n;
   l.tilesH = llvm::divideCeil(y.shape[2], m);
   l.tilesW = llvm::divideCeil(y.shape[3], m);
-  l.slotsPerRow = l.tilesW + 1;
   // Blocks of equal numbers of tile rows, as many as the tile target asks.
   int64_t target =
       std::clamp<int64_t>(kBlockFloats / ((C + OC) * l.points), kConvPackBlock, kBlockTiles);
   int64_t rows = std::clamp<int64_t>(llvm::divideCeil(target, l.tilesW), 1, l.tilesH);
   l.blockRows = llvm::divideCeil(l.tilesH, llvm::divideCeil(l.tilesH, rows));
   l.blockTiles = llvm::alignTo(l.blockRows * l.tilesW, kConvPackBlock);
-  // The output is 2 smaller than the padded input, so the slots of the
-  // runs also hold the input and its pads.
-  l.runStride = l.tilesH * l.slotsPerRow;
-  int64_t cut = C * l.channelStride();
-  l.vOffset = llvm::alignTo(cut, kConvPackBlock);
+  l.vOffset = l.points * l.blockTiles + kConvPackBlock;
   l.vPointStride = C * l.blockTiles + kConvPackBlock;
   l.mPointStride = OC * l.blockTiles + kConvPackBlock;
   l.mOffset = l.vOffset + l.points * l.vPointStride;
@@ -121,13 +112,13 @@ double winogradCost(const Node &conv, int64_t m, unsigned vectorLanes) {
       continue;
     int64_t tileVectors = llvm::divideCeil(rows * l.tilesW, lanes);
     double products = l.points * OC * (C * tileVectors / 2.0 + tileVectors);
-    double in = C * vectorsOver(rows, l.tilesW, 1, lanes) * inputTransformOps(m) / 2;
-    double out = OC * vectorsOver(rows, l.tilesW, 0, lanes) * outputTransformOps(m) / 2;
-    cost += blocks * (products + in + out);
+    double in = C * vectorsOver(rows, l.tilesW, lanes) * inputTransformOps(m) / 2;
+    double out = OC * vectorsOver(rows, l.tilesW, lanes) * outputTransformOps(m) / 2;
+    // The cut: per channel, tile row, patch row and vector of tiles, a
+    // load and a shuffle and a store per patch column.
+    double cut = C * rows * l.n * llvm::divideCeil(l.tilesW, lanes) * (2.0 * l.n + 2) / 2;
+    cost += blocks * (products + in + out + cut);
   }
-  // The cut input: per channel, patch row, tile row and phase, a run of
-  // slots (a load, shuffle, select and store per vector).
-  cost += C * l.n * l.tilesH * m * llvm::divideCeil(l.slotsPerRow, lanes) * 2.0;
   double weights = winogradWeightsBytes({OC, C, 3, 3}, m);
   if (weights > kCachedWeightsBytes)
     cost += llvm::divideCeil(l.tilesH, l.blockRows) * weights / kStreamBytesPerCycle;

@@ -45,30 +45,27 @@ Packing winogradPacking(int64_t m);
 int64_t winogradTileOf(Packing p);
 
 /// Where a Winograd convolution keeps its data in its temp, in floats from
-/// the temp's start:
-///  - the input of one image, padded and cut for the transform: per channel,
-///    per patch row i < n and column phase p < m, a run holding, for tile
-///    row r and "slot" s <= tilesW, padded pixel (m r + i, m s + p) at
-///    r * slotsPerRow + s. Point (i, j) of tile (r, t) is then at slot
-///    t + j / m of run (i, j % m): consecutive for consecutive tiles, also
-///    across tile rows (one slot per row apart), so that a vector of the
-///    input transform covers several short tile rows;
+/// the temp's start, for one block of tile rows at a time:
+///  - one input channel of the block, cut into patches: per point (i, j) of
+///    the n x n patch a run of blockTiles floats holding, for block tile
+///    q = r * tilesW + t, padded pixel (m (r0 + r) + i, m t + j) (r0 the
+///    block's first tile row). A point of consecutive tiles, also across
+///    tile rows, is at consecutive floats, so that a vector of the input
+///    transform covers several short tile rows; the cut is remade per
+///    channel and stays in L1;
 ///  - the transformed input V [points][C][blockTiles] and the products M
-///    [points][OC][blockTiles] of one block of tile rows, its tiles
-///    consecutive across its rows.
+///    [points][OC][blockTiles] of the block, its tiles consecutive across
+///    its rows.
 /// The points of V and M are a cache line further apart than their size: the
 /// transforms touch all of them at once, and at power-of-two distances (16 KB
 /// for 64 channels of 64 tiles) they would all fall in one L1 set.
 struct WinogradLayout {
   int64_t m, n, points;    ///< tile, patch (m + 2), points (n^2)
   int64_t tilesH, tilesW;  ///< tiles covering the output
-  int64_t slotsPerRow;     ///< tilesW + 1
-  int64_t runStride;       ///< floats between runs of the cut input
   int64_t blockRows;       ///< tile rows per block
   int64_t blockTiles;      ///< blockRows * tilesW, rounded up to whole vectors
   int64_t vPointStride, mPointStride; ///< floats between points of V, of M
-  int64_t vOffset, mOffset, size;     ///< floats
-  int64_t channelStride() const { return n * m * runStride; }
+  int64_t vOffset, mOffset, size;     ///< floats; the cut is at 0
   uint64_t bytes() const { return size * sizeof(float); }
 };
 

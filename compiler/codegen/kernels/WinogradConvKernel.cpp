@@ -1,15 +1,12 @@
 //===- WinogradConvKernel.cpp - 3x3 convolution as Winograd F(m x m, 3x3) -===//
 //
-// lir/Winograd.h has the arithmetic and the layout. Per image, the input is
-// cut into the temp: per patch row and column phase a run of "slots", so
-// that a point of the n x n patches of consecutive tiles, also of
-// consecutive tile rows, is at consecutive floats. Then per block of tile
-// rows:
-//  1. input transform: per input channel, V = B^T d B of a vector of tiles
-//     at a time (a vector per patch element; adds and FMAs by small
-//     constants), into V [points][C][tiles of the block]. A vector covers a
-//     run of slots that may span several short tile rows; a shuffle drops
-//     the one slot between rows that is not a tile;
+// lir/Winograd.h has the arithmetic and the layout. Per block of tile rows:
+//  1. input transform: per input channel, the block's input is cut into its
+//     patches (a run of the block's tiles per patch point, so that a point
+//     of consecutive tiles, also of consecutive tile rows, is at
+//     consecutive floats), then V = B^T d B of a vector of tiles at a time
+//     (a vector per patch point; adds and FMAs by small constants), into V
+//     [points][C][tiles of the block];
 //  2. one matrix product per point, M[k] = U[k] (OC x C, packed at compile
 //     time) times V[k] (C x tiles), on register tiles with output channels
 //     as broadcast rows and tiles on the vector lanes, as the direct
@@ -18,10 +15,10 @@
 //     tiles, plus bias; the m columns of each tile interleaved into one
 //     vector per output row, cut per tile row and stored through the
 //     convolution's epilogue.
-// A block's tiles are consecutive in V and M across its tile rows, so the
-// products see whole vectors even when a tile row is shorter than one.
-// Vectors whose spans are known at compile time (which slots, which tile
-// rows) are unrolled per block; on scalar cores the transforms stay loops.
+// A block's tiles are consecutive in the cut, V and M across its tile rows,
+// so every step sees whole vectors even when a tile row is shorter than
+// one. The output vectors that span several tile rows are unrolled per
+// block (which rows they cut is known at compile time).
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,24 +54,20 @@ double productCost(int64_t OC, int64_t C, int64_t elems, unsigned rows, unsigned
   return cost;
 }
 
-/// A vector of consecutive items (slots of the cut input, or tiles)
-/// starting `first` items into a block, of which `count` are loaded.
+/// A vector of `count` consecutive tiles from `first` of a block.
 struct Span {
   int64_t first, count;
 };
 
-/// Spans covering `rows` rows of `rowLen` items followed by `gap` unused
-/// ones (the last row's gap excluded): one run of whole vectors over all of
-/// them, or whole vectors per row when that takes no more.
-llvm::SmallVector<Span, 8> blockSpans(int64_t rows, int64_t rowLen, int64_t gap,
-                                      int64_t lanes) {
+/// Spans covering `rows` rows of `rowLen` tiles: one run of whole vectors
+/// over all of them, or whole vectors per row when that takes as many.
+llvm::SmallVector<Span, 8> blockSpans(int64_t rows, int64_t rowLen, int64_t lanes) {
   llvm::SmallVector<Span, 8> perRow, flat;
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t t = 0; t < rowLen; t += lanes)
-      perRow.push_back({r * (rowLen + gap) + t, std::min(lanes, rowLen - t)});
-  int64_t items = rows * (rowLen + gap) - gap;
-  for (int64_t q = 0; q < items; q += lanes)
-    flat.push_back({q, std::min(lanes, items - q)});
+      perRow.push_back({r * rowLen + t, std::min(lanes, rowLen - t)});
+  for (int64_t q = 0; q < rows * rowLen; q += lanes)
+    flat.push_back({q, std::min(lanes, rows * rowLen - q)});
   return flat.size() < perRow.size() ? flat : perRow;
 }
 
@@ -142,122 +135,94 @@ struct WinogradEmitter {
     return out;
   }
 
-  /// The cut input of image `image` (lir::WinogradLayout): per channel,
-  /// tile row and patch row, the padded row's columns dealt to the m runs
-  /// of its phases. With vectors, `lanes` slots at a time: one masked load
-  /// of the input columns under them (the mask also drops rows of padding,
-  /// so those read nothing) and a shuffle per phase that also puts in the
-  /// zeros of the left and right padding; no fills, no branches.
-  void cutInput(llvm::Value *image) {
+  /// The cut of input channel c of image `image` for tile rows th0 .. th0 +
+  /// rows - 1 (lir::WinogradLayout): per tile row and patch row, the padded
+  /// row's columns dealt to the n runs of the patch columns. With vectors,
+  /// `lanes` tiles at a time: one masked load of the input columns under
+  /// them (from the first row for a row of padding) and a shuffle per patch
+  /// column that also puts in the zeros of the left and right padding, then
+  /// zeros for a row of padding; no fills, no branches.
+  void cutChannel(llvm::Value *image, llvm::Value *c, llvm::Value *th0, int64_t rows) {
     const unsigned lanes = kb.vec.lanes;
-    const int64_t m = l.m, S = l.slotsPerRow;
-    llvm::Value *src0 = mul(image, s.C * s.H * s.W);
-    kb.loop(s.C, [&](llvm::Value *c) {
-      llvm::Value *src = add(src0, mul(c, s.H * s.W));
-      kb.loop(l.tilesH, [&](llvm::Value *r) {
-        for (int64_t i = 0; i < l.n; ++i) {
-          // Padded row m r + i is input row m r + i - pt, or padding.
-          llvm::Value *ih = b().CreateSub(add(mul(r, m), i), kb.idx(s.pt));
-          llvm::Value *inRow = b().CreateICmpULT(ih, kb.idx(s.H));
-          llvm::Value *srcRow = add(src, mul(b().CreateSelect(inRow, ih, kb.idx(0)), s.W));
-          llvm::Value *dst = add(add(mul(c, l.channelStride()), i * m * l.runStride),
-                                 mul(r, S));
-          if (lanes == 1) {
-            cutScalarRow(srcRow, inRow, dst);
-            continue;
-          }
-          for (int64_t q0 = 0; q0 < S; q0 += lanes) {
-            int64_t slots = std::min<int64_t>(lanes, S - q0);
-            // Slot q0 + k of phase p is input column b0 + p + m k.
-            int64_t b0 = m * q0 - s.pl, start = std::max<int64_t>(b0, 0);
-            unsigned wide = static_cast<unsigned>(m * lanes);
-            llvm::SmallVector<llvm::Constant *, 64> bits;
-            for (unsigned e = 0; e < wide; ++e)
-              bits.push_back(b().getInt1(start + e < s.W && start + e < b0 + m * slots));
-            llvm::Value *mask = b().CreateAnd(llvm::ConstantVector::get(bits),
-                                              b().CreateVectorSplat(wide, inRow));
-            llvm::Type *ty = kb.vecType(wide);
-            llvm::Value *row = b().CreateMaskedLoad(ty, kb.gep(b().getFloatTy(), x, add(srcRow, start)),
-                                                    llvm::Align(4), mask,
-                                                    llvm::Constant::getNullValue(ty));
-            for (int64_t p = 0; p < m; ++p) {
-              llvm::SmallVector<int, 16> pick;
-              for (unsigned k = 0; k < lanes; ++k) {
-                int64_t col = b0 + p + m * k;
-                bool inside = k < slots && col >= 0 && col < s.W;
-                pick.push_back(static_cast<int>(inside ? col - start : wide));
-              }
-              llvm::Value *v = b().CreateShuffleVector(row, llvm::Constant::getNullValue(ty), pick);
-              kb.storeVec(v, temp, add(dst, p * l.runStride + q0), static_cast<unsigned>(slots));
+    const int64_t m = l.m, n = l.n;
+    llvm::Value *src = add(mul(image, s.C * s.H * s.W), mul(c, s.H * s.W));
+    kb.loop(rows, [&](llvm::Value *r) {
+      for (int64_t i = 0; i < n; ++i) {
+        // Padded row m th + i is input row m th + i - pt, or padding.
+        llvm::Value *ih = b().CreateSub(add(mul(add(th0, r), m), i), kb.idx(s.pt));
+        llvm::Value *inRow = b().CreateICmpULT(ih, kb.idx(s.H));
+        llvm::Value *srcRow = add(src, mul(b().CreateSelect(inRow, ih, kb.idx(0)), s.W));
+        llvm::Value *dst = add(mul(r, l.tilesW), i * n * l.blockTiles);
+        if (lanes == 1) {
+          cutScalarRow(srcRow, inRow, dst);
+          continue;
+        }
+        for (int64_t t0 = 0; t0 < l.tilesW; t0 += lanes) {
+          int64_t tiles = std::min<int64_t>(lanes, l.tilesW - t0);
+          // Point (i, j) of tile t0 + k is input column b0 + j + m k.
+          int64_t b0 = m * t0 - s.pl, start = std::max<int64_t>(b0, 0);
+          int64_t last = b0 + m * (tiles - 1) + n - 1;
+          unsigned wide = static_cast<unsigned>(m * (lanes + 1));
+          llvm::SmallVector<llvm::Constant *, 64> bits;
+          for (unsigned e = 0; e < wide; ++e)
+            bits.push_back(b().getInt1(start + e < s.W && start + e <= last));
+          llvm::Type *ty = kb.vecType(wide);
+          llvm::Value *row = b().CreateMaskedLoad(
+              ty, kb.gep(b().getFloatTy(), x, add(srcRow, start)), llvm::Align(4),
+              llvm::ConstantVector::get(bits), llvm::Constant::getNullValue(ty));
+          for (int64_t j = 0; j < n; ++j) {
+            llvm::SmallVector<int, 16> pick;
+            for (unsigned k = 0; k < lanes; ++k) {
+              int64_t col = b0 + j + m * k;
+              bool inside = k < tiles && col >= 0 && col < s.W;
+              pick.push_back(static_cast<int>(inside ? col - start : wide));
             }
+            llvm::Value *v = b().CreateShuffleVector(row, llvm::Constant::getNullValue(ty), pick);
+            v = b().CreateSelect(inRow, v, llvm::Constant::getNullValue(v->getType()));
+            kb.storeVec(v, temp, add(dst, j * l.blockTiles + t0), static_cast<unsigned>(tiles));
           }
         }
-      });
+      }
     });
   }
 
-  /// cutInput's row on a scalar core: a loop over the slots.
+  /// cutChannel's patch row on a scalar core: a loop over the tiles.
   void cutScalarRow(llvm::Value *srcRow, llvm::Value *inRow, llvm::Value *dst) {
-    kb.loop(l.slotsPerRow, [&](llvm::Value *q) {
-      for (int64_t p = 0; p < l.m; ++p) {
-        llvm::Value *col = b().CreateSub(add(mul(q, l.m), p), kb.idx(s.pl));
+    kb.loop(l.tilesW, [&](llvm::Value *t) {
+      for (int64_t j = 0; j < l.n; ++j) {
+        llvm::Value *col = b().CreateSub(add(mul(t, l.m), j), kb.idx(s.pl));
         llvm::Value *inside = b().CreateAnd(inRow, b().CreateICmpULT(col, kb.idx(s.W)));
         llvm::Value *at = add(srcRow, b().CreateSelect(inside, col, kb.idx(0)));
         llvm::Value *v = b().CreateSelect(inside, kb.load(b().getFloatTy(), x, at), kb.f32(0));
-        kb.store(v, temp, add(add(dst, p * l.runStride), q));
+        kb.store(v, temp, add(add(dst, j * l.blockTiles), t));
       }
     });
   }
 
-  /// V of `count` slots from slot `slot` of channel base `cut` (slots of
-  /// the block's first tile row), stored at block tile `tile` of channel c:
-  /// slots that are not tiles (past a row's end) are dropped.
-  void inputVector(llvm::Value *c, llvm::Value *cut, llvm::Value *slot, llvm::Value *tile,
-                   int64_t firstSlot, int64_t count) {
+  /// V of `count` block tiles from `tile`, of channel c, from its cut.
+  void inputVector(llvm::Value *c, llvm::Value *tile, int64_t count) {
     const unsigned lanes = kb.vec.lanes;
+    unsigned valid = static_cast<unsigned>(count);
     Values d;
-    for (int64_t i = 0; i < l.n; ++i)
-      for (int64_t j = 0; j < l.n; ++j)
-        d.push_back(kb.loadVec(temp,
-                               add(add(cut, slot), (i * l.m + j % l.m) * l.runStride + j / l.m),
-                               lanes, static_cast<unsigned>(count)));
+    for (int64_t k = 0; k < l.points; ++k)
+      d.push_back(kb.loadVec(temp, add(tile, k * l.blockTiles), lanes, valid));
     Values v = transform2D(d, l.n, [&](llvm::ArrayRef<llvm::Value *> col) {
       return inputTransform1D(col);
     });
-    llvm::SmallVector<int, 16> keep;
-    for (int64_t q = 0; q < count; ++q)
-      if ((firstSlot + q) % l.slotsPerRow != l.tilesW)
-        keep.push_back(static_cast<int>(q));
-    bool identity = int64_t(keep.size()) == count;
-    unsigned tiles = static_cast<unsigned>(keep.size());
-    keep.resize(lanes, -1);
     llvm::Value *vBase = add(add(mul(c, l.blockTiles), tile), l.vOffset);
-    for (int64_t k = 0; k < l.points; ++k) {
-      llvm::Value *vk = identity ? v[k] : b().CreateShuffleVector(v[k], keep);
-      kb.storeVec(vk, temp, add(vBase, k * l.vPointStride), tiles);
-    }
+    for (int64_t k = 0; k < l.points; ++k)
+      kb.storeVec(v[k], temp, add(vBase, k * l.vPointStride), valid);
   }
 
-  /// 1. V of tile rows th0 .. th0 + rows - 1.
-  void transformInput(llvm::Value *th0, int64_t rows) {
-    const unsigned lanes = kb.vec.lanes;
+  /// 1. V of tile rows th0 .. th0 + rows - 1 of image `image`, a channel
+  /// at a time: its cut, then runs of `lanes` tiles across the rows.
+  void transformInput(llvm::Value *image, llvm::Value *th0, int64_t rows) {
+    const int64_t lanes = kb.vec.lanes, tiles = rows * l.tilesW;
     kb.loop(s.C, [&](llvm::Value *c) {
-      llvm::Value *cut = add(mul(c, l.channelStride()), mul(th0, l.slotsPerRow));
-      if (lanes == 1) {
-        kb.loop(rows, [&](llvm::Value *r) {
-          kb.loop(l.tilesW, [&](llvm::Value *t) {
-            inputVector(c, cut, add(mul(r, l.slotsPerRow), t), add(mul(r, l.tilesW), t), 0, 1);
-          });
-        });
-        return;
-      }
-      for (Span sp : blockSpans(rows, l.tilesW, 1, lanes)) {
-        int64_t tile = sp.first / l.slotsPerRow * l.tilesW +
-                       std::min(sp.first % l.slotsPerRow, l.tilesW - 1);
-        if (sp.first % l.slotsPerRow == l.tilesW) // starts at a row's gap
-          tile = (sp.first / l.slotsPerRow + 1) * l.tilesW;
-        inputVector(c, cut, kb.idx(sp.first), kb.idx(tile), sp.first, sp.count);
-      }
+      cutChannel(image, c, th0, rows);
+      forTiles(kb, tiles, lanes, [&](llvm::Value *t0, int64_t count) {
+        inputVector(c, t0, count);
+      });
     });
   }
 
@@ -369,7 +334,7 @@ struct WinogradEmitter {
       llvm::Value *init =
           kb.splat(bias ? kb.load(kb.b.getFloatTy(), bias, oc) : kb.f32(0), kb.vec.lanes);
       llvm::Value *plane = mul(add(mul(image, s.OC), oc), s.OH * s.OW);
-      llvm::SmallVector<Span, 8> spans = blockSpans(rows, l.tilesW, 0, lanes);
+      llvm::SmallVector<Span, 8> spans = blockSpans(rows, l.tilesW, lanes);
       if (lanes > 1 && int64_t(spans.size()) < rows * int64_t(llvm::divideCeil(l.tilesW, lanes))) {
         // Vectors over several tile rows: cut per row.
         for (Span sp : spans) {
@@ -438,9 +403,8 @@ llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args) {
   llvm::Value *bias = n.getNumInputs() > 2 ? args.inputs[2] : nullptr;
   WinogradEmitter e{kb, s, l, args.inputs[0], args.inputs[1], bias, args.outputs[0], args.temp, epilogue, plan};
   forEachIndex(kb, s.N, [&](llvm::Value *image) {
-    e.cutInput(image);
     forTiles(kb, l.tilesH, l.blockRows, [&](llvm::Value *th0, int64_t rows) {
-      e.transformInput(th0, rows);
+      e.transformInput(image, th0, rows);
       e.multiply(rows * l.tilesW);
       e.transformOutput(image, th0, rows);
     });
