@@ -54,23 +54,6 @@ double productCost(int64_t OC, int64_t C, int64_t elems, unsigned rows, unsigned
   return cost;
 }
 
-/// A vector of `count` consecutive tiles from `first` of a block.
-struct Span {
-  int64_t first, count;
-};
-
-/// Spans covering `rows` rows of `rowLen` tiles: one run of whole vectors
-/// over all of them, or whole vectors per row when that takes as many.
-llvm::SmallVector<Span, 8> blockSpans(int64_t rows, int64_t rowLen, int64_t lanes) {
-  llvm::SmallVector<Span, 8> perRow, flat;
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t t = 0; t < rowLen; t += lanes)
-      perRow.push_back({r * rowLen + t, std::min(lanes, rowLen - t)});
-  for (int64_t q = 0; q < rows * rowLen; q += lanes)
-    flat.push_back({q, std::min(lanes, rows * rowLen - q)});
-  return flat.size() < perRow.size() ? flat : perRow;
-}
-
 struct WinogradEmitter {
   KernelBuilder &kb;
   const ConvShape &s;
@@ -334,19 +317,20 @@ struct WinogradEmitter {
       llvm::Value *init =
           kb.splat(bias ? kb.load(kb.b.getFloatTy(), bias, oc) : kb.f32(0), kb.vec.lanes);
       llvm::Value *plane = mul(add(mul(image, s.OC), oc), s.OH * s.OW);
-      llvm::SmallVector<Span, 8> spans = blockSpans(rows, l.tilesW, lanes);
-      if (lanes > 1 && int64_t(spans.size()) < rows * int64_t(llvm::divideCeil(l.tilesW, lanes))) {
-        // Vectors over several tile rows: cut per row.
-        for (Span sp : spans) {
+      int64_t tiles = rows * l.tilesW;
+      if (lanes > 1 && llvm::divideCeil(tiles, lanes) <
+                           uint64_t(rows) * llvm::divideCeil(l.tilesW, lanes)) {
+        // Fewer vectors when they run across tile rows: each cut per row.
+        for (int64_t q0 = 0; q0 < tiles; q0 += lanes) {
+          int64_t count = std::min(lanes, tiles - q0);
           llvm::SmallVector<Segment, 4> segments;
-          for (int64_t q = sp.first; q < sp.first + sp.count;) {
+          for (int64_t q = q0; q < q0 + count;) {
             int64_t r = q / l.tilesW, t = q % l.tilesW;
-            int64_t n = std::min(sp.first + sp.count - q, l.tilesW - t);
-            segments.push_back({kb.idx(r), kb.idx(t), q - sp.first, n,
-                                std::min(n * m, s.OW - t * m)});
+            int64_t n = std::min(q0 + count - q, l.tilesW - t);
+            segments.push_back({kb.idx(r), kb.idx(t), q - q0, n, std::min(n * m, s.OW - t * m)});
             q += n;
           }
-          outputVector(plane, th0, oc, init, kb.idx(sp.first), sp.count, segments);
+          outputVector(plane, th0, oc, init, kb.idx(q0), count, segments);
         }
         return;
       }
