@@ -20,7 +20,8 @@ constexpr int64_t kMinOutputPixels = 64;
 
 /// Tiles a block aims at: a few vectors of the widest registers for the
 /// products, few enough that V and M of a block stay in L2 (at most
-/// kBlockFloats floats of them together).
+/// kBlockFloats floats of them together) unless the weights do not fit
+/// there either (kCachedWeightsBytes): then fewer blocks, as each reads them.
 constexpr int64_t kBlockTiles = 48;
 constexpr int64_t kBlockFloats = 64 * 1024;
 
@@ -31,10 +32,11 @@ constexpr int64_t kBlockFloats = 64 * 1024;
 double inputTransformOps(int64_t m) { return m == 2 ? 64 : 216; }
 double outputTransformOps(int64_t m) { return m == 2 ? 50 : 170; }
 
-/// Weights past this size come from L3 or memory, at about this many bytes
-/// a cycle.
+/// Weights of this size or more come from L3 or memory, at about this many
+/// bytes a cycle (resnet18's 14x14x256 layers: 0.92 ms as F(2x2), 1.3 to
+/// 1.7 ms as F(4x4) with 2.25x the weights).
 constexpr double kCachedWeightsBytes = 1 << 20;
-constexpr double kStreamBytesPerCycle = 8;
+constexpr double kStreamBytesPerCycle = 2;
 
 /// The transforms' matrices: G (n x 3) for the weights. B^T and A^T live in
 /// the kernel, factored.
@@ -87,8 +89,12 @@ WinogradLayout winogradLayout(const Node &conv, int64_t m) {
   l.tilesH = llvm::divideCeil(y.shape[2], m);
   l.tilesW = llvm::divideCeil(y.shape[3], m);
   // Blocks of equal numbers of tile rows, as many as the tile target asks.
+  // Every block reads all the weights: past the cache they decide.
   int64_t target =
-      std::clamp<int64_t>(kBlockFloats / ((C + OC) * l.points), kConvPackBlock, kBlockTiles);
+      winogradWeightsBytes({OC, C, 3, 3}, m) >= kCachedWeightsBytes
+          ? kBlockTiles
+          : std::clamp<int64_t>(kBlockFloats / ((C + OC) * l.points), kConvPackBlock,
+                                kBlockTiles);
   int64_t rows = std::clamp<int64_t>(llvm::divideCeil(target, l.tilesW), 1, l.tilesH);
   l.blockRows = llvm::divideCeil(l.tilesH, llvm::divideCeil(l.tilesH, rows));
   l.blockTiles = llvm::alignTo(l.blockRows * l.tilesW, kConvPackBlock);
@@ -120,7 +126,7 @@ double winogradCost(const Node &conv, int64_t m, unsigned vectorLanes) {
     cost += blocks * (products + in + out + cut);
   }
   double weights = winogradWeightsBytes({OC, C, 3, 3}, m);
-  if (weights > kCachedWeightsBytes)
+  if (weights >= kCachedWeightsBytes)
     cost += llvm::divideCeil(l.tilesH, l.blockRows) * weights / kStreamBytesPerCycle;
   return cost;
 }
