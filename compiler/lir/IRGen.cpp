@@ -207,8 +207,16 @@ private:
         std::vector<Node *> users = g_.getUsers(v);
         if (opts_.winograd &&
             llvm::all_of(users, [](const Node *u) { return isWinogradConv(*u); })) {
-          b->packing = Packing::Winograd;
-          b->size = winogradWeightsBytes(v->getType().shape);
+          // Weights shared by convolutions that want different tiles (rare)
+          // take the smaller tile.
+          int64_t m = opts_.winogradTile;
+          if (!m) {
+            m = 4;
+            for (const Node *u : users)
+              m = std::min(m, chooseWinogradTile(*u, opts_.vectorLanes));
+          }
+          b->packing = winogradPacking(m);
+          b->size = winogradWeightsBytes(v->getType().shape, m);
         } else {
           b->packing = Packing::ConvTapMajor;
           b->packGroups = users.front()->getInt("group");
@@ -398,9 +406,9 @@ private:
     for (Value *v : n.getInputs())
       instr.inputs.push_back(v ? bufferFor(v) : nullptr);
     Packing weights = n.is(OpKind::Conv) ? instr.inputs[1]->packing : Packing::None;
-    if (weights == Packing::Winograd)
+    if (int64_t m = winogradTileOf(weights))
       instr.temp = f_.addBuffer(n.getName().str() + ".winograd", Region::Scratch,
-                                winogradLayout(n).bytes());
+                                winogradLayout(n, m).bytes());
     else if ((instr.padded = paddedInput(n, weights == Packing::ConvTapMajor,
                                          opts_.vectorLanes > 1 && isChannelBlockDepthwise(n))))
       instr.temp = f_.addBuffer(n.getName().str() + ".padded", Region::Scratch,
@@ -530,8 +538,9 @@ std::vector<uint8_t> buildWeightsImage(const Function &f) {
     case Packing::ConvTapMajor:
       packConvTapMajor(*b->constant, b->packGroups, image.data() + b->offset);
       break;
-    case Packing::Winograd:
-      packWinogradWeights(*b->constant, image.data() + b->offset);
+    case Packing::Winograd2x2:
+    case Packing::Winograd4x4:
+      packWinogradWeights(*b->constant, winogradTileOf(b->packing), image.data() + b->offset);
       break;
     }
   }
@@ -550,8 +559,8 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
        << ':' << b->size;
     if (b->packing == Packing::ConvTapMajor)
       os << ":tap-major";
-    if (b->packing == Packing::Winograd)
-      os << ":winograd";
+    if (int64_t m = winogradTileOf(b->packing))
+      os << ":winograd" << m << 'x' << m;
   };
   for (const Instr &in : f.instrs) {
     os << "  ";

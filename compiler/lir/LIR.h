@@ -44,9 +44,11 @@ enum class Packing {
   /// vectorizes over output channels reads them (taps outside, channels
   /// inside), one block after the other so the tile's reads are sequential.
   ConvTapMajor,
-  /// Weights of a Winograd convolution (lir/Winograd.h): [OC][C][3][3]
-  /// transformed to U = G g G^T, stored [16][C][OC].
-  Winograd,
+  /// Weights of a Winograd F(2x2, 3x3) or F(4x4, 3x3) convolution
+  /// (lir/Winograd.h): [OC][C][3][3] transformed to U = G g G^T, stored
+  /// [16 or 36 points][C][OC].
+  Winograd2x2,
+  Winograd4x4,
 };
 
 /// Output channels per block of Packing::ConvTapMajor: a multiple of every
@@ -154,10 +156,15 @@ struct LIROptions {
   /// Channel-block depthwise convolution pays off only with vectors: on a
   /// scalar core (Cortex-M) it is several times the code for no speed.
   unsigned vectorLanes = 16;
-  /// Winograd F(2x2, 3x3) for the 3x3 stride-1 convolutions that qualify:
-  /// 2.25x fewer multiplications for 16/9 of their weights and a transform
-  /// buffer in scratch. Off when flash and RAM matter more than speed.
+  /// Winograd for the 3x3 stride-1 convolutions that qualify, F(2x2, 3x3)
+  /// or, with vectors, F(4x4, 3x3) where it is estimated faster
+  /// (chooseWinogradTile): 2.25x or 4x fewer multiplications for 16/9 or
+  /// 36/9 of their weights and a transform buffer in scratch. Off when flash
+  /// and RAM matter more than speed.
   bool winograd = true;
+  /// The Winograd output tile, 2 or 4, for every Winograd convolution; 0
+  /// chooses per convolution (chooseWinogradTile). For tests of each kernel.
+  int64_t winogradTile = 0;
   /// An elementwise instruction writes its result over an input buffer of
   /// the same size and dtype that no later instruction reads (scratch only:
   /// the caller's inputs and outputs are never reused).

@@ -1,13 +1,16 @@
-//===- Winograd.h - Winograd F(2x2, 3x3) convolution layout ----*- C++ -*-===//
+//===- Winograd.h - Winograd F(m x m, 3x3) convolution layout --*- C++ -*-===//
 //
-// A 3x3 stride-1 convolution computes every 2x2 block ("tile") of output
-// pixels from the 4x4 input patch under it as Y = A^T [(G g G^T) . (B^T d B)] A:
-// 16 multiplications per tile, input and output channel instead of the 36 of
-// the direct form. The weights' transform U = G g G^T is done here, at
-// compile time (Packing::Winograd); the input's (V = B^T d B) and the
-// output's in the kernel (codegen/kernels/WinogradConvKernel.cpp), one block
-// of tile rows at a time, around 16 matrix products per block that run on
-// the same register tiles as the direct convolution.
+// A 3x3 stride-1 convolution computes every m x m block ("tile") of output
+// pixels from the n x n input patch under it (n = m + 2) as
+// Y = A^T [(G g G^T) . (B^T d B)] A: n^2 multiplications per tile, input and
+// output channel, instead of the 9 m^2 of the direct form. kiln has
+// F(2x2, 3x3) (16 against 36: 2.25x fewer) and F(4x4, 3x3) (36 against 144:
+// 4x fewer, for larger transforms, 36/9 of the weights and a little less
+// accuracy). The weights' transform U = G g G^T is done here, at compile
+// time; the input's (V = B^T d B) and the output's in the kernel
+// (codegen/kernels/WinogradConvKernel.cpp), one block of tile rows at a time,
+// around n^2 matrix products per block that run on the same register tiles
+// as the direct convolution.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LIR_WINOGRAD_H
@@ -18,40 +21,62 @@
 namespace kiln {
 namespace lir {
 
-/// Elements of the 4x4 transformed tile: the number of matrix products.
-constexpr int64_t kWinogradPoints = 16;
-
-/// Whether `conv` runs as Winograd F(2x2, 3x3): f32, one group, 3x3, stride
-/// and dilation 1, and enough input channels and output pixels that the
+/// Whether `conv` can run as Winograd: f32, one group, 3x3, stride and
+/// dilation 1, and enough input channels and output pixels that the
 /// transforms cost little next to the products they save (the first layer of
 /// an image network, with its 3 channels, stays direct).
 bool isWinogradConv(const Node &conv);
 
+/// The output tile size m (2 or 4) for a Winograd `conv` on a target with
+/// `vectorLanes` f32 lanes, by the estimated cycles of each (winogradCost).
+/// Always 2 on scalar cores: F(4x4) there would cost 36/16 of F(2x2)'s
+/// weights in flash for transforms that no vector hides.
+int64_t chooseWinogradTile(const Node &conv, unsigned vectorLanes);
+
+/// Estimated cycles of `conv` as F(m x m, 3x3) with `vectorLanes` lanes: the
+/// products at two FMAs a cycle, the transforms at two operations a cycle
+/// (counted per vector the kernel emits, so narrow images pay for their
+/// partly empty vectors), the padded copy, and weights that no longer fit
+/// in L2 streamed from memory once per block.
+double winogradCost(const Node &conv, int64_t m, unsigned vectorLanes);
+
+/// The packing of F(m x m) weights, and back (0 for a non-Winograd one).
+Packing winogradPacking(int64_t m);
+int64_t winogradTileOf(Packing p);
+
 /// Where a Winograd convolution keeps its data in its temp, in floats from
-/// the temp's start: the padded input of one image (PaddedInput with two
-/// column phases, so tiles' columns 2t + j are consecutive floats), then the
-/// transformed input V [16][C][blockTiles] and the products M
-/// [16][OC][blockTiles] of one block of tile rows. The 16 points of V and M
-/// are a cache line further apart than their size: the transforms touch all
-/// 16 at once, and at power-of-two distances (16 KB for 64 channels of 64
-/// tiles) they would all fall in one L1 set.
+/// the temp's start, for one block of tile rows at a time:
+///  - one input channel of the block, cut into patches: per point (i, j) of
+///    the n x n patch a run of blockTiles floats holding, for block tile
+///    q = r * tilesW + t, padded pixel (m (r0 + r) + i, m t + j) (r0 the
+///    block's first tile row). A point of consecutive tiles, also across
+///    tile rows, is at consecutive floats, so that a vector of the input
+///    transform covers several short tile rows; the cut is remade per
+///    channel and stays in L1;
+///  - the transformed input V [points][C][blockTiles] and the products M
+///    [points][OC][blockTiles] of the block, its tiles consecutive across
+///    its rows.
+/// The points of V and M are a cache line further apart than their size: the
+/// transforms touch all of them at once, and at power-of-two distances (16 KB
+/// for 64 channels of 64 tiles) they would all fall in one L1 set.
 struct WinogradLayout {
+  int64_t m, n, points;    ///< tile, patch (m + 2), points (n^2)
   int64_t tilesH, tilesW;  ///< tiles covering the output
   int64_t blockRows;       ///< tile rows per block
   int64_t blockTiles;      ///< blockRows * tilesW, rounded up to whole vectors
   int64_t vPointStride, mPointStride; ///< floats between points of V, of M
-  PaddedInput padded;
-  int64_t vOffset, mOffset, size; ///< floats
+  int64_t vOffset, mOffset, size;     ///< floats; the cut is at 0
   uint64_t bytes() const { return size * sizeof(float); }
 };
 
-WinogradLayout winogradLayout(const Node &conv);
+WinogradLayout winogradLayout(const Node &conv, int64_t m);
 
-/// Bytes of Packing::Winograd weights of a [OC][C][3][3] tensor.
-uint64_t winogradWeightsBytes(llvm::ArrayRef<int64_t> shape);
+/// Bytes of F(m x m) weights of a [OC][C][3][3] tensor.
+uint64_t winogradWeightsBytes(llvm::ArrayRef<int64_t> shape, int64_t m);
 
-/// Writes U = G g G^T of every (output, input channel) pair as [16][C][OC].
-void packWinogradWeights(const Tensor &w, uint8_t *dst);
+/// Writes U = G g G^T of every (output, input channel) pair as
+/// [points][C][OC].
+void packWinogradWeights(const Tensor &w, int64_t m, uint8_t *dst);
 
 } // namespace lir
 } // namespace kiln

@@ -1,6 +1,7 @@
 //===- ConvInput.cpp - Convolution geometry and input views ---------------===//
 
 #include "compiler/codegen/kernels/ConvInput.h"
+#include "compiler/lir/Winograd.h"
 
 namespace kiln {
 namespace codegen {
@@ -161,7 +162,7 @@ llvm::Error checkConv(const KernelArgs &args) {
                                   n.getFloats("kiln.activation_params")))
     return nodeError(n, llvm::toString(std::move(e)));
   lir::Packing weights = args.packingOf(1);
-  if ((weights == lir::Packing::Winograd || args.padded) && !args.temp)
+  if ((lir::winogradTileOf(weights) || args.padded) && !args.temp)
     return nodeError(n, "padded convolution without a temp buffer");
   return llvm::Error::success();
 }

@@ -81,8 +81,9 @@ struct ConvEpilogue {
              unsigned valid) const;
 };
 
-/// Winograd F(2x2, 3x3) convolution (lir::isWinogradConv, weights packed
-/// lir::Packing::Winograd); emitConv dispatches to it.
+/// Winograd F(2x2, 3x3) or F(4x4, 3x3) convolution (lir::isWinogradConv,
+/// weights packed lir::Packing::Winograd2x2 or Winograd4x4); emitConv
+/// dispatches to it.
 llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args);
 
 /// Depthwise convolution with channels on the lanes

@@ -26,6 +26,7 @@
 
 #include "compiler/codegen/kernels/ConvInput.h"
 #include "compiler/codegen/kernels/RegisterTile.h"
+#include "compiler/lir/Winograd.h"
 
 #include <cmath>
 #include <limits>
@@ -328,7 +329,7 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
   if (lir::isDepthwiseConv(n))
     return emitDepthwiseConv(kb, args);
-  if (args.packingOf(1) == lir::Packing::Winograd)
+  if (lir::winogradTileOf(args.packingOf(1)))
     return emitWinogradConv(kb, args);
   ConvShape s = ConvShape::of(n);
   bool packed = args.packingOf(1) == lir::Packing::ConvTapMajor;

@@ -1,20 +1,24 @@
-//===- WinogradConvKernel.cpp - 3x3 convolution as Winograd F(2x2, 3x3) ---===//
+//===- WinogradConvKernel.cpp - 3x3 convolution as Winograd F(m x m, 3x3) -===//
 //
-// lir/Winograd.h has the arithmetic and the layout. Per image, the input is
-// copied padded into the temp with its columns split in two phases, so the
-// 4x4 patches of consecutive tiles of a tile row start at consecutive floats.
-// Then per block of tile rows:
-//  1. input transform: per input channel and tile row, the 16 values
-//     V = B^T d B of `lanes` tiles at a time (a vector per patch element,
-//     adds only), into V [16][C][tiles of the block];
-//  2. 16 matrix products M[k] = U[k] (OC x C, packed at compile time) times
-//     V[k] (C x tiles), on register tiles with output channels as broadcast
-//     rows and tiles on the vector lanes, as the direct kernel's pixel tiles;
-//  3. output transform: per output channel and tile row, Y = A^T m A for
-//     `lanes` tiles, plus bias, the two columns of each tile interleaved
-//     into one vector and stored through the convolution's epilogue.
-// A block's tiles are consecutive in V and M across its tile rows, so the
-// products see whole vectors even when a tile row is shorter than one.
+// lir/Winograd.h has the arithmetic and the layout. Per block of tile rows:
+//  1. input transform: per input channel, the block's input is cut into its
+//     patches (a run of the block's tiles per patch point, so that a point
+//     of consecutive tiles, also of consecutive tile rows, is at
+//     consecutive floats), then V = B^T d B of a vector of tiles at a time
+//     (a vector per patch point; adds and FMAs by small constants), into V
+//     [points][C][tiles of the block];
+//  2. one matrix product per point, M[k] = U[k] (OC x C, packed at compile
+//     time) times V[k] (C x tiles), on register tiles with output channels
+//     as broadcast rows and tiles on the vector lanes, as the direct
+//     kernel's pixel tiles;
+//  3. output transform: per output channel, Y = A^T m A for a vector of
+//     tiles, plus bias; the m columns of each tile interleaved into one
+//     vector per output row, cut per tile row and stored through the
+//     convolution's epilogue.
+// A block's tiles are consecutive in the cut, V and M across its tile rows,
+// so every step sees whole vectors even when a tile row is shorter than
+// one. The output vectors that span several tile rows are unrolled per
+// block (which rows they cut is known at compile time).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +26,6 @@
 #include "compiler/codegen/kernels/RegisterTile.h"
 #include "compiler/lir/Winograd.h"
 
-#include <array>
 #include <limits>
 
 namespace kiln {
@@ -36,7 +39,7 @@ constexpr unsigned kMaxTileVecs = 4;
 /// Input channels per iteration of a product's K loop.
 constexpr int64_t kUnrolledChannels = 4;
 
-using Patch = std::array<llvm::Value *, 16>;
+using Values = llvm::SmallVector<llvm::Value *, 36>;
 
 /// Estimated cycles of the products of one transform point with `rows` x
 /// `vecs` tiles: their K loops, stores and a fixed overhead per tile.
@@ -55,7 +58,7 @@ struct WinogradEmitter {
   KernelBuilder &kb;
   const ConvShape &s;
   const lir::WinogradLayout &l;
-  llvm::Value *u, *bias, *y, *temp;
+  llvm::Value *x, *u, *bias, *y, *temp;
   const ConvEpilogue &epilogue;
   TileShape plan; ///< rows (output channels) x vecs of the products
 
@@ -65,42 +68,143 @@ struct WinogradEmitter {
   llvm::Value *mul(llvm::Value *a, int64_t c) { return kb.b.CreateMul(a, kb.idx(c)); }
   llvm::Value *fadd(llvm::Value *a, llvm::Value *c) { return kb.b.CreateFAdd(a, c); }
   llvm::Value *fsub(llvm::Value *a, llvm::Value *c) { return kb.b.CreateFSub(a, c); }
+  /// c * a + x, c a constant.
+  llvm::Value *fmaC(double c, llvm::Value *a, llvm::Value *x) {
+    return kb.fma(llvm::ConstantFP::get(a->getType(), c), a, x);
+  }
 
-  /// 1. V of tile rows th0 .. th0 + rows - 1.
-  void transformInput(llvm::Value *th0, int64_t rows) {
+  /// B^T d of one column (or row) of n values.
+  Values inputTransform1D(llvm::ArrayRef<llvm::Value *> d) {
+    if (l.m == 2)
+      return {fsub(d[0], d[2]), fadd(d[1], d[2]), fsub(d[2], d[1]), fsub(d[1], d[3])};
+    // Rows of B^T: 4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0;
+    // 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1.
+    llvm::Value *a = fmaC(-4, d[2], d[4]), *c = fmaC(-4, d[1], d[3]);
+    llvm::Value *e = fsub(d[4], d[2]), *f = fsub(d[3], d[1]);
+    return {fmaC(4, d[0], fmaC(-5, d[2], d[4])), fadd(a, c), fsub(a, c),
+            fmaC(2, f, e), fmaC(-2, f, e), fmaC(4, d[1], fmaC(-5, d[3], d[5]))};
+  }
+
+  /// A^T x of one column (or row) of n values: m values.
+  Values outputTransform1D(llvm::ArrayRef<llvm::Value *> x) {
+    if (l.m == 2)
+      return {fadd(fadd(x[0], x[1]), x[2]), fsub(fsub(x[1], x[2]), x[3])};
+    // Rows of A^T: 1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1.
+    llvm::Value *s12 = fadd(x[1], x[2]), *d12 = fsub(x[1], x[2]);
+    llvm::Value *s34 = fadd(x[3], x[4]), *d34 = fsub(x[3], x[4]);
+    return {fadd(fadd(x[0], s12), s34), fmaC(2, d34, d12), fmaC(4, s34, s12),
+            fadd(fmaC(8, d34, d12), x[5])};
+  }
+
+  /// T^T p T of an n x n patch (row-major) for a 1-D transform T^T of
+  /// `outs` values: the columns, then the rows.
+  template <typename Transform>
+  Values transform2D(llvm::ArrayRef<llvm::Value *> p, int64_t outs, Transform t1D) {
+    const int64_t n = l.n;
+    Values cols(outs * n), out(outs * outs);
+    for (int64_t j = 0; j < n; ++j) {
+      Values column;
+      for (int64_t i = 0; i < n; ++i)
+        column.push_back(p[i * n + j]);
+      Values r = t1D(column);
+      for (int64_t i = 0; i < outs; ++i)
+        cols[i * n + j] = r[i];
+    }
+    for (int64_t i = 0; i < outs; ++i) {
+      Values r = t1D(llvm::ArrayRef<llvm::Value *>(cols).slice(i * n, n));
+      for (int64_t j = 0; j < outs; ++j)
+        out[i * outs + j] = r[j];
+    }
+    return out;
+  }
+
+  /// The cut of input channel c of image `image` for tile rows th0 .. th0 +
+  /// rows - 1 (lir::WinogradLayout): per tile row and patch row, the padded
+  /// row's columns dealt to the n runs of the patch columns. With vectors,
+  /// `lanes` tiles at a time: one masked load of the input columns under
+  /// them (from the first row for a row of padding) and a shuffle per patch
+  /// column that also puts in the zeros of the left and right padding, then
+  /// zeros for a row of padding; no fills, no branches.
+  void cutChannel(llvm::Value *image, llvm::Value *c, llvm::Value *th0, int64_t rows) {
     const unsigned lanes = kb.vec.lanes;
-    const int64_t rowStride = l.padded.rowStride();
+    const int64_t m = l.m, n = l.n;
+    llvm::Value *src = add(mul(image, s.C * s.H * s.W), mul(c, s.H * s.W));
+    kb.loop(rows, [&](llvm::Value *r) {
+      for (int64_t i = 0; i < n; ++i) {
+        // Padded row m th + i is input row m th + i - pt, or padding.
+        llvm::Value *ih = b().CreateSub(add(mul(add(th0, r), m), i), kb.idx(s.pt));
+        llvm::Value *inRow = b().CreateICmpULT(ih, kb.idx(s.H));
+        llvm::Value *srcRow = add(src, mul(b().CreateSelect(inRow, ih, kb.idx(0)), s.W));
+        llvm::Value *dst = add(mul(r, l.tilesW), i * n * l.blockTiles);
+        if (lanes == 1) {
+          cutScalarRow(srcRow, inRow, dst);
+          continue;
+        }
+        for (int64_t t0 = 0; t0 < l.tilesW; t0 += lanes) {
+          int64_t tiles = std::min<int64_t>(lanes, l.tilesW - t0);
+          // Point (i, j) of tile t0 + k is input column b0 + j + m k.
+          int64_t b0 = m * t0 - s.pl, start = std::max<int64_t>(b0, 0);
+          int64_t last = b0 + m * (tiles - 1) + n - 1;
+          unsigned wide = static_cast<unsigned>(m * (lanes + 1));
+          llvm::SmallVector<llvm::Constant *, 64> bits;
+          for (unsigned e = 0; e < wide; ++e)
+            bits.push_back(b().getInt1(start + e < s.W && start + e <= last));
+          llvm::Type *ty = kb.vecType(wide);
+          llvm::Value *row = b().CreateMaskedLoad(
+              ty, kb.gep(b().getFloatTy(), x, add(srcRow, start)), llvm::Align(4),
+              llvm::ConstantVector::get(bits), llvm::Constant::getNullValue(ty));
+          for (int64_t j = 0; j < n; ++j) {
+            llvm::SmallVector<int, 16> pick;
+            for (unsigned k = 0; k < lanes; ++k) {
+              int64_t col = b0 + j + m * k;
+              bool inside = k < tiles && col >= 0 && col < s.W;
+              pick.push_back(static_cast<int>(inside ? col - start : wide));
+            }
+            llvm::Value *v = b().CreateShuffleVector(row, llvm::Constant::getNullValue(ty), pick);
+            v = b().CreateSelect(inRow, v, llvm::Constant::getNullValue(v->getType()));
+            kb.storeVec(v, temp, add(dst, j * l.blockTiles + t0), static_cast<unsigned>(tiles));
+          }
+        }
+      }
+    });
+  }
+
+  /// cutChannel's patch row on a scalar core: a loop over the tiles.
+  void cutScalarRow(llvm::Value *srcRow, llvm::Value *inRow, llvm::Value *dst) {
+    kb.loop(l.tilesW, [&](llvm::Value *t) {
+      for (int64_t j = 0; j < l.n; ++j) {
+        llvm::Value *col = b().CreateSub(add(mul(t, l.m), j), kb.idx(s.pl));
+        llvm::Value *inside = b().CreateAnd(inRow, b().CreateICmpULT(col, kb.idx(s.W)));
+        llvm::Value *at = add(srcRow, b().CreateSelect(inside, col, kb.idx(0)));
+        llvm::Value *v = b().CreateSelect(inside, kb.load(b().getFloatTy(), x, at), kb.f32(0));
+        kb.store(v, temp, add(add(dst, j * l.blockTiles), t));
+      }
+    });
+  }
+
+  /// V of `count` block tiles from `tile`, of channel c, from its cut.
+  void inputVector(llvm::Value *c, llvm::Value *tile, int64_t count) {
+    const unsigned lanes = kb.vec.lanes;
+    unsigned valid = static_cast<unsigned>(count);
+    Values d;
+    for (int64_t k = 0; k < l.points; ++k)
+      d.push_back(kb.loadVec(temp, add(tile, k * l.blockTiles), lanes, valid));
+    Values v = transform2D(d, l.n, [&](llvm::ArrayRef<llvm::Value *> col) {
+      return inputTransform1D(col);
+    });
+    llvm::Value *vBase = add(add(mul(c, l.blockTiles), tile), l.vOffset);
+    for (int64_t k = 0; k < l.points; ++k)
+      kb.storeVec(v[k], temp, add(vBase, k * l.vPointStride), valid);
+  }
+
+  /// 1. V of tile rows th0 .. th0 + rows - 1 of image `image`, a channel
+  /// at a time: its cut, then runs of `lanes` tiles across the rows.
+  void transformInput(llvm::Value *image, llvm::Value *th0, int64_t rows) {
+    const int64_t lanes = kb.vec.lanes, tiles = rows * l.tilesW;
     kb.loop(s.C, [&](llvm::Value *c) {
-      kb.loop(rows, [&](llvm::Value *r) {
-        llvm::Value *rowBase =
-            add(mul(c, l.padded.planeStride()), mul(add(th0, r), 2 * rowStride));
-        llvm::Value *vBase = add(add(mul(c, l.blockTiles), mul(r, l.tilesW)), l.vOffset);
-        forTiles(kb, l.tilesW, lanes, [&](llvm::Value *t0, int64_t count) {
-          unsigned valid = static_cast<unsigned>(count);
-          Patch d;
-          for (int64_t i = 0; i < 4; ++i)
-            for (int64_t j = 0; j < 4; ++j)
-              d[i * 4 + j] = kb.loadVec(
-                  temp, add(add(rowBase, t0), i * rowStride + j % 2 * l.padded.phaseWidth + j / 2),
-                  lanes, valid);
-          // B^T d: rows d0 - d2, d1 + d2, d2 - d1, d1 - d3; then the same on
-          // the columns.
-          Patch t, v;
-          for (int64_t j = 0; j < 4; ++j) {
-            t[0 + j] = fsub(d[0 + j], d[8 + j]);
-            t[4 + j] = fadd(d[4 + j], d[8 + j]);
-            t[8 + j] = fsub(d[8 + j], d[4 + j]);
-            t[12 + j] = fsub(d[4 + j], d[12 + j]);
-          }
-          for (int64_t i = 0; i < 4; ++i) {
-            v[i * 4 + 0] = fsub(t[i * 4 + 0], t[i * 4 + 2]);
-            v[i * 4 + 1] = fadd(t[i * 4 + 1], t[i * 4 + 2]);
-            v[i * 4 + 2] = fsub(t[i * 4 + 2], t[i * 4 + 1]);
-            v[i * 4 + 3] = fsub(t[i * 4 + 1], t[i * 4 + 3]);
-          }
-          for (int64_t k = 0; k < 16; ++k)
-            kb.storeVec(v[k], temp, add(add(vBase, t0), k * l.vPointStride), valid);
-        });
+      cutChannel(image, c, th0, rows);
+      forTiles(kb, tiles, lanes, [&](llvm::Value *t0, int64_t count) {
+        inputVector(c, t0, count);
       });
     });
   }
@@ -108,7 +212,7 @@ struct WinogradEmitter {
   /// 2. M[k] = U[k] V[k] over the block's `tiles` tiles, for every k.
   void multiply(int64_t tiles) {
     const unsigned lanes = kb.vec.lanes;
-    kb.loop(lir::kWinogradPoints, [&](llvm::Value *k) {
+    kb.loop(l.points, [&](llvm::Value *k) {
       llvm::Value *uPoint = mul(k, s.C * s.OC);
       llvm::Value *vPoint = add(mul(k, l.vPointStride), l.vOffset);
       llvm::Value *mPoint = add(mul(k, l.mPointStride), l.mOffset);
@@ -142,61 +246,105 @@ struct WinogradEmitter {
     });
   }
 
+  /// Lanes' values interleaved: lane q of vs[i] at q * vs.size() + i.
+  llvm::Value *interleave(llvm::ArrayRef<llvm::Value *> vs) {
+    if (vs.size() == 1)
+      return vs[0];
+    llvm::SmallVector<llvm::Value *, 2> halves[2];
+    for (size_t i = 0; i < vs.size(); ++i)
+      halves[i % 2].push_back(vs[i]);
+    llvm::Value *even = interleave(halves[0]), *odd = interleave(halves[1]);
+    unsigned lanes = llvm::cast<llvm::FixedVectorType>(even->getType())->getNumElements();
+    llvm::SmallVector<int, 64> mask;
+    for (unsigned q = 0; q < lanes; ++q)
+      mask.append({static_cast<int>(q), static_cast<int>(lanes + q)});
+    return b().CreateShuffleVector(even, odd, mask);
+  }
+
+  /// A run of `tiles` tiles of one tile row within an output vector.
+  struct Segment {
+    llvm::Value *row, *t0; ///< block tile row, first tile in it
+    int64_t lane, tiles;   ///< first lane in the vector, tiles
+    int64_t cols;          ///< output columns to store
+  };
+
+  /// The outputs of `count` tiles from block tile `tile` of output channel
+  /// oc, stored per segment.
+  void outputVector(llvm::Value *plane, llvm::Value *th0, llvm::Value *oc, llvm::Value *init,
+                    llvm::Value *tile, int64_t count, llvm::ArrayRef<Segment> segments) {
+    const unsigned lanes = kb.vec.lanes;
+    const int64_t m = l.m;
+    Values mv;
+    llvm::Value *mBase = add(add(mul(oc, l.blockTiles), tile), l.mOffset);
+    for (int64_t k = 0; k < l.points; ++k)
+      mv.push_back(kb.loadVec(temp, add(mBase, k * l.mPointStride), lanes,
+                              static_cast<unsigned>(count)));
+    Values out = transform2D(mv, m, [&](llvm::ArrayRef<llvm::Value *> col) {
+      return outputTransform1D(col);
+    });
+    for (llvm::Value *&v : out)
+      v = fadd(v, init);
+    for (const Segment &sg : segments) {
+      llvm::Value *th = add(th0, sg.row);
+      llvm::Value *row0 = add(plane, add(mul(th, m * s.OW), mul(sg.t0, m)));
+      // Output rows past the image (the last tile row of an odd height)
+      // are stored over its first row, which is stored after them.
+      for (int64_t a = m - 1; a >= 0; --a) {
+        llvm::Value *at = add(row0, a * s.OW);
+        if (a && s.OH % m)
+          at = b().CreateSelect(b().CreateICmpULT(add(mul(th, m), a), kb.idx(s.OH)), at, row0);
+        if (lanes == 1) {
+          for (int64_t j = 0; j < sg.cols; ++j)
+            epilogue.store(kb, out[a * m + j], y, add(at, j), 1);
+          continue;
+        }
+        llvm::Value *v = interleave(llvm::ArrayRef<llvm::Value *>(out).slice(a * m, m));
+        if (sg.lane || sg.tiles < lanes) {
+          llvm::SmallVector<int, 64> cut;
+          for (int64_t e = 0; e < sg.tiles * m; ++e)
+            cut.push_back(static_cast<int>(sg.lane * m + e));
+          v = b().CreateShuffleVector(v, cut);
+        }
+        epilogue.store(kb, v, y, at, static_cast<unsigned>(sg.cols));
+      }
+    }
+  }
+
   /// 3. The outputs of tile rows th0 .. th0 + rows - 1 of image `image`.
   void transformOutput(llvm::Value *image, llvm::Value *th0, int64_t rows) {
-    const unsigned lanes = kb.vec.lanes;
+    const int64_t lanes = kb.vec.lanes, m = l.m;
     kb.loop(s.OC, [&](llvm::Value *oc) {
       llvm::Value *init =
-          kb.splat(bias ? kb.load(kb.b.getFloatTy(), bias, oc) : kb.f32(0), lanes);
+          kb.splat(bias ? kb.load(kb.b.getFloatTy(), bias, oc) : kb.f32(0), kb.vec.lanes);
       llvm::Value *plane = mul(add(mul(image, s.OC), oc), s.OH * s.OW);
+      int64_t tiles = rows * l.tilesW;
+      if (lanes > 1 && llvm::divideCeil(tiles, lanes) <
+                           uint64_t(rows) * llvm::divideCeil(l.tilesW, lanes)) {
+        // Fewer vectors when they run across tile rows: each cut per row.
+        for (int64_t q0 = 0; q0 < tiles; q0 += lanes) {
+          int64_t count = std::min(lanes, tiles - q0);
+          llvm::SmallVector<Segment, 4> segments;
+          for (int64_t q = q0; q < q0 + count;) {
+            int64_t r = q / l.tilesW, t = q % l.tilesW;
+            int64_t n = std::min(q0 + count - q, l.tilesW - t);
+            segments.push_back({kb.idx(r), kb.idx(t), q - q0, n, std::min(n * m, s.OW - t * m)});
+            q += n;
+          }
+          outputVector(plane, th0, oc, init, kb.idx(q0), count, segments);
+        }
+        return;
+      }
+      // Per tile row: whole runs of `lanes` tiles (m * lanes output
+      // columns), then the columns left, a partial tile included.
       kb.loop(rows, [&](llvm::Value *r) {
-        llvm::Value *th = add(th0, r);
-        llvm::Value *mBase = add(add(mul(oc, l.blockTiles), mul(r, l.tilesW)), l.mOffset);
-        llvm::Value *row0 = add(plane, mul(th, 2 * s.OW));
-        llvm::Value *row1 = add(row0, s.OW);
-        // With an odd output height the last tile row's second row is past
-        // the image: it is stored over the first, which is stored after it.
-        if (s.OH % 2)
-          row1 = b().CreateSelect(b().CreateICmpULT(add(mul(th, 2), 1), kb.idx(s.OH)), row1,
-                                  row0);
-        // Whole runs of `lanes` tiles (2 * lanes output columns), then the
-        // columns left, an odd one included.
-        auto columns = [&](llvm::Value *t0, int64_t cols) {
-          unsigned tiles = static_cast<unsigned>((cols + 1) / 2);
-          Patch m;
-          for (int64_t k = 0; k < 16; ++k)
-            m[k] = kb.loadVec(temp, add(add(mBase, t0), k * l.mPointStride), lanes, tiles);
-          // A^T m: rows m0 + m1 + m2, m1 - m2 - m3; then the columns.
-          std::array<llvm::Value *, 8> t;
-          for (int64_t j = 0; j < 4; ++j) {
-            t[j] = fadd(fadd(m[j], m[4 + j]), m[8 + j]);
-            t[4 + j] = fsub(fsub(m[4 + j], m[8 + j]), m[12 + j]);
-          }
-          std::array<llvm::Value *, 4> out;
-          for (int64_t i = 0; i < 2; ++i) {
-            llvm::Value *const *ti = &t[i * 4];
-            out[i * 2] = fadd(fadd(fadd(ti[0], ti[1]), ti[2]), init);
-            out[i * 2 + 1] = fadd(fsub(fsub(ti[1], ti[2]), ti[3]), init);
-          }
-          llvm::Value *col = mul(t0, 2);
-          unsigned valid = static_cast<unsigned>(cols);
-          for (int64_t i : {1, 0}) {
-            llvm::Value *at = add(i ? row1 : row0, col);
-            if (lanes == 1) {
-              epilogue.store(kb, out[i * 2], y, at, 1);
-              if (cols > 1)
-                epilogue.store(kb, out[i * 2 + 1], y, add(at, 1), 1);
-              continue;
-            }
-            llvm::SmallVector<int, 32> interleave;
-            for (unsigned q = 0; q < lanes; ++q)
-              interleave.append({static_cast<int>(q), static_cast<int>(lanes + q)});
-            epilogue.store(kb, b().CreateShuffleVector(out[i * 2], out[i * 2 + 1], interleave), y,
-                           at, valid);
-          }
-        };
-        int64_t run = 2 * int64_t(lanes);
+        llvm::Value *rowTile = mul(r, l.tilesW);
+        int64_t run = m * lanes;
         int64_t fullRuns = s.OW / run, rest = s.OW % run;
+        auto columns = [&](llvm::Value *t0, int64_t cols) {
+          int64_t tiles = (cols + m - 1) / m;
+          Segment sg{r, t0, 0, tiles, cols};
+          outputVector(plane, th0, oc, init, add(rowTile, t0), tiles, sg);
+        };
         if (fullRuns)
           forEachIndex(kb, fullRuns, [&](llvm::Value *i) { columns(mul(i, lanes), run); });
         if (rest)
@@ -210,10 +358,11 @@ struct WinogradEmitter {
 
 llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  if (!lir::isWinogradConv(n) || !args.temp)
+  int64_t m = lir::winogradTileOf(args.packingOf(1));
+  if (!m || !lir::isWinogradConv(n) || !args.temp)
     return nodeError(n, "Winograd weights on a convolution the Winograd kernel cannot run");
   ConvShape s = ConvShape::of(n);
-  lir::WinogradLayout l = lir::winogradLayout(n);
+  lir::WinogradLayout l = lir::winogradLayout(n, m);
   const unsigned lanes = kb.vec.lanes;
 
   // The product tile: output channels x vectors of tiles, by estimated cost
@@ -231,16 +380,15 @@ llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args) {
       }
     }
   llvm::Function *fn = kb.b.GetInsertBlock()->getParent();
-  fn->setName(fn->getName() + ".wino" + plan.str());
+  fn->setName(fn->getName() + ".wino" + std::to_string(m) + "x" + std::to_string(m) + "." +
+              plan.str());
 
   ConvEpilogue epilogue = ConvEpilogue::of(args);
   llvm::Value *bias = n.getNumInputs() > 2 ? args.inputs[2] : nullptr;
-  WinogradEmitter e{kb, s, l, args.inputs[1], bias, args.outputs[0], args.temp, epilogue, plan};
+  WinogradEmitter e{kb, s, l, args.inputs[0], args.inputs[1], bias, args.outputs[0], args.temp, epilogue, plan};
   forEachIndex(kb, s.N, [&](llvm::Value *image) {
-    emitPaddedCopy(kb, l.padded, args.inputs[0], e.mul(image, s.C * s.H * s.W), s.C, s.H, s.W,
-                   s.pt, s.pl, args.temp, kb.f32(0));
     forTiles(kb, l.tilesH, l.blockRows, [&](llvm::Value *th0, int64_t rows) {
-      e.transformInput(th0, rows);
+      e.transformInput(image, th0, rows);
       e.multiply(rows * l.tilesW);
       e.transformOutput(image, th0, rows);
     });

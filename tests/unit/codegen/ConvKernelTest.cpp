@@ -17,6 +17,8 @@ struct ConvCase {
   bool bias;
   AttrMap attrs;
   Weights weights = Weights::Constant;
+  /// LIROptions::winogradTile: 0 lets the cost model choose.
+  int64_t winogradTile = 0;
 };
 
 GraphBuilder convGraph(const ConvCase &c) {
@@ -35,7 +37,9 @@ GraphBuilder convGraph(const ConvCase &c) {
 class ConvKernel : public ::testing::TestWithParam<ConvCase> {};
 
 TEST_P(ConvKernel, MatchesTheInterpreter) {
-  EXPECT_TRUE(jitMatchesInterpreter(convGraph(GetParam())));
+  JitCheck check;
+  check.lir.winogradTile = GetParam().winogradTile;
+  EXPECT_TRUE(jitMatchesInterpreter(convGraph(GetParam()), check));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -111,6 +115,30 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"pads", Attr::ofInts({0, 1, 2, 0})}}},
         ConvCase{"WinogradManyBlocks", {1, 10, 41, 40}, {8, 10, 3, 3}, true,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        // The same as F(2x2) and as F(4x4), forced: F(4x4) leaves up to
+        // three rows and columns of its last tiles past the image, and its
+        // tile rows (output width / 4) are shorter than a vector, so that
+        // a vector of the transforms spans several of them, for every
+        // width but the widest here (70: 18 tiles a row, more than 16
+        // lanes).
+        ConvCase{"Winograd2x2Pad1", {1, 16, 12, 12}, {24, 16, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Constant, 2},
+        ConvCase{"Winograd4x4Pad1", {1, 16, 12, 12}, {24, 16, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Constant, 4},
+        ConvCase{"Winograd4x4OddSizesNoPadBatch2", {2, 9, 13, 13}, {5, 9, 3, 3}, false, {},
+                 Weights::Constant, 4},
+        ConvCase{"Winograd4x4AsymmetricPads", {1, 8, 9, 17}, {19, 8, 3, 3}, true,
+                 {{"pads", Attr::ofInts({0, 1, 2, 0})}}, Weights::Constant, 4},
+        ConvCase{"Winograd4x4ManyBlocks", {1, 10, 41, 40}, {8, 10, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Constant, 4},
+        ConvCase{"Winograd4x4WideRows", {1, 8, 70, 69}, {12, 8, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Constant, 4},
+        ConvCase{"Winograd2x2WideRows", {1, 8, 35, 69}, {12, 8, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Constant, 2},
+        ConvCase{"Winograd4x4Image8x8", {1, 64, 8, 8}, {64, 64, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Constant, 4},
+        ConvCase{"Winograd2x2Image8x8", {1, 64, 8, 8}, {64, 64, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Constant, 2},
         ConvCase{"WeightsAsInput", {2, 3, 6, 5}, {4, 3, 3, 3}, true,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Input}),
     [](const auto &info) { return std::string(info.param.name); });
@@ -218,6 +246,7 @@ struct ResidualCase {
   AttrMap attrs;
   bool convFirst; ///< the Conv is the Add's first operand
   bool relu;      ///< an activation after the Add
+  int64_t winogradTile = 0; ///< LIROptions::winogradTile
 };
 
 class ConvResidualAdd : public ::testing::TestWithParam<ResidualCase> {};
@@ -239,7 +268,9 @@ TEST_P(ConvResidualAdd, MatchesTheInterpreter) {
       y = addNode(g, OpKind::Relu, "relu", {y})->getOutput();
     g.addOutput("y", y);
   };
-  EXPECT_TRUE(jitMatchesInterpreter(build));
+  JitCheck check;
+  check.lir.winogradTile = c.winogradTile;
+  EXPECT_TRUE(jitMatchesInterpreter(build, check));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -249,8 +280,12 @@ INSTANTIATE_TEST_SUITE_P(
                      {{"pads", Attr::ofInts({1, 1, 1, 1})}}, true, true},
         ResidualCase{"K3x3ChannelsOnLanes", {1, 8, 4, 4}, {40, 8, 3, 3},
                      {{"pads", Attr::ofInts({1, 1, 1, 1})}}, false, true},
-        ResidualCase{"Winograd", {1, 16, 15, 16}, {16, 16, 3, 3},
-                     {{"pads", Attr::ofInts({1, 1, 1, 1})}}, false, true},
+        ResidualCase{"Winograd2x2", {1, 16, 15, 16}, {16, 16, 3, 3},
+                     {{"pads", Attr::ofInts({1, 1, 1, 1})}}, false, true, 2},
+        ResidualCase{"Winograd4x4", {1, 16, 15, 16}, {16, 16, 3, 3},
+                     {{"pads", Attr::ofInts({1, 1, 1, 1})}}, false, true, 4},
+        ResidualCase{"Winograd4x4Rows", {1, 16, 10, 24}, {16, 16, 3, 3},
+                     {{"pads", Attr::ofInts({1, 1, 1, 1})}}, true, false, 4},
         ResidualCase{"K1x1Stride2NoActivation", {1, 16, 8, 8}, {32, 16, 1, 1},
                      {{"strides", Attr::ofInts({2, 2})}}, true, false}),
     [](const auto &info) { return std::string(info.param.name); });
