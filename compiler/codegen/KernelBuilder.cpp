@@ -1,4 +1,5 @@
 #include "compiler/codegen/KernelBuilder.h"
+#include "compiler/ops/OpHelpers.h"
 
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Intrinsics.h"
@@ -246,18 +247,12 @@ llvm::Value *KernelBuilder::exp(llvm::Value *x) {
 
 llvm::Error validateActivation(llvm::StringRef kind,
                                llvm::ArrayRef<float> params) {
-  size_t expected = kind == "LeakyRelu" ? 1 : kind == "Clip" ? 2 : 0;
-  bool known = kind.empty() || kind == "Relu" || kind == "LeakyRelu" ||
-               kind == "Clip" || kind == "Sigmoid" || kind == "Tanh";
-  if (!known)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "unknown activation '" + kind + "'");
-  if (params.size() != expected)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "activation '" + kind + "' expects " + std::to_string(expected) +
-            " parameters, got " + std::to_string(params.size()));
-  return llvm::Error::success();
+  if (parseActivation(kind, params))
+    return llvm::Error::success();
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "unknown activation '" + kind + "' with " +
+                                     std::to_string(params.size()) +
+                                     " parameters");
 }
 
 llvm::Value *KernelBuilder::activation(llvm::StringRef kind,
@@ -274,6 +269,12 @@ llvm::Value *KernelBuilder::activation(llvm::StringRef kind,
     return minF(maxF(x, c(params[0])), c(params[1]));
   if (kind == "Sigmoid")
     return b.CreateFDiv(c(1.0), b.CreateFAdd(c(1.0), exp(b.CreateFNeg(x))));
+  if (kind == "SiLU")
+    return b.CreateFMul(x, activation("Sigmoid", {}, x));
+  if (kind == "HardSwish")
+    return b.CreateFMul(
+        x, minF(maxF(b.CreateFAdd(b.CreateFDiv(x, c(6.0)), c(0.5)), c(0.0)),
+                c(1.0)));
   if (kind == "Tanh") {
     // 1 - 2/(e^{2x}+1): saturates cleanly to +-1 for large |x|.
     llvm::Value *e2x = exp(b.CreateFMul(x, c(2.0)));

@@ -109,8 +109,9 @@ public:
   llvm::Value *maxF(llvm::Value *a, llvm::Value *c);
   llvm::Value *minF(llvm::Value *a, llvm::Value *c);
   /// One of kiln's activations ("", "Relu", "LeakyRelu", "Clip", "Sigmoid",
-  /// "Tanh"), as in applyActivation() of compiler/ops/OpHelpers.h. The kind
-  /// and parameters must have passed validateActivation.
+  /// "Tanh", "HardSwish", "SiLU"), as parseActivation() of
+  /// compiler/ops/OpHelpers.h defines them. The kind and parameters must
+  /// have passed validateActivation.
   llvm::Value *activation(llvm::StringRef kind, llvm::ArrayRef<float> params,
                           llvm::Value *x);
 
@@ -121,7 +122,7 @@ public:
                    llvm::ArrayRef<int64_t> dstStrides, int64_t dstOffset);
 };
 
-/// Checks an activation's kind and parameter count.
+/// Checks an activation's kind and parameter count (parseActivation).
 llvm::Error validateActivation(llvm::StringRef kind,
                                llvm::ArrayRef<float> params);
 

@@ -286,6 +286,13 @@ float Activation::apply(float x) const {
     return std::exp(x) / (1.0f + std::exp(x));
   case Kind::Tanh:
     return std::tanh(x);
+  case Kind::HardSwish:
+    return x * std::min(std::max(x / 6.0f + 0.5f, 0.0f), 1.0f);
+  case Kind::SiLU: {
+    Activation sigmoid;
+    sigmoid.kind = Kind::Sigmoid;
+    return x * sigmoid.apply(x);
+  }
   }
   return x;
 }
@@ -309,6 +316,10 @@ std::optional<Activation> parseActivation(llvm::StringRef kind,
     a.kind = K::Sigmoid;
   } else if (kind == "Tanh") {
     a.kind = K::Tanh;
+  } else if (kind == "HardSwish") {
+    a.kind = K::HardSwish;
+  } else if (kind == "SiLU") {
+    a.kind = K::SiLU;
   } else {
     return std::nullopt;
   }

@@ -119,7 +119,7 @@ Window3 toWindow3(const ConvGeometry &g);
 /// A parsed fused activation (kiln.activation / kiln.activation_params), so
 /// kernels decode the string once rather than per element.
 struct Activation {
-  enum class Kind { None, Relu, LeakyRelu, Clip, Sigmoid, Tanh };
+  enum class Kind { None, Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSwish, SiLU };
   Kind kind = Kind::None;
   float p0 = 0, p1 = 0;
 
@@ -127,7 +127,8 @@ struct Activation {
 };
 
 /// Parses an activation name and its parameters: "" (none), "Relu",
-/// "LeakyRelu" [alpha], "Clip" [min, max], "Sigmoid", "Tanh"; nullopt for an
+/// "LeakyRelu" [alpha], "Clip" [min, max], "Sigmoid", "Tanh", "HardSwish"
+/// (x * clip(x / 6 + 1/2, 0, 1)), "SiLU" (x * sigmoid(x)); nullopt for an
 /// unknown name or a wrong parameter count.
 std::optional<Activation> parseActivation(llvm::StringRef kind,
                                           llvm::ArrayRef<float> params);

@@ -2,8 +2,9 @@
 //
 // An activation after a Conv or MatMul costs a full pass over the result;
 // applied inside the producer's kernel as each output is written it is
-// nearly free. The fused form is kiln.activation / kiln.activation_params,
-// read with parseActivation (compiler/ops/OpHelpers.h).
+// nearly free. SiLU has no ONNX op: exporters write x * Sigmoid(x), which
+// is matched as one activation. The fused form is kiln.activation /
+// kiln.activation_params, read with parseActivation (compiler/ops/OpHelpers.h).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/Passes.h"
@@ -23,6 +24,7 @@ std::optional<llvm::SmallVector<float, 2>> activationParams(const Node &act) {
   case OpKind::Relu:
   case OpKind::Sigmoid:
   case OpKind::Tanh:
+  case OpKind::HardSwish:
     return llvm::SmallVector<float, 2>{};
   case OpKind::LeakyRelu:
     return llvm::SmallVector<float, 2>{act.getFloat("alpha")};
@@ -34,6 +36,44 @@ std::optional<llvm::SmallVector<float, 2>> activationParams(const Node &act) {
   }
 }
 
+/// For Mul(x, Sigmoid(x)) (either order): the Sigmoid node.
+Node *siluSigmoid(const Node &mul) {
+  if (!mul.is(OpKind::Mul))
+    return nullptr;
+  for (unsigned i = 0; i < 2; ++i) {
+    Value *s = mul.getInput(i), *x = mul.getInput(1 - i);
+    if (s->isResult() && s->getProducer()->is(OpKind::Sigmoid) &&
+        s->getProducer()->getInput(0) == x)
+      return s->getProducer();
+  }
+  return nullptr;
+}
+
+/// The activation `act` computes from its first input (the value it would
+/// fuse into): a single-node activation, or Mul(x, Sigmoid(x)) as SiLU.
+struct Match {
+  Value *in;
+  std::string name;
+  llvm::SmallVector<float, 2> params;
+  /// Nodes the activation consists of besides `act` (SiLU's Sigmoid).
+  Node *inner = nullptr;
+};
+
+std::optional<Match> matchActivation(const Graph &g, Node &act) {
+  if (auto params = activationParams(act))
+    return Match{act.getInput(0), act.getOpName().str(), *params};
+  Node *sigmoid = siluSigmoid(act);
+  if (!sigmoid || !hasSingleUser(g, sigmoid->getOutput(), &act))
+    return std::nullopt;
+  Value *x = sigmoid->getInput(0);
+  // x's users must be just the two nodes of the pattern.
+  if (g.getUsers(x).size() != 2 ||
+      llvm::any_of(g.getOutputs(),
+                   [&](const GraphOutput &o) { return o.value == x; }))
+    return std::nullopt;
+  return Match{x, "SiLU", {}, sigmoid};
+}
+
 class FuseActivationPass : public Pass {
 public:
   llvm::StringRef getName() const override { return "fuse-activation"; }
@@ -41,23 +81,25 @@ public:
   llvm::Expected<bool> run(Graph &g) override {
     bool changed = false;
     for (Node *act : g.getNodes()) {
-      auto params = activationParams(*act);
-      if (!params)
+      auto m = matchActivation(g, *act);
+      if (!m)
         continue;
-      Value *in = act->getInput(0);
+      Value *in = m->in;
       if (!in->isResult())
         continue;
       Node *p = in->getProducer();
       if (!p->is(OpKind::Conv) && !p->is(OpKind::MatMul))
         continue;
       if (!p->getString("kiln.activation").empty() ||
-          !hasSingleUser(g, in, act))
+          (!m->inner && !hasSingleUser(g, in, act)))
         continue;
-      p->setAttr("kiln.activation", Attr::ofString(act->getOpName()));
-      p->setAttr("kiln.activation_params", Attr::ofFloats(*params));
+      p->setAttr("kiln.activation", Attr::ofString(m->name));
+      p->setAttr("kiln.activation_params", Attr::ofFloats(m->params));
       if (auto err = replaceValue(g, *act, act->getOutput(), in))
         return std::move(err);
       g.eraseNode(act);
+      if (m->inner)
+        g.eraseNode(m->inner);
       changed = true;
     }
     return changed;

@@ -210,10 +210,6 @@ llvm::Value *floatUnary(KernelBuilder &kb, const Node &n, llvm::Value *x) {
     llvm::Value *v = b.CreateFAdd(b.CreateFMul(f("alpha"), x), f("beta"));
     return kb.maxF(zero, kb.minF(one, v));
   }
-  case OpKind::HardSwish: {
-    llvm::Value *v = b.CreateFAdd(b.CreateFDiv(x, m.c(6.0)), m.c(0.5));
-    return b.CreateFMul(x, kb.maxF(zero, kb.minF(one, v)));
-  }
   case OpKind::ThresholdedRelu:
     return b.CreateSelect(b.CreateFCmpOGT(x, f("alpha")), x, zero);
   case OpKind::Shrink: {

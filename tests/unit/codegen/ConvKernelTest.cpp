@@ -186,8 +186,30 @@ INSTANTIATE_TEST_SUITE_P(
         ActivationCase{OpKind::Clip, "Clip",
                        {{"min", Attr::ofFloat(-1.5f)}, {"max", Attr::ofFloat(2.0f)}}},
         ActivationCase{OpKind::Sigmoid, "Sigmoid", {}},
-        ActivationCase{OpKind::Tanh, "Tanh", {}}),
+        ActivationCase{OpKind::Tanh, "Tanh", {}},
+        ActivationCase{OpKind::HardSwish, "HardSwish", {}}),
     [](const auto &info) { return std::string(info.param.name); });
+
+TEST(ConvFusedActivation, SiLUMatchesTheInterpreter) {
+  GraphBuilder build = [](Graph &g) {
+    Value *x = g.addInput("x", f32({2, 3, 6, 7}));
+    Value *c = addNode(g, OpKind::Conv, "conv",
+                       {x, randomConstant(g, "w", {5, 3, 3, 3}),
+                        randomConstant(g, "b", {5})},
+                       {{"pads", Attr::ofInts({1, 1, 1, 1})}})
+                   ->getOutput();
+    Value *s = addNode(g, OpKind::Sigmoid, "sig", {c})->getOutput();
+    g.addOutput("y", addNode(g, OpKind::Mul, "silu", {c, s})->getOutput());
+  };
+  JitCheck check;
+  check.lo = -3.0f;
+  check.hi = 3.0f;
+  check.expectGraph = [](const Graph &g) {
+    ASSERT_EQ(g.getNumNodes(), 1u);
+    EXPECT_EQ(g.getNodes()[0]->getString("kiln.activation"), "SiLU");
+  };
+  EXPECT_TRUE(jitMatchesInterpreter(build, check));
+}
 
 //===----------------------------------------------------------------------===//
 // BatchNormalization folded into the Conv (fold-batchnorm)

@@ -165,7 +165,8 @@ INSTANTIATE_TEST_SUITE_P(
         EpilogueCase{"Clip", OpKind::Clip,
                      {{"min", Attr::ofFloat(0.0f)}, {"max", Attr::ofFloat(1.0f)}}},
         EpilogueCase{"Sigmoid", OpKind::Sigmoid, {}},
-        EpilogueCase{"Tanh", OpKind::Tanh, {}}),
+        EpilogueCase{"Tanh", OpKind::Tanh, {}},
+        EpilogueCase{"HardSwish", OpKind::HardSwish, {}}),
     [](const auto &info) { return std::string(info.param.name); });
 
 } // namespace

@@ -73,8 +73,47 @@ INSTANTIATE_TEST_SUITE_P(
                                       {"max", Attr::ofFloat(0.5f)}},
                                      {-0.25f, 0.5f}},
                       ActivationCase{OpKind::Sigmoid, "Sigmoid", {}, {}},
-                      ActivationCase{OpKind::Tanh, "Tanh", {}, {}}),
+                      ActivationCase{OpKind::Tanh, "Tanh", {}, {}},
+                      ActivationCase{OpKind::HardSwish, "HardSwish", {}, {}}),
     [](const auto &info) { return std::string(info.param.name); });
+
+/// Exporters write SiLU as x * Sigmoid(x), in either operand order.
+TEST(FuseActivation, SigmoidTimesItsInputIsSiLU) {
+  for (bool sigmoidFirst : {false, true}) {
+    GraphBuilder build = [&](Graph &g) {
+      Value *x = g.addInput("x", f32({1, 3, 5, 5}));
+      Node *conv = addNode(g, OpKind::Conv, "conv",
+                           {x, randomConstant(g, "w", {4, 3, 3, 3})});
+      Value *c = conv->getOutput();
+      Value *s = addNode(g, OpKind::Sigmoid, "sig", {c})->getOutput();
+      Node *mul = addNode(g, OpKind::Mul, "silu",
+                          sigmoidFirst ? llvm::ArrayRef<Value *>{s, c}
+                                       : llvm::ArrayRef<Value *>{c, s});
+      g.addOutput("y", mul->getOutput());
+    };
+    auto ref = buildGraph(build), g = buildGraph(build);
+    EXPECT_TRUE(runPass(*createFuseActivationPass(), *g));
+    ASSERT_EQ(g->getNumNodes(), 1u);
+    EXPECT_EQ(g->getNodes()[0]->getString("kiln.activation"), "SiLU");
+    EXPECT_TRUE(equivalent(*ref, *g));
+  }
+}
+
+TEST(FuseActivation, SiLUNeedsTheSigmoidOfTheSameValue) {
+  auto g = buildGraph([](Graph &g) {
+    Value *x = g.addInput("x", f32({1, 3, 5, 5}));
+    Value *c = addNode(g, OpKind::Conv, "conv",
+                       {x, randomConstant(g, "w", {4, 3, 3, 3})})
+                   ->getOutput();
+    Value *other = g.addInput("z", f32({1, 4, 3, 3}));
+    Value *s = addNode(g, OpKind::Sigmoid, "sig", {other})->getOutput();
+    g.addOutput("y", addNode(g, OpKind::Mul, "mul", {c, s})->getOutput());
+    // The Sigmoid's input also feeds a second user: no fusion either.
+    Value *s2 = addNode(g, OpKind::Sigmoid, "sig2", {c})->getOutput();
+    g.addOutput("y2", addNode(g, OpKind::Mul, "mul2", {c, s2})->getOutput());
+  });
+  EXPECT_FALSE(runPass(*createFuseActivationPass(), *g));
+}
 
 TEST(FuseActivation, LeavesWhatItCannotFuse) {
   auto g = buildGraph([](Graph &g) {
