@@ -67,12 +67,7 @@ llvm::Expected<bool> lowerLoss(Graph &g, Node *n) {
     else
       loss = b.add("mean", OpKind::ReduceMean, {loss}, all);
   }
-  if (llvm::Error err = b.takeError())
-    return std::move(err);
-  if (auto err = replaceValue(g, *n, n->getOutput(0), loss))
-    return std::move(err);
-  g.eraseNode(n);
-  return true;
+  return b.replaceOrigin({loss});
 }
 
 } // namespace kiln

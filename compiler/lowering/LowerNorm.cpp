@@ -53,14 +53,7 @@ llvm::Expected<bool> lowerNormalization(Graph &g, Node *n) {
     y = c.add("scaled", OpKind::Mul, {y, scale});
   if (bias)
     y = c.add("shifted", OpKind::Add, {y, bias});
-  if (llvm::Error err = c.takeError())
-    return std::move(err);
-  Value *results[] = {y, mean, inv};
-  for (unsigned i = 0; i < n->getNumOutputs(); ++i)
-    if (auto err = replaceValue(g, *n, n->getOutput(i), results[i]))
-      return std::move(err);
-  g.eraseNode(n);
-  return true;
+  return c.replaceOrigin({y, mean, inv});
 }
 
 llvm::Expected<bool> lowerLRN(Graph &g, Node *n) {
@@ -100,12 +93,7 @@ llvm::Expected<bool> lowerLRN(Graph &g, Node *n) {
                       {scaled, c.scalar("bias", n->getFloat("bias"))});
   Value *denom = c.add("denom", OpKind::Pow, {base, c.scalar("beta", beta)});
   Value *y = c.add("normalized", OpKind::Div, {x, denom});
-  if (llvm::Error err = c.takeError())
-    return std::move(err);
-  if (auto err = replaceValue(g, *n, n->getOutput(), y))
-    return std::move(err);
-  g.eraseNode(n);
-  return true;
+  return c.replaceOrigin({y});
 }
 
 llvm::Expected<bool> lowerOneHot(Graph &g, Node *n) {
@@ -144,12 +132,7 @@ llvm::Expected<bool> lowerOneHot(Graph &g, Node *n) {
   };
   Value *off = pick("off", 0), *on = pick("on", 1);
   Value *y = c.add("select", OpKind::Where, {hit, on, off});
-  if (llvm::Error err = c.takeError())
-    return std::move(err);
-  if (auto err = replaceValue(g, *n, n->getOutput(), y))
-    return std::move(err);
-  g.eraseNode(n);
-  return true;
+  return c.replaceOrigin({y});
 }
 
 } // namespace kiln

@@ -60,12 +60,7 @@ llvm::Expected<bool> lowerQuantization(Graph &g, Node *n) {
     y = b.add("quantized", OpKind::Cast, {q},
               {{"to", Attr::ofInt(onnxFromDType(qt))}});
   }
-  if (llvm::Error err = b.takeError())
-    return std::move(err);
-  if (auto err = replaceValue(g, *n, n->getOutput(), y))
-    return std::move(err);
-  g.eraseNode(n);
-  return true;
+  return b.replaceOrigin({y});
 }
 
 } // namespace kiln

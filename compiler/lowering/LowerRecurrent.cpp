@@ -218,13 +218,7 @@ llvm::Expected<bool> lowerRecurrent(Graph &g, Node *n) {
     if (isLSTM)
       results[2] = u.transpose("c", results[2], {1, 0, 2});
   }
-  if (llvm::Error err = u.takeError())
-    return std::move(err);
-  for (unsigned i = 0; i < n->getNumOutputs(); ++i)
-    if (auto err = replaceValue(g, *n, n->getOutput(i), results[i]))
-      return std::move(err);
-  g.eraseNode(n);
-  return true;
+  return u.replaceOrigin(results);
 }
 
 } // namespace kiln

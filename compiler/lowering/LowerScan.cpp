@@ -11,8 +11,6 @@
 #include "compiler/ops/OpHelpers.h"
 #include "compiler/passes/RewriteUtils.h"
 
-#include <numeric>
-
 namespace kiln {
 
 llvm::Expected<bool> lowerCumSum(Graph &g, Node *n) {
@@ -25,58 +23,29 @@ llvm::Expected<bool> lowerCumSum(Graph &g, Node *n) {
   Tensor m(TensorType(DType::F32, {len, len}));
   for (int64_t i = 0; i < len; ++i)
     for (int64_t j = 0; j < len; ++j) {
-      bool in = reverse ? (exclusive ? i > j : i >= j)
-                        : (exclusive ? i < j : i <= j);
+      bool in =
+          reverse ? (exclusive ? i > j : i >= j) : (exclusive ? i < j : i <= j);
       m.data<float>()[i * len + j] = in ? 1.0f : 0.0f;
     }
-  Value *matrix = g.addConstant(g.uniqueName(n->getName().str() + "/sums"),
-                                std::move(m));
-  Shape perm(rank);
-  std::iota(perm.begin(), perm.end(), 0);
-  perm.erase(perm.begin() + axis);
-  perm.push_back(axis);
+  HelperNodeBuilder b(g, *n);
+  Value *matrix = b.constant("sums", std::move(m));
+  Shape perm = movedAxisPerm(rank, axis, rank - 1);
   bool moved = axis != rank - 1;
-  Shape inverse(rank);
-  for (int64_t d = 0; d < rank; ++d)
-    inverse[perm[d]] = d;
   Value *in = x;
   // MatMul wants a matrix on the left: a vector is one row.
-  if (rank == 1) {
-    auto r = addHelperNode(g, *n, "row", OpKind::Reshape, {x},
-                           {{"shape", Attr::ofInts({1, len})}});
-    if (!r)
-      return r.takeError();
-    in = (*r)->getOutput();
-  }
-  if (moved) {
-    auto t = addHelperNode(g, *n, "to_last", OpKind::Transpose, {x},
-                           {{"perm", Attr::ofInts(perm)}});
-    if (!t)
-      return t.takeError();
-    in = (*t)->getOutput();
-  }
-  auto sums = addHelperNode(g, *n, "sums", OpKind::MatMul, {in, matrix});
-  if (!sums)
-    return sums.takeError();
-  Value *y = (*sums)->getOutput();
-  if (rank == 1) {
-    auto r = addHelperNode(g, *n, "vector", OpKind::Reshape, {y},
-                           {{"shape", Attr::ofInts({len})}});
-    if (!r)
-      return r.takeError();
-    y = (*r)->getOutput();
-  }
-  if (moved) {
-    auto t = addHelperNode(g, *n, "from_last", OpKind::Transpose, {y},
-                           {{"perm", Attr::ofInts(inverse)}});
-    if (!t)
-      return t.takeError();
-    y = (*t)->getOutput();
-  }
-  if (auto err = replaceValue(g, *n, n->getOutput(), y))
-    return std::move(err);
-  g.eraseNode(n);
-  return true;
+  if (rank == 1)
+    in =
+        b.add("row", OpKind::Reshape, {x}, {{"shape", Attr::ofInts({1, len})}});
+  if (moved)
+    in = b.add("to_last", OpKind::Transpose, {x},
+               {{"perm", Attr::ofInts(perm)}});
+  Value *y = b.add("sums", OpKind::MatMul, {in, matrix});
+  if (rank == 1)
+    y = b.add("vector", OpKind::Reshape, {y}, {{"shape", Attr::ofInts({len})}});
+  if (moved)
+    y = b.add("from_last", OpKind::Transpose, {y},
+              {{"perm", Attr::ofInts(inversePerm(perm))}});
+  return b.replaceOrigin({y});
 }
 
 } // namespace kiln

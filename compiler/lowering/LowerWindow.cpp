@@ -168,14 +168,8 @@ llvm::Expected<bool> lowerConv3D(Graph &g, Node *conv) {
   Value *y5 = b.add("y_rows", OpKind::Reshape, {(*conv2d)->getOutput()},
                     {{"shape", Attr::ofInts({n, outDepth, yt.shape[1],
                                              yt.shape[3], yt.shape[4]})}});
-  Value *y = b.add("y3d", OpKind::Transpose, {y5},
-                   {{"perm", Attr::ofInts({0, 2, 1, 3, 4})}});
-  if (auto err = b.takeError())
-    return std::move(err);
-  if (auto err = replaceValue(g, *conv, conv->getOutput(), y))
-    return std::move(err);
-  g.eraseNode(conv);
-  return true;
+  return b.replaceOrigin({b.add("y3d", OpKind::Transpose, {y5},
+                                {{"perm", Attr::ofInts({0, 2, 1, 3, 4})}})});
 }
 
 llvm::Expected<bool> lowerGlobalPool(Graph &g, Node *gap) {

@@ -43,6 +43,22 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+Shape movedAxisPerm(int64_t rank, int64_t from, int64_t to) {
+  Shape perm;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != from)
+      perm.push_back(d);
+  perm.insert(perm.begin() + to, from);
+  return perm;
+}
+
+Shape inversePerm(llvm::ArrayRef<int64_t> perm) {
+  Shape inverse(perm.size());
+  for (size_t d = 0; d < perm.size(); ++d)
+    inverse[perm[d]] = d;
+  return inverse;
+}
+
 Shape rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
   Shape strides(shape.size());
   int64_t s = 1;

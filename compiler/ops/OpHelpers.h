@@ -38,6 +38,12 @@ bool isUnidirectionalBroadcastable(llvm::ArrayRef<int64_t> from,
 /// Maps an ONNX axis in [-rank, rank) to [0, rank), or nullopt if outside.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 
+/// The permutation moving axis `from` of a rank-`rank` tensor to position
+/// `to`, the other axes keeping their order.
+Shape movedAxisPerm(int64_t rank, int64_t from, int64_t to);
+/// The permutation that undoes `perm`.
+Shape inversePerm(llvm::ArrayRef<int64_t> perm);
+
 /// Row-major element strides of `shape`.
 Shape rowMajorStrides(llvm::ArrayRef<int64_t> shape);
 /// Element strides for reading a tensor of `shape` as if broadcast to

@@ -100,8 +100,20 @@ Value *HelperNodeBuilder::add(llvm::StringRef role, OpKind kind,
   return (*n)->getOutput();
 }
 
+llvm::Expected<bool>
+HelperNodeBuilder::replaceOrigin(llvm::ArrayRef<Value *> results) {
+  if (err_)
+    return std::move(err_);
+  for (unsigned i = 0; i < origin_.getNumOutputs() && i < results.size(); ++i)
+    if (auto err = replaceValue(g_, origin_, origin_.getOutput(i), results[i]))
+      return std::move(err);
+  g_.eraseNode(&origin_);
+  return true;
+}
+
 Value *HelperNodeBuilder::constant(llvm::StringRef role, Tensor t) {
-  return g_.addConstant(origin_.getName().str() + "/" + role.str(), std::move(t));
+  return g_.addConstant(origin_.getName().str() + "/" + role.str(),
+                        std::move(t));
 }
 
 llvm::Expected<Node *> rebuildNode(Graph &g, Node *n,

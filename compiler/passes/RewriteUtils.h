@@ -97,6 +97,13 @@ public:
   Value *constant(llvm::StringRef role, Tensor t);
   Value *scalar(llvm::StringRef role, float v) { return constant(role, scalarF32(v)); }
   llvm::Error takeError() { return std::move(err_); }
+  /// Ends the rewrite: reports the first error, else makes `results` take
+  /// the place of the origin's results (in order; entries past its result
+  /// count are ignored, results past the entries must be rewired already)
+  /// and erases the origin.
+  /// Returns true (changed), as a lowering rule does. The builder must not
+  /// be used afterwards.
+  llvm::Expected<bool> replaceOrigin(llvm::ArrayRef<Value *> results);
 
 protected:
   Graph &g_;

@@ -106,20 +106,15 @@ llvm::Expected<ValueList> emitDft(NodeEmitter &e, PendingNode &n) {
 
   Formula f(e, n);
   // The signal axis goes next to the real/imaginary axis and back.
-  Shape perm, inversePerm(rank);
-  for (int64_t d = 0; d < rank - 1; ++d)
-    if (d != *axis)
-      perm.push_back(d);
-  perm.append({*axis, rank - 1});
-  for (int64_t d = 0; d < rank; ++d)
-    inversePerm[perm[d]] = d;
+  Shape perm = movedAxisPerm(rank, *axis, rank - 2);
   bool moved = *axis != rank - 2;
   Value *signal = moved ? f.add("signal_last", OpKind::Transpose, {x},
                                 {{"perm", Attr::ofInts(perm)}})
                         : x;
   Value *y = dftAlongSignal(f, signal, length, *inverse, *onesided);
   y = moved ? f.add("y", OpKind::Transpose, {y},
-                    {{"perm", Attr::ofInts(inversePerm)}}, n.getOutputName(0))
+                    {{"perm", Attr::ofInts(inversePerm(perm))}},
+                    n.getOutputName(0))
             : f.add("y", OpKind::Identity, {y}, {}, n.getOutputName(0));
   if (llvm::Error err = f.takeError())
     return std::move(err);

@@ -61,13 +61,8 @@ llvm::Expected<ValueList> emitTopK(NodeEmitter &e, PendingNode &n) {
         llvm::formatv("k = {0} is not in [0, {1}], the axis length", k, len));
 
   Formula f(e, n);
-  Shape perm, inverse(rank);
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != *axis)
-      perm.push_back(d);
-  perm.push_back(*axis);
-  for (int64_t d = 0; d < rank; ++d)
-    inverse[perm[d]] = d;
+  Shape perm = movedAxisPerm(rank, *axis, rank - 1),
+        inverse = inversePerm(perm);
   bool moved = *axis != rank - 1;
   Value *last = moved ? f.add("to_last", OpKind::Transpose, {x},
                               {{"perm", Attr::ofInts(perm)}})
