@@ -245,44 +245,6 @@ llvm::Value *KernelBuilder::exp(llvm::Value *x) {
   return b.CreateFMul(p, b.CreateBitCast(bits, fty));
 }
 
-llvm::Error validateActivation(llvm::StringRef kind,
-                               llvm::ArrayRef<float> params) {
-  if (parseActivation(kind, params))
-    return llvm::Error::success();
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "unknown activation '" + kind + "' with " +
-                                     std::to_string(params.size()) +
-                                     " parameters");
-}
-
-llvm::Value *KernelBuilder::activation(llvm::StringRef kind,
-                                       llvm::ArrayRef<float> params,
-                                       llvm::Value *x) {
-  llvm::Type *ty = x->getType();
-  auto c = [&](double v) { return llvm::ConstantFP::get(ty, v); };
-  if (kind == "Relu")
-    return maxF(x, c(0.0));
-  if (kind == "LeakyRelu")
-    return b.CreateSelect(b.CreateFCmpOLT(x, c(0.0)),
-                          b.CreateFMul(x, c(params[0])), x);
-  if (kind == "Clip")
-    return minF(maxF(x, c(params[0])), c(params[1]));
-  if (kind == "Sigmoid")
-    return b.CreateFDiv(c(1.0), b.CreateFAdd(c(1.0), exp(b.CreateFNeg(x))));
-  if (kind == "SiLU")
-    return b.CreateFMul(x, activation("Sigmoid", {}, x));
-  if (kind == "HardSwish")
-    return b.CreateFMul(
-        x, minF(maxF(b.CreateFAdd(b.CreateFDiv(x, c(6.0)), c(0.5)), c(0.0)),
-                c(1.0)));
-  if (kind == "Tanh") {
-    // 1 - 2/(e^{2x}+1): saturates cleanly to +-1 for large |x|.
-    llvm::Value *e2x = exp(b.CreateFMul(x, c(2.0)));
-    return b.CreateFSub(c(1.0), b.CreateFDiv(c(2.0), b.CreateFAdd(e2x, c(1.0))));
-  }
-  return x;
-}
-
 void KernelBuilder::stridedCopy(llvm::Type *elemTy, llvm::ArrayRef<int64_t> shape,
                                 llvm::Value *src, llvm::ArrayRef<int64_t> srcStrides,
                                 int64_t srcOffset, llvm::Value *dst,

@@ -108,23 +108,12 @@ public:
   llvm::Value *exp(llvm::Value *x);
   llvm::Value *maxF(llvm::Value *a, llvm::Value *c);
   llvm::Value *minF(llvm::Value *a, llvm::Value *c);
-  /// One of kiln's activations ("", "Relu", "LeakyRelu", "Clip", "Sigmoid",
-  /// "Tanh", "HardSwish", "SiLU"), as parseActivation() of
-  /// compiler/ops/OpHelpers.h defines them. The kind and parameters must
-  /// have passed validateActivation.
-  llvm::Value *activation(llvm::StringRef kind, llvm::ArrayRef<float> params,
-                          llvm::Value *x);
-
   /// Copies a tensor of `shape` between two strided layouts (element strides).
   void stridedCopy(llvm::Type *elemTy, llvm::ArrayRef<int64_t> shape,
                    llvm::Value *src, llvm::ArrayRef<int64_t> srcStrides,
                    int64_t srcOffset, llvm::Value *dst,
                    llvm::ArrayRef<int64_t> dstStrides, int64_t dstOffset);
 };
-
-/// Checks an activation's kind and parameter count (parseActivation).
-llvm::Error validateActivation(llvm::StringRef kind,
-                               llvm::ArrayRef<float> params);
 
 /// Row-major element strides of `shape`.
 llvm::SmallVector<int64_t, 6> rowMajorStrides(llvm::ArrayRef<int64_t> shape);

@@ -12,6 +12,7 @@ llvm::StringRef attrKindName(AttrKind k) {
   case AttrKind::Ints: return "ints";
   case AttrKind::Floats: return "floats";
   case AttrKind::Tensor: return "tensor";
+  case AttrKind::Activation: return "activation";
   }
   return "?";
 }
@@ -26,6 +27,7 @@ bool Attr::operator==(const Attr &o) const {
   case AttrKind::Ints: return ints_ == o.ints_;
   case AttrKind::Floats: return floats_ == o.floats_;
   case AttrKind::Tensor: return t_->bitwiseEqual(*o.t_);
+  case AttrKind::Activation: return act_ == o.act_;
   }
   return false;
 }
@@ -50,6 +52,7 @@ std::string Attr::str() const {
     os << ']';
     break;
   case AttrKind::Tensor: os << "tensor<" << t_->getType().str() << '>'; break;
+  case AttrKind::Activation: os << act_.str(); break;
   }
   return s;
 }

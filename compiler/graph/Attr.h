@@ -8,6 +8,7 @@
 #ifndef KILN_GRAPH_ATTR_H
 #define KILN_GRAPH_ATTR_H
 
+#include "compiler/graph/Activation.h"
 #include "compiler/graph/Tensor.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -20,7 +21,7 @@
 
 namespace kiln {
 
-enum class AttrKind { Int, Float, String, Ints, Floats, Tensor };
+enum class AttrKind { Int, Float, String, Ints, Floats, Tensor, Activation };
 
 llvm::StringRef attrKindName(AttrKind k);
 
@@ -44,6 +45,10 @@ public:
     return a;
   }
 
+  static Attr ofActivation(Activation v) {
+    Attr a(AttrKind::Activation); a.act_ = std::move(v); return a;
+  }
+
   AttrKind getKind() const { return kind_; }
   int64_t getInt() const { return i_; }
   float getFloat() const { return f_; }
@@ -51,10 +56,12 @@ public:
   llvm::ArrayRef<int64_t> getInts() const { return ints_; }
   llvm::ArrayRef<float> getFloats() const { return floats_; }
   const Tensor &getTensor() const { return *t_; }
+  const Activation &getActivation() const { return act_; }
 
   bool operator==(const Attr &o) const;
   bool operator!=(const Attr &o) const { return !(*this == o); }
-  /// Printer form: 3, 0.5, "NOTSET", [1,1], [0.5,1], tensor<f32[3]>.
+  /// Printer form: 3, 0.5, "NOTSET", [1,1], [0.5,1], tensor<f32[3]>,
+  /// Clip(0,6).
   std::string str() const;
 
 private:
@@ -66,6 +73,7 @@ private:
   std::vector<int64_t> ints_;
   std::vector<float> floats_;
   std::shared_ptr<const Tensor> t_;
+  Activation act_;
 };
 
 using AttrMap = std::map<std::string, Attr, std::less<>>;

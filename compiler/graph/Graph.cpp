@@ -49,6 +49,13 @@ llvm::ArrayRef<float> Node::getFloats(llvm::StringRef name) const {
   return a->getFloats();
 }
 
+const Activation &Node::getActivation(llvm::StringRef name) const {
+  const Attr *a = getAttr(name);
+  assert(a && a->getKind() == AttrKind::Activation &&
+         "missing activation attribute");
+  return a->getActivation();
+}
+
 std::string Graph::uniqueName(llvm::StringRef base) {
   std::string b = base.empty() ? std::string("v") : base.str();
   unsigned &count = nameUses_[b];

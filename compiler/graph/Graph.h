@@ -92,6 +92,7 @@ public:
   llvm::StringRef getString(llvm::StringRef name) const;
   llvm::ArrayRef<int64_t> getInts(llvm::StringRef name) const;
   llvm::ArrayRef<float> getFloats(llvm::StringRef name) const;
+  const Activation &getActivation(llvm::StringRef name) const;
   /// Element `i` of the ints attribute `name`, or `dflt` when the attribute
   /// is absent or shorter (optional pads, strides, dilations).
   int64_t getIntAt(llvm::StringRef name, size_t i, int64_t dflt) const;

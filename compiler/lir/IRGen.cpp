@@ -1,6 +1,7 @@
 //===- IRGen.cpp - Graph to low-level IR ----------------------------------===//
 
 #include "compiler/lir/LIR.h"
+#include "compiler/ops/ActivationOps.h"
 #include "compiler/lir/Winograd.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -309,9 +310,7 @@ private:
         continue;
       llvm::SmallVector<const Node *, 2> chain{add};
       Node *act = soleUser(add->getOutput());
-      if (act && (act->is(OpKind::Relu) || act->is(OpKind::LeakyRelu) ||
-                  act->is(OpKind::Clip) || act->is(OpKind::Sigmoid) ||
-                  act->is(OpKind::Tanh))) {
+      if (act && activationOf(*act)) {
         chain.push_back(act);
         fusedAway_.insert(act);
       }

@@ -117,9 +117,9 @@ struct Instr {
   /// Graph nodes whose work this kernel also does, in order, each on the
   /// previous result; their other operands follow the node's own inputs, in
   /// node and input order. The outputs are the last fused node's. A Conv
-  /// fuses the Add of a residual, then an activation (Relu, LeakyRelu, Clip,
-  /// Sigmoid, Tanh); an elementwise node fuses the chain of elementwise
-  /// nodes that consume its result (see generateLIR).
+  /// fuses the Add of a residual, then an activation (activationOf); an
+  /// elementwise node fuses the chain of elementwise nodes that consume its
+  /// result (see generateLIR).
   llvm::SmallVector<const Node *, 2> fused;
 };
 

@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
+#include "compiler/ops/ActivationFormula.h"
+#include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpHelpers.h"
 
@@ -51,8 +53,6 @@ llvm::Expected<TypeList> inferConv(const Node &n) {
       resolveConvGeometry(n, llvm::ArrayRef(x.shape).drop_front(2), kernel);
   if (!geom)
     return geom.takeError();
-  if (auto act = getNodeActivation(n); !act)
-    return act.takeError();
   Shape out{x.shape[0], filters};
   out.append(geom->outSizes.begin(), geom->outSizes.end());
   return TypeList{TensorType(DType::F32, out)};
@@ -70,9 +70,7 @@ llvm::Error evalConv(const Node &n, llvm::ArrayRef<const Tensor *> in,
                                   w.getShape().drop_front(2));
   if (!geom)
     return geom.takeError();
-  auto act = getNodeActivation(n);
-  if (!act)
-    return act.takeError();
+  const Activation &act = fusedActivation(n);
   Window3 g = toWindow3(*geom);
   int64_t batch = x.getShape()[0], channels = x.getShape()[1];
   int64_t filters = w.getShape()[0], group = n.getInt("group");
@@ -120,7 +118,8 @@ llvm::Error evalConv(const Node &n, llvm::ArrayRef<const Tensor *> in,
       double bv = bias ? bias->data<float>()[m] : 0.0;
       float *yPlane = yData + (b * filters + m) * outPlane;
       for (int64_t p = 0; p < outPlane; ++p)
-        yPlane[p] = act->apply(static_cast<float>(acc[p] + bv));
+        yPlane[p] = static_cast<float>(
+            applyActivation(act, static_cast<float>(acc[p] + bv)));
     }
   }
   return llvm::Error::success();
@@ -245,8 +244,7 @@ void registerConvOps(std::vector<OpDef> &defs) {
                       {"kernel_shape", AttrKind::Ints, std::nullopt},
                       {"pads", AttrKind::Ints, std::nullopt},
                       {"strides", AttrKind::Ints, std::nullopt},
-                      activationAttrSpec(),
-                      activationParamsAttrSpec(),
+                      fusedActivationAttrSpec(),
                   },
                   inferConv,
                   evalConv});

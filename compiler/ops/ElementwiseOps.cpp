@@ -1,9 +1,8 @@
 //===- ElementwiseOps.cpp - Arithmetic, activations, Cast ------------------===//
 //
 // Add/Sub/Mul/Div (opset 14, multidirectional broadcasting; every numeric
-// dtype), the unary activations Relu, LeakyRelu, Sigmoid, Tanh and Clip
-// (floats; Relu and Clip also integers; Clip with min/max as attributes) and
-// Cast (opset 13).
+// dtype) and Cast (opset 13). The unary activations are records of
+// Activations.def (ActivationOps.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
@@ -131,74 +130,6 @@ llvm::Error evalBinary(const Node &n, llvm::ArrayRef<const Tensor *> in,
 }
 
 //===----------------------------------------------------------------------===//
-// Unary activations
-//===----------------------------------------------------------------------===//
-
-/// The unary ops are exactly the fused activations, so they share one
-/// scalar definition with Conv/MatMul's kiln.activation.
-Activation unaryActivation(const Node &n) {
-  Activation a;
-  switch (n.getKind()) {
-  case OpKind::Relu:
-    a.kind = Activation::Kind::Relu;
-    break;
-  case OpKind::LeakyRelu:
-    a.kind = Activation::Kind::LeakyRelu;
-    a.p0 = n.getFloat("alpha");
-    break;
-  case OpKind::Clip:
-    a.kind = Activation::Kind::Clip;
-    a.p0 = n.getFloat("min");
-    a.p1 = n.getFloat("max");
-    break;
-  case OpKind::Sigmoid:
-    a.kind = Activation::Kind::Sigmoid;
-    break;
-  case OpKind::Tanh:
-    a.kind = Activation::Kind::Tanh;
-    break;
-  default:
-    break;
-  }
-  return a;
-}
-
-/// Relu (opset 14) and Clip (opset 13) also take integers.
-llvm::Expected<TypeList> inferUnary(const Node &n) {
-  llvm::ArrayRef<DType> allowed = n.is(OpKind::Relu)   ? signedDTypes()
-                                  : n.is(OpKind::Clip) ? numericDTypes()
-                                                       : floatDTypes();
-  if (llvm::Error e = expectDType(n, 0, allowed))
-    return e;
-  return TypeList{TensorType(inputType(n, 0).dtype, inputType(n, 0).shape)};
-}
-
-llvm::Error evalUnary(const Node &n, llvm::ArrayRef<const Tensor *> in,
-                      llvm::MutableArrayRef<Tensor> out) {
-  Activation act = unaryActivation(n);
-  Tensor &y = out[0];
-  int64_t count = y.numElements();
-  if (y.getDType() == DType::F32) {
-    const float *x = in[0]->data<float>();
-    for (int64_t i = 0; i < count; ++i)
-      y.data<float>()[i] = act.apply(x[i]);
-  } else if (isFloatDType(y.getDType())) {
-    for (int64_t i = 0; i < count; ++i)
-      writeFloat(y, i, act.apply(static_cast<float>(readFloat(*in[0], i))));
-  } else {
-    // Integers: Relu and Clip, compared exactly in double.
-    for (int64_t i = 0; i < count; ++i) {
-      int64_t x = readInt(*in[0], i);
-      double lo = n.is(OpKind::Clip) ? act.p0 : 0.0;
-      double hi = n.is(OpKind::Clip) ? act.p1 : INFINITY;
-      writeInt(y, i,
-               double(x) < lo ? int64_t(lo) : double(x) > hi ? int64_t(hi) : x);
-    }
-  }
-  return llvm::Error::success();
-}
-
-//===----------------------------------------------------------------------===//
 // Cast
 //===----------------------------------------------------------------------===//
 
@@ -301,10 +232,6 @@ OpDef binaryDef(OpKind kind, const char *name, EvalFn eval) {
   return {kind, name, 2, 2, 1, 1, {}, inferBinary, eval};
 }
 
-OpDef unaryDef(OpKind kind, const char *name, std::vector<AttrSpec> attrs) {
-  return {kind, name, 1, 1, 1, 1, std::move(attrs), inferUnary, evalUnary};
-}
-
 } // namespace
 
 void registerElementwiseOps(std::vector<OpDef> &defs) {
@@ -312,19 +239,6 @@ void registerElementwiseOps(std::vector<OpDef> &defs) {
   defs.push_back(binaryDef(OpKind::Sub, "Sub", evalBinary<BinOp::Sub>));
   defs.push_back(binaryDef(OpKind::Mul, "Mul", evalBinary<BinOp::Mul>));
   defs.push_back(binaryDef(OpKind::Div, "Div", evalBinary<BinOp::Div>));
-  defs.push_back(unaryDef(OpKind::Relu, "Relu", {}));
-  defs.push_back(unaryDef(OpKind::LeakyRelu, "LeakyRelu",
-                          {{"alpha", AttrKind::Float, Attr::ofFloat(0.01f)}}));
-  // min/max are inputs since opset 11; kiln keeps them as attributes with
-  // the float range as the "absent" bound.
-  defs.push_back(unaryDef(
-      OpKind::Clip, "Clip",
-      {{"min", AttrKind::Float,
-        Attr::ofFloat(-std::numeric_limits<float>::max())},
-       {"max", AttrKind::Float,
-        Attr::ofFloat(std::numeric_limits<float>::max())}}));
-  defs.push_back(unaryDef(OpKind::Sigmoid, "Sigmoid", {}));
-  defs.push_back(unaryDef(OpKind::Tanh, "Tanh", {}));
   defs.push_back({OpKind::Cast,
                   "Cast",
                   1,

@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
+#include "compiler/ops/ActivationFormula.h"
+#include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpHelpers.h"
 
@@ -141,8 +143,6 @@ llvm::Expected<TypeList> inferMatMul(const Node &n) {
   if (n.getInput(2) && inputType(n, 2).shape != Shape{d->n})
     return nodeError(n, llvm::formatv("bias must be [{0}], got {1}", d->n,
                                       inputType(n, 2).str()));
-  if (auto act = getNodeActivation(n); !act)
-    return act.takeError();
   return TypeList{TensorType(DType::F32, d->outShape)};
 }
 
@@ -151,9 +151,7 @@ llvm::Error evalMatMul(const Node &node, llvm::ArrayRef<const Tensor *> in,
   const Tensor &a = *in[0], &b = *in[1];
   const Tensor *bias = in.size() > 2 ? in[2] : nullptr;
   MatMulDims d = *matMulDims(a.getShape(), b.getShape());
-  auto act = getNodeActivation(node);
-  if (!act)
-    return act.takeError();
+  const Activation &act = fusedActivation(node);
   // Batch strides in elements: broadcastStrides counts whole matrices.
   Shape aStrides = broadcastStrides(d.aBatch, d.batch);
   Shape bStrides = broadcastStrides(d.bBatch, d.batch);
@@ -178,7 +176,8 @@ llvm::Error evalMatMul(const Node &node, llvm::ArrayRef<const Tensor *> in,
       }
       for (int64_t j = 0; j < d.n; ++j) {
         double v = acc[j] + (bias ? bias->data<float>()[j] : 0.0);
-        my[i * d.n + j] = act->apply(static_cast<float>(v));
+        my[i * d.n + j] =
+            static_cast<float>(applyActivation(act, static_cast<float>(v)));
       }
     }
   }
@@ -208,7 +207,7 @@ void registerMatMulOps(std::vector<OpDef> &defs) {
                   3,
                   1,
                   1,
-                  {activationAttrSpec(), activationParamsAttrSpec()},
+                  {fusedActivationAttrSpec()},
                   inferMatMul,
                   evalMatMul});
 }

@@ -16,6 +16,7 @@ namespace kiln {
 void registerConvOps(std::vector<OpDef> &defs);
 void registerMatMulOps(std::vector<OpDef> &defs);
 void registerElementwiseOps(std::vector<OpDef> &defs);
+void registerActivationOps(std::vector<OpDef> &defs);
 void registerPoolOps(std::vector<OpDef> &defs);
 void registerNormOps(std::vector<OpDef> &defs);
 void registerShapeOps(std::vector<OpDef> &defs);

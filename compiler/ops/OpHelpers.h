@@ -119,38 +119,6 @@ struct Window3 {
 Window3 toWindow3(const ConvGeometry &g);
 
 //===----------------------------------------------------------------------===//
-// Activations
-//===----------------------------------------------------------------------===//
-
-/// A parsed fused activation (kiln.activation / kiln.activation_params), so
-/// kernels decode the string once rather than per element.
-struct Activation {
-  enum class Kind { None, Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSwish, SiLU };
-  Kind kind = Kind::None;
-  float p0 = 0, p1 = 0;
-
-  float apply(float x) const;
-};
-
-/// Parses an activation name and its parameters: "" (none), "Relu",
-/// "LeakyRelu" [alpha], "Clip" [min, max], "Sigmoid", "Tanh", "HardSwish"
-/// (x * clip(x / 6 + 1/2, 0, 1)), "SiLU" (x * sigmoid(x)); nullopt for an
-/// unknown name or a wrong parameter count.
-std::optional<Activation> parseActivation(llvm::StringRef kind,
-                                          llvm::ArrayRef<float> params);
-/// The activation `kind` applied to `x`; `kind` must be valid (see
-/// parseActivation).
-float applyActivation(llvm::StringRef kind, llvm::ArrayRef<float> params,
-                      float x);
-/// The node's fused activation, or an error naming the node when its
-/// kiln.activation attributes are invalid.
-llvm::Expected<Activation> getNodeActivation(const Node &n);
-
-/// The AttrSpecs of the fused activation, shared by Conv and MatMul.
-AttrSpec activationAttrSpec();
-AttrSpec activationParamsAttrSpec();
-
-//===----------------------------------------------------------------------===//
 // Type rule helpers
 //===----------------------------------------------------------------------===//
 

@@ -20,6 +20,7 @@ struct Registry {
     registerConvOps(defs);
     registerMatMulOps(defs);
     registerElementwiseOps(defs);
+    registerActivationOps(defs);
     registerPoolOps(defs);
     registerNormOps(defs);
     registerShapeOps(defs);

@@ -5,6 +5,7 @@
 // once its scale s and shift t are folded into the producer's constants.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/OpHelpers.h"
 #include "compiler/passes/BatchNormAffine.h"
 #include "compiler/passes/Passes.h"
@@ -36,7 +37,7 @@ std::optional<FoldSite> getFoldSite(const Node &p) {
   if (!w || (biasValue && !bias))
     return std::nullopt;
   if (p.is(OpKind::Conv) || p.is(OpKind::MatMul))
-    if (!p.getString("kiln.activation").empty())
+    if (!fusedActivation(p).isNone())
       return std::nullopt;
   if (p.is(OpKind::Conv))
     return FoldSite{w, 0, bias, 1.0f};

@@ -2,11 +2,12 @@
 //
 // An activation after a Conv or MatMul costs a full pass over the result;
 // applied inside the producer's kernel as each output is written it is
-// nearly free. SiLU has no ONNX op: exporters write x * Sigmoid(x), which
-// is matched as one activation. The fused form is kiln.activation /
-// kiln.activation_params, read with parseActivation (compiler/ops/OpHelpers.h).
+// nearly free. Every record of compiler/ops/Activations.def fuses; SiLU has
+// no ONNX op: exporters write x * Sigmoid(x), which is matched as one
+// activation. The fused form is the typed kiln.activation attribute.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/ops/ActivationOps.h"
 #include "compiler/passes/Passes.h"
 #include "compiler/passes/RewriteUtils.h"
 
@@ -16,25 +17,6 @@
 
 namespace kiln {
 namespace {
-
-/// The kiln.activation_params of `act`, or nullopt when it is not an
-/// activation kiln fuses.
-std::optional<llvm::SmallVector<float, 2>> activationParams(const Node &act) {
-  switch (act.getKind()) {
-  case OpKind::Relu:
-  case OpKind::Sigmoid:
-  case OpKind::Tanh:
-  case OpKind::HardSwish:
-    return llvm::SmallVector<float, 2>{};
-  case OpKind::LeakyRelu:
-    return llvm::SmallVector<float, 2>{act.getFloat("alpha")};
-  case OpKind::Clip:
-    return llvm::SmallVector<float, 2>{act.getFloat("min"),
-                                       act.getFloat("max")};
-  default:
-    return std::nullopt;
-  }
-}
 
 /// For Mul(x, Sigmoid(x)) (either order): the Sigmoid node.
 Node *siluSigmoid(const Node &mul) {
@@ -53,15 +35,14 @@ Node *siluSigmoid(const Node &mul) {
 /// fuse into): a single-node activation, or Mul(x, Sigmoid(x)) as SiLU.
 struct Match {
   Value *in;
-  std::string name;
-  llvm::SmallVector<float, 2> params;
+  Activation activation;
   /// Nodes the activation consists of besides `act` (SiLU's Sigmoid).
   Node *inner = nullptr;
 };
 
 std::optional<Match> matchActivation(const Graph &g, Node &act) {
-  if (auto params = activationParams(act))
-    return Match{act.getInput(0), act.getOpName().str(), *params};
+  if (std::optional<Activation> a = activationOf(act))
+    return Match{act.getInput(0), *a};
   Node *sigmoid = siluSigmoid(act);
   if (!sigmoid || !hasSingleUser(g, sigmoid->getOutput(), &act))
     return std::nullopt;
@@ -71,7 +52,7 @@ std::optional<Match> matchActivation(const Graph &g, Node &act) {
       llvm::any_of(g.getOutputs(),
                    [&](const GraphOutput &o) { return o.value == x; }))
     return std::nullopt;
-  return Match{x, "SiLU", {}, sigmoid};
+  return Match{x, *Activation::make(ActivationKind::SiLU), sigmoid};
 }
 
 class FuseActivationPass : public Pass {
@@ -90,11 +71,10 @@ public:
       Node *p = in->getProducer();
       if (!p->is(OpKind::Conv) && !p->is(OpKind::MatMul))
         continue;
-      if (!p->getString("kiln.activation").empty() ||
+      if (!fusedActivation(*p).isNone() ||
           (!m->inner && !hasSingleUser(g, in, act)))
         continue;
-      p->setAttr("kiln.activation", Attr::ofString(m->name));
-      p->setAttr("kiln.activation_params", Attr::ofFloats(m->params));
+      p->setAttr(kActivationAttr, Attr::ofActivation(m->activation));
       if (auto err = replaceValue(g, *act, act->getOutput(), in))
         return std::move(err);
       g.eraseNode(act);

@@ -6,6 +6,7 @@
 // fuse-activation can then fold the activation after it.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/ops/ActivationOps.h"
 #include "compiler/passes/Passes.h"
 #include "compiler/passes/RewriteUtils.h"
 
@@ -28,7 +29,7 @@ const Tensor *asBiasVector(const Value *c, const TensorType &product) {
 /// Whether `mm` is a 2-D MatMul that has no bias or activation yet.
 bool isPlainMatMul(const Node &mm) {
   return mm.is(OpKind::MatMul) && mm.getNumInputs() == 2 &&
-         mm.getString("kiln.activation").empty() &&
+         fusedActivation(mm).isNone() &&
          mm.getInput(0)->getType().rank() == 2 &&
          mm.getInput(1)->getType().rank() == 2;
 }

@@ -42,8 +42,9 @@ std::unique_ptr<Pass> createFoldPadIntoConvPass();
 /// input's own shape disappears.
 std::unique_ptr<Pass> createSimplifyLayoutPass();
 
-/// "fuse-activation": Relu, LeakyRelu, Clip, Sigmoid or Tanh applied to the
-/// sole use of a Conv or MatMul result becomes that node's kiln.activation.
+/// "fuse-activation": an activation (a record of compiler/ops/Activations.def,
+/// or x * Sigmoid(x) as SiLU) applied to the sole use of a Conv or MatMul
+/// result becomes that node's kiln.activation.
 std::unique_ptr<Pass> createFuseActivationPass();
 
 /// "fuse-matmul-bias": a 2-D MatMul without bias or activation whose sole

@@ -1,6 +1,8 @@
 //===- ConvInput.cpp - Convolution geometry and input views ---------------===//
 
 #include "compiler/codegen/kernels/ConvInput.h"
+#include "compiler/codegen/kernels/IRAlgebra.h"
+#include "compiler/ops/ActivationOps.h"
 #include "compiler/lir/Winograd.h"
 
 namespace kiln {
@@ -121,30 +123,24 @@ void emitPaddedCopy(KernelBuilder &kb, const lir::PaddedInput &layout,
 ConvEpilogue ConvEpilogue::of(const KernelArgs &args) {
   const Node &n = args.node;
   ConvEpilogue e;
-  e.act = n.getString("kiln.activation");
-  e.actParams = n.getFloats("kiln.activation_params");
+  e.act = fusedActivation(n);
   for (const Node *f : args.fused) {
-    if (f->is(OpKind::Add)) {
+    if (f->is(OpKind::Add))
       e.residual = args.inputs[n.getNumInputs()];
-      continue;
-    }
-    e.postAct = f->getOpName();
-    if (f->is(OpKind::LeakyRelu))
-      e.postActParams.push_back(f->getFloat("alpha"));
-    if (f->is(OpKind::Clip))
-      e.postActParams.append({f->getFloat("min"), f->getFloat("max")});
+    else
+      e.postAct = *activationOf(*f);
   }
   return e;
 }
 
 void ConvEpilogue::store(KernelBuilder &kb, llvm::Value *v, llvm::Value *y,
                          llvm::Value *index, unsigned valid) const {
-  v = kb.activation(act, actParams, v);
+  v = emitActivation(kb, act, v);
   if (residual) {
     auto *ty = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
     unsigned lanes = ty ? ty->getNumElements() : 1;
     v = kb.b.CreateFAdd(v, kb.loadVec(residual, index, lanes, valid));
-    v = kb.activation(postAct, postActParams, v);
+    v = emitActivation(kb, postAct, v);
   }
   kb.storeVec(v, y, index, valid);
 }
@@ -158,9 +154,6 @@ llvm::Error checkConv(const KernelArgs &args) {
   if (xt.rank() != 4)
     return nodeError(n, "the code generator supports 2-D convolution only, "
                         "input is " + xt.str());
-  if (auto e = validateActivation(n.getString("kiln.activation"),
-                                  n.getFloats("kiln.activation_params")))
-    return nodeError(n, llvm::toString(std::move(e)));
   lir::Packing weights = args.packingOf(1);
   if ((lir::winogradTileOf(weights) || args.padded) && !args.temp)
     return nodeError(n, "padded convolution without a temp buffer");

@@ -12,6 +12,7 @@
 #define KILN_CODEGEN_KERNELS_CONVINPUT_H
 
 #include "compiler/codegen/Kernels.h"
+#include "compiler/graph/Activation.h"
 
 namespace kiln {
 namespace codegen {
@@ -68,11 +69,9 @@ void emitPaddedCopy(KernelBuilder &kb, const lir::PaddedInput &layout,
 /// activation, then a fused residual Add (lir::Instr::fused; the residual is
 /// the input after the Conv's own) and the activation after that.
 struct ConvEpilogue {
-  llvm::StringRef act;
-  llvm::ArrayRef<float> actParams;
+  Activation act;
   llvm::Value *residual = nullptr;
-  llvm::StringRef postAct;
-  llvm::SmallVector<float, 2> postActParams;
+  Activation postAct;
 
   static ConvEpilogue of(const KernelArgs &args);
   /// Stores the first `valid` lanes of `v` (of any width), through the
@@ -90,8 +89,8 @@ llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args);
 /// (lir::isChannelBlockDepthwise); emitDepthwiseConv dispatches to it.
 llvm::Error emitDepthwiseChannelBlock(KernelBuilder &kb, const KernelArgs &args);
 
-/// Checks the operands of a Conv for the kernels: f32, 2-D, a known fused
-/// activation, a temp where the LIR says there is one.
+/// Checks the operands of a Conv for the kernels: f32, 2-D, a temp where the
+/// LIR says there is one.
 llvm::Error checkConv(const KernelArgs &args);
 
 } // namespace codegen

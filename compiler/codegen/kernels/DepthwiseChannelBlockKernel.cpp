@@ -19,7 +19,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/kernels/ConvInput.h"
+#include "compiler/codegen/kernels/IRAlgebra.h"
 #include "compiler/codegen/kernels/RegisterTile.h"
+#include "compiler/ops/ActivationOps.h"
 
 namespace kiln {
 namespace codegen {
@@ -38,8 +40,7 @@ llvm::Error emitDepthwiseChannelBlock(KernelBuilder &kb, const KernelArgs &args)
   llvm::Function *fn = b.GetInsertBlock()->getParent();
   fn->setName(fn->getName() + ".dwc" + std::to_string(block) + "v" + std::to_string(lanes));
 
-  llvm::StringRef act = n.getString("kiln.activation");
-  llvm::ArrayRef<float> actParams = n.getFloats("kiln.activation_params");
+  const Activation &act = fusedActivation(n);
   llvm::Value *x = args.inputs[0], *w = args.inputs[1], *y = args.outputs[0];
   llvm::Value *bias = n.getNumInputs() > 2 ? args.inputs[2] : nullptr;
   llvm::Value *temp = args.temp;
@@ -125,7 +126,7 @@ llvm::Error emitDepthwiseChannelBlock(KernelBuilder &kb, const KernelArgs &args)
                                 acc[p]);
               }
           for (llvm::Value *&a : acc)
-            a = kb.activation(act, actParams, a);
+            a = emitActivation(kb, act, a);
           auto rows = transposeVectors(kb, acc, lanes);
           for (int64_t l = 0; l < lanes && sub * lanes + l < channels; ++l)
             kb.storeVec(rows[l], y, add(b.CreateAdd(outPlane(sub * lanes + l), mul(oh, s.OW)), ow),

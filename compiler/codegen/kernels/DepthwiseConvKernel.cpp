@@ -14,7 +14,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/kernels/ConvInput.h"
+#include "compiler/codegen/kernels/IRAlgebra.h"
 #include "compiler/codegen/kernels/RegisterTile.h"
+#include "compiler/ops/ActivationOps.h"
 
 namespace kiln {
 namespace codegen {
@@ -39,8 +41,7 @@ llvm::Error emitDepthwiseConv(KernelBuilder &kb, const KernelArgs &args) {
   llvm::Function *fn = b.GetInsertBlock()->getParent();
   fn->setName(fn->getName() + ".dw" + full.str());
 
-  llvm::StringRef act = n.getString("kiln.activation");
-  llvm::ArrayRef<float> actParams = n.getFloats("kiln.activation_params");
+  const Activation &act = fusedActivation(n);
   llvm::Value *w = args.inputs[1], *y = args.outputs[0];
   llvm::Value *bias = args.inputs.size() > 2 ? args.inputs[2] : nullptr;
   auto add = [&](llvm::Value *a, int64_t c) { return b.CreateAdd(a, kb.idx(c)); };
@@ -75,7 +76,7 @@ llvm::Error emitDepthwiseConv(KernelBuilder &kb, const KernelArgs &args) {
           llvm::Value *out = b.CreateAdd(outPlane, b.CreateAdd(mul(oh0, s.OW), p0));
           for (unsigned r = 0; r < t.rows; ++r)
             for (unsigned j = 0; j < t.vecs; ++j)
-              kb.storeVec(kb.activation(act, actParams, acc[r * t.vecs + j]), y,
+              kb.storeVec(emitActivation(kb, act, acc[r * t.vecs + j]), y,
                           add(out, r * s.OW + j * lanes), t.valid(j));
         };
 

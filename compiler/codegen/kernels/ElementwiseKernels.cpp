@@ -14,7 +14,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/Kernels.h"
+#include "compiler/codegen/kernels/IRAlgebra.h"
 #include "compiler/codegen/kernels/ScalarMath.h"
+#include "compiler/ops/ActivationOps.h"
 
 #include <cmath>
 #include <limits>
@@ -158,66 +160,11 @@ llvm::Value *intPow(KernelBuilder &kb, llvm::Value *base, llvm::Value *e) {
   return b.CreateSelect(b.CreateICmpSLT(e, zero), negative, result);
 }
 
+/// The unary float ops: the tests, and every activation record's formula.
 llvm::Value *floatUnary(KernelBuilder &kb, const Node &n, llvm::Value *x) {
   ScalarMath m(kb);
   auto &b = kb.b;
-  auto f = [&](llvm::StringRef attr) { return m.c(n.getFloat(attr)); };
-  llvm::Value *zero = m.c(0.0), *one = m.c(1.0);
   switch (n.getKind()) {
-  case OpKind::Abs: return m.fabs(x);
-  case OpKind::Neg: return b.CreateFNeg(x);
-  case OpKind::Sign:
-    return b.CreateSelect(b.CreateFCmpOGT(x, zero), one,
-                          b.CreateSelect(b.CreateFCmpOLT(x, zero), m.c(-1.0), x));
-  case OpKind::Exp: return kb.exp(x);
-  case OpKind::Log: return m.log(x);
-  case OpKind::Sqrt: return m.sqrt(x);
-  case OpKind::Reciprocal: return b.CreateFDiv(one, x);
-  case OpKind::Floor: return m.floor(x);
-  case OpKind::Ceil: return m.ceil(x);
-  case OpKind::Round: return m.roundEven(x);
-  case OpKind::Erf: return m.erf(x);
-  case OpKind::Sin: return m.sin(x);
-  case OpKind::Cos: return m.cos(x);
-  case OpKind::Tan: return m.tan(x);
-  case OpKind::Asin: return m.asin(x);
-  case OpKind::Acos: return m.acos(x);
-  case OpKind::Atan: return m.atan(x);
-  case OpKind::Sinh: return m.sinh(x);
-  case OpKind::Cosh: return m.cosh(x);
-  case OpKind::Asinh: return m.asinh(x);
-  case OpKind::Acosh: return m.acosh(x);
-  case OpKind::Atanh: return m.atanh(x);
-  case OpKind::Softplus:
-    return b.CreateSelect(b.CreateFCmpOGT(x, m.c(20.0)), x,
-                          m.log1p(kb.exp(x)));
-  case OpKind::Softsign:
-    return b.CreateFDiv(x, b.CreateFAdd(one, m.fabs(x)));
-  case OpKind::Elu:
-    return b.CreateSelect(b.CreateFCmpOLT(x, zero),
-                          b.CreateFMul(f("alpha"), m.expm1(x)), x);
-  case OpKind::Selu:
-    return b.CreateFMul(
-        f("gamma"), b.CreateSelect(b.CreateFCmpOLE(x, zero),
-                                   b.CreateFMul(f("alpha"), m.expm1(x)), x));
-  case OpKind::Celu: {
-    llvm::Value *alpha = f("alpha");
-    llvm::Value *neg =
-        b.CreateFMul(alpha, m.expm1(b.CreateFDiv(x, alpha)));
-    return b.CreateFAdd(kb.maxF(x, zero), kb.minF(neg, zero));
-  }
-  case OpKind::HardSigmoid: {
-    llvm::Value *v = b.CreateFAdd(b.CreateFMul(f("alpha"), x), f("beta"));
-    return kb.maxF(zero, kb.minF(one, v));
-  }
-  case OpKind::ThresholdedRelu:
-    return b.CreateSelect(b.CreateFCmpOGT(x, f("alpha")), x, zero);
-  case OpKind::Shrink: {
-    llvm::Value *lambd = f("lambd"), *bias = f("bias");
-    return b.CreateSelect(
-        b.CreateFCmpOLT(x, b.CreateFNeg(lambd)), b.CreateFAdd(x, bias),
-        b.CreateSelect(b.CreateFCmpOGT(x, lambd), b.CreateFSub(x, bias), zero));
-  }
   case OpKind::IsNaN: return boolToI8(kb, m.isNaN(x));
   case OpKind::IsInf: {
     llvm::Value *inf = m.c(std::numeric_limits<float>::infinity());
@@ -230,14 +177,8 @@ llvm::Value *floatUnary(KernelBuilder &kb, const Node &n, llvm::Value *x) {
       r = b.CreateOr(r, neg);
     return boolToI8(kb, r);
   }
-  default: {
-    llvm::SmallVector<float, 2> params;
-    if (n.is(OpKind::LeakyRelu))
-      params.push_back(n.getFloat("alpha"));
-    if (n.is(OpKind::Clip))
-      params = {n.getFloat("min"), n.getFloat("max")};
-    return kb.activation(n.getOpName(), params, x);
-  }
+  default:
+    return emitActivation(kb, *activationOf(n), x);
   }
 }
 

@@ -13,7 +13,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/codegen/kernels/IRAlgebra.h"
 #include "compiler/codegen/kernels/RegisterTile.h"
+#include "compiler/ops/ActivationOps.h"
 #include "compiler/codegen/Kernels.h"
 
 #include <limits>
@@ -68,10 +70,7 @@ llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args) {
   for (Value *v : n.getInputs())
     if (auto e = requireF32(n, v))
       return e;
-  llvm::StringRef act = n.getString("kiln.activation");
-  llvm::ArrayRef<float> actParams = n.getFloats("kiln.activation_params");
-  if (auto e = validateActivation(act, actParams))
-    return nodeError(n, llvm::toString(std::move(e)));
+  const Activation &act = fusedActivation(n);
 
   // Rank-1 operands are a row (A) or a column (B); the output drops that dim.
   Shape a(n.getInput(0)->getType().shape), bsh(n.getInput(1)->getType().shape);
@@ -142,7 +141,7 @@ llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args) {
       llvm::Value *cRow = b.CreateAdd(b.CreateAdd(cBase, mul(m0, N)), n0);
       for (unsigned i = 0; i < rows; ++i)
         for (unsigned j = 0; j < t.vecs; ++j)
-          kb.storeVec(kb.activation(act, actParams, acc[i * t.vecs + j]), C,
+          kb.storeVec(emitActivation(kb, act, acc[i * t.vecs + j]), C,
                       add(cRow, i * N + j * lanes), t.valid(j));
     };
 

@@ -135,7 +135,7 @@ TEST(BundleJit, CompileGraphForJitRunsTheDefaultPipeline) {
   EXPECT_EQ(countOps(*g, OpKind::Gemm), 0u);
   EXPECT_EQ(countOps(*g, OpKind::Relu), 0u);
   ASSERT_TRUE(findOnly(*g, OpKind::Conv));
-  EXPECT_EQ(findOnly(*g, OpKind::Conv)->getString("kiln.activation"), "Relu");
+  EXPECT_EQ(findOnly(*g, OpKind::Conv)->getActivation("kiln.activation").getName(), "Relu");
   Tensor x = randomInput(f32({1, 3, 8, 8}), 11);
   auto want = runGraph(*ref, x);
   ASSERT_TRUE(bool(want)) << llvm::toString(want.takeError());

@@ -1,5 +1,6 @@
 //===- ConvKernelTest.cpp - Conv, fused activations, folded BatchNorm -----===//
 
+#include "compiler/ops/ActivationOps.h"
 #include "tests/unit/codegen/KernelTestUtil.h"
 
 #include <gtest/gtest.h>
@@ -149,12 +150,29 @@ INSTANTIATE_TEST_SUITE_P(
 
 struct ActivationCase {
   OpKind op;
-  const char *name;
+  std::string name;
   AttrMap attrs;
 };
 
+/// Every activation record with an op, at its default parameters, and
+/// LeakyRelu and Clip at others.
+std::vector<ActivationCase> activationCases() {
+  std::vector<ActivationCase> cases = {
+      {OpKind::LeakyRelu, "LeakyReluAlpha", {{"alpha", Attr::ofFloat(0.15f)}}},
+      {OpKind::Clip, "ClipMinMax",
+       {{"min", Attr::ofFloat(-1.5f)}, {"max", Attr::ofFloat(2.0f)}}},
+  };
+  for (unsigned k = 1; k < kNumActivationKinds; ++k)
+    if (const OpDef *def = lookupOpDef(activationName(ActivationKind(k))))
+      cases.push_back({def->kind, def->name, {}});
+  return cases;
+}
+
 class ConvFusedActivation : public ::testing::TestWithParam<ActivationCase> {};
 
+/// The activation runs in the Conv's epilogue on vectors of the host's width
+/// (functions of ScalarMath lane by lane) and must match the interpreter's
+/// double-precision formula.
 TEST_P(ConvFusedActivation, MatchesTheInterpreter) {
   const ActivationCase &c = GetParam();
   GraphBuilder build = [&](Graph &g) {
@@ -170,25 +188,21 @@ TEST_P(ConvFusedActivation, MatchesTheInterpreter) {
   // Conv outputs reach about +-8 here, past every activation's bends.
   check.lo = -3.0f;
   check.hi = 3.0f;
+  // Near their poles Reciprocal and Tan magnify the Conv's own rounding
+  // (f32 accumulation here, double in the interpreter).
+  if (c.op == OpKind::Reciprocal || c.op == OpKind::Tan)
+    check.rtol = 1e-3;
   check.expectGraph = [&](const Graph &g) {
     ASSERT_EQ(g.getNumNodes(), 1u);
-    EXPECT_EQ(g.getNodes()[0]->getString("kiln.activation"), c.name);
+    EXPECT_EQ(g.getNodes()[0]->getActivation("kiln.activation").getKind(),
+              *activationKindOf(c.op));
   };
   EXPECT_TRUE(jitMatchesInterpreter(build, check));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Activations, ConvFusedActivation,
-    ::testing::Values(
-        ActivationCase{OpKind::Relu, "Relu", {}},
-        ActivationCase{OpKind::LeakyRelu, "LeakyRelu",
-                       {{"alpha", Attr::ofFloat(0.15f)}}},
-        ActivationCase{OpKind::Clip, "Clip",
-                       {{"min", Attr::ofFloat(-1.5f)}, {"max", Attr::ofFloat(2.0f)}}},
-        ActivationCase{OpKind::Sigmoid, "Sigmoid", {}},
-        ActivationCase{OpKind::Tanh, "Tanh", {}},
-        ActivationCase{OpKind::HardSwish, "HardSwish", {}}),
-    [](const auto &info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Activations, ConvFusedActivation,
+                         ::testing::ValuesIn(activationCases()),
+                         [](const auto &info) { return info.param.name; });
 
 TEST(ConvFusedActivation, SiLUMatchesTheInterpreter) {
   GraphBuilder build = [](Graph &g) {
@@ -206,7 +220,7 @@ TEST(ConvFusedActivation, SiLUMatchesTheInterpreter) {
   check.hi = 3.0f;
   check.expectGraph = [](const Graph &g) {
     ASSERT_EQ(g.getNumNodes(), 1u);
-    EXPECT_EQ(g.getNodes()[0]->getString("kiln.activation"), "SiLU");
+    EXPECT_EQ(g.getNodes()[0]->getActivation("kiln.activation").getName(), "SiLU");
   };
   EXPECT_TRUE(jitMatchesInterpreter(build, check));
 }
@@ -241,7 +255,7 @@ TEST(ConvBatchNorm, FoldedIntoTheConvMatchesTheInterpreter) {
     check.expectGraph = [](const Graph &g) {
       ASSERT_EQ(g.getNumNodes(), 1u);
       EXPECT_TRUE(g.getNodes()[0]->is(OpKind::Conv));
-      EXPECT_EQ(g.getNodes()[0]->getString("kiln.activation"), "Relu");
+      EXPECT_EQ(g.getNodes()[0]->getActivation("kiln.activation").getName(), "Relu");
     };
     EXPECT_TRUE(jitMatchesInterpreter(convBatchNorm(convBias), check));
   }

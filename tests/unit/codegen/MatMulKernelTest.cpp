@@ -150,8 +150,8 @@ TEST_P(MatMulEpilogue, MatchesTheInterpreter) {
     ASSERT_EQ(g.getNumNodes(), 1u);
     const Node *mm = g.getNodes()[0];
     EXPECT_EQ(mm->getNumInputs(), 3u);
-    EXPECT_EQ(mm->getString("kiln.activation"),
-              c.act == OpKind::MatMul ? "" : c.name);
+    EXPECT_EQ(mm->getActivation("kiln.activation").getName(),
+              c.act == OpKind::MatMul ? "None" : c.name);
   };
   EXPECT_TRUE(jitMatchesInterpreter(build, check));
 }

@@ -201,38 +201,6 @@ TEST(Geometry3, EmbedsLowerRanksAsLeadingUnitDims) {
   EXPECT_EQ(w.out[2], 5);
 }
 
-TEST(Activations, MatchTheirFormulas) {
-  EXPECT_EQ(applyActivation("", {}, -2.5f), -2.5f);
-  EXPECT_EQ(applyActivation("Relu", {}, -2.5f), 0.0f);
-  EXPECT_EQ(applyActivation("Relu", {}, 2.5f), 2.5f);
-  EXPECT_FLOAT_EQ(applyActivation("LeakyRelu", {0.1f}, -2.0f), -0.2f);
-  EXPECT_EQ(applyActivation("LeakyRelu", {0.1f}, 3.0f), 3.0f);
-  EXPECT_EQ(applyActivation("Clip", {0.0f, 6.0f}, 7.0f), 6.0f);
-  EXPECT_EQ(applyActivation("Clip", {0.0f, 6.0f}, -1.0f), 0.0f);
-  EXPECT_EQ(applyActivation("Clip", {0.0f, 6.0f}, 3.0f), 3.0f);
-  // ONNX: with min > max every value becomes max.
-  EXPECT_EQ(applyActivation("Clip", {2.0f, 1.0f}, 0.0f), 1.0f);
-  EXPECT_EQ(applyActivation("Sigmoid", {}, 0.0f), 0.5f);
-  EXPECT_FLOAT_EQ(applyActivation("Sigmoid", {}, 2.0f),
-                  1.0f / (1.0f + std::exp(-2.0f)));
-  EXPECT_FLOAT_EQ(applyActivation("Sigmoid", {}, -3.0f),
-                  1.0f / (1.0f + std::exp(3.0f)));
-  EXPECT_EQ(applyActivation("Sigmoid", {}, -200.0f), 0.0f);
-  EXPECT_EQ(applyActivation("Sigmoid", {}, 200.0f), 1.0f);
-  EXPECT_FLOAT_EQ(applyActivation("Tanh", {}, 0.5f), 0.46211716f);
-}
-
-TEST(Activations, ParseRejectsUnknownKindsAndParamCounts) {
-  EXPECT_TRUE(parseActivation("", {}).has_value());
-  EXPECT_FALSE(parseActivation("Gelu", {}).has_value());
-  EXPECT_FALSE(parseActivation("relu", {}).has_value());
-  EXPECT_FALSE(parseActivation("Relu", {1.0f}).has_value());
-  EXPECT_FALSE(parseActivation("LeakyRelu", {}).has_value());
-  EXPECT_FALSE(parseActivation("Clip", {0.0f}).has_value());
-  EXPECT_EQ(parseActivation("Clip", {-1.0f, 1.0f})->kind,
-            Activation::Kind::Clip);
-}
-
 TEST(DTypes, OnnxNumbering) {
   EXPECT_EQ(dtypeFromOnnx(1), DType::F32);
   EXPECT_EQ(dtypeFromOnnx(2), DType::U8);

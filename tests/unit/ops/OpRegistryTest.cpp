@@ -74,10 +74,8 @@ TEST(OpRegistry, AttributeDefaultsFollowOnnx) {
   EXPECT_EQ(conv.findAttr("group")->defaultValue->getInt(), 1);
   EXPECT_FALSE(conv.findAttr("kernel_shape")->defaultValue.has_value());
   EXPECT_FALSE(conv.findAttr("kernel_shape")->required);
-  EXPECT_EQ(conv.findAttr("kiln.activation")->defaultValue->getString(), "");
-  EXPECT_TRUE(conv.findAttr("kiln.activation_params")
-                  ->defaultValue->getFloats()
-                  .empty());
+  EXPECT_TRUE(
+      conv.findAttr("kiln.activation")->defaultValue->getActivation().isNone());
   EXPECT_NE(getOpDef(OpKind::MatMul).findAttr("kiln.activation"), nullptr);
   EXPECT_EQ(getOpDef(OpKind::MatMul).maxInputs, 3u);
   EXPECT_TRUE(getOpDef(OpKind::MaxPool).findAttr("kernel_shape")->required);

@@ -76,8 +76,9 @@ TEST_F(TypeRules, Conv) {
             f32({2, 6, 6}));
   EXPECT_EQ(type(OpKind::Conv, {in({1, 2, 4, 4, 4}), in({3, 2, 2, 2, 2})},
                  {{"kernel_shape", Attr::ofInts({2, 2, 2})},
-                  {"kiln.activation", Attr::ofString("LeakyRelu")},
-                  {"kiln.activation_params", Attr::ofFloats({0.1f})}}),
+                  {"kiln.activation",
+                   Attr::ofActivation(
+                       *Activation::make(ActivationKind::LeakyRelu, {0.1f}))}}),
             f32({1, 3, 3, 3, 3}));
 
   expectError(OpKind::Conv, {in({1, 3, 8, 8}), in({8, 4, 3, 3})}, {},
@@ -96,12 +97,8 @@ TEST_F(TypeRules, Conv) {
   expectError(OpKind::Conv, {in({1, 3, 8, 8}), in({8, 3, 3})}, {},
               "must have the rank of X");
   expectError(OpKind::Conv, {in({1, 3, 8, 8}), in({8, 3, 3, 3})},
-              {{"kiln.activation", Attr::ofString("Gelu")}},
-              "invalid fused activation 'Gelu'");
-  expectError(OpKind::Conv, {in({1, 3, 8, 8}), in({8, 3, 3, 3})},
-              {{"kiln.activation", Attr::ofString("Clip")},
-               {"kiln.activation_params", Attr::ofFloats({0.0f})}},
-              "invalid fused activation 'Clip' with 1 parameters");
+              {{"kiln.activation", Attr::ofString("Relu")}},
+              "'kiln.activation' must be activation");
   expectError(OpKind::Conv, {in({1, 3, 8, 8}), in({8, 3, 3, 3})},
               {{"pads", Attr::ofInts({1, 1})}}, "pads must have");
   expectError(OpKind::Conv, {in({1, 3, 8, 8}), in({8, 3, 3, 3})},
@@ -136,7 +133,8 @@ TEST_F(TypeRules, MatMul) {
   EXPECT_EQ(type(OpKind::MatMul, {in({2, 1, 3, 4}), in({5, 4, 6})}),
             f32({2, 5, 3, 6}));
   EXPECT_EQ(type(OpKind::MatMul, {in({8, 512}), in({512, 10}), in({10})},
-                 {{"kiln.activation", Attr::ofString("Relu")}}),
+                 {{"kiln.activation",
+                   Attr::ofActivation(*Activation::make(ActivationKind::Relu))}}),
             f32({8, 10}));
   expectError(OpKind::MatMul, {in({2, 3}), in({4, 5})}, {},
               "operands f32[2,3] and f32[4,5] are incompatible");

@@ -149,7 +149,7 @@ TEST(FoldBatchNorm, LeavesWhatItCannotFold) {
     Node *relu = addNode(g, OpKind::Relu, "relu", {shared->getOutput()});
     // Conv with a fused activation.
     Node *act = addNode(g, OpKind::Conv, "act", {x, w},
-                        {{"kiln.activation", Attr::ofString("Relu")}});
+                        {{"kiln.activation", Attr::ofActivation(*Activation::make(ActivationKind::Relu))}});
     Node *bn2 = addBatchNorm(g, "bn2", act->getOutput(), 2);
     // Non-constant weights.
     Node *dyn = addNode(g, OpKind::Conv, "dyn", {x, dynWeight});

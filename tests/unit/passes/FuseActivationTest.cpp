@@ -34,8 +34,8 @@ TEST_P(FuseActivationInto, Conv) {
   EXPECT_TRUE(runPass(*pass, *g));
   ASSERT_EQ(g->getNumNodes(), 1u);
   Node *conv = g->getNodes()[0];
-  EXPECT_EQ(conv->getString("kiln.activation"), c.name);
-  EXPECT_EQ(conv->getFloats("kiln.activation_params"),
+  EXPECT_EQ(conv->getActivation("kiln.activation").getName(), c.name);
+  EXPECT_EQ(conv->getActivation("kiln.activation").getParams(),
             llvm::ArrayRef<float>(c.params));
   EXPECT_EQ(g->getOutputs()[0].name, "y");
   EXPECT_EQ(g->getOutputs()[0].value, conv->getOutput());
@@ -56,7 +56,7 @@ TEST_P(FuseActivationInto, MatMul) {
   auto ref = buildGraph(build), g = buildGraph(build);
   EXPECT_TRUE(runPass(*createFuseActivationPass(), *g));
   ASSERT_EQ(g->getNumNodes(), 1u);
-  EXPECT_EQ(g->getNodes()[0]->getString("kiln.activation"), c.name);
+  EXPECT_EQ(g->getNodes()[0]->getActivation("kiln.activation").getName(), c.name);
   EXPECT_TRUE(equivalent(*ref, *g));
 }
 
@@ -94,7 +94,7 @@ TEST(FuseActivation, SigmoidTimesItsInputIsSiLU) {
     auto ref = buildGraph(build), g = buildGraph(build);
     EXPECT_TRUE(runPass(*createFuseActivationPass(), *g));
     ASSERT_EQ(g->getNumNodes(), 1u);
-    EXPECT_EQ(g->getNodes()[0]->getString("kiln.activation"), "SiLU");
+    EXPECT_EQ(g->getNodes()[0]->getActivation("kiln.activation").getName(), "SiLU");
     EXPECT_TRUE(equivalent(*ref, *g));
   }
 }
@@ -127,7 +127,7 @@ TEST(FuseActivation, LeavesWhatItCannotFuse) {
     Node *relu2 = addNode(g, OpKind::Relu, "relu2", {out->getOutput()});
     // The Conv already has an activation.
     Node *fused = addNode(g, OpKind::Conv, "fused", {x, w},
-                          {{"kiln.activation", Attr::ofString("Relu")}});
+                          {{"kiln.activation", Attr::ofActivation(*Activation::make(ActivationKind::Relu))}});
     Node *sig = addNode(g, OpKind::Sigmoid, "sig", {fused->getOutput()});
     // The producer is not a Conv or MatMul.
     Node *sum = addNode(g, OpKind::Add, "sum", {x, x});

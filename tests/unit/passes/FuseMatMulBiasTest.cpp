@@ -73,7 +73,7 @@ TEST(FuseMatMulBias, LeavesWhatItCannotFuse) {
     Node *add4 = addNode(g, OpKind::Add, "add4", {mm4->getOutput(), b});
     // The product already has an activation, which must come after a bias.
     Node *mm5 = addNode(g, OpKind::MatMul, "mm5", {x, w},
-                        {{"kiln.activation", Attr::ofString("Relu")}});
+                        {{"kiln.activation", Attr::ofActivation(*Activation::make(ActivationKind::Relu))}});
     Node *add5 = addNode(g, OpKind::Add, "add5", {mm5->getOutput(), b});
     g.addOutput("y1", add1->getOutput());
     g.addOutput("y2", add2->getOutput());

@@ -167,11 +167,11 @@ TEST(Pipeline, DefaultPipelineOnASmallCnn) {
                                            "Reshape:flat", "MatMul:fc1",
                                            "MatMul:fc2"}));
   std::vector<Node *> nodes = g->getNodes();
-  EXPECT_EQ(nodes[0]->getString("kiln.activation"), "Relu");
+  EXPECT_EQ(nodes[0]->getActivation("kiln.activation").getName(), "Relu");
   EXPECT_EQ(nodes[0]->getInts("pads"), llvm::ArrayRef<int64_t>({1, 1, 1, 1}));
-  EXPECT_EQ(nodes[3]->getString("kiln.activation"), "Relu");
+  EXPECT_EQ(nodes[3]->getActivation("kiln.activation").getName(), "Relu");
   EXPECT_EQ(nodes[3]->getNumInputs(), 3u);
-  EXPECT_EQ(nodes[4]->getString("kiln.activation"), "");
+  EXPECT_EQ(nodes[4]->getActivation("kiln.activation").getName(), "None");
   EXPECT_EQ(nodes[4]->getNumInputs(), 3u);
   // Only the weights the nodes read are left: conv w+b, 2x (w, b).
   EXPECT_EQ(g->getConstants().size(), 6u);
