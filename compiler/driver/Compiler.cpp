@@ -1,5 +1,6 @@
 #include "compiler/driver/Compiler.h"
 
+#include "compiler/codegen/Codegen.h"
 #include "compiler/graph/Printer.h"
 #include "compiler/graph/Verifier.h"
 #include "compiler/lir/MemoryPlanner.h"
@@ -37,11 +38,11 @@ llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
   if (auto err = checkLowered(g))
     return std::move(err);
 
-  auto lanes = targetVectorLanes(opts.codegen.target);
-  if (!lanes)
-    return lanes.takeError();
+  auto target = resolveTarget(opts.codegen.target);
+  if (!target)
+    return target.takeError();
   lir::LIROptions lirOpts = opts.lir;
-  lirOpts.vectorLanes = *lanes;
+  lirOpts.vectorLanes = target->info.vectorLanes;
   auto lirOrErr = lir::generateLIR(g, lirOpts);
   if (!lirOrErr)
     return lirOrErr.takeError();
@@ -52,13 +53,16 @@ llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
     return std::move(err);
 
   CompileResult result;
-  auto object = generateBundleObject(f, name, opts.codegen);
+  result.files.weights = lir::buildWeightsImage(f);
+  auto object = generateBundleObject(
+      f, name, *target->machine,
+      opts.codegen.embedWeights ? llvm::ArrayRef<uint8_t>(result.files.weights)
+                                : llvm::ArrayRef<uint8_t>());
   if (!object)
     return object.takeError();
   result.files.name = name;
   result.files.object = std::move(*object);
   result.files.header = generateHeader(f, name, opts.codegen.embedWeights);
-  result.files.weights = lir::buildWeightsImage(f);
   result.weightsSize = f.weightsSize;
   result.ioSize = f.ioSize;
   result.scratchSize = f.scratchSize;

@@ -3,7 +3,7 @@
 #define KILN_DRIVER_COMPILER_H
 
 #include "compiler/bundle/BundleWriter.h"
-#include "compiler/codegen/Codegen.h"
+#include "compiler/codegen/Target.h"
 #include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/lir/LIR.h"
 
@@ -12,6 +12,15 @@
 #include <vector>
 
 namespace kiln {
+
+/// The target and how the object holds the weights.
+struct CodegenOptions {
+  TargetOptions target;
+  /// Put the weights image in the object (read-only, section
+  /// ".rodata.kiln_weights"), exported as NAME_weights and pointed to by
+  /// NAME_bundle.embedded_weights.
+  bool embedWeights = false;
+};
 
 /// Everything one compilation needs; the CLI and the Bazel rule fill it in.
 struct CompileOptions {

@@ -14,6 +14,7 @@
 #include "compiler/lir/MemoryPlanner.h"
 #include "compiler/passes/Pipeline.h"
 
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
@@ -34,14 +35,27 @@ struct LinkedObject {
   llvm::orc::ExecutorAddr run;
 };
 
-/// Links `object` into a JIT of its own and finds NAME_run.
+/// Links `object` into a JIT of its own and finds NAME_run. The JIT is set
+/// up from `target` (host CPU and TargetMachine resolved by the caller): it
+/// neither detects the host again nor creates a TargetMachine of its own.
 llvm::Expected<LinkedObject> linkInMemory(llvm::ArrayRef<char> object,
-                                          llvm::StringRef name) {
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb)
-    return jtmb.takeError();
+                                          llvm::StringRef name,
+                                          const ResolvedTarget &target) {
+  llvm::TargetMachine *tm = target.machine.get();
+  llvm::orc::JITTargetMachineBuilder jtmb(tm->getTargetTriple());
+  jtmb.setCPU(target.info.cpu);
+  jtmb.getFeatures() = llvm::SubtargetFeatures(target.info.features);
   auto jit = llvm::orc::LLJITBuilder()
-                 .setJITTargetMachineBuilder(std::move(*jtmb))
+                 .setJITTargetMachineBuilder(std::move(jtmb))
+                 .setDataLayout(tm->createDataLayout())
+                 // Only objects are added; nothing is compiled, but ORC wants
+                 // a compiler.
+                 .setCompileFunctionCreator(
+                     [tm](llvm::orc::JITTargetMachineBuilder)
+                         -> llvm::Expected<std::unique_ptr<
+                             llvm::orc::IRCompileLayer::IRCompiler>> {
+                       return std::make_unique<llvm::orc::SimpleCompiler>(*tm);
+                     })
                  .setLinkProcessSymbolsByDefault(false)
                  // A bundle has no static constructors to run.
                  .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
@@ -80,10 +94,10 @@ JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name,
                    lir::LIROptions lirOpts) {
   if (!isValidBundleName(name))
     return jitError("bundle name '" + name + "' is not a C identifier");
-  auto lanes = targetVectorLanes(TargetOptions{});
-  if (!lanes)
-    return lanes.takeError();
-  lirOpts.vectorLanes = *lanes;
+  auto target = resolveTarget(TargetOptions{});
+  if (!target)
+    return target.takeError();
+  lirOpts.vectorLanes = target->info.vectorLanes;
   auto f = lir::generateLIR(loweredGraph, lirOpts);
   if (!f)
     return f.takeError();
@@ -91,7 +105,7 @@ JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name,
   lir::planMemory(*f);
   if (auto err = lir::verifyMemoryPlan(*f))
     return std::move(err);
-  auto object = generateBundleObject(*f, name, CodegenOptions{});
+  auto object = generateBundleObject(*f, name, *target->machine, {});
   if (!object)
     return object.takeError();
 
@@ -112,9 +126,10 @@ JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name,
     return jitError("cannot allocate the weights region");
   std::memcpy(bundle->weights_.get(), image.data(), image.size());
 
-  auto linked = linkInMemory(*object, name);
+  auto linked = linkInMemory(*object, name, *target);
   if (!linked)
     return linked.takeError();
+  bundle->targetMachine_ = std::move(target->machine);
   bundle->jit_ = std::move(linked->jit);
   bundle->runFn_ = linked->run.toPtr<RunFn>();
   return std::move(bundle);

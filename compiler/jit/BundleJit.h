@@ -24,6 +24,7 @@
 #include <vector>
 
 namespace llvm {
+class TargetMachine;
 namespace orc {
 class LLJIT;
 } // namespace orc
@@ -77,6 +78,8 @@ private:
   using RunFn = int (*)(const uint8_t *weights, uint8_t *io, uint8_t *scratch);
 
   std::string name_;
+  /// The compile's TargetMachine, the JIT's compiler: it outlives jit_.
+  std::unique_ptr<llvm::TargetMachine> targetMachine_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   RunFn runFn_ = nullptr;
   Region weights_;
