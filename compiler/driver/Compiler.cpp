@@ -1,9 +1,7 @@
 #include "compiler/driver/Compiler.h"
 
-#include "compiler/codegen/Codegen.h"
 #include "compiler/graph/Printer.h"
 #include "compiler/graph/Verifier.h"
-#include "compiler/lir/MemoryPlanner.h"
 #include "compiler/lowering/Lowering.h"
 #include "compiler/passes/Pipeline.h"
 
@@ -14,19 +12,23 @@
 namespace kiln {
 
 llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
-  std::string name = opts.bundleName.empty()
-                         ? bundleNameFromStem(llvm::sys::path::stem(opts.modelPath))
-                         : opts.bundleName;
-  if (!isValidBundleName(name))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "bundle name '" + name +
-                                       "' is not a C identifier");
+  BackendOptions backend;
+  backend.bundleName =
+      opts.bundleName.empty()
+          ? bundleNameFromStem(llvm::sys::path::stem(opts.modelPath))
+          : opts.bundleName;
+  backend.lir = opts.lir;
+  backend.embedWeights = opts.codegen.embedWeights;
+  if (auto err = checkBundleName(backend.bundleName))
+    return std::move(err);
+  auto target = resolveTarget(opts.codegen.target);
+  if (!target)
+    return target.takeError();
 
   auto graph = importOnnxFile(opts.modelPath, opts.import);
   if (!graph)
     return graph.takeError();
   Graph &g = **graph;
-
   PipelineOptions pipelineOpts;
   pipelineOpts.verifyEach = opts.verifyEachPass;
   std::vector<std::string> passes =
@@ -38,41 +40,13 @@ llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
   if (auto err = checkLowered(g))
     return std::move(err);
 
-  auto target = resolveTarget(opts.codegen.target);
-  if (!target)
-    return target.takeError();
-  lir::LIROptions lirOpts = opts.lir;
-  lirOpts.vectorLanes = target->info.vectorLanes;
-  auto lirOrErr = lir::generateLIR(g, lirOpts);
-  if (!lirOrErr)
-    return lirOrErr.takeError();
-  lir::Function &f = *lirOrErr;
-  f.name = name;
-  lir::planMemory(f);
-  if (auto err = lir::verifyMemoryPlan(f))
-    return std::move(err);
-
-  CompileResult result;
-  result.files.weights = lir::buildWeightsImage(f);
-  auto object = generateBundleObject(
-      f, name, *target->machine,
-      opts.codegen.embedWeights ? llvm::ArrayRef<uint8_t>(result.files.weights)
-                                : llvm::ArrayRef<uint8_t>());
-  if (!object)
-    return object.takeError();
-  result.files.name = name;
-  result.files.object = std::move(*object);
-  result.files.header = generateHeader(f, name, opts.codegen.embedWeights);
-  result.weightsSize = f.weightsSize;
-  result.ioSize = f.ioSize;
-  result.scratchSize = f.scratchSize;
-  result.unplannedScratchSize = lir::unplannedScratchSize(f);
-  result.numKernels = f.instrs.size();
-  llvm::raw_string_ostream text(result.graphText), dot(result.graphDot),
-      lirText(result.lirText);
+  auto bundle = compileGraph(g, *target, backend);
+  if (!bundle)
+    return bundle.takeError();
+  CompileResult result{std::move(*bundle)};
+  llvm::raw_string_ostream text(result.graphText), dot(result.graphDot);
   printGraph(g, text);
   printGraphDot(g, dot);
-  lir::printLIR(f, lirText);
   return std::move(result);
 }
 

@@ -2,7 +2,7 @@
 #ifndef KILN_DRIVER_COMPILER_H
 #define KILN_DRIVER_COMPILER_H
 
-#include "compiler/bundle/BundleWriter.h"
+#include "compiler/backend/CompileGraph.h"
 #include "compiler/codegen/Target.h"
 #include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/lir/LIR.h"
@@ -16,9 +16,7 @@ namespace kiln {
 /// The target and how the object holds the weights.
 struct CodegenOptions {
   TargetOptions target;
-  /// Put the weights image in the object (read-only, section
-  /// ".rodata.kiln_weights"), exported as NAME_weights and pointed to by
-  /// NAME_bundle.embedded_weights.
+  /// See BackendOptions::embedWeights.
   bool embedWeights = false;
 };
 
@@ -42,18 +40,14 @@ struct CompileOptions {
   std::string dumpLIRPath;
 };
 
-/// What the compilation produced, for the CLI to report.
-struct CompileResult {
-  BundleFiles files;
-  uint64_t weightsSize = 0, ioSize = 0, scratchSize = 0;
-  /// Scratch bytes without buffer reuse (the sum of all intermediates).
-  uint64_t unplannedScratchSize = 0;
-  size_t numKernels = 0;
-  /// The optimized, lowered graph and its LIR, as text.
-  std::string graphText, graphDot, lirText;
+/// What the compilation produced, for the CLI to report: the bundle, and
+/// the optimized, lowered graph as text.
+struct CompileResult : CompiledBundle {
+  std::string graphText, graphDot;
 };
 
-/// Import, optimize, lower, plan and generate code; nothing is written.
+/// Resolve the target, import, optimize and lower, then compileGraph;
+/// nothing is written.
 llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts);
 
 /// compileToMemory, then write the bundle (and any dumps) atomically.

@@ -1,6 +1,6 @@
 //===- BundleJit.cpp - Compiled bundles, run in-process -------------------===//
 //
-// The object comes from generateBundleObject, the call kilnc makes, so the
+// The object comes from compileGraph, the call kilnc's driver makes, so the
 // machine code under test is byte for byte what a user would link. ORC only
 // links it: the JIT exposes no process symbols, so a bundle that came to
 // call libc (memcpy, expf, ...) fails here as it would on bare metal.
@@ -9,9 +9,7 @@
 
 #include "compiler/jit/BundleJit.h"
 
-#include "compiler/bundle/BundleWriter.h"
-#include "compiler/codegen/Codegen.h"
-#include "compiler/lir/MemoryPlanner.h"
+#include "compiler/backend/CompileGraph.h"
 #include "compiler/passes/Pipeline.h"
 
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
@@ -92,41 +90,30 @@ JitBundle::Region JitBundle::allocateRegion(uint64_t size) {
 llvm::Expected<std::unique_ptr<JitBundle>>
 JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name,
                    lir::LIROptions lirOpts) {
-  if (!isValidBundleName(name))
-    return jitError("bundle name '" + name + "' is not a C identifier");
   auto target = resolveTarget(TargetOptions{});
   if (!target)
     return target.takeError();
-  lirOpts.vectorLanes = target->info.vectorLanes;
-  auto f = lir::generateLIR(loweredGraph, lirOpts);
-  if (!f)
-    return f.takeError();
-  f->name = name.str();
-  lir::planMemory(*f);
-  if (auto err = lir::verifyMemoryPlan(*f))
-    return std::move(err);
-  auto object = generateBundleObject(*f, name, *target->machine, {});
-  if (!object)
-    return object.takeError();
+  BackendOptions backend;
+  backend.bundleName = name.str();
+  backend.lir = lirOpts;
+  auto compiled = compileGraph(loweredGraph, *target, backend);
+  if (!compiled)
+    return compiled.takeError();
 
   std::unique_ptr<JitBundle> bundle(new JitBundle());
   bundle->name_ = name.str();
-  bundle->weightsSize_ = f->weightsSize;
-  bundle->ioSize_ = f->ioSize;
-  bundle->scratchSize_ = f->scratchSize;
-  for (const lir::IOTensor &t : f->inputs)
-    bundle->inputs_.push_back({t.name, t.type, t.buffer->offset});
-  for (const lir::IOTensor &t : f->outputs)
-    bundle->outputs_.push_back({t.name, t.type, t.buffer->offset});
-  // The weights are copied out of the graph's constants here; after this the
-  // LIR (which points into the graph) is no longer needed.
-  std::vector<uint8_t> image = lir::buildWeightsImage(*f);
+  bundle->weightsSize_ = compiled->weightsSize;
+  bundle->ioSize_ = compiled->ioSize;
+  bundle->scratchSize_ = compiled->scratchSize;
+  bundle->inputs_ = std::move(compiled->inputs);
+  bundle->outputs_ = std::move(compiled->outputs);
+  const std::vector<uint8_t> &image = compiled->files.weights;
   bundle->weights_ = allocateRegion(image.size());
   if (!bundle->weights_)
     return jitError("cannot allocate the weights region");
   std::memcpy(bundle->weights_.get(), image.data(), image.size());
 
-  auto linked = linkInMemory(*object, name, *target);
+  auto linked = linkInMemory(compiled->files.object, name, *target);
   if (!linked)
     return linked.takeError();
   bundle->targetMachine_ = std::move(target->machine);
@@ -159,7 +146,7 @@ JitBundle::run(llvm::ArrayRef<Tensor> inputs) {
     return jitError(llvm::formatv("{0}_run returned status {1}", name_, status));
 
   std::vector<Tensor> outputs;
-  for (const IOSlot &o : outputs_)
+  for (const BundleTensor &o : outputs_)
     outputs.emplace_back(
         o.type, llvm::ArrayRef<uint8_t>(io.get() + o.offset, o.type.sizeInBytes()));
   return std::move(outputs);
