@@ -322,16 +322,13 @@ buildBundleModule(llvm::LLVMContext &ctx, const lir::Function &f,
   return BundleModuleBuilder(ctx, f, bundleName, tm).build(embeddedWeights);
 }
 
-llvm::Expected<unsigned> targetVectorLanes(const TargetOptions &opts) {
-  auto tm = createTargetMachine(opts);
-  if (!tm)
-    return tm.takeError();
+unsigned targetVectorLanes(llvm::TargetMachine &tm) {
   llvm::LLVMContext ctx;
   llvm::Module m("kiln.vector_lanes", ctx);
-  m.setDataLayout((*tm)->createDataLayout());
+  m.setDataLayout(tm.createDataLayout());
   auto *fn = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
                                     llvm::Function::ExternalLinkage, "probe", m);
-  return vectorInfoOf(**tm, *fn).lanes;
+  return vectorInfoOf(tm, *fn).lanes;
 }
 
 } // namespace kiln

@@ -11,14 +11,6 @@
 
 namespace kiln {
 
-struct CodegenOptions {
-  TargetOptions target;
-  /// Put the weights image in the object (read-only, section
-  /// ".rodata.kiln_weights"), exported as NAME_weights and pointed to by
-  /// NAME_bundle.embedded_weights.
-  bool embedWeights = false;
-};
-
 /// Builds the bundle's LLVM module for `f` (planned): one internal kernel
 /// function per instruction, NAME_run, the NAME_bundle descriptor and, when
 /// `embeddedWeights` is non-empty, NAME_weights. `bundleName` must be a C
@@ -36,16 +28,19 @@ void optimizeModule(llvm::Module &m, llvm::TargetMachine &tm);
 llvm::Expected<llvm::SmallVector<char, 0>>
 emitObject(llvm::Module &m, llvm::TargetMachine &tm);
 
-/// The f32 lanes of the widest vector registers the kernels use on the
-/// target of `opts` (1 on a scalar core such as Cortex-M): what
-/// lir::LIROptions::vectorLanes wants, so that the LIR's choices and the
-/// kernels agree.
-llvm::Expected<unsigned> targetVectorLanes(const TargetOptions &opts);
+/// The f32 lanes of the widest vector registers the kernels use on `tm`'s
+/// target (1 on a scalar core such as Cortex-M); resolveTarget puts them in
+/// TargetInfo::vectorLanes.
+unsigned targetVectorLanes(llvm::TargetMachine &tm);
 
-/// The whole back end: target machine, module, optimization, object bytes.
+/// Module, optimization, object bytes for `f` (planned) on `tm`, with
+/// `embeddedWeights` (the weights image, or empty) linked into the object as
+/// read-only data (section ".rodata.kiln_weights"), exported as NAME_weights
+/// and pointed to by NAME_bundle.embedded_weights.
 llvm::Expected<llvm::SmallVector<char, 0>>
 generateBundleObject(const lir::Function &f, llvm::StringRef bundleName,
-                     const CodegenOptions &opts);
+                     llvm::TargetMachine &tm,
+                     llvm::ArrayRef<uint8_t> embeddedWeights);
 
 } // namespace kiln
 

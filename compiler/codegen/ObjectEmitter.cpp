@@ -52,18 +52,13 @@ emitObject(llvm::Module &m, llvm::TargetMachine &tm) {
 
 llvm::Expected<llvm::SmallVector<char, 0>>
 generateBundleObject(const lir::Function &f, llvm::StringRef bundleName,
-                     const CodegenOptions &opts) {
-  auto tm = createTargetMachine(opts.target);
-  if (!tm)
-    return tm.takeError();
+                     llvm::TargetMachine &tm,
+                     llvm::ArrayRef<uint8_t> embeddedWeights) {
   llvm::LLVMContext ctx;
-  std::vector<uint8_t> weights;
-  if (opts.embedWeights)
-    weights = lir::buildWeightsImage(f);
-  auto m = buildBundleModule(ctx, f, bundleName, **tm, weights);
+  auto m = buildBundleModule(ctx, f, bundleName, tm, embeddedWeights);
   if (!m)
     return m.takeError();
-  return emitObject(**m, **tm);
+  return emitObject(**m, tm);
 }
 
 } // namespace kiln

@@ -1,4 +1,5 @@
 #include "compiler/codegen/Target.h"
+#include "compiler/codegen/Codegen.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -28,6 +29,9 @@ std::optional<RelocModelKind> parseRelocModel(llvm::StringRef s) {
   return std::nullopt;
 }
 
+namespace {
+
+/// Registers LLVM's targets once (thread-safe).
 void initializeLLVMTargets() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -38,8 +42,10 @@ void initializeLLVMTargets() {
   });
 }
 
+/// Creates the TargetMachine for `opts`, with every default resolved; the
+/// resolved triple, CPU and features go to `info`.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createTargetMachine(const TargetOptions &opts) {
+createTargetMachine(const TargetOptions &opts, TargetInfo &info) {
   initializeLLVMTargets();
   std::string hostTriple = llvm::sys::getDefaultTargetTriple();
   // Normalized, as clang and llc do: Triple's constructor reads components by
@@ -105,7 +111,60 @@ createTargetMachine(const TargetOptions &opts) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "unknown CPU '" + cpu + "' for target '" +
                                        triple.getTriple() + "'");
+  info.triple = triple.getTriple();
+  info.cpu = cpu;
+  info.features = features;
   return std::move(tm);
+}
+
+/// Whether `sti` has the feature `name`. Features of another architecture
+/// are simply absent: MCSubtargetInfo::checkFeatures would warn on stderr
+/// about them.
+bool hasFeature(const llvm::MCSubtargetInfo &sti, llvm::StringRef name) {
+  for (const llvm::SubtargetFeatureKV &kv : sti.getAllProcessorFeatures())
+    if (name == kv.Key)
+      return sti.getFeatureBits().test(kv.Value);
+  return false;
+}
+
+/// Fills the capabilities of `info` from the subtarget of `tm`.
+void readCapabilities(const llvm::TargetMachine &tm, TargetInfo &info) {
+  const llvm::MCSubtargetInfo &sti = *tm.getMCSubtargetInfo();
+  const llvm::Triple &triple = tm.getTargetTriple();
+  auto has = [&](llvm::StringRef name) { return hasFeature(sti, name); };
+  bool softFloat = has("soft-float");
+  if (triple.isX86()) {
+    info.hardFloat = !softFloat;
+    info.fma = info.hardFloat && has("fma");
+    info.avx512Vnni = has("avx512vnni");
+    info.avxVnni = has("avxvnni");
+  } else if (triple.isAArch64()) {
+    info.hardFloat = has("fp-armv8");
+    info.fma = info.hardFloat;
+    info.neon = has("neon");
+    info.dotProd = has("dotprod");
+  } else if (triple.isARM() || triple.isThumb()) {
+    info.hardFloat = !softFloat && has("fpregs");
+    info.fma = info.hardFloat && has("vfp4d16sp");
+    info.neon = info.hardFloat && has("neon");
+    info.dotProd = info.neon && has("dotprod");
+    info.dsp = has("dsp");
+    info.mve = has("mve");
+    info.mveFloat = info.hardFloat && has("mve.fp");
+  }
+}
+
+} // namespace
+
+llvm::Expected<ResolvedTarget> resolveTarget(const TargetOptions &opts) {
+  ResolvedTarget target;
+  auto tm = createTargetMachine(opts, target.info);
+  if (!tm)
+    return tm.takeError();
+  target.machine = std::move(*tm);
+  target.info.vectorLanes = targetVectorLanes(*target.machine);
+  readCapabilities(*target.machine, target.info);
+  return std::move(target);
 }
 
 } // namespace kiln

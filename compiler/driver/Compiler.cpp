@@ -2,7 +2,6 @@
 
 #include "compiler/graph/Printer.h"
 #include "compiler/graph/Verifier.h"
-#include "compiler/lir/MemoryPlanner.h"
 #include "compiler/lowering/Lowering.h"
 #include "compiler/passes/Pipeline.h"
 
@@ -13,19 +12,23 @@
 namespace kiln {
 
 llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
-  std::string name = opts.bundleName.empty()
-                         ? bundleNameFromStem(llvm::sys::path::stem(opts.modelPath))
-                         : opts.bundleName;
-  if (!isValidBundleName(name))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "bundle name '" + name +
-                                       "' is not a C identifier");
+  BackendOptions backend;
+  backend.bundleName =
+      opts.bundleName.empty()
+          ? bundleNameFromStem(llvm::sys::path::stem(opts.modelPath))
+          : opts.bundleName;
+  backend.lir = opts.lir;
+  backend.embedWeights = opts.codegen.embedWeights;
+  if (auto err = checkBundleName(backend.bundleName))
+    return std::move(err);
+  auto target = resolveTarget(opts.codegen.target);
+  if (!target)
+    return target.takeError();
 
   auto graph = importOnnxFile(opts.modelPath, opts.import);
   if (!graph)
     return graph.takeError();
   Graph &g = **graph;
-
   PipelineOptions pipelineOpts;
   pipelineOpts.verifyEach = opts.verifyEachPass;
   std::vector<std::string> passes =
@@ -37,38 +40,13 @@ llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
   if (auto err = checkLowered(g))
     return std::move(err);
 
-  auto lanes = targetVectorLanes(opts.codegen.target);
-  if (!lanes)
-    return lanes.takeError();
-  lir::LIROptions lirOpts = opts.lir;
-  lirOpts.vectorLanes = *lanes;
-  auto lirOrErr = lir::generateLIR(g, lirOpts);
-  if (!lirOrErr)
-    return lirOrErr.takeError();
-  lir::Function &f = *lirOrErr;
-  f.name = name;
-  lir::planMemory(f);
-  if (auto err = lir::verifyMemoryPlan(f))
-    return std::move(err);
-
-  CompileResult result;
-  auto object = generateBundleObject(f, name, opts.codegen);
-  if (!object)
-    return object.takeError();
-  result.files.name = name;
-  result.files.object = std::move(*object);
-  result.files.header = generateHeader(f, name, opts.codegen.embedWeights);
-  result.files.weights = lir::buildWeightsImage(f);
-  result.weightsSize = f.weightsSize;
-  result.ioSize = f.ioSize;
-  result.scratchSize = f.scratchSize;
-  result.unplannedScratchSize = lir::unplannedScratchSize(f);
-  result.numKernels = f.instrs.size();
-  llvm::raw_string_ostream text(result.graphText), dot(result.graphDot),
-      lirText(result.lirText);
+  auto bundle = compileGraph(g, *target, backend);
+  if (!bundle)
+    return bundle.takeError();
+  CompileResult result{std::move(*bundle)};
+  llvm::raw_string_ostream text(result.graphText), dot(result.graphDot);
   printGraph(g, text);
   printGraphDot(g, dot);
-  lir::printLIR(f, lirText);
   return std::move(result);
 }
 

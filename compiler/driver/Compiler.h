@@ -2,8 +2,8 @@
 #ifndef KILN_DRIVER_COMPILER_H
 #define KILN_DRIVER_COMPILER_H
 
-#include "compiler/bundle/BundleWriter.h"
-#include "compiler/codegen/Codegen.h"
+#include "compiler/backend/CompileGraph.h"
+#include "compiler/codegen/Target.h"
 #include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/lir/LIR.h"
 
@@ -12,6 +12,13 @@
 #include <vector>
 
 namespace kiln {
+
+/// The target and how the object holds the weights.
+struct CodegenOptions {
+  TargetOptions target;
+  /// See BackendOptions::embedWeights.
+  bool embedWeights = false;
+};
 
 /// Everything one compilation needs; the CLI and the Bazel rule fill it in.
 struct CompileOptions {
@@ -33,18 +40,14 @@ struct CompileOptions {
   std::string dumpLIRPath;
 };
 
-/// What the compilation produced, for the CLI to report.
-struct CompileResult {
-  BundleFiles files;
-  uint64_t weightsSize = 0, ioSize = 0, scratchSize = 0;
-  /// Scratch bytes without buffer reuse (the sum of all intermediates).
-  uint64_t unplannedScratchSize = 0;
-  size_t numKernels = 0;
-  /// The optimized, lowered graph and its LIR, as text.
-  std::string graphText, graphDot, lirText;
+/// What the compilation produced, for the CLI to report: the bundle, and
+/// the optimized, lowered graph as text.
+struct CompileResult : CompiledBundle {
+  std::string graphText, graphDot;
 };
 
-/// Import, optimize, lower, plan and generate code; nothing is written.
+/// Resolve the target, import, optimize and lower, then compileGraph;
+/// nothing is written.
 llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts);
 
 /// compileToMemory, then write the bundle (and any dumps) atomically.

@@ -1,6 +1,6 @@
 //===- BundleJit.cpp - Compiled bundles, run in-process -------------------===//
 //
-// The object comes from generateBundleObject, the call kilnc makes, so the
+// The object comes from compileGraph, the call kilnc's driver makes, so the
 // machine code under test is byte for byte what a user would link. ORC only
 // links it: the JIT exposes no process symbols, so a bundle that came to
 // call libc (memcpy, expf, ...) fails here as it would on bare metal.
@@ -9,11 +9,10 @@
 
 #include "compiler/jit/BundleJit.h"
 
-#include "compiler/bundle/BundleWriter.h"
-#include "compiler/codegen/Codegen.h"
-#include "compiler/lir/MemoryPlanner.h"
+#include "compiler/backend/CompileGraph.h"
 #include "compiler/passes/Pipeline.h"
 
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
@@ -34,14 +33,27 @@ struct LinkedObject {
   llvm::orc::ExecutorAddr run;
 };
 
-/// Links `object` into a JIT of its own and finds NAME_run.
+/// Links `object` into a JIT of its own and finds NAME_run. The JIT is set
+/// up from `target` (host CPU and TargetMachine resolved by the caller): it
+/// neither detects the host again nor creates a TargetMachine of its own.
 llvm::Expected<LinkedObject> linkInMemory(llvm::ArrayRef<char> object,
-                                          llvm::StringRef name) {
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb)
-    return jtmb.takeError();
+                                          llvm::StringRef name,
+                                          const ResolvedTarget &target) {
+  llvm::TargetMachine *tm = target.machine.get();
+  llvm::orc::JITTargetMachineBuilder jtmb(tm->getTargetTriple());
+  jtmb.setCPU(target.info.cpu);
+  jtmb.getFeatures() = llvm::SubtargetFeatures(target.info.features);
   auto jit = llvm::orc::LLJITBuilder()
-                 .setJITTargetMachineBuilder(std::move(*jtmb))
+                 .setJITTargetMachineBuilder(std::move(jtmb))
+                 .setDataLayout(tm->createDataLayout())
+                 // Only objects are added; nothing is compiled, but ORC wants
+                 // a compiler.
+                 .setCompileFunctionCreator(
+                     [tm](llvm::orc::JITTargetMachineBuilder)
+                         -> llvm::Expected<std::unique_ptr<
+                             llvm::orc::IRCompileLayer::IRCompiler>> {
+                       return std::make_unique<llvm::orc::SimpleCompiler>(*tm);
+                     })
                  .setLinkProcessSymbolsByDefault(false)
                  // A bundle has no static constructors to run.
                  .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
@@ -78,43 +90,33 @@ JitBundle::Region JitBundle::allocateRegion(uint64_t size) {
 llvm::Expected<std::unique_ptr<JitBundle>>
 JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name,
                    lir::LIROptions lirOpts) {
-  if (!isValidBundleName(name))
-    return jitError("bundle name '" + name + "' is not a C identifier");
-  auto lanes = targetVectorLanes(TargetOptions{});
-  if (!lanes)
-    return lanes.takeError();
-  lirOpts.vectorLanes = *lanes;
-  auto f = lir::generateLIR(loweredGraph, lirOpts);
-  if (!f)
-    return f.takeError();
-  f->name = name.str();
-  lir::planMemory(*f);
-  if (auto err = lir::verifyMemoryPlan(*f))
-    return std::move(err);
-  auto object = generateBundleObject(*f, name, CodegenOptions{});
-  if (!object)
-    return object.takeError();
+  auto target = resolveTarget(TargetOptions{});
+  if (!target)
+    return target.takeError();
+  BackendOptions backend;
+  backend.bundleName = name.str();
+  backend.lir = lirOpts;
+  auto compiled = compileGraph(loweredGraph, *target, backend);
+  if (!compiled)
+    return compiled.takeError();
 
   std::unique_ptr<JitBundle> bundle(new JitBundle());
   bundle->name_ = name.str();
-  bundle->weightsSize_ = f->weightsSize;
-  bundle->ioSize_ = f->ioSize;
-  bundle->scratchSize_ = f->scratchSize;
-  for (const lir::IOTensor &t : f->inputs)
-    bundle->inputs_.push_back({t.name, t.type, t.buffer->offset});
-  for (const lir::IOTensor &t : f->outputs)
-    bundle->outputs_.push_back({t.name, t.type, t.buffer->offset});
-  // The weights are copied out of the graph's constants here; after this the
-  // LIR (which points into the graph) is no longer needed.
-  std::vector<uint8_t> image = lir::buildWeightsImage(*f);
+  bundle->weightsSize_ = compiled->weightsSize;
+  bundle->ioSize_ = compiled->ioSize;
+  bundle->scratchSize_ = compiled->scratchSize;
+  bundle->inputs_ = std::move(compiled->inputs);
+  bundle->outputs_ = std::move(compiled->outputs);
+  const std::vector<uint8_t> &image = compiled->files.weights;
   bundle->weights_ = allocateRegion(image.size());
   if (!bundle->weights_)
     return jitError("cannot allocate the weights region");
   std::memcpy(bundle->weights_.get(), image.data(), image.size());
 
-  auto linked = linkInMemory(*object, name);
+  auto linked = linkInMemory(compiled->files.object, name, *target);
   if (!linked)
     return linked.takeError();
+  bundle->targetMachine_ = std::move(target->machine);
   bundle->jit_ = std::move(linked->jit);
   bundle->runFn_ = linked->run.toPtr<RunFn>();
   return std::move(bundle);
@@ -144,7 +146,7 @@ JitBundle::run(llvm::ArrayRef<Tensor> inputs) {
     return jitError(llvm::formatv("{0}_run returned status {1}", name_, status));
 
   std::vector<Tensor> outputs;
-  for (const IOSlot &o : outputs_)
+  for (const BundleTensor &o : outputs_)
     outputs.emplace_back(
         o.type, llvm::ArrayRef<uint8_t>(io.get() + o.offset, o.type.sizeInBytes()));
   return std::move(outputs);

@@ -10,6 +10,7 @@
 #ifndef KILN_JIT_BUNDLEJIT_H
 #define KILN_JIT_BUNDLEJIT_H
 
+#include "compiler/backend/CompileGraph.h"
 #include "compiler/graph/Graph.h"
 #include "compiler/graph/Tensor.h"
 #include "compiler/lir/LIR.h"
@@ -61,12 +62,6 @@ public:
 private:
   JitBundle();
 
-  /// Where one interface tensor lives in the I/O region.
-  struct IOSlot {
-    std::string name;
-    TensorType type;
-    uint64_t offset;
-  };
   struct FreeDeleter {
     void operator()(uint8_t *p) const { std::free(p); }
   };
@@ -77,11 +72,13 @@ private:
   using RunFn = int (*)(const uint8_t *weights, uint8_t *io, uint8_t *scratch);
 
   std::string name_;
+  /// The compile's TargetMachine, the JIT's compiler: it outlives jit_.
+  std::unique_ptr<llvm::TargetMachine> targetMachine_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   RunFn runFn_ = nullptr;
   Region weights_;
   uint64_t weightsSize_ = 0, ioSize_ = 0, scratchSize_ = 0;
-  std::vector<IOSlot> inputs_, outputs_;
+  std::vector<BundleTensor> inputs_, outputs_;
 };
 
 /// Convenience: run the default pipeline (compiler/passes/Pipeline.h) on `g`

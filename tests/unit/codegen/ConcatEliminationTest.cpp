@@ -9,8 +9,8 @@
 
 #include "tests/unit/codegen/KernelTestUtil.h"
 
+#include "compiler/backend/CompileGraph.h"
 #include "compiler/lir/LIR.h"
-#include "compiler/lir/MemoryPlanner.h"
 #include "compiler/passes/Pipeline.h"
 
 #include <gtest/gtest.h>
@@ -26,10 +26,8 @@ lir::Function plannedLIR(const GraphBuilder &build, bool elide,
   EXPECT_FALSE(static_cast<bool>(runPipeline(*g, defaultPipeline(), PipelineOptions{})));
   lir::LIROptions opts;
   opts.elideConcat = elide;
-  auto f = lir::generateLIR(*g, opts);
+  auto f = planGraph(*g, opts);
   EXPECT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
-  lir::planMemory(*f);
-  EXPECT_FALSE(static_cast<bool>(lir::verifyMemoryPlan(*f)));
   return std::move(*f);
 }
 

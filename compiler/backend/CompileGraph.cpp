@@ -1,0 +1,70 @@
+//===- CompileGraph.cpp - The back half of the pipeline -------------------===//
+
+#include "compiler/backend/CompileGraph.h"
+
+#include "compiler/codegen/Codegen.h"
+#include "compiler/lir/MemoryPlanner.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace kiln {
+
+llvm::Error checkBundleName(llvm::StringRef name) {
+  if (isValidBundleName(name))
+    return llvm::Error::success();
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "bundle name '" + name +
+                                     "' is not a C identifier");
+}
+
+llvm::Expected<lir::Function> planGraph(const Graph &lowered,
+                                        const lir::LIROptions &opts) {
+  auto f = lir::generateLIR(lowered, opts);
+  if (!f)
+    return f.takeError();
+  lir::planMemory(*f);
+  if (auto err = lir::verifyMemoryPlan(*f))
+    return std::move(err);
+  return f;
+}
+
+llvm::Expected<CompiledBundle> compileGraph(const Graph &lowered,
+                                            const ResolvedTarget &target,
+                                            const BackendOptions &opts) {
+  const std::string &name = opts.bundleName;
+  if (auto err = checkBundleName(name))
+    return std::move(err);
+  lir::LIROptions lirOpts = opts.lir;
+  lirOpts.vectorLanes = target.info.vectorLanes;
+  auto f = planGraph(lowered, lirOpts);
+  if (!f)
+    return f.takeError();
+  f->name = name;
+
+  CompiledBundle result;
+  result.files.name = name;
+  // Built once: the weights file, and the object's copy when embedded.
+  result.files.weights = lir::buildWeightsImage(*f);
+  auto object = generateBundleObject(
+      *f, name, *target.machine,
+      opts.embedWeights ? llvm::ArrayRef<uint8_t>(result.files.weights)
+                        : llvm::ArrayRef<uint8_t>());
+  if (!object)
+    return object.takeError();
+  result.files.object = std::move(*object);
+  result.files.header = generateHeader(*f, name, opts.embedWeights);
+  result.weightsSize = f->weightsSize;
+  result.ioSize = f->ioSize;
+  result.scratchSize = f->scratchSize;
+  result.unplannedScratchSize = lir::unplannedScratchSize(*f);
+  result.numKernels = f->instrs.size();
+  for (const lir::IOTensor &t : f->inputs)
+    result.inputs.push_back({t.name, t.type, t.buffer->offset});
+  for (const lir::IOTensor &t : f->outputs)
+    result.outputs.push_back({t.name, t.type, t.buffer->offset});
+  llvm::raw_string_ostream lirText(result.lirText);
+  lir::printLIR(*f, lirText);
+  return std::move(result);
+}
+
+} // namespace kiln

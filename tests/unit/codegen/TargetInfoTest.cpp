@@ -1,0 +1,125 @@
+//===- TargetInfoTest.cpp - The resolved target and its capabilities ------===//
+//
+// resolveTarget for explicit triples and CPUs: the lanes the LIR is planned
+// for and the capabilities read from LLVM's subtarget, which must follow the
+// CPU (Cortex-M3 has no DSP extension, Cortex-M4 does) and the float ABI.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/Target.h"
+
+#include <gtest/gtest.h>
+
+namespace kiln {
+namespace {
+
+TargetInfo resolved(llvm::StringRef triple, llvm::StringRef cpu,
+                    FloatABIKind floatABI = FloatABIKind::Default) {
+  TargetOptions opts;
+  opts.triple = triple.str();
+  opts.cpu = cpu.str();
+  opts.floatABI = floatABI;
+  auto target = resolveTarget(opts);
+  EXPECT_TRUE(static_cast<bool>(target)) << llvm::toString(target.takeError());
+  EXPECT_NE(target->machine, nullptr);
+  return target->info;
+}
+
+TEST(TargetInfoTest, X86Skylake512) {
+  TargetInfo t = resolved("x86_64-linux-gnu", "skylake-avx512");
+  EXPECT_EQ(t.triple, "x86_64-unknown-linux-gnu");
+  EXPECT_EQ(t.cpu, "skylake-avx512");
+  EXPECT_TRUE(t.hardFloat);
+  EXPECT_TRUE(t.fma);
+  EXPECT_FALSE(t.avx512Vnni);
+  EXPECT_FALSE(t.avxVnni);
+  EXPECT_FALSE(t.neon);
+  // LLVM prefers 256-bit vectors on Skylake-AVX512 (frequency drops on zmm),
+  // and the kernels follow the target's cost model.
+  EXPECT_EQ(t.vectorLanes, 8u);
+}
+
+TEST(TargetInfoTest, X86CascadeLakeHasAvx512Vnni) {
+  TargetInfo t = resolved("x86_64-linux-gnu", "cascadelake");
+  EXPECT_TRUE(t.avx512Vnni);
+  EXPECT_EQ(t.vectorLanes, 8u);
+}
+
+TEST(TargetInfoTest, X86KnightsLandingUsesZmm) {
+  TargetInfo t = resolved("x86_64-linux-gnu", "knl");
+  EXPECT_TRUE(t.fma);
+  EXPECT_FALSE(t.avx512Vnni);
+  EXPECT_EQ(t.vectorLanes, 16u);
+}
+
+TEST(TargetInfoTest, X86AlderLakeHasAvxVnni) {
+  TargetInfo t = resolved("x86_64-linux-gnu", "alderlake");
+  EXPECT_TRUE(t.avxVnni);
+  EXPECT_FALSE(t.avx512Vnni);
+  EXPECT_EQ(t.vectorLanes, 8u);
+}
+
+TEST(TargetInfoTest, AArch64CortexA76) {
+  TargetInfo t = resolved("aarch64-linux-gnu", "cortex-a76");
+  EXPECT_EQ(t.triple, "aarch64-unknown-linux-gnu");
+  EXPECT_TRUE(t.neon);
+  EXPECT_TRUE(t.dotProd);
+  EXPECT_TRUE(t.fma);
+  EXPECT_TRUE(t.hardFloat);
+  EXPECT_FALSE(t.dsp);
+  EXPECT_EQ(t.vectorLanes, 4u);
+}
+
+TEST(TargetInfoTest, AArch64GenericHasNoDotProd) {
+  TargetInfo t = resolved("aarch64-linux-gnu", "");
+  EXPECT_EQ(t.cpu, "generic");
+  EXPECT_TRUE(t.neon);
+  EXPECT_FALSE(t.dotProd);
+}
+
+TEST(TargetInfoTest, CortexM4) {
+  TargetInfo t = resolved("thumbv7em-none-eabihf", "cortex-m4", FloatABIKind::Hard);
+  EXPECT_EQ(t.triple, "thumbv7em-unknown-none-eabihf");
+  EXPECT_TRUE(t.dsp);
+  EXPECT_TRUE(t.hardFloat);
+  EXPECT_TRUE(t.fma);
+  EXPECT_FALSE(t.neon);
+  EXPECT_FALSE(t.mve);
+  EXPECT_EQ(t.vectorLanes, 1u);
+}
+
+TEST(TargetInfoTest, CortexM4SoftFloatHasNoFPU) {
+  TargetInfo t = resolved("thumbv7em-none-eabi", "cortex-m4", FloatABIKind::Soft);
+  EXPECT_TRUE(t.dsp);
+  EXPECT_FALSE(t.hardFloat);
+  EXPECT_FALSE(t.fma);
+}
+
+TEST(TargetInfoTest, CortexM3HasNoDsp) {
+  TargetInfo t = resolved("thumbv7m-none-eabi", "cortex-m3");
+  EXPECT_FALSE(t.dsp);
+  EXPECT_FALSE(t.hardFloat);
+  EXPECT_FALSE(t.fma);
+  EXPECT_EQ(t.vectorLanes, 1u);
+}
+
+TEST(TargetInfoTest, CortexM55HasHelium) {
+  TargetInfo t = resolved("thumbv8.1m.main-none-eabihf", "cortex-m55", FloatABIKind::Hard);
+  EXPECT_TRUE(t.dsp);
+  EXPECT_TRUE(t.mve);
+  EXPECT_TRUE(t.mveFloat);
+  EXPECT_FALSE(t.neon);
+}
+
+TEST(TargetInfoTest, UnknownCpuIsAnError) {
+  TargetOptions opts;
+  opts.triple = "aarch64-linux-gnu";
+  opts.cpu = "no-such-cpu";
+  auto target = resolveTarget(opts);
+  ASSERT_FALSE(static_cast<bool>(target));
+  EXPECT_NE(llvm::toString(target.takeError()).find("unknown CPU 'no-such-cpu'"),
+            std::string::npos);
+}
+
+} // namespace
+} // namespace kiln
