@@ -51,14 +51,6 @@ llvm::Expected<float> scalarInput(const PendingNode &n, unsigned i,
   return static_cast<float>((*t)->getAsDouble(0));
 }
 
-llvm::Error rejectAttr(const PendingNode &n, llvm::StringRef attr,
-                       int64_t sinceOpset) {
-  if (!n.attrs.count(attr))
-    return llvm::Error::success();
-  return n.error(llvm::formatv("attribute '{0}' is an input since opset {1}",
-                               attr, sinceOpset));
-}
-
 llvm::Error checkMaxInputs(const PendingNode &n, unsigned maxInputs) {
   if (n.inputs.size() <= maxInputs)
     return llvm::Error::success();
@@ -111,32 +103,6 @@ llvm::Expected<Value *> reshapeTo(NodeEmitter &e, const PendingNode &n,
   if (!r)
     return r.takeError();
   return (*r)[0];
-}
-
-llvm::Error moveInputToAttr(PendingNode &n, unsigned i, llvm::StringRef attr,
-                            bool required) {
-  if (!required && !n.getInput(i))
-    return llvm::Error::success();
-  auto ints = intsInput(n, i, attr);
-  if (!ints)
-    return ints.takeError();
-  n.attrs[attr.str()] = Attr::ofInts(*ints);
-  return llvm::Error::success();
-}
-
-llvm::Error takeAttrInputs(PendingNode &n, int64_t sinceOpset,
-                           llvm::ArrayRef<InputAttr> inputs) {
-  unsigned first = inputs.front().input;
-  for (const InputAttr &ia : inputs)
-    if (auto err = rejectAttr(n, ia.attr, sinceOpset))
-      return err;
-  if (auto err = checkMaxInputs(n, first + inputs.size()))
-    return err;
-  for (const InputAttr &ia : inputs)
-    if (auto err = moveInputToAttr(n, ia.input, ia.attr, ia.required))
-      return err;
-  n.inputs.resize(std::min<size_t>(n.inputs.size(), first));
-  return llvm::Error::success();
 }
 
 Value *Formula::add(llvm::StringRef role, OpKind kind,

@@ -1,9 +1,8 @@
 //===- AdapterUtils.h - Shared pieces of the opset adapters ----*- C++ -*-===//
 //
 // Internal to the ONNX frontend: reading constant inputs that kiln holds as
-// attributes, and the adapters of ops whose shape-deciding inputs become
-// attributes (InputAdapters.cpp), next to the opset adapters proper
-// (OpsetAdapters.cpp).
+// attributes, the adapter that moves them into attributes (OpsetInputs.cpp),
+// and the adapters that OpsetAdapters.cpp dispatches to.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_FRONTEND_ONNX_ADAPTERUTILS_H
@@ -25,10 +24,6 @@ intsInput(const PendingNode &n, unsigned i, llvm::StringRef what);
 llvm::Expected<float> scalarInput(const PendingNode &n, unsigned i,
                                   llvm::StringRef what);
 
-/// Rejects an attribute that `sinceOpset` turned into an input, so a model
-/// cannot set the IR attribute directly.
-llvm::Error rejectAttr(const PendingNode &n, llvm::StringRef attr,
-                       int64_t sinceOpset);
 llvm::Error checkMaxInputs(const PendingNode &n, unsigned maxInputs);
 /// Reads an int attribute that an adapter interprets itself.
 llvm::Expected<int64_t> intAttr(const PendingNode &n, llvm::StringRef attr,
@@ -42,22 +37,10 @@ llvm::Expected<int64_t> axisAttr(const PendingNode &n, llvm::StringRef attr,
 llvm::Expected<int64_t> scalarIntInput(const PendingNode &n, unsigned i,
                                        llvm::StringRef what);
 
-/// Sets ints attribute `attr` from constant input `i` (absent and not
-/// `required`: nothing).
-llvm::Error moveInputToAttr(PendingNode &n, unsigned i, llvm::StringRef attr,
-                            bool required);
-
-/// An input that kiln holds as an ints attribute.
-struct InputAttr {
-  unsigned input;
-  const char *attr;
-  bool required;
-};
-/// For an op whose trailing inputs `inputs` (consecutive, from the first
-/// listed) became inputs in `sinceOpset`: rejects the attributes, moves the
-/// constant inputs into them and drops the inputs.
-llvm::Error takeAttrInputs(PendingNode &n, int64_t sinceOpset,
-                           llvm::ArrayRef<InputAttr> inputs);
+/// Applies the rows of opsetInputs() (OpsetInputs.h) for `n`'s op at
+/// `opset`: the constants behind the inputs that the IR holds as attributes
+/// become those attributes, and the inputs are dropped.
+llvm::Error takeOpsetInputs(PendingNode &n, int64_t opset);
 
 /// `v` reshaped to `shape` (folded when `v` is a constant).
 llvm::Expected<Value *> reshapeTo(NodeEmitter &e, const PendingNode &n,
@@ -87,18 +70,11 @@ private:
   llvm::Error err = llvm::Error::success();
 };
 
-// Adapters of ops whose shape-deciding inputs become attributes
-// (InputAdapters.cpp).
-llvm::Expected<ValueList> emitSlice(NodeEmitter &e, PendingNode &n);
+// Adapters of ops whose shape-deciding inputs need more than
+// takeOpsetInputs (InputAdapters.cpp).
 llvm::Expected<ValueList> emitSplit(NodeEmitter &e, PendingNode &n);
-llvm::Expected<ValueList> emitExpand(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitTile(NodeEmitter &e, PendingNode &n);
-llvm::Expected<ValueList> emitTrilu(NodeEmitter &e, PendingNode &n);
-llvm::Expected<ValueList> emitConstantOfShape(NodeEmitter &e, PendingNode &n);
-llvm::Expected<ValueList> emitRange(NodeEmitter &e, PendingNode &n);
-llvm::Expected<ValueList> emitOneHot(NodeEmitter &e, PendingNode &n);
-llvm::Expected<ValueList> emitWindow(NodeEmitter &e, PendingNode &n);
-llvm::Expected<ValueList> emitCumSum(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitResize(NodeEmitter &e, PendingNode &n);
 
 // Ops imported as gathers and scatters (IndexAdapters.cpp).
 llvm::Expected<ValueList> emitCompress(NodeEmitter &e, PendingNode &n);
@@ -109,7 +85,6 @@ llvm::Expected<ValueList> emitMaxUnpool(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitTrainingBatchNorm(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitDynamicQuantizeLinear(NodeEmitter &e,
                                                     PendingNode &n);
-llvm::Expected<ValueList> emitResize(NodeEmitter &e, PendingNode &n);
 
 /// Einsum as transposes, diagonals, reductions and MatMuls (Einsum.cpp).
 llvm::Expected<ValueList> emitEinsum(NodeEmitter &e, PendingNode &n);

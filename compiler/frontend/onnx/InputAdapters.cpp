@@ -1,10 +1,9 @@
 //===- InputAdapters.cpp - Shape-deciding inputs become attributes --------===//
 //
-// Ops whose ONNX inputs decide the result's shape (Slice's starts, Split's
-// split, Expand's shape, Tile's repeats, ConstantOfShape's shape, Range's
-// bounds) or a structural choice (Trilu's k) hold them as attributes in
-// kiln; the inputs must be constant once the importer has folded what it
-// can. Older opsets that already had attributes pass through.
+// The ops whose shape-deciding inputs need more than the table of
+// OpsetInputs.cpp, which has already moved the constant inputs into
+// attributes: Split's default of equal parts, Tile-1's inputs, and Resize's
+// scales or sizes, which become both.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,31 +13,9 @@
 
 namespace kiln {
 
-/// Slice-10 moved starts, ends and axes to inputs and added steps.
-llvm::Expected<ValueList> emitSlice(NodeEmitter &e, PendingNode &n) {
-  if (e.getOpset() < 10)
-    return e.emit(n);
-  if (auto err = takeAttrInputs(n, 10,
-                                {{1, "starts", true},
-                                 {2, "ends", true},
-                                 {3, "axes", false},
-                                 {4, "steps", false}}))
-    return std::move(err);
-  return e.emit(n);
-}
-
-/// Split-13 moved split to an optional input; without it the input splits
-/// into as many equal parts as the node has outputs.
+/// Without a split (attribute or input), the input splits into as many
+/// equal parts as the node has outputs.
 llvm::Expected<ValueList> emitSplit(NodeEmitter &e, PendingNode &n) {
-  if (e.getOpset() >= 13) {
-    if (auto err = takeAttrInputs(n, 13, {{1, "split", false}}))
-      return std::move(err);
-  } else if (n.inputs.size() > 1) {
-    // Split-1 also took the split as an optional second input.
-    if (auto err = moveInputToAttr(n, 1, "split", false))
-      return std::move(err);
-    n.inputs.resize(1);
-  }
   if (!n.attrs.count("split") && n.getInput(0)) {
     auto axis = intAttr(n, "axis", 0);
     if (!axis)
@@ -55,53 +32,11 @@ llvm::Expected<ValueList> emitSplit(NodeEmitter &e, PendingNode &n) {
   return e.emit(n);
 }
 
-llvm::Expected<ValueList> emitExpand(NodeEmitter &e, PendingNode &n) {
-  if (auto err = takeAttrInputs(n, 8, {{1, "shape", true}}))
-    return std::move(err);
-  return e.emit(n);
-}
-
 /// Tile-6 replaced Tile-1's tiles and axis inputs with repeats.
 llvm::Expected<ValueList> emitTile(NodeEmitter &e, PendingNode &n) {
   if (e.getOpset() < 6)
     return n.error("Tile before opset 6 (tiles and axis inputs) is not "
                    "supported");
-  if (auto err = takeAttrInputs(n, 6, {{1, "repeats", true}}))
-    return std::move(err);
-  return e.emit(n);
-}
-
-llvm::Expected<ValueList> emitTrilu(NodeEmitter &e, PendingNode &n) {
-  if (auto err = checkMaxInputs(n, 2))
-    return std::move(err);
-  if (n.getInput(1)) {
-    auto k = intsInput(n, 1, "k");
-    if (!k)
-      return k.takeError();
-    if (k->size() != 1)
-      return n.error("k must have one element");
-    n.attrs["k"] = Attr::ofInt((*k)[0]);
-  }
-  n.inputs.resize(std::min<size_t>(n.inputs.size(), 1));
-  return e.emit(n);
-}
-
-llvm::Expected<ValueList> emitConstantOfShape(NodeEmitter &e, PendingNode &n) {
-  if (auto err = takeAttrInputs(n, 9, {{0, "shape", true}}))
-    return std::move(err);
-  return e.emit(n);
-}
-
-/// OneHot's depth (a one-element tensor of any numeric type) decides the
-/// result's shape.
-llvm::Expected<ValueList> emitOneHot(NodeEmitter &e, PendingNode &n) {
-  if (auto err = checkMaxInputs(n, 3))
-    return std::move(err);
-  auto depth = scalarInput(n, 1, "depth");
-  if (!depth)
-    return depth.takeError();
-  n.attrs["depth"] = Attr::ofInt(static_cast<int64_t>(*depth));
-  n.inputs = {n.getInput(0), n.getInput(2)};
   return e.emit(n);
 }
 
@@ -178,44 +113,6 @@ llvm::Expected<ValueList> emitResize(NodeEmitter &e, PendingNode &n) {
   n.attrs["sizes"] = Attr::ofInts(sizes);
   n.attrs["scales"] =
       Attr::ofFloats(llvm::SmallVector<float, 8>(scales.begin(), scales.end()));
-  n.inputs.resize(1);
-  return e.emit(n);
-}
-
-llvm::Expected<ValueList> emitRange(NodeEmitter &e, PendingNode &n) {
-  static const char *const names[] = {"start", "limit", "delta"};
-  if (auto err = checkMaxInputs(n, 3))
-    return std::move(err);
-  for (unsigned i = 0; i < 3; ++i) {
-    auto t = constantInput(n, i, names[i]);
-    if (!t)
-      return t.takeError();
-    n.attrs[names[i]] = Attr::ofTensor(**t);
-  }
-  n.inputs.clear();
-  return e.emit(n);
-}
-
-/// The window functions take their size as a scalar input.
-llvm::Expected<ValueList> emitWindow(NodeEmitter &e, PendingNode &n) {
-  if (auto err = checkMaxInputs(n, 1))
-    return std::move(err);
-  auto size = scalarIntInput(n, 0, "size");
-  if (!size)
-    return size.takeError();
-  n.attrs["size"] = Attr::ofInt(*size);
-  n.inputs.clear();
-  return e.emit(n);
-}
-
-/// CumSum's axis is a scalar input.
-llvm::Expected<ValueList> emitCumSum(NodeEmitter &e, PendingNode &n) {
-  if (auto err = checkMaxInputs(n, 2))
-    return std::move(err);
-  auto axis = scalarIntInput(n, 1, "axis");
-  if (!axis)
-    return axis.takeError();
-  n.attrs["axis"] = Attr::ofInt(*axis);
   n.inputs.resize(1);
   return e.emit(n);
 }

@@ -13,95 +13,6 @@
 namespace kiln {
 namespace {
 
-/// Clip-11 moved min and max from attributes to optional inputs.
-llvm::Expected<ValueList> emitClip(NodeEmitter &e, PendingNode &n) {
-  if (e.getOpset() < 11)
-    return e.emit(n);
-  static const char *const bounds[] = {"min", "max"};
-  for (const char *b : bounds)
-    if (auto err = rejectAttr(n, b, 11))
-      return err;
-  if (auto err = checkMaxInputs(n, 3))
-    return err;
-  for (unsigned i = 1; i < n.inputs.size(); ++i) {
-    if (!n.inputs[i])
-      continue;
-    auto v = scalarInput(n, i, bounds[i - 1]);
-    if (!v)
-      return v.takeError();
-    n.attrs[bounds[i - 1]] = Attr::ofFloat(*v);
-  }
-  n.inputs.resize(1);
-  return e.emit(n);
-}
-
-/// Pad-11 moved pads and the constant value to inputs; Pad-1 called the
-/// pads "paddings".
-llvm::Expected<ValueList> emitPad(NodeEmitter &e, PendingNode &n) {
-  if (e.getOpset() < 2) {
-    auto paddings = n.attrs.find("paddings");
-    if (paddings != n.attrs.end()) {
-      n.attrs["pads"] = paddings->second;
-      n.attrs.erase(paddings);
-    }
-  }
-  if (e.getOpset() < 11)
-    return e.emit(n);
-  for (const char *a : {"pads", "value"})
-    if (auto err = rejectAttr(n, a, 11))
-      return err;
-  if (auto err = checkMaxInputs(n, 3))
-    return err;
-  auto pads = intsInput(n, 1, "pads");
-  if (!pads)
-    return pads.takeError();
-  n.attrs["pads"] = Attr::ofInts(*pads);
-  if (n.getInput(2)) {
-    auto value = scalarInput(n, 2, "constant_value");
-    if (!value)
-      return value.takeError();
-    n.attrs["value"] = Attr::ofFloat(*value);
-  }
-  n.inputs.resize(1);
-  return e.emit(n);
-}
-
-/// Reshape-5 moved the shape from an attribute to an input.
-llvm::Expected<ValueList> emitReshape(NodeEmitter &e, PendingNode &n) {
-  if (e.getOpset() < 5)
-    return e.emit(n);
-  if (auto err = rejectAttr(n, "shape", 5))
-    return err;
-  if (auto err = checkMaxInputs(n, 2))
-    return err;
-  auto shape = intsInput(n, 1, "shape");
-  if (!shape)
-    return shape.takeError();
-  n.attrs["shape"] = Attr::ofInts(*shape);
-  n.inputs.resize(1);
-  return e.emit(n);
-}
-
-/// Squeeze-13 and Unsqueeze-13 moved the axes to an input (optional for
-/// Squeeze, which then removes every 1-dimension).
-llvm::Expected<ValueList> emitAxesOp(NodeEmitter &e, PendingNode &n,
-                                     bool axesRequired) {
-  if (e.getOpset() < 13)
-    return e.emit(n);
-  if (auto err = rejectAttr(n, "axes", 13))
-    return err;
-  if (auto err = checkMaxInputs(n, 2))
-    return err;
-  if (axesRequired || n.getInput(1)) {
-    auto axes = intsInput(n, 1, "axes");
-    if (!axes)
-      return axes.takeError();
-    n.attrs["axes"] = Attr::ofInts(*axes);
-  }
-  n.inputs.resize(1);
-  return e.emit(n);
-}
-
 /// Dropout is the identity in inference, so its ratio is irrelevant; only
 /// Dropout-12's training_mode input could change that, and it must be a
 /// constant false.
@@ -179,24 +90,6 @@ llvm::Expected<ValueList> emitSoftmax(NodeEmitter &e, PendingNode &n) {
     reshapeAttrs["allowzero"] = Attr::ofInt(1);
   return e.emit(OpKind::Reshape, n.name + "/reshape", {(*soft)[0]},
                 std::move(reshapeAttrs), n.outputs);
-}
-
-/// ReduceSum-13 moved the axes from an attribute to an optional input.
-llvm::Expected<ValueList> emitReduceSum(NodeEmitter &e, PendingNode &n) {
-  if (e.getOpset() < 13)
-    return e.emit(n);
-  if (auto err = rejectAttr(n, "axes", 13))
-    return err;
-  if (auto err = checkMaxInputs(n, 2))
-    return err;
-  if (n.getInput(1)) {
-    auto axes = intsInput(n, 1, "axes");
-    if (!axes)
-      return axes.takeError();
-    n.attrs["axes"] = Attr::ofInts(*axes);
-  }
-  n.inputs.resize(1);
-  return e.emit(n);
 }
 
 /// BatchNormalization before opset 9 had `spatial` (only 1, the per-channel
@@ -344,6 +237,8 @@ llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
   // hint of the first ONNX runtimes that means nothing since.
   if (e.getOpset() < 7)
     n.attrs.erase("consumed_inputs");
+  if (auto err = takeOpsetInputs(n, e.getOpset()))
+    return std::move(err);
   for (auto [formula, emit] : kFormulaOps)
     if (n.opType == formula)
       return emit(e, n);
@@ -363,28 +258,12 @@ llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
   case OpKind::PRelu: return emitPRelu(e, n);
   case OpKind::Cast: return emitCast(e, n);
   case OpKind::Concat: return emitConcat(e, n);
-  case OpKind::Clip: return emitClip(e, n);
-  case OpKind::Pad: return emitPad(e, n);
-  case OpKind::Reshape: return emitReshape(e, n);
-  case OpKind::Squeeze: return emitAxesOp(e, n, /*axesRequired=*/false);
-  case OpKind::Unsqueeze: return emitAxesOp(e, n, /*axesRequired=*/true);
   case OpKind::Dropout: return emitDropout(e, n);
   case OpKind::Softmax:
   case OpKind::LogSoftmax:
   case OpKind::Hardmax: return emitSoftmax(e, n);
-  case OpKind::ReduceSum: return emitReduceSum(e, n);
-  case OpKind::Slice: return emitSlice(e, n);
   case OpKind::Split: return emitSplit(e, n);
-  case OpKind::Expand: return emitExpand(e, n);
   case OpKind::Tile: return emitTile(e, n);
-  case OpKind::Trilu: return emitTrilu(e, n);
-  case OpKind::ConstantOfShape: return emitConstantOfShape(e, n);
-  case OpKind::Range: return emitRange(e, n);
-  case OpKind::OneHot: return emitOneHot(e, n);
-  case OpKind::CumSum: return emitCumSum(e, n);
-  case OpKind::HannWindow:
-  case OpKind::HammingWindow:
-  case OpKind::BlackmanWindow: return emitWindow(e, n);
   case OpKind::Resize: return emitResize(e, n);
   case OpKind::Gather:
     return n.opType == "Compress" ? emitCompress(e, n) : e.emit(n);

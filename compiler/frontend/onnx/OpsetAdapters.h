@@ -5,7 +5,8 @@
 // keeps anything that decides a shape as an attribute. This is where older
 // opsets are brought up to date and where inputs that newer opsets introduced
 // for attribute-like data (Clip's min/max, Pad's pads, Reshape's shape,
-// Squeeze/Unsqueeze's axes, ...) become attributes again.
+// Squeeze/Unsqueeze's axes, ...) become attributes again, as the table of
+// OpsetInputs.h says.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_FRONTEND_ONNX_OPSETADAPTERS_H

@@ -22,24 +22,13 @@
 namespace kiln {
 
 llvm::Expected<ValueList> emitTopK(NodeEmitter &e, PendingNode &n) {
-  int64_t k;
-  if (e.getOpset() >= 10) {
-    if (auto err = rejectAttr(n, "k", 10))
-      return std::move(err);
-    if (auto err = checkMaxInputs(n, 2))
-      return std::move(err);
-    auto kInput = scalarIntInput(n, 1, "K");
-    if (!kInput)
-      return kInput.takeError();
-    k = *kInput;
-  } else {
-    if (auto err = checkMaxInputs(n, 1))
-      return std::move(err);
-    auto kAttr = intAttr(n, "k", -1);
-    if (!kAttr)
-      return kAttr.takeError();
-    k = *kAttr;
-  }
+  // TopK-10's K input is the attribute k by now (OpsetInputs.cpp).
+  if (auto err = checkMaxInputs(n, 1))
+    return std::move(err);
+  auto kAttr = intAttr(n, "k", -1);
+  if (!kAttr)
+    return kAttr.takeError();
+  int64_t k = *kAttr;
   if (n.inputs.empty() || !n.inputs[0])
     return n.error("needs an input X");
   auto largest = intAttr(n, "largest", 1);
