@@ -30,7 +30,8 @@ struct KernelArgs {
 /// Emits the body of a kernel function at the builder's insertion point.
 using KernelEmitter = llvm::Error (*)(KernelBuilder &kb, const KernelArgs &args);
 
-/// The emitter for `kind`, or nullptr where the code generator has none.
+/// The emitter of `kind`'s kernel family (OpDef::kernel), or nullptr for a
+/// view or an op that is not primitive.
 KernelEmitter findKernelEmitter(OpKind kind);
 
 /// Runs body(i) for i in [0, count): a loop, or body(0) without one when

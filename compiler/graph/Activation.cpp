@@ -1,9 +1,8 @@
 #include "compiler/graph/Activation.h"
+#include "compiler/graph/Attr.h"
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdio>
-#include <cstdlib>
 
 #include <limits>
 
@@ -38,16 +37,6 @@ const ActivationInfo kInfos[] = {
 #undef PARAM
 #undef PARAMS2
 
-/// The shortest decimal form that reads back as `v` (0.1f prints 0.1).
-std::string shortestFloat(float v) {
-  for (int digits = 6;; ++digits) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.*g", digits, double(v));
-    if (digits >= 9 || std::strtof(buf, nullptr) == v)
-      return buf;
-  }
-}
-
 const ActivationInfo &info(ActivationKind kind) {
   return kInfos[static_cast<unsigned>(kind)];
 }
@@ -75,7 +64,7 @@ std::string Activation::str() const {
   if (!params_.empty()) {
     os << '(';
     for (size_t i = 0; i < params_.size(); ++i)
-      os << (i ? "," : "") << shortestFloat(params_[i]);
+      os << (i ? "," : "") << floatStr(params_[i]);
     os << ')';
   }
   return s;

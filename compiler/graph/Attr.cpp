@@ -2,6 +2,9 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace kiln {
 
 llvm::StringRef attrKindName(AttrKind k) {
@@ -15,6 +18,15 @@ llvm::StringRef attrKindName(AttrKind k) {
   case AttrKind::Activation: return "activation";
   }
   return "?";
+}
+
+std::string floatStr(float v) {
+  for (int digits = 6;; ++digits) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, double(v));
+    if (digits >= 9 || std::strtof(buf, nullptr) == v)
+      return buf;
+  }
 }
 
 bool Attr::operator==(const Attr &o) const {
@@ -37,7 +49,7 @@ std::string Attr::str() const {
   llvm::raw_string_ostream os(s);
   switch (kind_) {
   case AttrKind::Int: os << i_; break;
-  case AttrKind::Float: os << f_; break;
+  case AttrKind::Float: os << floatStr(f_); break;
   case AttrKind::String: os << '"' << s_ << '"'; break;
   case AttrKind::Ints:
     os << '[';
@@ -48,7 +60,7 @@ std::string Attr::str() const {
   case AttrKind::Floats:
     os << '[';
     for (size_t i = 0; i < floats_.size(); ++i)
-      os << (i ? "," : "") << floats_[i];
+      os << (i ? "," : "") << floatStr(floats_[i]);
     os << ']';
     break;
   case AttrKind::Tensor: os << "tensor<" << t_->getType().str() << '>'; break;

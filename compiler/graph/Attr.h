@@ -25,6 +25,9 @@ enum class AttrKind { Int, Float, String, Ints, Floats, Tensor, Activation };
 
 llvm::StringRef attrKindName(AttrKind k);
 
+/// The shortest decimal form of `v` that reads back as `v` (0.1f is "0.1").
+std::string floatStr(float v);
+
 class Attr {
 public:
   Attr() = default;

@@ -52,6 +52,43 @@ using EvalFn = llvm::Error (*)(const Node &node,
                                llvm::ArrayRef<const Tensor *> inputs,
                                llvm::MutableArrayRef<Tensor> outputs);
 
+/// The code generator's kernel family for a primitive op: the ops lowering
+/// leaves in the graph. None for ops lowering rewrites (or import folds).
+enum class KernelFamily : uint8_t {
+  None,
+  /// A view of its input's bytes (Reshape): no kernel.
+  View,
+  Conv,
+  ConvTranspose,
+  MatMul,
+  /// Every KILN_ELEMENTWISE_OP of OpKinds.def.
+  Elementwise,
+  /// Every KILN_REDUCE_OP of OpKinds.def.
+  Reduce,
+  Pool,
+  Softmax,
+  Gather,
+  Scatter,
+  Expand,
+  Slice,
+  Transpose,
+  Concat,
+  Pad,
+};
+
+llvm::StringRef kernelFamilyName(KernelFamily f);
+
+/// Facts about an op that passes and the back end ask for by name.
+enum OpTrait : unsigned {
+  /// Each output element depends only on the inputs' elements at the same
+  /// (broadcast) position.
+  kElementwiseTrait = 1 << 0,
+  /// Reduces over axes (KILN_REDUCE_OP).
+  kReductionTrait = 1 << 1,
+  /// A record of compiler/ops/Activations.def: fuses into Conv and MatMul.
+  kActivationTrait = 1 << 2,
+};
+
 struct OpDef {
   OpKind kind;
   /// The ONNX op type where the op is an ONNX op.
@@ -63,6 +100,15 @@ struct OpDef {
   std::vector<AttrSpec> attrs;
   InferFn infer;
   EvalFn eval;
+  /// Set by the op's family where it is primitive; derived for elementwise
+  /// ops and reductions.
+  KernelFamily kernel = KernelFamily::None;
+  /// OpTrait bits, derived from OpKinds.def and Activations.def.
+  unsigned traits = 0;
+
+  bool hasTrait(OpTrait t) const { return traits & t; }
+  /// Whether the code generator implements the op (lowering leaves it).
+  bool isPrimitive() const { return kernel != KernelFamily::None; }
 
   const AttrSpec *findAttr(llvm::StringRef attrName) const;
 };
@@ -74,6 +120,18 @@ inline bool isElementwise(OpKind kind) {
   switch (kind) {
 #define KILN_OP(Name)
 #define KILN_ELEMENTWISE_OP(Name) case OpKind::Name:
+#include "compiler/graph/OpKinds.def"
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Whether `kind` is a KILN_REDUCE_OP of OpKinds.def.
+inline bool isReduction(OpKind kind) {
+  switch (kind) {
+#define KILN_OP(Name)
+#define KILN_REDUCE_OP(Name) case OpKind::Name:
 #include "compiler/graph/OpKinds.def"
     return true;
   default:

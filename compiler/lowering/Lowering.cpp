@@ -8,43 +8,10 @@
 
 namespace kiln {
 
-bool isPrimitive(OpKind k) {
-  switch (k) {
-#define KILN_OP(Name)
-#define KILN_ELEMENTWISE_OP(Name) case OpKind::Name:
-#include "compiler/graph/OpKinds.def"
-  case OpKind::Conv:
-  case OpKind::ConvTranspose:
-  case OpKind::MatMul:
-  case OpKind::MaxPool:
-  case OpKind::AveragePool:
-  case OpKind::Softmax:
-  case OpKind::LogSoftmax:
-  case OpKind::Hardmax:
-#define KILN_OP(Name)
-#define KILN_REDUCE_OP(Name) case OpKind::Name:
-#include "compiler/graph/OpKinds.def"
-  case OpKind::Reshape:
-  case OpKind::Transpose:
-  case OpKind::Concat:
-  case OpKind::Pad:
-  case OpKind::Slice:
-  case OpKind::Expand:
-  case OpKind::Gather:
-  case OpKind::GatherElements:
-  case OpKind::GatherND:
-  case OpKind::ScatterElements:
-  case OpKind::ScatterND:
-    return true;
-  default:
-    return false;
-  }
-}
-
 llvm::Error checkLowered(const Graph &g) {
   std::vector<std::string> problems;
   for (const Node *n : g.getNodes()) {
-    if (!isPrimitive(n->getKind()))
+    if (!n->getDef().isPrimitive())
       problems.push_back(
           llvm::toString(nodeError(*n, "not supported by the code generator")));
     else if (n->is(OpKind::Conv) && n->getInput(0)->getType().rank() != 4)

@@ -19,14 +19,6 @@
 
 namespace kiln {
 
-/// Whether the code generator implements `k`: every elementwise op
-/// (KILN_ELEMENTWISE_OP in OpKinds.def: arithmetic, math, comparisons,
-/// logic, Where, Cast), every reduction (KILN_REDUCE_OP), Conv, MatMul,
-/// MaxPool, AveragePool, Softmax, LogSoftmax, Hardmax, Reshape, Transpose,
-/// Concat, Pad, Slice, Expand, Gather, GatherElements, GatherND,
-/// ScatterElements, ScatterND. The authority on the primitive set.
-bool isPrimitive(OpKind k);
-
 /// An error listing every node of `g` the code generator cannot run (an op
 /// that is not primitive, or a Conv that is not 2-D), or success.
 llvm::Error checkLowered(const Graph &g);

@@ -231,6 +231,7 @@ void registerConvOps(std::vector<OpDef> &defs) {
                   },
                   inferConvTranspose,
                   evalConvTranspose});
+  defs.back().kernel = KernelFamily::ConvTranspose;
   defs.push_back({OpKind::Conv,
                   "Conv",
                   2,
@@ -248,6 +249,7 @@ void registerConvOps(std::vector<OpDef> &defs) {
                   },
                   inferConv,
                   evalConv});
+  defs.back().kernel = KernelFamily::Conv;
 }
 
 } // namespace kiln

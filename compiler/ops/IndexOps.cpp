@@ -274,6 +274,7 @@ void registerIndexOps(std::vector<OpDef> &defs) {
                   {{"axis", AttrKind::Int, Attr::ofInt(0)}},
                   inferElements,
                   evalElements});
+  defs.back().kernel = KernelFamily::Gather;
   defs.push_back({OpKind::ScatterElements,
                   "ScatterElements",
                   3,
@@ -283,6 +284,7 @@ void registerIndexOps(std::vector<OpDef> &defs) {
                   {{"axis", AttrKind::Int, Attr::ofInt(0)}, reductionAttr()},
                   inferElements,
                   evalElements});
+  defs.back().kernel = KernelFamily::Scatter;
   defs.push_back({OpKind::GatherND,
                   "GatherND",
                   2,
@@ -292,6 +294,7 @@ void registerIndexOps(std::vector<OpDef> &defs) {
                   {{"batch_dims", AttrKind::Int, Attr::ofInt(0)}},
                   inferND,
                   evalND});
+  defs.back().kernel = KernelFamily::Gather;
   defs.push_back({OpKind::OneHot,
                   "OneHot",
                   2,
@@ -311,6 +314,7 @@ void registerIndexOps(std::vector<OpDef> &defs) {
                   {reductionAttr()},
                   inferND,
                   evalND});
+  defs.back().kernel = KernelFamily::Scatter;
 }
 
 } // namespace kiln

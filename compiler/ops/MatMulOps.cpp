@@ -210,6 +210,7 @@ void registerMatMulOps(std::vector<OpDef> &defs) {
                   {fusedActivationAttrSpec()},
                   inferMatMul,
                   evalMatMul});
+  defs.back().kernel = KernelFamily::MatMul;
 }
 
 } // namespace kiln

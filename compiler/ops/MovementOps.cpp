@@ -302,6 +302,7 @@ void registerMovementOps(std::vector<OpDef> &defs) {
                       {"starts", AttrKind::Ints, std::nullopt, true},
                       {"steps", AttrKind::Ints, std::nullopt}},
                      inferSlice, evalSlice));
+  defs.back().kernel = KernelFamily::Slice;
   defs.push_back(def(OpKind::Split, "Split",
                      {{"axis", AttrKind::Int, Attr::ofInt(0)},
                       {"split", AttrKind::Ints, std::nullopt, true}},
@@ -309,6 +310,7 @@ void registerMovementOps(std::vector<OpDef> &defs) {
   defs.push_back(def(OpKind::Expand, "Expand",
                      {{"shape", AttrKind::Ints, std::nullopt, true}},
                      inferExpand, evalExpand));
+  defs.back().kernel = KernelFamily::Expand;
   defs.push_back(def(OpKind::Tile, "Tile",
                      {{"repeats", AttrKind::Ints, std::nullopt, true}},
                      inferTile, evalTile));

@@ -359,7 +359,7 @@ void registerNormOps(std::vector<OpDef> &defs) {
                   evalLRN});
   for (auto [kind, name] : {std::pair{OpKind::Softmax, "Softmax"},
                             std::pair{OpKind::LogSoftmax, "LogSoftmax"},
-                            std::pair{OpKind::Hardmax, "Hardmax"}})
+                            std::pair{OpKind::Hardmax, "Hardmax"}}) {
     defs.push_back({kind,
                     name,
                     1,
@@ -369,6 +369,8 @@ void registerNormOps(std::vector<OpDef> &defs) {
                     {{"axis", AttrKind::Int, Attr::ofInt(-1)}},
                     inferSoftmax,
                     evalSoftmax});
+    defs.back().kernel = KernelFamily::Softmax;
+  }
 }
 
 } // namespace kiln

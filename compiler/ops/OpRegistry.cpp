@@ -1,4 +1,5 @@
 #include "compiler/graph/OpDef.h"
+#include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/OpFamilies.h"
 
 #include "llvm/Support/ErrorHandling.h"
@@ -35,7 +36,17 @@ struct Registry {
     registerQuantOps(defs);
     registerRecurrentOps(defs);
     registerScanOps(defs);
-    for (const OpDef &d : defs) {
+    for (OpDef &d : defs) {
+      if (isElementwise(d.kind)) {
+        d.kernel = KernelFamily::Elementwise;
+        d.traits |= kElementwiseTrait;
+      }
+      if (isReduction(d.kind)) {
+        d.kernel = KernelFamily::Reduce;
+        d.traits |= kReductionTrait;
+      }
+      if (activationKindOf(d.kind))
+        d.traits |= kActivationTrait;
       unsigned k = static_cast<unsigned>(d.kind);
       if (byKind[k])
         llvm::report_fatal_error(llvm::Twine("op registered twice: ") + d.name);
@@ -68,5 +79,27 @@ const OpDef *lookupOpDef(llvm::StringRef name) {
 }
 
 llvm::ArrayRef<const OpDef *> allOpDefs() { return registry().ordered; }
+
+llvm::StringRef kernelFamilyName(KernelFamily f) {
+  switch (f) {
+  case KernelFamily::None: return "";
+  case KernelFamily::View: return "view";
+  case KernelFamily::Conv: return "conv";
+  case KernelFamily::ConvTranspose: return "conv-transpose";
+  case KernelFamily::MatMul: return "matmul";
+  case KernelFamily::Elementwise: return "elementwise";
+  case KernelFamily::Reduce: return "reduce";
+  case KernelFamily::Pool: return "pool";
+  case KernelFamily::Softmax: return "softmax";
+  case KernelFamily::Gather: return "gather";
+  case KernelFamily::Scatter: return "scatter";
+  case KernelFamily::Expand: return "expand";
+  case KernelFamily::Slice: return "slice";
+  case KernelFamily::Transpose: return "transpose";
+  case KernelFamily::Concat: return "concat";
+  case KernelFamily::Pad: return "pad";
+  }
+  return "?";
+}
 
 } // namespace kiln

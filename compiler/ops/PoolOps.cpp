@@ -191,6 +191,7 @@ void registerPoolOps(std::vector<OpDef> &defs) {
                   },
                   inferPool,
                   evalMaxPool});
+  defs.back().kernel = KernelFamily::Pool;
   defs.push_back({OpKind::AveragePool,
                   "AveragePool",
                   1,
@@ -207,6 +208,7 @@ void registerPoolOps(std::vector<OpDef> &defs) {
                   },
                   inferPool,
                   evalAveragePool});
+  defs.back().kernel = KernelFamily::Pool;
   defs.push_back({OpKind::GlobalAveragePool,
                   "GlobalAveragePool",
                   1,

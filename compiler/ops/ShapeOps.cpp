@@ -431,17 +431,21 @@ void registerShapeOps(std::vector<OpDef> &defs) {
                      {{"allowzero", AttrKind::Int, Attr::ofInt(0)},
                       {"shape", AttrKind::Ints, std::nullopt, true}},
                      inferReshape, evalCopy));
+  defs.back().kernel = KernelFamily::View;
   defs.push_back(def(OpKind::Transpose, "Transpose", 1, 1,
                      {{"perm", AttrKind::Ints, std::nullopt}}, inferTranspose,
                      evalTranspose));
+  defs.back().kernel = KernelFamily::Transpose;
   defs.push_back(def(OpKind::Concat, "Concat", 1, UINT_MAX,
                      {{"axis", AttrKind::Int, std::nullopt, true}},
                      inferConcat, evalConcat));
+  defs.back().kernel = KernelFamily::Concat;
   defs.push_back(def(OpKind::Pad, "Pad", 1, 1,
                      {{"mode", AttrKind::String, Attr::ofString("constant")},
                       {"pads", AttrKind::Ints, std::nullopt, true},
                       {"value", AttrKind::Float, Attr::ofFloat(0.0f)}},
                      inferPad, evalPad));
+  defs.back().kernel = KernelFamily::Pad;
   defs.push_back(
       def(OpKind::Identity, "Identity", 1, 1, {}, inferIdentity, evalCopy));
   defs.push_back({OpKind::Dropout,
@@ -460,6 +464,7 @@ void registerShapeOps(std::vector<OpDef> &defs) {
   defs.push_back(def(OpKind::Gather, "Gather", 2, 2,
                      {{"axis", AttrKind::Int, Attr::ofInt(0)}}, inferGather,
                      evalGather));
+  defs.back().kernel = KernelFamily::Gather;
   defs.push_back(def(OpKind::Unsqueeze, "Unsqueeze", 1, 1,
                      {{"axes", AttrKind::Ints, std::nullopt, true}},
                      inferUnsqueeze, evalCopy));

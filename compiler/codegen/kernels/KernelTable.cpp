@@ -4,35 +4,26 @@ namespace kiln {
 namespace codegen {
 
 KernelEmitter findKernelEmitter(OpKind kind) {
-  switch (kind) {
-  case OpKind::Conv: return emitConv;
-  case OpKind::MatMul: return emitMatMul;
-#define KILN_OP(Name)
-#define KILN_ELEMENTWISE_OP(Name) case OpKind::Name:
-#include "compiler/graph/OpKinds.def"
-    return emitElementwise;
-#define KILN_OP(Name)
-#define KILN_REDUCE_OP(Name) case OpKind::Name:
-#include "compiler/graph/OpKinds.def"
-    return emitReduce;
-  case OpKind::Gather:
-  case OpKind::GatherElements:
-  case OpKind::GatherND: return emitGather;
-  case OpKind::ScatterElements:
-  case OpKind::ScatterND: return emitScatter;
-  case OpKind::Expand: return emitExpand;
-  case OpKind::Slice: return emitSlice;
-  case OpKind::ConvTranspose: return emitConvTranspose;
-  case OpKind::MaxPool:
-  case OpKind::AveragePool: return emitPlanePool;
-  case OpKind::Softmax:
-  case OpKind::LogSoftmax:
-  case OpKind::Hardmax: return emitSoftmax;
-  case OpKind::Transpose: return emitTranspose;
-  case OpKind::Concat: return emitConcat;
-  case OpKind::Pad: return emitPad;
-  default: return nullptr;
+  switch (getOpDef(kind).kernel) {
+  case KernelFamily::Conv: return emitConv;
+  case KernelFamily::ConvTranspose: return emitConvTranspose;
+  case KernelFamily::MatMul: return emitMatMul;
+  case KernelFamily::Elementwise: return emitElementwise;
+  case KernelFamily::Reduce: return emitReduce;
+  case KernelFamily::Pool: return emitPlanePool;
+  case KernelFamily::Softmax: return emitSoftmax;
+  case KernelFamily::Gather: return emitGather;
+  case KernelFamily::Scatter: return emitScatter;
+  case KernelFamily::Expand: return emitExpand;
+  case KernelFamily::Slice: return emitSlice;
+  case KernelFamily::Transpose: return emitTranspose;
+  case KernelFamily::Concat: return emitConcat;
+  case KernelFamily::Pad: return emitPad;
+  // A view has no kernel; the LIR binds its result to its input's bytes.
+  case KernelFamily::View:
+  case KernelFamily::None: break;
   }
+  return nullptr;
 }
 
 llvm::Error requireF32(const Node &n, const Value *v) {

@@ -64,7 +64,7 @@ TEST(LowerRuntimeBatchNorm, BecomesTheFormula) {
   ASSERT_TRUE(bool(changed)) << llvm::toString(changed.takeError());
   EXPECT_TRUE(*changed);
   for (const Node *n : g->getNodes())
-    EXPECT_TRUE(isPrimitive(n->getKind())) << n->getOpName().str();
+    EXPECT_TRUE(n->getDef().isPrimitive()) << n->getOpName().str();
   EXPECT_TRUE(equivalent(*ref, *g));
 }
 

@@ -16,7 +16,7 @@ using namespace test;
 TEST(Lowering, PrimitiveSet) {
   std::vector<std::string> primitives;
   for (const OpDef *d : allOpDefs())
-    if (isPrimitive(d->kind))
+    if (d->isPrimitive())
       primitives.push_back(d->name);
   // Every elementwise op is primitive (one kernel serves them all).
   for (const char *op : {"Add", "Relu", "Cast", "Exp", "Pow", "Equal", "Not",

@@ -71,7 +71,7 @@ TEST_P(ModelPipeline, LowersToPrimitivesAndKeepsTheResult) {
   ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
   std::map<std::string, int> ops;
   for (const Node *n : (*g)->getNodes()) {
-    EXPECT_TRUE(isPrimitive(n->getKind())) << n->getName().str();
+    EXPECT_TRUE(n->getDef().isPrimitive()) << n->getName().str();
     ++ops[n->getOpName().str()];
   }
   EXPECT_EQ(ops, m.ops);
