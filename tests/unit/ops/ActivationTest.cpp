@@ -64,6 +64,7 @@ onnxDefinitions() {
       {"ThresholdedRelu", [](L x) { return x > 1 ? x : 0; }},
       {"Shrink",
        [](L x) { return x < -0.5L ? x : x > 0.5L ? x : 0; }},
+      {"Mish", [](L x) { return x * std::tanh(std::log1p(std::exp(x))); }},
       {"SiLU", [](L x) { return x / (1 + std::exp(-x)); }},
   };
   return defs;
