@@ -3,7 +3,7 @@
 #include "compiler/graph/Printer.h"
 #include "compiler/graph/Verifier.h"
 #include "compiler/lowering/Lowering.h"
-#include "compiler/passes/Pipeline.h"
+#include "compiler/pipeline/Pipeline.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"

@@ -10,7 +10,7 @@
 #include "compiler/jit/BundleJit.h"
 
 #include "compiler/backend/CompileGraph.h"
-#include "compiler/passes/Pipeline.h"
+#include "compiler/pipeline/Pipeline.h"
 
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"

@@ -81,7 +81,7 @@ private:
   std::vector<BundleTensor> inputs_, outputs_;
 };
 
-/// Convenience: run the default pipeline (compiler/passes/Pipeline.h) on `g`
+/// Convenience: run the default pipeline (compiler/pipeline/Pipeline.h) on `g`
 /// (mutates it), then compile.
 llvm::Expected<std::unique_ptr<JitBundle>> compileGraphForJit(Graph &g);
 

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/driver/Compiler.h"
-#include "compiler/passes/PassRegistry.h"
+#include "compiler/pipeline/PassRegistry.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -13,7 +13,7 @@
 #include "compiler/lowering/LowerRules.h"
 #include "compiler/ops/OpHelpers.h"
 #include "compiler/ops/RecurrentShape.h"
-#include "compiler/passes/RewriteUtils.h"
+#include "compiler/graph/Rewrite.h"
 
 #include <numeric>
 

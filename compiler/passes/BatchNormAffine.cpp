@@ -1,5 +1,5 @@
 #include "compiler/passes/BatchNormAffine.h"
-#include "compiler/passes/RewriteUtils.h"
+#include "compiler/graph/Rewrite.h"
 
 #include <cmath>
 

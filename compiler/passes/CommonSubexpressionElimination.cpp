@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/Passes.h"
-#include "compiler/passes/RewriteUtils.h"
+#include "compiler/graph/Rewrite.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"

@@ -8,7 +8,7 @@
 #include "compiler/interpreter/Interpreter.h"
 #include "compiler/ops/OpHelpers.h"
 #include "compiler/passes/Passes.h"
-#include "compiler/passes/RewriteUtils.h"
+#include "compiler/graph/Rewrite.h"
 
 #include <deque>
 

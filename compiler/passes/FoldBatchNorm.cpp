@@ -9,7 +9,7 @@
 #include "compiler/ops/OpHelpers.h"
 #include "compiler/passes/BatchNormAffine.h"
 #include "compiler/passes/Passes.h"
-#include "compiler/passes/RewriteUtils.h"
+#include "compiler/graph/Rewrite.h"
 
 namespace kiln {
 namespace {

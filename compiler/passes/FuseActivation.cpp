@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/passes/Passes.h"
-#include "compiler/passes/RewriteUtils.h"
+#include "compiler/graph/Rewrite.h"
 
 #include "llvm/ADT/SmallVector.h"
 

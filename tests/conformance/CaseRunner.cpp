@@ -5,7 +5,7 @@
 #include "tests/conformance/OnnxSuite.h"
 
 #include "compiler/jit/BundleJit.h"
-#include "compiler/passes/Pipeline.h"
+#include "compiler/pipeline/Pipeline.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

@@ -8,7 +8,7 @@
 
 #include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/interpreter/Interpreter.h"
-#include "compiler/passes/Pipeline.h"
+#include "compiler/pipeline/Pipeline.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"

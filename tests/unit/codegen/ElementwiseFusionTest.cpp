@@ -14,7 +14,7 @@
 #include "compiler/backend/CompileGraph.h"
 #include "compiler/lir/LIR.h"
 #include "compiler/lir/MemoryPlanner.h"
-#include "compiler/passes/Pipeline.h"
+#include "compiler/pipeline/Pipeline.h"
 
 #include <gtest/gtest.h>
 

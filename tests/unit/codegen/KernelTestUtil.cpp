@@ -2,7 +2,7 @@
 
 #include "compiler/interpreter/Interpreter.h"
 #include "compiler/jit/BundleJit.h"
-#include "compiler/passes/Pipeline.h"
+#include "compiler/pipeline/Pipeline.h"
 
 #include <random>
 

@@ -4,7 +4,7 @@
 #include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/lir/LIR.h"
 #include "compiler/lir/MemoryPlanner.h"
-#include "compiler/passes/Pipeline.h"
+#include "compiler/pipeline/Pipeline.h"
 
 #include "llvm/Support/MathExtras.h"
 #include "gtest/gtest.h"

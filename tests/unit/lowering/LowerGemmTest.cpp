@@ -1,7 +1,7 @@
 //===- LowerGemmTest.cpp - Gemm -> MatMul and elementwise ops -------------===//
 
 #include "compiler/lowering/Lowering.h"
-#include "compiler/passes/PassRegistry.h"
+#include "compiler/pipeline/PassRegistry.h"
 #include "tests/unit/passes/GraphTestUtil.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 //===- LoweringTest.cpp - The primitive set and the "lower" pass ----------===//
 
 #include "compiler/lowering/Lowering.h"
-#include "compiler/passes/PassRegistry.h"
+#include "compiler/pipeline/PassRegistry.h"
 #include "tests/unit/passes/GraphTestUtil.h"
 
 #include "llvm/ADT/STLExtras.h"

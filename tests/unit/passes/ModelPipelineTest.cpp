@@ -10,7 +10,7 @@
 #include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/interpreter/Interpreter.h"
 #include "compiler/lowering/Lowering.h"
-#include "compiler/passes/Pipeline.h"
+#include "compiler/pipeline/Pipeline.h"
 #include "tests/unit/passes/GraphTestUtil.h"
 
 #include "llvm/Support/MemoryBuffer.h"

@@ -1,8 +1,8 @@
 //===- PipelineTest.cpp - Registry, pipeline runner, default pipeline -----===//
 
-#include "compiler/passes/Pipeline.h"
+#include "compiler/pipeline/Pipeline.h"
 #include "compiler/lowering/Lowering.h"
-#include "compiler/passes/PassRegistry.h"
+#include "compiler/pipeline/PassRegistry.h"
 #include "tests/unit/passes/GraphTestUtil.h"
 
 #include <gtest/gtest.h>

@@ -4,8 +4,8 @@
 // print, edit and compare it like any other data.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_PASSES_PIPELINE_H
-#define KILN_PASSES_PIPELINE_H
+#ifndef KILN_PIPELINE_PIPELINE_H
+#define KILN_PIPELINE_PIPELINE_H
 
 #include "compiler/graph/Graph.h"
 #include "compiler/passes/Pass.h"

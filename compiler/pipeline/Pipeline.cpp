@@ -1,6 +1,6 @@
-#include "compiler/passes/Pipeline.h"
+#include "compiler/pipeline/Pipeline.h"
 #include "compiler/graph/Verifier.h"
-#include "compiler/passes/PassRegistry.h"
+#include "compiler/pipeline/PassRegistry.h"
 
 #include <memory>
 

@@ -1,4 +1,4 @@
-#include "compiler/passes/RewriteUtils.h"
+#include "compiler/graph/Rewrite.h"
 
 #include "llvm/ADT/StringSet.h"
 

@@ -5,8 +5,8 @@
 // objects), which keeps its contents and order deterministic.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_PASSES_PASSREGISTRY_H
-#define KILN_PASSES_PASSREGISTRY_H
+#ifndef KILN_PIPELINE_PASSREGISTRY_H
+#define KILN_PIPELINE_PASSREGISTRY_H
 
 #include "compiler/passes/Pass.h"
 

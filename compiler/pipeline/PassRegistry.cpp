@@ -1,4 +1,4 @@
-#include "compiler/passes/PassRegistry.h"
+#include "compiler/pipeline/PassRegistry.h"
 #include "compiler/lowering/Lowering.h"
 #include "compiler/passes/Passes.h"
 

@@ -1,11 +1,11 @@
-//===- RewriteUtils.h - Helpers shared by graph rewrites -------*- C++ -*-===//
+//===- Rewrite.h - Helpers shared by graph rewrites ------------*- C++ -*-===//
 //
 // The small checks and constructions every pattern rewrite needs (passes and
 // lowering alike), kept in one place so each rewrite reads as its pattern.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_PASSES_REWRITEUTILS_H
-#define KILN_PASSES_REWRITEUTILS_H
+#ifndef KILN_GRAPH_REWRITE_H
+#define KILN_GRAPH_REWRITE_H
 
 #include "compiler/graph/Graph.h"
 
