@@ -5,18 +5,21 @@
 // entry NAME_run(weights, io, scratch) that checks its regions and calls the
 // kernels in order at fixed offsets, and the NAME_bundle descriptor whose
 // layout is kiln_bundle/kiln_tensor of runtime_min/kiln.h for this target's
-// data layout.
+// data layout (the field tables of compiler/abi/KilnABI.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/abi/KilnABI.h"
 #include "compiler/codegen/Codegen.h"
 #include "compiler/codegen/Kernels.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -24,9 +27,10 @@ namespace kiln {
 
 namespace {
 
-/// Mirrors kiln_status in runtime_min/kiln.h.
-enum : int { kOk = 0, kErrNull = -1, kErrAlign = -2 };
-constexpr unsigned kAbiVersion = 1;
+/// The planner aligns every buffer, hence every region, to what kiln.h
+/// promises the caller to need.
+static_assert(lir::kBufferAlignment == KILN_ALIGNMENT,
+              "the planner's alignment differs from KILN_ALIGNMENT");
 
 /// The vector width and register count kernels tile for, from the target's
 /// cost model (a scalar target reports no vector registers).
@@ -189,14 +193,14 @@ private:
     // A region of size 0 may be NULL and is never touched.
     for (int i = 0; i < 3; ++i)
       if (sizes[i])
-        fail(b.CreateIsNull(regions[i]), kErrNull);
+        fail(b.CreateIsNull(regions[i]), KILN_ERR_NULL);
     for (int i = 0; i < 3; ++i)
       if (sizes[i])
         fail(b.CreateICmpNE(
                  b.CreateAnd(b.CreatePtrToInt(regions[i], idxTy_),
                              llvm::ConstantInt::get(idxTy_, lir::kBufferAlignment - 1)),
                  llvm::ConstantInt::get(idxTy_, 0)),
-             kErrAlign);
+             KILN_ERR_ALIGN);
     auto regionOf = [&](const lir::Buffer *buf) {
       switch (buf->region) {
       case lir::Region::Weights: return regions[0];
@@ -212,7 +216,7 @@ private:
         args.push_back(regionPtr(b, regionOf(buf), buf->offset));
       b.CreateCall(kernels[i], args);
     }
-    b.CreateRet(b.getInt32(kOk));
+    b.CreateRet(b.getInt32(KILN_OK));
     return fn;
   }
 
@@ -242,6 +246,55 @@ private:
     return llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx_), v);
   }
 
+  llvm::Type *fieldType(abi::FieldKind kind) {
+    switch (kind) {
+    case abi::FieldKind::Pointer: return ptrTy_;
+    case abi::FieldKind::Size: return idxTy_;
+    case abi::FieldKind::U32:
+    case abi::FieldKind::I32: return llvm::Type::getInt32Ty(ctx_);
+    case abi::FieldKind::F32: return llvm::Type::getFloatTy(ctx_);
+    }
+    llvm_unreachable("every field kind has a type");
+  }
+
+  /// kiln.h's struct on this target: a member per field, in kiln.h's order.
+  llvm::StructType *structType(llvm::ArrayRef<abi::Field> fields,
+                               llvm::StringRef name) {
+    llvm::SmallVector<llvm::Type *, 12> types;
+    for (const abi::Field &f : fields)
+      types.push_back(fieldType(f.kind));
+    return llvm::StructType::create(ctx_, types, name);
+  }
+
+  /// A constant of `ty` whose members are `valueOf` each field, in order.
+  template <typename FieldT>
+  llvm::Constant *structValue(llvm::StructType *ty,
+                              llvm::function_ref<llvm::Constant *(FieldT)> valueOf) {
+    llvm::SmallVector<llvm::Constant *, 12> values;
+    for (unsigned i = 0; i < ty->getNumElements(); ++i)
+      values.push_back(valueOf(static_cast<FieldT>(i)));
+    return llvm::ConstantStruct::get(ty, values);
+  }
+
+  llvm::Constant *tensorField(abi::TensorField field, const lir::IOTensor &t,
+                              llvm::Constant *shape) {
+    const QuantParams &q = t.type.quant;
+    switch (field) {
+    case abi::TensorField::name: return cString(t.name);
+    case abi::TensorField::dtype: return i32(abi::kilnDType(t.type.dtype));
+    case abi::TensorField::rank: return i32(t.type.rank());
+    case abi::TensorField::shape: return shape;
+    case abi::TensorField::offset: return size(t.buffer->offset);
+    case abi::TensorField::size: return size(t.buffer->size);
+    case abi::TensorField::scale:
+      return llvm::ConstantFP::get(llvm::Type::getFloatTy(ctx_),
+                                   q.isQuantized() ? q.scales[0] : 1.0f);
+    case abi::TensorField::zero_point:
+      return i32(q.isQuantized() && !q.zeroPoints.empty() ? q.zeroPoints[0] : 0);
+    }
+    llvm_unreachable("every kiln_tensor field has a value");
+  }
+
   /// A private [n x kiln_tensor] array, or null for n == 0.
   llvm::Constant *tensorTable(llvm::ArrayRef<lir::IOTensor> tensors,
                               llvm::StructType *tensorTy) {
@@ -259,15 +312,8 @@ private:
         gv->setAlignment(llvm::Align(4));
         shape = gv;
       }
-      const QuantParams &q = t.type.quant;
-      float scale = q.isQuantized() ? q.scales[0] : 1.0f;
-      int32_t zp = q.isQuantized() && !q.zeroPoints.empty() ? q.zeroPoints[0] : 0;
-      entries.push_back(llvm::ConstantStruct::get(
-          tensorTy, {cString(t.name), i32(static_cast<int>(t.type.dtype)),
-                     i32(dims.size()), shape, size(t.buffer->offset),
-                     size(t.buffer->size),
-                     llvm::ConstantFP::get(llvm::Type::getFloatTy(ctx_), scale),
-                     i32(zp)}));
+      entries.push_back(structValue<abi::TensorField>(
+          tensorTy, [&](abi::TensorField field) { return tensorField(field, t, shape); }));
     }
     auto *arrTy = llvm::ArrayType::get(tensorTy, entries.size());
     auto *gv = new llvm::GlobalVariable(*m_, arrTy, true,
@@ -278,29 +324,29 @@ private:
   }
 
   void buildDescriptor(llvm::Function *run, llvm::GlobalVariable *weights) {
-    llvm::Type *i32Ty = llvm::Type::getInt32Ty(ctx_);
-    llvm::Type *f32Ty = llvm::Type::getFloatTy(ctx_);
-    // struct kiln_tensor { name, dtype, rank, shape, offset, size, scale, zero_point }
-    auto *tensorTy = llvm::StructType::create(
-        ctx_, {ptrTy_, i32Ty, i32Ty, ptrTy_, idxTy_, idxTy_, f32Ty, i32Ty},
-        "kiln_tensor");
-    // struct kiln_bundle { abi_version, name, weights_size, io_size,
-    //   scratch_size, alignment, num_inputs, num_outputs, inputs, outputs,
-    //   run, embedded_weights }
-    auto *bundleTy = llvm::StructType::create(
-        ctx_, {i32Ty, ptrTy_, idxTy_, idxTy_, idxTy_, idxTy_, i32Ty, i32Ty,
-               ptrTy_, ptrTy_, ptrTy_, ptrTy_},
-        "kiln_bundle");
-    llvm::Constant *init = llvm::ConstantStruct::get(
-        bundleTy,
-        {i32(kAbiVersion), cString(name_), size(f_.weightsSize), size(f_.ioSize),
-         size(f_.scratchSize), size(lir::kBufferAlignment),
-         i32(f_.inputs.size()), i32(f_.outputs.size()),
-         tensorTable(f_.inputs, tensorTy), tensorTable(f_.outputs, tensorTy), run,
-         weights ? static_cast<llvm::Constant *>(weights)
-                 : llvm::ConstantPointerNull::get(ptrTy_)});
-    new llvm::GlobalVariable(*m_, bundleTy, true,
-                             llvm::GlobalValue::ExternalLinkage, init,
+    llvm::StructType *tensorTy = structType(abi::kTensorFields, abi::kTensorTypeName);
+    llvm::StructType *bundleTy = structType(abi::kBundleFields, abi::kBundleTypeName);
+    auto bundleField = [&](abi::BundleField field) -> llvm::Constant * {
+      switch (field) {
+      case abi::BundleField::abi_version: return i32(KILN_ABI_VERSION);
+      case abi::BundleField::name: return cString(name_);
+      case abi::BundleField::weights_size: return size(f_.weightsSize);
+      case abi::BundleField::io_size: return size(f_.ioSize);
+      case abi::BundleField::scratch_size: return size(f_.scratchSize);
+      case abi::BundleField::alignment: return size(lir::kBufferAlignment);
+      case abi::BundleField::num_inputs: return i32(f_.inputs.size());
+      case abi::BundleField::num_outputs: return i32(f_.outputs.size());
+      case abi::BundleField::inputs: return tensorTable(f_.inputs, tensorTy);
+      case abi::BundleField::outputs: return tensorTable(f_.outputs, tensorTy);
+      case abi::BundleField::run: return run;
+      case abi::BundleField::embedded_weights:
+        return weights ? static_cast<llvm::Constant *>(weights)
+                       : llvm::ConstantPointerNull::get(ptrTy_);
+      }
+      llvm_unreachable("every kiln_bundle field has a value");
+    };
+    new llvm::GlobalVariable(*m_, bundleTy, true, llvm::GlobalValue::ExternalLinkage,
+                             structValue<abi::BundleField>(bundleTy, bundleField),
                              name_ + "_bundle");
   }
 

@@ -19,7 +19,8 @@
 
 namespace kiln {
 
-/// Element types. Values match kiln_dtype in runtime_min/kiln.h.
+/// Element types. Values match kiln_dtype in runtime_min/kiln.h (checked in
+/// compiler/abi/KilnABI.h, which the code generator writes them through).
 enum class DType : uint8_t {
   F32 = 1,
   I8 = 2,

@@ -3,9 +3,24 @@ reference input and compared with its reference output."""
 
 load("//bundles:defs.bzl", "kiln_bundle", "kiln_bundle_defines")
 
-def kiln_model_test(name, model, reference_input, reference_output, embed_weights = None, **kwargs):
+def _macro_part(tensor_name):
+    """The header's spelling of a tensor name in its macros (HeaderGen)."""
+    return "".join([c if c.isalnum() else "_" for c in tensor_name.elems()]).upper()
+
+def _tensor_defines(prefix, tensor):
+    """KILN_<prefix>_NAME, _MACRO and _SHAPE: what run_bundle_test checks a
+    kiln_tensor and the header's macros for it against."""
+    name, shape = tensor
+    return [
+        "KILN_%s_NAME=\\\"%s\\\"" % (prefix, name),
+        "KILN_%s_MACRO=%s" % (prefix, _macro_part(name)),
+        "KILN_%s_SHAPE=%s" % (prefix, ",".join([str(d) for d in shape])),
+    ]
+
+def kiln_model_test(name, model, io, reference_input, reference_output, embed_weights = None, **kwargs):
     """Defines the bundle `name + "_bundle"` and the cc_test `name`.
 
+    io: the model's (input, output), each (name, shape) (model_io.bzl).
     embed_weights defaults to kiln_bundle's: embedded on bare metal only.
     """
     bundle = name + "_bundle"
@@ -32,7 +47,8 @@ def kiln_model_test(name, model, reference_input, reference_output, embed_weight
         name = name,
         srcs = ["run_bundle_test.c"],
         copts = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"],
-        local_defines = kiln_bundle_defines(bundle),
+        local_defines = kiln_bundle_defines(bundle) + _tensor_defines("IN", io[0]) +
+                        _tensor_defines("OUT", io[1]),
         args = args,
         data = [":%s_weights" % bundle, reference_input, reference_output],
         deps = [":" + bundle],

@@ -6,11 +6,14 @@
  * weights file kilnc wrote beside the object).
  *
  * Built once per model with KILN_BUNDLE_NAME=<bundle name>, KILN_BUNDLE_MACRO=<its
- * upper-case macro prefix> and
- * KILN_BUNDLE_HEADER=<NAME.h>. Checks the descriptor against the header's
- * macros, runs the model on the reference input with guard bytes around every
- * region, compares with the reference output (max abs error <= 1e-4 *
- * max(1, max|ref|)), and checks the ABI's error returns.
+ * upper-case macro prefix>, KILN_BUNDLE_HEADER=<NAME.h>, and for its one input
+ * and one output KILN_IN_NAME="<tensor name>", KILN_IN_MACRO=<the name as the
+ * header's macros spell it>, KILN_IN_SHAPE=<d0,d1,...> (and KILN_OUT_*).
+ * Checks every field of the descriptor (kiln_bundle, kiln_tensor) against the
+ * header's macros and those facts, runs the model on the reference input with
+ * guard bytes around every region, compares with the reference output (max
+ * abs error <= 1e-4 * max(1, max|ref|)), and checks kiln_check's and the
+ * entry's error returns.
  *
  * Also runs on the cross targets (targets/): under qemu-aarch64, and as
  * bare-metal firmware with newlib, whose printf has no %zu (sizes print as
@@ -24,8 +27,21 @@
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
+#define STR_(x) #x
+#define STR(x) STR_(x)
 #define BUNDLE CAT(KILN_BUNDLE_NAME, _bundle)
 #define RUN CAT(KILN_BUNDLE_NAME, _run)
+#define MACRO(suffix) CAT(KILN_BUNDLE_MACRO, suffix)
+/* Whether a macro is defined as 1 (NAME_EMBEDDED_WEIGHTS is, when the weights
+ * are embedded, and absent otherwise): 1 expands to "0," and moves the 1 into
+ * second place. */
+#define PLACEHOLDER_1 0,
+#define IS_ONE(x) IS_ONE_(x)
+#define IS_ONE_(value) IS_ONE__(PLACEHOLDER_##value)
+#define IS_ONE__(zero_comma_or_junk) SECOND(zero_comma_or_junk 1, 0, ~)
+#define SECOND(first, second, ...) second
+/* NAME_IN_<TENSOR>_OFFSET and the like. */
+#define TENSOR_MACRO(kind, tensor, suffix) MACRO(CAT(CAT(CAT(CAT(_, kind), _), tensor), suffix))
 
 #define GUARD 256
 #define GUARD_BYTE 0xA5
@@ -91,6 +107,32 @@ static size_t read_file(const char *path, uint8_t **out) {
   return (size_t)n;
 }
 
+/* Every field of `t` against what the header and the model say. */
+static void check_tensor(const char *what, const kiln_tensor *t, size_t io_size,
+                         const char *name, const uint32_t *shape, uint32_t rank,
+                         size_t offset, size_t size) {
+  uint32_t d;
+  size_t elements = 1;
+  CHECK(t->name && strcmp(t->name, name) == 0, "%s name '%s', model '%s'", what,
+        t->name ? t->name : "(null)", name);
+  CHECK(t->dtype == KILN_F32, "%s dtype %d, model f32", what, (int)t->dtype);
+  CHECK(t->rank == rank, "%s rank %u, model %u", what, (unsigned)t->rank, (unsigned)rank);
+  for (d = 0; d < rank && d < t->rank; ++d) {
+    CHECK(t->shape[d] == shape[d], "%s shape[%u] %u, model %u", what, (unsigned)d,
+          (unsigned)t->shape[d], (unsigned)shape[d]);
+    elements *= shape[d];
+  }
+  CHECK(t->offset == offset, "%s offset %lu, header %lu", what, (unsigned long)t->offset,
+        (unsigned long)offset);
+  CHECK(t->size == size, "%s size %lu, header %lu", what, (unsigned long)t->size,
+        (unsigned long)size);
+  CHECK(t->size == elements * sizeof(float), "%s size %lu for %lu elements", what,
+        (unsigned long)t->size, (unsigned long)elements);
+  CHECK(t->offset + t->size <= io_size, "%s outside the I/O region", what);
+  CHECK(t->scale == 1.0f && t->zero_point == 0, "%s quantized: scale %g, zero point %d",
+        what, (double)t->scale, (int)t->zero_point);
+}
+
 int main(int argc, char **argv) {
   const kiln_bundle *b = &BUNDLE;
   uint8_t *weights_file, *input, *expected;
@@ -98,6 +140,8 @@ int main(int argc, char **argv) {
   const uint8_t *weights;
   region w, io, scratch;
   const kiln_tensor *in, *out;
+  static const uint32_t in_shape[] = {KILN_IN_SHAPE}, out_shape[] = {KILN_OUT_SHAPE};
+  kiln_bundle other_abi;
   double max_err = 0, max_ref = 0, tol;
   int status;
 
@@ -107,22 +151,38 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  /* The descriptor agrees with the header's macros. */
+  /* The descriptor agrees with the header's macros and the model. */
   CHECK(b->abi_version == KILN_ABI_VERSION, "abi_version %u", (unsigned)b->abi_version);
-  CHECK(b->weights_size == CAT(KILN_BUNDLE_MACRO, _WEIGHTS_SIZE), "weights_size");
-  CHECK(b->io_size == CAT(KILN_BUNDLE_MACRO, _IO_SIZE), "io_size");
-  CHECK(b->scratch_size == CAT(KILN_BUNDLE_MACRO, _SCRATCH_SIZE), "scratch_size");
-  CHECK(b->alignment == CAT(KILN_BUNDLE_MACRO, _ALIGNMENT), "alignment");
+  CHECK(strcmp(b->name, STR(KILN_BUNDLE_NAME)) == 0, "name '%s'", b->name);
+  CHECK(b->weights_size == MACRO(_WEIGHTS_SIZE), "weights_size");
+  CHECK(b->io_size == MACRO(_IO_SIZE), "io_size");
+  CHECK(b->scratch_size == MACRO(_SCRATCH_SIZE), "scratch_size");
+  CHECK(b->alignment == MACRO(_ALIGNMENT) && b->alignment == KILN_ALIGNMENT, "alignment");
+  CHECK(b->num_inputs == MACRO(_NUM_INPUTS) && b->num_outputs == MACRO(_NUM_OUTPUTS),
+        "num_inputs/num_outputs");
   CHECK(b->num_inputs == 1 && b->num_outputs == 1, "expected 1 input, 1 output");
   CHECK(b->run == RUN, "run pointer");
   in = &b->inputs[0];
   out = &b->outputs[0];
-  CHECK(kiln_find_tensor(b, in->name) == in, "kiln_find_tensor(input)");
-  CHECK(kiln_find_tensor(b, out->name) == out, "kiln_find_tensor(output)");
+  check_tensor("input", in, b->io_size, KILN_IN_NAME, in_shape,
+               sizeof in_shape / sizeof in_shape[0],
+               TENSOR_MACRO(IN, KILN_IN_MACRO, _OFFSET), TENSOR_MACRO(IN, KILN_IN_MACRO, _SIZE));
+  check_tensor("output", out, b->io_size, KILN_OUT_NAME, out_shape,
+               sizeof out_shape / sizeof out_shape[0],
+               TENSOR_MACRO(OUT, KILN_OUT_MACRO, _OFFSET),
+               TENSOR_MACRO(OUT, KILN_OUT_MACRO, _SIZE));
+  CHECK(kiln_find_tensor(b, KILN_IN_NAME) == in, "kiln_find_tensor(input)");
+  CHECK(kiln_find_tensor(b, KILN_OUT_NAME) == out, "kiln_find_tensor(output)");
   CHECK(kiln_find_tensor(b, "no such tensor") == NULL, "kiln_find_tensor(missing)");
-  CHECK(in->dtype == KILN_F32 && out->dtype == KILN_F32, "f32 I/O expected");
-  CHECK(in->offset + in->size <= b->io_size && out->offset + out->size <= b->io_size,
-        "tensor outside the I/O region");
+  CHECK(kiln_find_tensor(NULL, KILN_IN_NAME) == NULL && kiln_find_tensor(b, NULL) == NULL,
+        "kiln_find_tensor(NULL)");
+#if IS_ONE(MACRO(_EMBEDDED_WEIGHTS))
+  CHECK(b->embedded_weights == CAT(KILN_BUNDLE_NAME, _weights),
+        "embedded_weights is not NAME_weights");
+  CHECK(argc == 5, "the header says the weights are embedded: run with --embedded");
+#else
+  CHECK(b->embedded_weights == NULL, "embedded_weights set without NAME_EMBEDDED_WEIGHTS");
+#endif
 
   weights_len = read_file(argv[1], &weights_file);
   CHECK(weights_len == b->weights_size, "weights file is %lu bytes, bundle says %lu",
@@ -191,7 +251,28 @@ int main(int argc, char **argv) {
     free(first);
   }
 
-  /* Bad regions are refused, by the helper and by the entry itself. */
+  /* Good regions pass kiln_check, with or without their lengths; bad ones are
+   * refused, by the helper and by the entry itself. */
+  CHECK(kiln_check(b, w.base, b->weights_size, io.base, b->io_size, scratch.base,
+                   b->scratch_size) == KILN_OK,
+        "kiln_check refused good regions");
+  CHECK(kiln_check(b, w.base, 0, io.base, 0, scratch.base, 0) == KILN_OK,
+        "kiln_check refused good regions without lengths");
+  CHECK(kiln_check(NULL, w.base, 0, io.base, 0, scratch.base, 0) == KILN_ERR_NULL,
+        "NULL bundle accepted by kiln_check");
+  CHECK(kiln_check(b, w.base, 0, NULL, 0, scratch.base, 0) == KILN_ERR_NULL,
+        "NULL io accepted by kiln_check");
+  if (b->weights_size)
+    CHECK(kiln_check(b, w.base, b->weights_size - 1, io.base, 0, scratch.base, 0) ==
+              KILN_ERR_SIZE,
+          "short weights accepted by kiln_check");
+  other_abi = *b;
+  other_abi.abi_version = KILN_ABI_VERSION + 1;
+  CHECK(kiln_check(&other_abi, w.base, 0, io.base, 0, scratch.base, 0) == KILN_ERR_ABI,
+        "another ABI version accepted by kiln_check");
+  CHECK(kiln_run_checked(&other_abi, w.base, 0, io.base, 0, scratch.base, 0) ==
+            KILN_ERR_ABI,
+        "another ABI version run by kiln_run_checked");
   CHECK(kiln_check(b, w.base, 0, io.base + 1, 0, scratch.base, 0) == KILN_ERR_ALIGN,
         "misaligned io accepted by kiln_check");
   CHECK(RUN(w.base, io.base + 1, scratch.base) == KILN_ERR_ALIGN,

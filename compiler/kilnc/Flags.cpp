@@ -1,0 +1,168 @@
+//===- Flags.cpp - kilnc's flags, one table -------------------------------===//
+
+#include "compiler/kilnc/Flags.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace kiln::cli {
+
+namespace {
+
+llvm::Error flagError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+using Options = CompileOptions;
+using Value = llvm::StringRef;
+llvm::Error ok() { return llvm::Error::success(); }
+
+/// Sets `field` to the parsed choice, or says which values the flag takes.
+template <typename T>
+llvm::Error setChoice(T &field, std::optional<T> parsed, llvm::StringRef choices,
+                      Value v) {
+  if (!parsed)
+    return flagError(choices + ", got '" + v + "'");
+  field = *parsed;
+  return ok();
+}
+
+/// Every flag, in the order --help lists them.
+const Flag kFlags[] = {
+    {"--output", "-o", "DIR", "output directory (created if missing)",
+     [](Options &o, Value v) { o.outputDir = v.str(); return ok(); }},
+    {"--name", "", "NAME", "bundle name, a C identifier (default: the model file's stem)",
+     [](Options &o, Value v) { o.bundleName = v.str(); return ok(); }},
+    {"--target", "", "TRIPLE", "LLVM target triple (default: the host)",
+     [](Options &o, Value v) { o.codegen.target.triple = v.str(); return ok(); }},
+    {"--mcpu", "", "CPU", "target CPU (default: the host CPU for the host, else generic)",
+     [](Options &o, Value v) { o.codegen.target.cpu = v.str(); return ok(); }},
+    {"--mattr", "", "FEATURES", "target features, e.g. +avx2,+fma or +neon",
+     [](Options &o, Value v) { o.codegen.target.features = v.str(); return ok(); }},
+    {"--float-abi", "", "soft|softfp|hard", "Arm float ABI",
+     [](Options &o, Value v) {
+       return setChoice(o.codegen.target.floatABI, parseFloatABI(v),
+                        "--float-abi must be soft, softfp or hard", v);
+     }},
+    {"--relocation-model", "", "pic|static", "default: pic, static on bare metal",
+     [](Options &o, Value v) {
+       return setChoice(o.codegen.target.relocModel, parseRelocModel(v),
+                        "--relocation-model must be pic or static", v);
+     }},
+    {"--embed-weights", "", "",
+     "link the weights into the object (NAME_bundle.embedded_weights)",
+     [](Options &o, Value) { o.codegen.embedWeights = true; return ok(); }},
+    {"--no-winograd", "", "",
+     "direct convolution only: less weights and scratch, slower 3x3 layers",
+     [](Options &o, Value) { o.lir.winograd = false; return ok(); }},
+    {"--dim", "", "NAME=VALUE", "bind a symbolic input dimension (repeatable)",
+     [](Options &o, Value v) {
+       auto [dimName, dimValue] = v.split('=');
+       int64_t n;
+       if (dimName.empty() || dimValue.getAsInteger(10, n) || n <= 0)
+         return flagError("--dim expects NAME=VALUE with VALUE > 0, got '" + v + "'");
+       o.import.dimBindings[dimName.str()] = n;
+       return ok();
+     }},
+    {"--passes", "", "a,b,c", "graph passes to run (default: the standard pipeline)",
+     [](Options &o, Value v) {
+       llvm::SmallVector<llvm::StringRef, 8> names;
+       v.split(names, ',', -1, false);
+       for (llvm::StringRef p : names)
+         o.passes.push_back(p.trim().str());
+       return ok();
+     }},
+    {"--no-verify", "", "", "do not verify the graph after each pass",
+     [](Options &o, Value) { o.verifyEachPass = false; return ok(); }},
+    {"--dump-graph", "", "FILE.dot", "write the optimized graph as Graphviz dot",
+     [](Options &o, Value v) { o.dumpGraphDotPath = v.str(); return ok(); }},
+    {"--print-graph", "", "FILE", "write the optimized graph as text",
+     [](Options &o, Value v) { o.dumpGraphTextPath = v.str(); return ok(); }},
+    {"--print-lir", "", "FILE", "write the low-level IR with its memory plan",
+     [](Options &o, Value v) { o.dumpLIRPath = v.str(); return ok(); }},
+    {"--list-passes", "", "", "list the registered passes and exit", nullptr,
+     Command::ListPasses},
+    {"--help", "-h", "", "this text", nullptr, Command::Help},
+};
+
+const Flag *findFlag(llvm::StringRef spelling) {
+  for (const Flag &f : kFlags)
+    if (spelling == f.name || (!f.shortName.empty() && spelling == f.shortName))
+      return &f;
+  return nullptr;
+}
+
+/// "-o, --output DIR"
+std::string spellings(const Flag &f) {
+  std::string s = f.shortName.empty() ? "" : (f.shortName + ", ").str();
+  s += f.name;
+  if (!f.arg.empty())
+    s += (" " + f.arg).str();
+  return s;
+}
+
+} // namespace
+
+llvm::Expected<CommandLine>
+parseCommandLine(llvm::ArrayRef<llvm::StringRef> args) {
+  CommandLine cl;
+  CompileOptions &opts = cl.options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef a = args[i];
+    // Accept both "--flag value" and "--flag=value".
+    llvm::StringRef spelling = a, inlineValue;
+    bool hasInline = false;
+    if (a.starts_with("--") && a.contains('=')) {
+      std::tie(spelling, inlineValue) = a.split('=');
+      hasInline = true;
+    }
+    if (const Flag *f = findFlag(spelling)) {
+      if (!f->apply) {
+        cl.command = f->command;
+        return std::move(cl);
+      }
+      llvm::StringRef value;
+      if (!f->arg.empty()) {
+        if (hasInline)
+          value = inlineValue;
+        else if (i + 1 < args.size())
+          value = args[++i];
+        else
+          return flagError("option '" + spelling + "' needs a value");
+      }
+      if (llvm::Error err = f->apply(opts, value))
+        return std::move(err);
+    } else if (a.starts_with("-")) {
+      return flagError("unknown option '" + a + "' (see --help)");
+    } else if (opts.modelPath.empty()) {
+      opts.modelPath = a.str();
+    } else {
+      return flagError("more than one model given: '" + opts.modelPath + "' and '" +
+                       a + "'");
+    }
+  }
+  if (opts.modelPath.empty())
+    return flagError("no model given (see --help)");
+  if (opts.outputDir.empty())
+    return flagError("no output directory given: use -o DIR");
+  return std::move(cl);
+}
+
+std::string usage() {
+  std::string text =
+      "usage: kilnc MODEL.onnx -o DIR [options]\n\n"
+      "Compiles an ONNX model into a bundle: DIR/NAME.o, DIR/NAME.h, "
+      "DIR/NAME.weights.bin.\n\noptions:\n";
+  size_t width = 0;
+  for (const Flag &f : kFlags)
+    width = std::max(width, spellings(f).size());
+  llvm::raw_string_ostream os(text);
+  for (const Flag &f : kFlags)
+    os << "  " << llvm::left_justify(spellings(f), width) << "  " << f.help << "\n";
+  return text;
+}
+
+} // namespace kiln::cli

@@ -1,0 +1,18 @@
+"""The one input and one output of each model the end-to-end tests run, as
+(name, shape): known facts about the models (bundles/models/manifest.json,
+tests/e2e/models/make_fusion_probe.py, and PyTorch's export of the shared
+ones), against which run_bundle_test checks every field of the bundle's
+kiln_tensor descriptors and the header's tensor macros."""
+
+_IMAGE = ("input", [1, 3, 224, 224])
+_CLASSES_10 = ("output", [1, 10])
+
+MODEL_IO = {
+    "lenet5": (("input", [1, 1, 28, 28]), _CLASSES_10),
+    "mlp": (("input", [1, 784]), _CLASSES_10),
+    "ds_cnn_kws": (("input", [1, 1, 49, 10]), ("output", [1, 12])),
+    "resnet8_cifar": (("input", [1, 3, 32, 32]), _CLASSES_10),
+    "fusion_probe": (("x", [1, 8, 4, 4]), ("y", [1, 24, 4, 4])),
+    "mobilenet_v2": (_IMAGE, ("output", [1, 1000])),
+    "resnet18": (_IMAGE, ("output", [1, 1000])),
+}
