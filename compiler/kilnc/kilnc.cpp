@@ -10,7 +10,7 @@
 #include "compiler/pipeline/PassRegistry.h"
 =======
 #include "compiler/kilnc/Flags.h"
-#include "compiler/passes/PassRegistry.h"
+#include "compiler/pipeline/PassRegistry.h"
 >>>>>>> contracts
 
 #include "llvm/Support/FormatVariadic.h"
