@@ -6,12 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/driver/Compiler.h"
-<<<<<<< HEAD
-#include "compiler/pipeline/PassRegistry.h"
-=======
 #include "compiler/kilnc/Flags.h"
 #include "compiler/pipeline/PassRegistry.h"
->>>>>>> contracts
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
