@@ -2,6 +2,8 @@
 
 #include "compiler/lir/LIR.h"
 #include "compiler/ops/ActivationOps.h"
+#include "compiler/lir/ElementwiseChains.h"
+#include "compiler/lir/GraphUses.h"
 #include "compiler/lir/SelectKernels.h"
 #include "compiler/lir/Winograd.h"
 
@@ -177,16 +179,6 @@ private:
     last = std::max(last, lastUse_.lookup(v));
   }
 
-  /// The single node using `v`, if `v` is not a graph output.
-  Node *soleUser(const Value *v) {
-    if (llvm::any_of(g_.getOutputs(), [&](const GraphOutput &o) { return o.value == v; }))
-      return nullptr;
-    std::vector<Node *> users = g_.getUsers(v);
-    if (users.size() != 1 || llvm::count(users.front()->getInputs(), v) != 1)
-      return nullptr;
-    return users.front();
-  }
-
   /// Whether `concat`'s inputs can be written straight into its output
   /// (LIROptions::elideConcat).
   bool elidableConcat(const Node &concat) {
@@ -201,7 +193,7 @@ private:
     for (Value *v : concat.getInputs()) {
       // A reshape's result is a view of another buffer; a bound value is
       // the caller's or already a slice.
-      if (!v || !v->isResult() || buffers_.count(v) || soleUser(v) != &concat ||
+      if (!v || !v->isResult() || buffers_.count(v) || soleUser(g_, v) != &concat ||
           v->getProducer()->is(OpKind::Reshape) || offset % kBufferAlignment ||
           v->getType().sizeInBytes() == 0)
         return false;
@@ -238,7 +230,7 @@ private:
       if (!n->is(OpKind::Conv) || isDepthwiseConv(*n))
         continue;
       Value *y = n->getOutput();
-      Node *add = soleUser(y);
+      Node *add = soleUser(g_, y);
       // When both operands are convolutions, the first one fuses.
       if (!add || !add->is(OpKind::Add) || fusions_.count(add))
         continue;
@@ -246,7 +238,7 @@ private:
       if (residual->getType() != y->getType() || add->getOutput()->getType() != y->getType())
         continue;
       llvm::SmallVector<const Node *, 2> chain{add};
-      Node *act = soleUser(add->getOutput());
+      Node *act = soleUser(g_, add->getOutput());
       if (act && activationOf(*act)) {
         chain.push_back(act);
         fusedAway_.insert(act);
@@ -256,36 +248,14 @@ private:
     }
   }
 
-  /// Whether `n` may be part of an elementwise chain: f32 throughout (the
-  /// fused kernel keeps intermediates in f32 registers, which for other
-  /// dtypes would skip a rounding or wrap-around), and not already fused
-  /// into a Conv.
-  bool chainable(const Node &n) const {
-    auto f32 = [](const Value *v) { return v && v->getType().dtype == DType::F32; };
-    return isElementwise(n.getKind()) && !fusedAway_.count(&n) && !fusions_.count(&n) &&
-           llvm::all_of(n.getInputs(), f32) && llvm::all_of(n.getOutputs(), f32);
-  }
-
-  /// Elementwise chains (LIROptions::fuseElementwise), each emitted where its
-  /// last node is: by then every operand of every node in it exists.
+  /// Elementwise chains (LIROptions::fuseElementwise) among the nodes no
+  /// Conv fused.
   void findElementwiseChains() {
-    llvm::DenseSet<const Node *> taken;
-    for (Node *n : g_.getNodes()) {
-      if (taken.count(n) || !chainable(*n))
-        continue;
-      llvm::SmallVector<const Node *, 4> chain{n};
-      const TensorType &type = n->getOutput()->getType();
-      while (Node *next = soleUser(chain.back()->getOutput())) {
-        if (taken.count(next) || !chainable(*next) || next->getOutput()->getType() != type)
-          break;
-        chain.push_back(next);
-      }
-      if (chain.size() < 2)
-        continue;
-      taken.insert(chain.begin(), chain.end());
-      fusedAway_.insert(chain.begin(), chain.end() - 1);
-      chains_[chain.back()] = std::move(chain);
-    }
+    chains_ = lir::findElementwiseChains(g_, [&](const Node &n) {
+      return fusedAway_.count(&n) || fusions_.count(&n);
+    });
+    for (auto &entry : chains_)
+      fusedAway_.insert(entry.second.begin(), entry.second.end() - 1);
   }
 
   /// Where each node's work is emitted (its own place in the node list, or
@@ -425,8 +395,7 @@ private:
   llvm::DenseSet<const Node *> fusedAway_;
   /// Concats whose inputs are written in place (placeConcatInputs).
   llvm::DenseSet<const Node *> elidedConcats_;
-  /// Last node of an elementwise chain -> the chain, first node first.
-  llvm::DenseMap<const Node *, llvm::SmallVector<const Node *, 4>> chains_;
+  ElementwiseChains chains_;
   /// See computeLastUses.
   llvm::DenseMap<const Node *, unsigned> emitPos_;
   llvm::DenseMap<const Value *, unsigned> lastUse_;
