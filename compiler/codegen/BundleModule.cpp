@@ -139,11 +139,8 @@ private:
       return buf ? fn->getArg(llvm::find(params, buf) - params.begin()) : nullptr;
     };
     llvm::SmallVector<llvm::Value *, 4> inputs, outputs;
-    llvm::SmallVector<lir::Packing, 4> packing;
-    for (const lir::Buffer *buf : in.inputs) {
+    for (const lir::Buffer *buf : in.inputs)
       inputs.push_back(argOf(buf));
-      packing.push_back(buf ? buf->packing : lir::Packing::None);
-    }
     for (const lir::Buffer *buf : in.outputs)
       outputs.push_back(argOf(buf));
     llvm::Value *temp = argOf(in.temp);
@@ -155,7 +152,7 @@ private:
       if (!emit)
         return nodeError(*in.node, "not supported by the code generator");
       codegen::KernelArgs args{*in.node, inputs,  outputs,  temp,
-                               in.padded ? &*in.padded : nullptr, packing, in.fused};
+                               in.padded ? &*in.padded : nullptr, in.strategy, in.fused};
       if (auto err = emit(kb, args))
         return std::move(err);
     }

@@ -16,15 +16,11 @@ struct KernelArgs {
   llvm::Value *temp; ///< scratch the LIR reserved for this kernel, or nullptr
   /// The layout of `temp` when it is a padded input copy (lir::Instr::padded).
   const lir::PaddedInput *padded = nullptr;
-  /// How each input's bytes are arranged (lir::Packing); empty means none.
-  llvm::ArrayRef<lir::Packing> packing = {};
+  /// The kernel to run (lir::Instr::strategy); emitters dispatch on it alone.
+  lir::KernelStrategy strategy = {};
   /// Nodes fused into this kernel's epilogue (lir::Instr::fused); their
   /// extra operands follow the node's own inputs.
   llvm::ArrayRef<const Node *> fused = {};
-
-  lir::Packing packingOf(unsigned input) const {
-    return input < packing.size() ? packing[input] : lir::Packing::None;
-  }
 };
 
 /// Emits the body of a kernel function at the builder's insertion point.
@@ -63,7 +59,7 @@ llvm::Error emitSlice(KernelBuilder &kb, const KernelArgs &args);
 /// ConvTranspose over 1-3 spatial dimensions (kernels/ConvTransposeKernel.cpp).
 llvm::Error emitConvTranspose(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitPool(KernelBuilder &kb, const KernelArgs &args);
-/// lir::isPlanePool pooling; others go to emitPool.
+/// Pooling of strategy lir::KernelStrategy::PlanePool; others go to emitPool.
 llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitSoftmax(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitTranspose(KernelBuilder &kb, const KernelArgs &args);

@@ -2,6 +2,9 @@
 
 #include "compiler/lir/LIR.h"
 #include "compiler/ops/ActivationOps.h"
+#include "compiler/lir/ElementwiseChains.h"
+#include "compiler/lir/GraphUses.h"
+#include "compiler/lir/SelectKernels.h"
 #include "compiler/lir/Winograd.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -37,25 +40,6 @@ Buffer *Function::addBuffer(llvm::StringRef name, Region region,
   return b;
 }
 
-namespace {
-
-/// Whether every use of `w` is as the f32 weights of a convolution the
-/// kernels read tap-major, so packing it cannot surprise another reader.
-bool packableConvWeights(const Graph &g, const Value *w) {
-  if (!w->isConstant() || w->getType().dtype != DType::F32 || w->getType().rank() != 4)
-    return false;
-  if (llvm::any_of(g.getOutputs(), [&](const GraphOutput &o) { return o.value == w; }))
-    return false;
-  std::vector<Node *> users = g.getUsers(w);
-  return !users.empty() && llvm::all_of(users, [&](const Node *u) {
-    return u->is(OpKind::Conv) && !isDepthwiseConv(*u) && u->getInput(1) == w &&
-           u->getInput(0) != w && (u->getNumInputs() < 3 || u->getInput(2) != w) &&
-           u->getInt("group") == users.front()->getInt("group");
-  });
-}
-
-} // namespace
-
 bool isDepthwiseConv(const Node &conv) {
   int64_t group = conv.getInt("group");
   return group > 1 && conv.getInput(0)->getType().shape[1] == group;
@@ -67,53 +51,20 @@ uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups) {
          shape[2] * shape[3] * sizeof(float);
 }
 
-namespace {
-/// Output rows narrower than this run depthwise with channels on the lanes:
-/// a row of the widest vectors' 16 lanes, or two, still fills them well.
-constexpr int64_t kNarrowRow = 32;
-
 /// Padded extent of one spatial dimension: the input with its pads, or as far
 /// as the last window reaches (pooling's ceil_mode), whichever is more.
 int64_t paddedExtent(int64_t in, int64_t padBegin, int64_t padEnd, int64_t out,
                      int64_t stride, int64_t kernel, int64_t dilation) {
   return std::max(in + padBegin + padEnd, (out - 1) * stride + (kernel - 1) * dilation + 1);
 }
-} // namespace
 
-bool isChannelBlockDepthwise(const Node &conv) {
-  if (!conv.is(OpKind::Conv) || !isDepthwiseConv(conv))
-    return false;
-  const TensorType &in = conv.getInput(0)->getType();
-  const TensorType &out = conv.getOutput()->getType();
-  return out.shape[1] == in.shape[1] && out.shape[3] < kNarrowRow;
-}
-
-bool isPlanePool(const Node &pool) {
-  if (!pool.is(OpKind::MaxPool) && !pool.is(OpKind::AveragePool))
-    return false;
-  const TensorType &in = pool.getInput(0)->getType();
-  const TensorType &out = pool.getOutput()->getType();
-  if (in.dtype != DType::F32 || in.rank() != 4)
-    return false;
-  if (pool.is(OpKind::MaxPool))
-    return true;
-  bool padded = false, past = false;
-  for (int d = 0; d < 2; ++d) {
-    int64_t pb = pool.getIntAt("pads", d, 0), pe = pool.getIntAt("pads", d + 2, 0);
-    padded |= pb || pe;
-    past |= paddedExtent(in.shape[2 + d], pb, pe, out.shape[2 + d],
-                         pool.getIntAt("strides", d, 1), pool.getIntAt("kernel_shape", d, 1),
-                         1) > in.shape[2 + d] + pb + pe;
-  }
-  return !past && (!padded || pool.getInt("count_include_pad") != 0);
-}
-
-std::optional<PaddedInput> paddedInput(const Node &n, bool packedWeights,
-                                       bool channelBlock) {
+std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &strategy) {
+  using Kind = KernelStrategy::Kind;
   const TensorType &in = n.getInput(0)->getType();
   const TensorType &out = n.getOutput()->getType();
-  bool conv = n.is(OpKind::Conv);
-  if (in.rank() != 4 || (!conv && !isPlanePool(n)))
+  bool conv = strategy.is(Kind::Direct) || strategy.is(Kind::Pointwise) ||
+              strategy.is(Kind::DepthwiseRows) || strategy.is(Kind::DepthwiseChannelBlock);
+  if (in.rank() != 4 || (!conv && !strategy.is(Kind::PlanePool)))
     return std::nullopt;
   int64_t pads[4], strides[2], kernel[2], dilations[2];
   for (int i = 0; i < 4; ++i)
@@ -126,9 +77,8 @@ std::optional<PaddedInput> paddedInput(const Node &n, bool packedWeights,
   bool global = !conv && out.shape[2] == 1 && out.shape[3] == 1 &&
                 kernel[0] == in.shape[2] && kernel[1] == in.shape[3];
   bool unpadded = !pads[0] && !pads[1] && !pads[2] && !pads[3];
-  bool pointwise = conv && kernel[0] == 1 && kernel[1] == 1;
-  bool interleaved = channelBlock;
-  if (global || (unpadded && pointwise && packedWeights && !interleaved) ||
+  bool interleaved = strategy.is(Kind::DepthwiseChannelBlock);
+  if (global || strategy.is(Kind::Pointwise) ||
       (unpadded && strides[1] == 1 && !interleaved &&
        (conv || out.shape[3] <= in.shape[3] - (kernel[1] - 1) * dilations[1])))
     return std::nullopt;
@@ -137,7 +87,7 @@ std::optional<PaddedInput> paddedInput(const Node &n, bool packedWeights,
   int64_t cols = paddedExtent(in.shape[3], pads[1], pads[3], out.shape[3], strides[1],
                               kernel[1], dilations[1]);
   if (interleaved)
-    return PaddedInput{kConvPackBlock, rows, 1, cols, true};
+    return PaddedInput{strategy.tile, rows, 1, cols};
   int64_t channels = conv && !isDepthwiseConv(n) ? in.shape[1] : 1;
   return PaddedInput{channels, rows, strides[1], (cols + strides[1] - 1) / strides[1]};
 }
@@ -146,7 +96,8 @@ namespace {
 
 class IRGen {
 public:
-  IRGen(const Graph &g, const LIROptions &opts) : g_(g), opts_(opts) {
+  IRGen(const Graph &g, const LIROptions &opts)
+      : g_(g), opts_(opts), kernels_(selectKernels(g, opts)) {
     f_.name = g.getName().str();
   }
 
@@ -204,25 +155,13 @@ private:
     if (v->isConstant()) {
       b = f_.addBuffer(v->getName(), Region::Weights, v->getType().sizeInBytes());
       b->constant = &v->getConstant();
-      if (packableConvWeights(g_, v)) {
-        std::vector<Node *> users = g_.getUsers(v);
-        if (opts_.winograd &&
-            llvm::all_of(users, [](const Node *u) { return isWinogradConv(*u); })) {
-          // Weights shared by convolutions that want different tiles (rare)
-          // take the smaller tile.
-          int64_t m = opts_.winogradTile;
-          if (!m) {
-            m = 4;
-            for (const Node *u : users)
-              m = std::min(m, chooseWinogradTile(*u, opts_.vectorLanes));
-          }
-          b->packing = winogradPacking(m);
-          b->size = winogradWeightsBytes(v->getType().shape, m);
-        } else {
-          b->packing = Packing::ConvTapMajor;
-          b->packGroups = users.front()->getInt("group");
-          b->size = convTapMajorBytes(v->getType().shape, b->packGroups);
-        }
+      WeightsPacking packing = kernels_.packingOf(*v);
+      b->packing = packing.packing;
+      if (int64_t m = winogradTileOf(b->packing)) {
+        b->size = winogradWeightsBytes(v->getType().shape, m);
+      } else if (b->packing == Packing::ConvTapMajor) {
+        b->packGroups = packing.groups;
+        b->size = convTapMajorBytes(v->getType().shape, b->packGroups);
       }
       b->offset = f_.weightsSize;
       f_.weightsSize = alignUp(f_.weightsSize + b->size);
@@ -240,16 +179,6 @@ private:
     last = std::max(last, lastUse_.lookup(v));
   }
 
-  /// The single node using `v`, if `v` is not a graph output.
-  Node *soleUser(const Value *v) {
-    if (llvm::any_of(g_.getOutputs(), [&](const GraphOutput &o) { return o.value == v; }))
-      return nullptr;
-    std::vector<Node *> users = g_.getUsers(v);
-    if (users.size() != 1 || llvm::count(users.front()->getInputs(), v) != 1)
-      return nullptr;
-    return users.front();
-  }
-
   /// Whether `concat`'s inputs can be written straight into its output
   /// (LIROptions::elideConcat).
   bool elidableConcat(const Node &concat) {
@@ -264,7 +193,7 @@ private:
     for (Value *v : concat.getInputs()) {
       // A reshape's result is a view of another buffer; a bound value is
       // the caller's or already a slice.
-      if (!v || !v->isResult() || buffers_.count(v) || soleUser(v) != &concat ||
+      if (!v || !v->isResult() || buffers_.count(v) || soleUser(g_, v) != &concat ||
           v->getProducer()->is(OpKind::Reshape) || offset % kBufferAlignment ||
           v->getType().sizeInBytes() == 0)
         return false;
@@ -301,7 +230,7 @@ private:
       if (!n->is(OpKind::Conv) || isDepthwiseConv(*n))
         continue;
       Value *y = n->getOutput();
-      Node *add = soleUser(y);
+      Node *add = soleUser(g_, y);
       // When both operands are convolutions, the first one fuses.
       if (!add || !add->is(OpKind::Add) || fusions_.count(add))
         continue;
@@ -309,7 +238,7 @@ private:
       if (residual->getType() != y->getType() || add->getOutput()->getType() != y->getType())
         continue;
       llvm::SmallVector<const Node *, 2> chain{add};
-      Node *act = soleUser(add->getOutput());
+      Node *act = soleUser(g_, add->getOutput());
       if (act && activationOf(*act)) {
         chain.push_back(act);
         fusedAway_.insert(act);
@@ -319,36 +248,14 @@ private:
     }
   }
 
-  /// Whether `n` may be part of an elementwise chain: f32 throughout (the
-  /// fused kernel keeps intermediates in f32 registers, which for other
-  /// dtypes would skip a rounding or wrap-around), and not already fused
-  /// into a Conv.
-  bool chainable(const Node &n) const {
-    auto f32 = [](const Value *v) { return v && v->getType().dtype == DType::F32; };
-    return isElementwise(n.getKind()) && !fusedAway_.count(&n) && !fusions_.count(&n) &&
-           llvm::all_of(n.getInputs(), f32) && llvm::all_of(n.getOutputs(), f32);
-  }
-
-  /// Elementwise chains (LIROptions::fuseElementwise), each emitted where its
-  /// last node is: by then every operand of every node in it exists.
+  /// Elementwise chains (LIROptions::fuseElementwise) among the nodes no
+  /// Conv fused.
   void findElementwiseChains() {
-    llvm::DenseSet<const Node *> taken;
-    for (Node *n : g_.getNodes()) {
-      if (taken.count(n) || !chainable(*n))
-        continue;
-      llvm::SmallVector<const Node *, 4> chain{n};
-      const TensorType &type = n->getOutput()->getType();
-      while (Node *next = soleUser(chain.back()->getOutput())) {
-        if (taken.count(next) || !chainable(*next) || next->getOutput()->getType() != type)
-          break;
-        chain.push_back(next);
-      }
-      if (chain.size() < 2)
-        continue;
-      taken.insert(chain.begin(), chain.end());
-      fusedAway_.insert(chain.begin(), chain.end() - 1);
-      chains_[chain.back()] = std::move(chain);
-    }
+    chains_ = lir::findElementwiseChains(g_, [&](const Node &n) {
+      return fusedAway_.count(&n) || fusions_.count(&n);
+    });
+    for (auto &entry : chains_)
+      fusedAway_.insert(entry.second.begin(), entry.second.end() - 1);
   }
 
   /// Where each node's work is emitted (its own place in the node list, or
@@ -402,14 +309,13 @@ private:
   Instr kernelInstr(const Node &n) {
     Instr instr;
     instr.node = &n;
+    instr.strategy = kernels_.strategyOf(n);
     for (Value *v : n.getInputs())
       instr.inputs.push_back(v ? bufferFor(v) : nullptr);
-    Packing weights = n.is(OpKind::Conv) ? instr.inputs[1]->packing : Packing::None;
-    if (int64_t m = winogradTileOf(weights))
+    if (instr.strategy.is(KernelStrategy::Kind::Winograd))
       instr.temp = f_.addBuffer(n.getName().str() + ".winograd", Region::Scratch,
-                                winogradLayout(n, m).bytes());
-    else if ((instr.padded = paddedInput(n, weights == Packing::ConvTapMajor,
-                                         opts_.vectorLanes > 1 && isChannelBlockDepthwise(n))))
+                                winogradLayout(n, instr.strategy.tile).bytes());
+    else if ((instr.padded = paddedInput(n, instr.strategy)))
       instr.temp = f_.addBuffer(n.getName().str() + ".padded", Region::Scratch,
                                 instr.padded->bytes());
     return instr;
@@ -478,6 +384,8 @@ private:
 
   const Graph &g_;
   const LIROptions &opts_;
+  /// Every Conv's and pooling's kernel, chosen before any buffer is bound.
+  const KernelSelection kernels_;
   Function f_;
   llvm::DenseMap<const Value *, Buffer *> buffers_;
   /// Fused Add -> (its Conv, the fused chain); nodes emitted inside another's
@@ -487,8 +395,7 @@ private:
   llvm::DenseSet<const Node *> fusedAway_;
   /// Concats whose inputs are written in place (placeConcatInputs).
   llvm::DenseSet<const Node *> elidedConcats_;
-  /// Last node of an elementwise chain -> the chain, first node first.
-  llvm::DenseMap<const Node *, llvm::SmallVector<const Node *, 4>> chains_;
+  ElementwiseChains chains_;
   /// See computeLastUses.
   llvm::DenseMap<const Node *, unsigned> emitPos_;
   llvm::DenseMap<const Value *, unsigned> lastUse_;
@@ -572,6 +479,11 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
                                         : in.node->getOpName());
     for (const Node *n : in.fused)
       os << '+' << n->getOpName();
+    if (in.strategy.kind != KernelStrategy::Kind::Default) {
+      os << '[';
+      printStrategy(in.strategy, os);
+      os << ']';
+    }
     os << '(';
     for (size_t i = 0; i < in.inputs.size(); ++i) {
       os << (i ? ", " : "");

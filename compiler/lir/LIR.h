@@ -12,6 +12,7 @@
 #define KILN_LIR_LIR_H
 
 #include "compiler/graph/Graph.h"
+#include "compiler/lir/KernelStrategy.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
@@ -32,9 +33,9 @@ llvm::StringRef regionName(Region r);
 constexpr uint64_t kBufferAlignment = 64;
 
 /// How a weights buffer's bytes are arranged from its constant's, so that a
-/// kernel reads them in the order it uses them. Chosen by generateLIR
-/// (given LIROptions), applied by buildWeightsImage; kernels learn it from
-/// their operand buffers.
+/// kernel reads them in the order it uses them. Follows from the strategies
+/// of the kernels that read them (selectKernels), applied by
+/// buildWeightsImage.
 enum class Packing {
   None,
   /// Conv weights [G*OCg][ICg][KH][KW] stored per group as blocks of
@@ -88,16 +89,21 @@ uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups);
 /// columns one tap reads for consecutive output pixels are consecutive
 /// floats. Holds one image: all its channels (Conv), or one channel at a
 /// time (depthwise Conv, pooling). The padding is zero, or -inf for MaxPool.
+/// A channel-block depthwise Conv (KernelStrategy::DepthwiseChannelBlock)
+/// keeps it pixel-major instead: one block of `channels` channels, one
+/// phase, element (channel c, row r, column q) at
+/// (r * phaseWidth + q) * channels + c.
 struct PaddedInput {
   int64_t channels, rows, phases, phaseWidth;
-  /// Pixel-major instead (a channel-block depthwise Conv, see
-  /// isChannelBlockDepthwise): one block of `channels` channels, element
-  /// (channel c, row r, column q) at (r * phaseWidth + q) * channels + c.
-  bool interleaved = false;
   int64_t rowStride() const { return phases * phaseWidth; }
   int64_t planeStride() const { return rows * rowStride(); }
   uint64_t bytes() const { return channels * planeStride() * sizeof(float); }
 };
+
+/// Padded extent of one spatial dimension: the input with its pads, or as far
+/// as the last window reaches (pooling's ceil_mode), whichever is more.
+int64_t paddedExtent(int64_t in, int64_t padBegin, int64_t padEnd, int64_t out,
+                     int64_t stride, int64_t kernel, int64_t dilation);
 
 struct Instr {
   enum class Kind {
@@ -111,6 +117,8 @@ struct Instr {
   llvm::SmallVector<Buffer *, 1> outputs;
   /// Scratch the kernel needs while it runs (e.g. a zero-padded input copy).
   Buffer *temp = nullptr;
+  /// The kernel that runs `node` (selectKernels); the kernels follow it.
+  KernelStrategy strategy;
   /// The layout of `temp` when it is a padded copy of the input (see
   /// paddedInput); decided here once, followed by the kernel.
   std::optional<PaddedInput> padded;
@@ -127,28 +135,12 @@ struct Instr {
 /// group. Its kernel and its temp differ from other convolutions'.
 bool isDepthwiseConv(const Node &conv);
 
-
-/// Whether depthwise `conv` can run with a block of kConvPackBlock channels
-/// on the vector lanes instead of one image row: when rows are too narrow to
-/// fill vectors (and one output channel per input channel). generateLIR
-/// chooses it on targets with vectors only.
-bool isChannelBlockDepthwise(const Node &conv);
-
-/// Whether `pool` (MaxPool, AveragePool) runs on the plane-wise vector
-/// kernel: f32 over two spatial dimensions, and for AveragePool a divisor
-/// that is the same for every window (no padding, or padding counted, and no
-/// ceil_mode window past the padded input).
-bool isPlanePool(const Node &pool);
-
-/// The padded copy a Conv or plane pool (isPlanePool) makes, or nullopt
+/// The padded copy a Conv or plane pool running `strategy` makes, or nullopt
 /// when it reads its input in place: no padding and unit column stride, a
-/// global pool, or a strided 1x1 Conv without padding whose weights are
-/// packed (`packedWeights`; its kernel then broadcasts input values, which
-/// any stride allows, and a copy would move four times what it reads).
-/// `channelBlock`: the depthwise Conv runs channel-block
-/// (isChannelBlockDepthwise), so the copy is interleaved.
-std::optional<PaddedInput> paddedInput(const Node &n, bool packedWeights,
-                                       bool channelBlock);
+/// global pool, or a Pointwise Conv (its kernel broadcasts input values,
+/// which any stride allows, and a copy would move four times what it reads).
+/// A Winograd Conv has a transform buffer instead (winogradLayout).
+std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &strategy);
 
 /// What generateLIR may choose for the target.
 struct LIROptions {

@@ -260,6 +260,10 @@ TEST_F(KilncCli, WinogradCanBeTurnedOff) {
   // transformed weights are 16/9 of the originals.
   EXPECT_NE(readFile(dir / "fast.lir").find(":winograd"), std::string::npos);
   EXPECT_EQ(readFile(dir / "small.lir").find(":winograd"), std::string::npos);
+  // The instructions say which kernel runs them.
+  EXPECT_NE(readFile(dir / "fast.lir").find("Conv[winograd F("), std::string::npos);
+  EXPECT_EQ(readFile(dir / "small.lir").find("[winograd"), std::string::npos);
+  EXPECT_NE(readFile(dir / "small.lir").find("Conv[direct]"), std::string::npos);
   EXPECT_LT(fs::file_size(small / "resnet8_cifar.weights.bin"),
             fs::file_size(fast / "resnet8_cifar.weights.bin"));
 }
@@ -283,6 +287,9 @@ TEST_F(KilncCli, ScalarCoresGetNoChannelBlockDepthwise) {
   // The interleaved copy holds 16 channels at a time, the plain one one
   // channel: the vector target's plan needs more scratch.
   EXPECT_GT(scratchOf(readFile(dir / "a64.lir")), scratchOf(readFile(dir / "m4.lir")));
+  EXPECT_NE(readFile(dir / "a64.lir").find("[depthwise channel-block 16]"), std::string::npos);
+  EXPECT_EQ(readFile(dir / "m4.lir").find("[depthwise channel-block"), std::string::npos);
+  EXPECT_NE(readFile(dir / "m4.lir").find("[depthwise rows]"), std::string::npos);
 }
 
 } // namespace

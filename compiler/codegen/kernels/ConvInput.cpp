@@ -154,8 +154,7 @@ llvm::Error checkConv(const KernelArgs &args) {
   if (xt.rank() != 4)
     return nodeError(n, "the code generator supports 2-D convolution only, "
                         "input is " + xt.str());
-  lir::Packing weights = args.packingOf(1);
-  if ((lir::winogradTileOf(weights) || args.padded) && !args.temp)
+  if ((args.strategy.is(lir::KernelStrategy::Kind::Winograd) || args.padded) && !args.temp)
     return nodeError(n, "padded convolution without a temp buffer");
   return llvm::Error::success();
 }

@@ -80,13 +80,14 @@ struct ConvEpilogue {
              unsigned valid) const;
 };
 
-/// Winograd F(2x2, 3x3) or F(4x4, 3x3) convolution (lir::isWinogradConv,
-/// weights packed lir::Packing::Winograd2x2 or Winograd4x4); emitConv
-/// dispatches to it.
+/// Winograd F(2x2, 3x3) or F(4x4, 3x3) convolution (strategy
+/// lir::KernelStrategy::Winograd, weights packed lir::Packing::Winograd2x2 or
+/// Winograd4x4); emitConv dispatches to it.
 llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args);
 
-/// Depthwise convolution with channels on the lanes
-/// (lir::isChannelBlockDepthwise); emitDepthwiseConv dispatches to it.
+/// Depthwise convolution with channels on the lanes (strategy
+/// lir::KernelStrategy::DepthwiseChannelBlock); emitDepthwiseConv dispatches
+/// to it.
 llvm::Error emitDepthwiseChannelBlock(KernelBuilder &kb, const KernelArgs &args);
 
 /// Checks the operands of a Conv for the kernels: f32, 2-D, a temp where the

@@ -327,12 +327,17 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
   if (auto e = checkConv(args))
     return e;
   const Node &n = args.node;
-  if (lir::isDepthwiseConv(n))
-    return emitDepthwiseConv(kb, args);
-  if (lir::winogradTileOf(args.packingOf(1)))
-    return emitWinogradConv(kb, args);
+  using Kind = lir::KernelStrategy::Kind;
+  switch (args.strategy.kind) {
+  case Kind::DepthwiseRows:
+  case Kind::DepthwiseChannelBlock: return emitDepthwiseConv(kb, args);
+  case Kind::Winograd: return emitWinogradConv(kb, args);
+  case Kind::Direct:
+  case Kind::Pointwise: break;
+  default: return nodeError(n, "a convolution without a convolution strategy");
+  }
   ConvShape s = ConvShape::of(n);
-  bool packed = args.packingOf(1) == lir::Packing::ConvTapMajor;
+  bool packed = args.strategy.packedWeights;
   const lir::PaddedInput *layout = args.padded;
   // When consecutive output pixels are consecutive in the input view across
   // row ends too (1x1, stride 1, no padding), the plane is one long row.

@@ -1,11 +1,11 @@
 //===- DepthwiseChannelBlockKernel.cpp - Depthwise conv, channels on lanes ===//
 //
 // Depthwise convolution of images whose rows are too narrow to fill vector
-// lanes (lir::isChannelBlockDepthwise: 25x5 keyword spotting features,
-// MobileNet's 14x14 and 7x7 stages), with a block of kConvPackBlock (16)
-// channels on the lanes instead. Per block:
+// lanes (lir::KernelStrategy::DepthwiseChannelBlock: 25x5 keyword spotting
+// features, MobileNet's 14x14 and 7x7 stages), with a block of the
+// strategy's tile (16) channels on the lanes instead. Per block:
 //  1. the block's input is copied pixel-major, with its padding, into the
-//     temp (lir::PaddedInput::interleaved): `lanes` channels' rows are
+//     temp (lir::PaddedInput): `lanes` channels' rows are
 //     loaded and transposed in registers, so a pixel's 16 channels become
 //     consecutive floats;
 //  2. every output pixel is its taps' pixel vectors times the taps' weight
@@ -30,12 +30,12 @@ llvm::Error emitDepthwiseChannelBlock(KernelBuilder &kb, const KernelArgs &args)
   const Node &n = args.node;
   ConvShape s = ConvShape::of(n);
   const lir::PaddedInput *layout = args.padded;
-  if (!layout || !layout->interleaved)
+  if (!layout || !args.temp)
     return nodeError(n, "channel-block depthwise convolution without its temp");
   auto &b = kb.b;
   llvm::Type *f32 = b.getFloatTy();
   const unsigned lanes = kb.vec.lanes;
-  const int64_t block = lir::kConvPackBlock, subs = block / lanes;
+  const int64_t block = args.strategy.tile, subs = block / lanes;
   const int64_t Wp = layout->phaseWidth, Hp = layout->rows;
   llvm::Function *fn = b.GetInsertBlock()->getParent();
   fn->setName(fn->getName() + ".dwc" + std::to_string(block) + "v" + std::to_string(lanes));

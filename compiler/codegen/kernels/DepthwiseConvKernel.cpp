@@ -23,7 +23,7 @@ namespace codegen {
 
 llvm::Error emitDepthwiseConv(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  if (args.padded && args.padded->interleaved)
+  if (args.strategy.is(lir::KernelStrategy::Kind::DepthwiseChannelBlock))
     return emitDepthwiseChannelBlock(kb, args);
   ConvShape s = ConvShape::of(n);
   auto &b = kb.b;

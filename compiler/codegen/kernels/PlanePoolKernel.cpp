@@ -1,6 +1,6 @@
 //===- PlanePoolKernel.cpp - 2-D pooling, vectorized along output rows ----===//
 //
-// MaxPool and AveragePool over f32 NCHW planes (lir::isPlanePool), the
+// MaxPool and AveragePool over f32 NCHW planes (strategy PlanePool), the
 // common case, one plane at a time: the plane is copied with its padding
 // (-inf for max, 0 for average) into a column-phase-split temp
 // (ConvInput.h), so each window tap of consecutive outputs is one unaligned
@@ -27,7 +27,7 @@ constexpr int64_t kChunkVecs = 4;
 
 llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  if (!lir::isPlanePool(n))
+  if (!args.strategy.is(lir::KernelStrategy::Kind::PlanePool))
     return emitPool(kb, args);
   const TensorType &xt = n.getInput(0)->getType();
   const TensorType &yt = n.getOutput()->getType();

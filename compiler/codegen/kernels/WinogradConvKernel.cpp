@@ -358,9 +358,9 @@ struct WinogradEmitter {
 
 llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  int64_t m = lir::winogradTileOf(args.packingOf(1));
-  if (!m || !lir::isWinogradConv(n) || !args.temp)
-    return nodeError(n, "Winograd weights on a convolution the Winograd kernel cannot run");
+  int64_t m = args.strategy.tile;
+  if (!args.temp)
+    return nodeError(n, "Winograd convolution without its transform buffer");
   ConvShape s = ConvShape::of(n);
   lir::WinogradLayout l = lir::winogradLayout(n, m);
   const unsigned lanes = kb.vec.lanes;

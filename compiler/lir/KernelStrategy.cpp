@@ -1,0 +1,25 @@
+//===- KernelStrategy.cpp - Printing kernel strategies --------------------===//
+
+#include "compiler/lir/KernelStrategy.h"
+
+namespace kiln {
+namespace lir {
+
+void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
+  using Kind = KernelStrategy::Kind;
+  switch (s.kind) {
+  case Kind::Default: return;
+  case Kind::Winograd:
+    os << "winograd F(" << s.tile << 'x' << s.tile << ",3x3)";
+    return;
+  case Kind::Direct: os << (s.packedWeights ? "direct" : "direct unpacked"); return;
+  case Kind::Pointwise: os << "1x1 gemm"; return;
+  case Kind::DepthwiseRows: os << "depthwise rows"; return;
+  case Kind::DepthwiseChannelBlock: os << "depthwise channel-block " << s.tile; return;
+  case Kind::PlanePool: os << "plane"; return;
+  case Kind::GenericPool: os << "generic"; return;
+  }
+}
+
+} // namespace lir
+} // namespace kiln

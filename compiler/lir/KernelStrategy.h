@@ -1,0 +1,77 @@
+//===- KernelStrategy.h - The kernel an instruction runs -------*- C++ -*-===//
+//
+// Which of an op's kernels an instruction runs, with its parameters, chosen
+// once by selectKernels (SelectKernels.h) and recorded on the instruction.
+// Everything downstream follows it: the weights' packing, the padded input's
+// layout, the emitter codegen dispatches to, and --print-lir. Nothing infers
+// it again from shapes or packings.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIR_KERNELSTRATEGY_H
+#define KILN_LIR_KERNELSTRATEGY_H
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+
+namespace kiln {
+namespace lir {
+
+struct KernelStrategy {
+  enum class Kind : uint8_t {
+    /// The op's only kernel.
+    Default,
+    /// Winograd F(tile x tile, 3x3) (tile 2 or 4): weights packed as
+    /// Winograd2x2 / Winograd4x4, a transform buffer as the temp.
+    Winograd,
+    /// Register-tiled direct convolution / implicit GEMM. The register tile
+    /// (pixels or output channels on the lanes, its rows and vectors) is
+    /// left to the kernel's cost model (codegen/kernels/ConvKernel.cpp),
+    /// which needs the function's vector registers.
+    Direct,
+    /// A 1x1 unpadded Conv with packed weights: a GEMM that reads the input
+    /// in place (any stride; a copy would move more than it reads). Runs on
+    /// the direct kernel.
+    Pointwise,
+    /// Depthwise, output rows on the vector lanes.
+    DepthwiseRows,
+    /// Depthwise, a block of `tile` channels on the lanes, over a
+    /// pixel-major padded copy (rows too narrow to fill vectors).
+    DepthwiseChannelBlock,
+    /// MaxPool / AveragePool over f32 planes, vectorized along output rows.
+    PlanePool,
+    /// Any other pooling: the generic scalar kernel.
+    GenericPool,
+  };
+  Kind kind = Kind::Default;
+  /// Winograd: the output tile m; DepthwiseChannelBlock: channels per block.
+  int64_t tile = 0;
+  /// Direct: the weights are packed tap-major (Packing::ConvTapMajor).
+  /// Always for Pointwise, never for the others.
+  bool packedWeights = false;
+
+  static KernelStrategy winograd(int64_t m) { return {Kind::Winograd, m, false}; }
+  static KernelStrategy direct(bool packed) { return {Kind::Direct, 0, packed}; }
+  static KernelStrategy pointwise() { return {Kind::Pointwise, 0, true}; }
+  static KernelStrategy depthwiseRows() { return {Kind::DepthwiseRows, 0, false}; }
+  static KernelStrategy depthwiseChannelBlock(int64_t block) {
+    return {Kind::DepthwiseChannelBlock, block, false};
+  }
+  static KernelStrategy planePool() { return {Kind::PlanePool, 0, false}; }
+  static KernelStrategy genericPool() { return {Kind::GenericPool, 0, false}; }
+
+  bool is(Kind k) const { return kind == k; }
+  bool operator==(const KernelStrategy &o) const {
+    return kind == o.kind && tile == o.tile && packedWeights == o.packedWeights;
+  }
+  bool operator!=(const KernelStrategy &o) const { return !(*this == o); }
+};
+
+/// Prints the strategy as --print-lir shows it ("winograd F(4x4,3x3)",
+/// "direct", "depthwise channel-block 16", ...); nothing for Default.
+void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os);
+
+} // namespace lir
+} // namespace kiln
+
+#endif

@@ -1,0 +1,134 @@
+//===- SelectKernels.cpp - Choosing each instruction's kernel -------------===//
+
+#include "compiler/lir/SelectKernels.h"
+#include "compiler/lir/Winograd.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+
+namespace kiln {
+namespace lir {
+
+namespace {
+
+/// Output rows narrower than this run depthwise with channels on the lanes:
+/// a row of the widest vectors' 16 lanes, or two, still fills them well.
+constexpr int64_t kNarrowRow = 32;
+
+/// Whether every use of `w` is as the f32 weights of a convolution the
+/// kernels read tap-major, so packing it cannot surprise another reader.
+bool packableConvWeights(const Graph &g, const Value *w) {
+  if (!w->isConstant() || w->getType().dtype != DType::F32 || w->getType().rank() != 4)
+    return false;
+  if (llvm::any_of(g.getOutputs(), [&](const GraphOutput &o) { return o.value == w; }))
+    return false;
+  std::vector<Node *> users = g.getUsers(w);
+  return !users.empty() && llvm::all_of(users, [&](const Node *u) {
+    return u->is(OpKind::Conv) && !isDepthwiseConv(*u) && u->getInput(1) == w &&
+           u->getInput(0) != w && (u->getNumInputs() < 3 || u->getInput(2) != w) &&
+           u->getInt("group") == users.front()->getInt("group");
+  });
+}
+
+/// Whether depthwise `conv` can run with a block of kConvPackBlock channels
+/// on the vector lanes instead of one image row: when rows are too narrow to
+/// fill vectors (and one output channel per input channel).
+bool channelBlockFits(const Node &conv) {
+  const TensorType &in = conv.getInput(0)->getType();
+  const TensorType &out = conv.getOutput()->getType();
+  return out.rank() == 4 && out.shape[1] == in.shape[1] && out.shape[3] < kNarrowRow;
+}
+
+/// Whether `pool` (MaxPool, AveragePool) can run on the plane-wise vector
+/// kernel: f32 over two spatial dimensions, and for AveragePool a divisor
+/// that is the same for every window (no padding, or padding counted, and no
+/// ceil_mode window past the padded input).
+bool planePoolFits(const Node &pool) {
+  if (!pool.is(OpKind::MaxPool) && !pool.is(OpKind::AveragePool))
+    return false;
+  const TensorType &in = pool.getInput(0)->getType();
+  const TensorType &out = pool.getOutput()->getType();
+  if (in.dtype != DType::F32 || in.rank() != 4)
+    return false;
+  if (pool.is(OpKind::MaxPool))
+    return true;
+  bool padded = false, past = false;
+  for (int d = 0; d < 2; ++d) {
+    int64_t pb = pool.getIntAt("pads", d, 0), pe = pool.getIntAt("pads", d + 2, 0);
+    padded |= pb || pe;
+    past |= paddedExtent(in.shape[2 + d], pb, pe, out.shape[2 + d],
+                         pool.getIntAt("strides", d, 1), pool.getIntAt("kernel_shape", d, 1),
+                         1) > in.shape[2 + d] + pb + pe;
+  }
+  return !past && (!padded || pool.getInt("count_include_pad") != 0);
+}
+
+/// The packing of Conv weights `w`, which every user reads (see
+/// packableConvWeights).
+WeightsPacking choosePacking(const Graph &g, const Value *w, const LIROptions &opts) {
+  std::vector<Node *> users = g.getUsers(w);
+  if (!opts.winograd ||
+      !llvm::all_of(users, [](const Node *u) { return isWinogradConv(*u); }))
+    return {Packing::ConvTapMajor, users.front()->getInt("group")};
+  // Weights shared by convolutions that want different tiles (rare) take the
+  // smaller tile.
+  int64_t m = opts.winogradTile;
+  if (!m) {
+    m = 4;
+    for (const Node *u : users)
+      m = std::min(m, chooseWinogradTile(*u, opts.vectorLanes));
+  }
+  return {winogradPacking(m), 1};
+}
+
+/// The strategy of a non-depthwise Conv whose weights are stored `weights`.
+KernelStrategy convStrategy(const Node &conv, Packing weights) {
+  if (int64_t m = winogradTileOf(weights))
+    return KernelStrategy::winograd(m);
+  if (weights != Packing::ConvTapMajor)
+    return KernelStrategy::direct(false);
+  const TensorType &w = conv.getInput(1)->getType();
+  bool unpadded = true;
+  for (int i = 0; i < 4; ++i)
+    unpadded &= !conv.getIntAt("pads", i, 0);
+  if (unpadded && w.shape[2] == 1 && w.shape[3] == 1)
+    return KernelStrategy::pointwise();
+  return KernelStrategy::direct(true);
+}
+
+} // namespace
+
+KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
+  KernelSelection sel;
+  for (const Node *n : g.getNodes()) {
+    if (getOpDef(n->getKind()).kernel == KernelFamily::Pool) {
+      sel.strategies[n] =
+          planePoolFits(*n) ? KernelStrategy::planePool() : KernelStrategy::genericPool();
+      continue;
+    }
+    if (!n->is(OpKind::Conv))
+      continue;
+    if (isDepthwiseConv(*n)) {
+      // On a scalar core the channel block is several times the code for no
+      // speed.
+      sel.strategies[n] = opts.vectorLanes > 1 && channelBlockFits(*n)
+                              ? KernelStrategy::depthwiseChannelBlock(kConvPackBlock)
+                              : KernelStrategy::depthwiseRows();
+      continue;
+    }
+    const Value *w = n->getInput(1);
+    Packing packing = Packing::None;
+    if (packableConvWeights(g, w)) {
+      auto it = sel.weights.find(w);
+      if (it == sel.weights.end())
+        it = sel.weights.insert({w, choosePacking(g, w, opts)}).first;
+      packing = it->second.packing;
+    }
+    sel.strategies[n] = convStrategy(*n, packing);
+  }
+  return sel;
+}
+
+} // namespace lir
+} // namespace kiln

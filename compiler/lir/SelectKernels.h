@@ -1,0 +1,50 @@
+//===- SelectKernels.h - Choosing each instruction's kernel ----*- C++ -*-===//
+//
+// The one place that decides which kernel runs each Conv and pooling node
+// (KernelStrategy), for the target lanes and the options in LIROptions, and
+// from that how their weights are packed. generateLIR runs it before it binds
+// any buffer and records the strategies on the instructions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIR_SELECTKERNELS_H
+#define KILN_LIR_SELECTKERNELS_H
+
+#include "compiler/lir/LIR.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace kiln {
+namespace lir {
+
+/// How a weights constant is stored, because of the strategies reading it.
+struct WeightsPacking {
+  Packing packing = Packing::None;
+  int64_t groups = 1; ///< the Conv's group count, for ConvTapMajor
+};
+
+struct KernelSelection {
+  /// Conv and pooling nodes; every other node runs its Default kernel.
+  llvm::DenseMap<const Node *, KernelStrategy> strategies;
+  /// Constants that the chosen kernels read packed.
+  llvm::DenseMap<const Value *, WeightsPacking> weights;
+
+  KernelStrategy strategyOf(const Node &n) const { return strategies.lookup(&n); }
+  WeightsPacking packingOf(const Value &v) const { return weights.lookup(&v); }
+};
+
+/// Chooses the kernel of every Conv and pooling node of `g`:
+///  - Winograd, when every Conv sharing the weights qualifies
+///    (isWinogradConv) and opts.winograd; its tile is opts.winogradTile, or
+///    chooseWinogradTile's, the smallest among the Convs sharing the weights;
+///  - otherwise direct, 1x1 unpadded ones as Pointwise GEMMs, weights
+///    tap-major when no other reader sees them;
+///  - depthwise with a channel block on the lanes when rows are too narrow for
+///    vectors and the target has them (opts.vectorLanes > 1), else over rows;
+///  - plane pooling when its windows allow (planePoolFits in SelectKernels.cpp), else
+///    generic.
+KernelSelection selectKernels(const Graph &g, const LIROptions &opts);
+
+} // namespace lir
+} // namespace kiln
+
+#endif
