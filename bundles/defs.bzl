@@ -87,7 +87,7 @@ _kiln_compile = rule(
         "weights": "%{out_dir}/%{bundle_name}.weights.bin",
     },
     attrs = {
-        "model": attr.label(allow_single_file = [".onnx"], mandatory = True),
+        "model": attr.label(allow_single_file = [".onnx", ".tflite"], mandatory = True),
         "bundle_name": attr.string(mandatory = True),
         "out_dir": attr.string(mandatory = True),
         "target": attr.string(),

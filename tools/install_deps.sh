@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what kiln needs from Debian's archive. Idempotent: only missing packages are fetched.
-# Usage: tools/install_deps.sh [host|cross|all]   (default: host)
+# Usage: tools/install_deps.sh [host|cross|oracle|all]   (default: host)
 set -euo pipefail
 set_name=${1:-host}
 
@@ -9,6 +9,7 @@ host_pkgs=(
   llvm-19-dev clang-19 lld-19 libzstd-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
+  flatbuffers-compiler libflatbuffers-dev
 )
 # The cross targets (targets/): compilers, C libraries, QEMU; python3 runs
 # the footprint and on-device benchmark reports.
@@ -16,11 +17,18 @@ cross_pkgs=(
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-none-eabi libnewlib-arm-none-eabi
   qemu-user qemu-system-arm python3
 )
+# The TFLite oracle: Arm NN's reference backend from Python. Needed only to
+# regenerate tests/tflite/refs (tools/tflite_refs/generate.py), not to build or test.
+# libarmnn-cpuref-backend22 is only a recommendation of python3-pyarmnn: name it.
+oracle_pkgs=(
+  python3-pyarmnn libarmnn-cpuref-backend22 libarmnntfliteparser22 python3-numpy python3-flatbuffers
+)
 case "$set_name" in
   host) pkgs=("${host_pkgs[@]}") ;;
   cross) pkgs=("${cross_pkgs[@]}") ;;
-  all) pkgs=("${host_pkgs[@]}" "${cross_pkgs[@]}") ;;
-  *) echo "usage: $0 [host|cross|all]" >&2; exit 2 ;;
+  oracle) pkgs=("${oracle_pkgs[@]}") ;;
+  all) pkgs=("${host_pkgs[@]}" "${cross_pkgs[@]}") ;;   # not oracle: CI does not need Arm NN
+  *) echo "usage: $0 [host|cross|oracle|all]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -25,7 +25,7 @@ llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
   if (!target)
     return target.takeError();
 
-  auto graph = importOnnxFile(opts.modelPath, opts.import);
+  auto graph = importModelFile(opts.modelPath, opts.import);
   if (!graph)
     return graph.takeError();
   Graph &g = **graph;

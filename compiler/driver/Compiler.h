@@ -4,7 +4,7 @@
 
 #include "compiler/backend/CompileGraph.h"
 #include "compiler/codegen/Target.h"
-#include "compiler/frontend/onnx/OnnxImporter.h"
+#include "compiler/frontend/ModelImporter.h"
 #include "compiler/lir/LIR.h"
 
 #include <optional>

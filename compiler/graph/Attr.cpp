@@ -16,6 +16,7 @@ llvm::StringRef attrKindName(AttrKind k) {
   case AttrKind::Floats: return "floats";
   case AttrKind::Tensor: return "tensor";
   case AttrKind::Activation: return "activation";
+  case AttrKind::Quant: return "quant";
   }
   return "?";
 }
@@ -40,6 +41,7 @@ bool Attr::operator==(const Attr &o) const {
   case AttrKind::Floats: return floats_ == o.floats_;
   case AttrKind::Tensor: return t_->bitwiseEqual(*o.t_);
   case AttrKind::Activation: return act_ == o.act_;
+  case AttrKind::Quant: return quant_ == o.quant_;
   }
   return false;
 }
@@ -65,6 +67,7 @@ std::string Attr::str() const {
     break;
   case AttrKind::Tensor: os << "tensor<" << t_->getType().str() << '>'; break;
   case AttrKind::Activation: os << act_.str(); break;
+  case AttrKind::Quant: os << quantStr(quant_); break;
   }
   return s;
 }

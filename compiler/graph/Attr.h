@@ -21,7 +21,7 @@
 
 namespace kiln {
 
-enum class AttrKind { Int, Float, String, Ints, Floats, Tensor, Activation };
+enum class AttrKind { Int, Float, String, Ints, Floats, Tensor, Activation, Quant };
 
 llvm::StringRef attrKindName(AttrKind k);
 
@@ -51,6 +51,9 @@ public:
   static Attr ofActivation(Activation v) {
     Attr a(AttrKind::Activation); a.act_ = std::move(v); return a;
   }
+  static Attr ofQuant(QuantParams v) {
+    Attr a(AttrKind::Quant); a.quant_ = std::move(v); return a;
+  }
 
   AttrKind getKind() const { return kind_; }
   int64_t getInt() const { return i_; }
@@ -60,6 +63,7 @@ public:
   llvm::ArrayRef<float> getFloats() const { return floats_; }
   const Tensor &getTensor() const { return *t_; }
   const Activation &getActivation() const { return act_; }
+  const QuantParams &getQuant() const { return quant_; }
 
   bool operator==(const Attr &o) const;
   bool operator!=(const Attr &o) const { return !(*this == o); }
@@ -77,6 +81,7 @@ private:
   std::vector<float> floats_;
   std::shared_ptr<const Tensor> t_;
   Activation act_;
+  QuantParams quant_;
 };
 
 using AttrMap = std::map<std::string, Attr, std::less<>>;

@@ -112,6 +112,18 @@ static llvm::Error checkResultSize(const Node &n, const TensorType &t) {
   return llvm::Error::success();
 }
 
+llvm::Expected<llvm::SmallVector<TensorType, 1>> inferTypes(const Node &n) {
+  auto types = n.getDef().infer(n);
+  if (!types || !n.getDef().hasTrait(kQuantPreservingTrait) || !n.getInput(0))
+    return types;
+  const TensorType &in = n.getInput(0)->getType();
+  if (in.quant.isQuantized() && !in.quant.isPerChannel())
+    for (TensorType &t : *types)
+      if (t.dtype == in.dtype)
+        t.quant = in.quant;
+  return types;
+}
+
 llvm::Expected<Node *> Graph::addNode(OpKind kind, llvm::StringRef name,
                                       llvm::ArrayRef<Value *> inputs,
                                       AttrMap attrs, Node *insertBefore) {
@@ -149,7 +161,7 @@ llvm::Expected<Node *> Graph::addNode(OpKind kind, llvm::StringRef name,
   std::unique_ptr<Node> node(new Node(this, &def, name.str()));
   node->inputs_.assign(inputs.begin(), inputs.end());
   node->attrs_ = std::move(attrs);
-  auto types = def.infer(*node);
+  auto types = inferTypes(*node);
   if (!types)
     return types.takeError();
   for (const TensorType &t : *types)
@@ -176,7 +188,7 @@ llvm::Expected<Node *> Graph::addNode(OpKind kind, llvm::StringRef name,
 }
 
 llvm::Error Graph::reinferTypes(Node *n) {
-  auto types = n->getDef().infer(*n);
+  auto types = inferTypes(*n);
   if (!types)
     return types.takeError();
   for (const TensorType &t : *types)

@@ -181,6 +181,10 @@ private:
   llvm::StringMap<unsigned> nameUses_;
 };
 
+/// The result types of `n`: its op's type rule, then the quantization a
+/// kQuantPreservingTrait op's result carries from input 0.
+llvm::Expected<llvm::SmallVector<TensorType, 1>> inferTypes(const Node &n);
+
 /// Formats "node 'NAME' (OP): MESSAGE" errors, the form every per-node
 /// diagnostic uses.
 llvm::Error nodeError(const Node &n, const llvm::Twine &msg);

@@ -87,6 +87,10 @@ enum OpTrait : unsigned {
   kReductionTrait = 1 << 1,
   /// A record of compiler/ops/Activations.def: fuses into Conv and MatMul.
   kActivationTrait = 1 << 2,
+  /// The result's values are some of input 0's, moved: an int8 result
+  /// carries input 0's (per-tensor) quantization, as TFLite requires of
+  /// RESHAPE, TRANSPOSE, PAD, MAX_POOL_2D and the like.
+  kQuantPreservingTrait = 1 << 3,
 };
 
 struct OpDef {

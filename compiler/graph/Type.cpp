@@ -74,15 +74,20 @@ std::string TensorType::str() const {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << dtypeName(dtype) << shapeStr(shape);
-  if (quant.isQuantized()) {
-    os << "{q";
-    for (size_t i = 0; i < quant.scales.size(); ++i)
-      os << (i ? ";" : ":") << quant.scales[i] << ','
-         << (i < quant.zeroPoints.size() ? quant.zeroPoints[i] : 0);
-    if (quant.isPerChannel())
-      os << "@" << quant.axis;
-    os << '}';
-  }
+  if (quant.isQuantized())
+    os << '{' << quantStr(quant) << '}';
+  return s;
+}
+
+std::string quantStr(const QuantParams &q) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << 'q';
+  for (size_t i = 0; i < q.scales.size(); ++i)
+    os << (i ? ";" : ":") << q.scales[i] << ','
+       << (i < q.zeroPoints.size() ? q.zeroPoints[i] : 0);
+  if (q.isPerChannel())
+    os << "@" << q.axis;
   return s;
 }
 

@@ -60,6 +60,10 @@ struct QuantParams {
   }
 };
 
+/// "q:0.5,-128" (per channel: "q:0.5,0;0.25,0@0"), as TensorType::str
+/// prints it.
+std::string quantStr(const QuantParams &q);
+
 /// Element type + static shape (+ quantization). Rank 0 is a scalar.
 /// The most elements a tensor may have: every extent product kiln computes
 /// then fits in int64 with room to spare, and element offsets in int32.

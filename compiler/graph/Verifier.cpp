@@ -148,7 +148,7 @@ private:
   }
 
   void checkTypes(const Node &n) {
-    auto types = n.getDef().infer(n);
+    auto types = inferTypes(n);
     if (!types) {
       // Type rules report through nodeError, so the message names the node.
       report(llvm::toString(types.takeError()));

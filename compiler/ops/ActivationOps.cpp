@@ -50,6 +50,11 @@ llvm::Expected<TypeList> inferActivation(const Node &n) {
   if (llvm::Error e =
           expectDType(n, 0, allowedDTypes(findActivationOp(n.getKind())->dtypes)))
     return e;
+  // A quantized tensor's activation is TFLite's requantizing one, not the
+  // formula on raw integers.
+  if (inputType(n, 0).quant.isQuantized())
+    return nodeError(n, "int8 (quantized) input " + inputType(n, 0).str() +
+                            " is not supported yet");
   return TypeList{TensorType(inputType(n, 0).dtype, inputType(n, 0).shape)};
 }
 
@@ -111,6 +116,21 @@ std::optional<Activation> activationOf(const Node &n) {
 
 const Activation &fusedActivation(const Node &n) {
   return n.getActivation(kActivationAttr);
+}
+
+OpKind activationOpKind(ActivationKind kind) {
+  for (const ActivationOp &a : kActivationOps)
+    if (a.kind == kind)
+      return a.op;
+  llvm_unreachable("a fused-only activation has no op");
+}
+
+AttrMap activationOpAttrs(const Activation &a) {
+  AttrMap attrs;
+  llvm::ArrayRef<ActivationParam> params = activationParams(a.getKind());
+  for (size_t i = 0; i < params.size(); ++i)
+    attrs.emplace(params[i].name, Attr::ofFloat(a.getParams()[i]));
+  return attrs;
 }
 
 AttrSpec fusedActivationAttrSpec() {

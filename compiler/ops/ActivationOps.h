@@ -22,6 +22,10 @@ std::optional<Activation> activationOf(const Node &n);
 const Activation &fusedActivation(const Node &n);
 /// The AttrSpec of kActivationAttr, shared by Conv and MatMul.
 AttrSpec fusedActivationAttrSpec();
+/// The op computing `kind` on its own (a KILN_ACTIVATION record's op).
+OpKind activationOpKind(ActivationKind kind);
+/// That op's attributes for `a`: the record's parameters, by name.
+AttrMap activationOpAttrs(const Activation &a);
 
 } // namespace kiln
 

@@ -10,6 +10,8 @@
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/Int8Eval.h"
+#include "compiler/ops/QuantizedTypes.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -20,10 +22,16 @@ namespace kiln {
 namespace {
 
 llvm::Expected<TypeList> inferConv(const Node &n) {
-  for (unsigned i = 0; i < n.getNumInputs(); ++i)
-    if (n.getInput(i))
-      if (llvm::Error e = expectDType(n, i, {DType::F32}))
-        return e;
+  bool int8 = inputType(n, 0).dtype == DType::I8;
+  if (int8) {
+    if (llvm::Error e = expectQuantizedWeights(n, 0))
+      return e;
+  } else {
+    for (unsigned i = 0; i < n.getNumInputs(); ++i)
+      if (n.getInput(i))
+        if (llvm::Error e = expectDType(n, i, {DType::F32}))
+          return e;
+  }
   const TensorType &x = inputType(n, 0), &w = inputType(n, 1);
   if (x.rank() < 3 || x.rank() > 5)
     return nodeError(n, "input X must be N x C x D1 [x D2 [x D3]], got " +
@@ -55,6 +63,14 @@ llvm::Expected<TypeList> inferConv(const Node &n) {
     return geom.takeError();
   Shape out{x.shape[0], filters};
   out.append(geom->outSizes.begin(), geom->outSizes.end());
+  if (int8) {
+    auto t = quantizedResult(n, out);
+    if (!t)
+      return t.takeError();
+    if (auto range = int8ActivationRange(n, t->quant); !range)
+      return range.takeError();
+    return TypeList{*t};
+  }
   return TypeList{TensorType(DType::F32, out)};
 }
 
@@ -64,6 +80,8 @@ llvm::Expected<TypeList> inferConv(const Node &n) {
 /// branches and the padding needs no special case.
 llvm::Error evalConv(const Node &n, llvm::ArrayRef<const Tensor *> in,
                      llvm::MutableArrayRef<Tensor> out) {
+  if (in[0]->getDType() == DType::I8)
+    return evalConvInt8(n, in, out);
   const Tensor &x = *in[0], &w = *in[1];
   const Tensor *bias = in.size() > 2 ? in[2] : nullptr;
   auto geom = resolveConvGeometry(n, x.getShape().drop_front(2),
@@ -246,6 +264,7 @@ void registerConvOps(std::vector<OpDef> &defs) {
                       {"pads", AttrKind::Ints, std::nullopt},
                       {"strides", AttrKind::Ints, std::nullopt},
                       fusedActivationAttrSpec(),
+                      quantAttrSpec(),
                   },
                   inferConv,
                   evalConv});

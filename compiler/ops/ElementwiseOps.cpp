@@ -6,6 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
+#include "compiler/ops/ActivationOps.h"
+#include "compiler/ops/Int8Eval.h"
+#include "compiler/ops/QuantizedTypes.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpHelpers.h"
@@ -50,7 +53,33 @@ template <BinOp Op, typename T> T applyBinary(T a, T b) {
   }
 }
 
+/// Add, Sub and Mul of int8 activations: TFLite's requantizing forms, with
+/// a fused clamp.
+llvm::Expected<TypeList> inferBinaryInt8(const Node &n) {
+  if (!n.is(OpKind::Add) && !n.is(OpKind::Sub) && !n.is(OpKind::Mul))
+    return nodeError(n, "int8 (quantized) operands are not supported");
+  for (unsigned i = 0; i < 2; ++i)
+    if (llvm::Error e = expectQuantizedInt8(n, i))
+      return e;
+  std::optional<Shape> shape =
+      broadcastShapes(inputType(n, 0).shape, inputType(n, 1).shape);
+  if (!shape)
+    return nodeError(n, "shapes " + inputType(n, 0).str() + " and " +
+                            inputType(n, 1).str() + " do not broadcast");
+  auto t = quantizedResult(n, *shape);
+  if (!t)
+    return t.takeError();
+  if (auto range = int8ActivationRange(n, t->quant); !range)
+    return range.takeError();
+  return TypeList{*t};
+}
+
 llvm::Expected<TypeList> inferBinary(const Node &n) {
+  if (isQuantizedInt8(inputType(n, 0)))
+    return inferBinaryInt8(n);
+  // A fused clamp is the int8 forms' (float fuses into the LIR's chains).
+  if (const Attr *a = n.getAttr(kActivationAttr); a && !a->getActivation().isNone())
+    return nodeError(n, "a fused activation needs int8 operands");
   // f64 arithmetic is exact in compiled code too (the one f64 computation
   // the code generator has), so f64 models of plain arithmetic need no
   // narrowing; see compiler/frontend/onnx/F64Adapter.cpp.
@@ -117,6 +146,8 @@ llvm::Error binaryGeneric(const Node &n, llvm::ArrayRef<const Tensor *> in,
 template <BinOp Op>
 llvm::Error evalBinary(const Node &n, llvm::ArrayRef<const Tensor *> in,
                        llvm::MutableArrayRef<Tensor> out) {
+  if (out[0].getType().quant.isQuantized())
+    return evalBinaryInt8(n, in, out);
   switch (out[0].getDType()) {
   case DType::F32:
     return binaryLoop<Op, float>(n, *in[0], *in[1], out[0]);
@@ -228,16 +259,25 @@ llvm::Error evalCast(const Node &, llvm::ArrayRef<const Tensor *> in,
   return llvm::Error::success();
 }
 
-OpDef binaryDef(OpKind kind, const char *name, EvalFn eval) {
-  return {kind, name, 2, 2, 1, 1, {}, inferBinary, eval};
+OpDef binaryDef(OpKind kind, const char *name, EvalFn eval,
+              std::vector<AttrSpec> attrs = {}) {
+  return {kind, name, 2, 2, 1, 1, std::move(attrs), inferBinary, eval};
+}
+
+/// The attributes of the ops with an int8 form.
+std::vector<AttrSpec> int8BinaryAttrs() {
+  return {fusedActivationAttrSpec(), quantAttrSpec()};
 }
 
 } // namespace
 
 void registerElementwiseOps(std::vector<OpDef> &defs) {
-  defs.push_back(binaryDef(OpKind::Add, "Add", evalBinary<BinOp::Add>));
-  defs.push_back(binaryDef(OpKind::Sub, "Sub", evalBinary<BinOp::Sub>));
-  defs.push_back(binaryDef(OpKind::Mul, "Mul", evalBinary<BinOp::Mul>));
+  defs.push_back(binaryDef(OpKind::Add, "Add", evalBinary<BinOp::Add>,
+                           int8BinaryAttrs()));
+  defs.push_back(binaryDef(OpKind::Sub, "Sub", evalBinary<BinOp::Sub>,
+                           int8BinaryAttrs()));
+  defs.push_back(binaryDef(OpKind::Mul, "Mul", evalBinary<BinOp::Mul>,
+                           int8BinaryAttrs()));
   defs.push_back(binaryDef(OpKind::Div, "Div", evalBinary<BinOp::Div>));
   defs.push_back({OpKind::Cast,
                   "Cast",

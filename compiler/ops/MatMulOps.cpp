@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
+#include "compiler/ops/Int8Eval.h"
+#include "compiler/ops/QuantizedTypes.h"
 #include "compiler/ops/ActivationFormula.h"
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/OpFamilies.h"
@@ -129,7 +131,28 @@ std::optional<MatMulDims> matMulDims(llvm::ArrayRef<int64_t> a,
   return d;
 }
 
+/// FULLY_CONNECTED's int8 form: [M,K] x [K,N] (+ int32 bias [N]).
+llvm::Expected<TypeList> inferMatMulInt8(const Node &n) {
+  if (llvm::Error e = expectQuantizedWeights(n, 1))
+    return e;
+  const TensorType &a = inputType(n, 0), &b = inputType(n, 1);
+  if (a.rank() != 2 || b.rank() != 2 || a.shape[1] != b.shape[0])
+    return nodeError(n, "int8 MatMul is [M,K] x [K,N], got " + a.str() +
+                            " and " + b.str());
+  if (n.getInput(2) && inputType(n, 2).shape != Shape{b.shape[1]})
+    return nodeError(n, "bias must be [" + std::to_string(b.shape[1]) +
+                            "], got " + inputType(n, 2).str());
+  auto t = quantizedResult(n, {a.shape[0], b.shape[1]});
+  if (!t)
+    return t.takeError();
+  if (auto range = int8ActivationRange(n, t->quant); !range)
+    return range.takeError();
+  return TypeList{*t};
+}
+
 llvm::Expected<TypeList> inferMatMul(const Node &n) {
+  if (inputType(n, 0).dtype == DType::I8)
+    return inferMatMulInt8(n);
   if (llvm::Error e = expectAllF32(n))
     return e;
   const TensorType &a = inputType(n, 0), &b = inputType(n, 1);
@@ -148,6 +171,8 @@ llvm::Expected<TypeList> inferMatMul(const Node &n) {
 
 llvm::Error evalMatMul(const Node &node, llvm::ArrayRef<const Tensor *> in,
                        llvm::MutableArrayRef<Tensor> out) {
+  if (in[0]->getDType() == DType::I8)
+    return evalMatMulInt8(node, in, out);
   const Tensor &a = *in[0], &b = *in[1];
   const Tensor *bias = in.size() > 2 ? in[2] : nullptr;
   MatMulDims d = *matMulDims(a.getShape(), b.getShape());
@@ -207,7 +232,7 @@ void registerMatMulOps(std::vector<OpDef> &defs) {
                   3,
                   1,
                   1,
-                  {fusedActivationAttrSpec()},
+                  {fusedActivationAttrSpec(), quantAttrSpec()},
                   inferMatMul,
                   evalMatMul});
   defs.back().kernel = KernelFamily::MatMul;

@@ -302,6 +302,7 @@ void registerMovementOps(std::vector<OpDef> &defs) {
                       {"starts", AttrKind::Ints, std::nullopt, true},
                       {"steps", AttrKind::Ints, std::nullopt}},
                      inferSlice, evalSlice));
+  defs.back().traits |= kQuantPreservingTrait;
   defs.back().kernel = KernelFamily::Slice;
   defs.push_back(def(OpKind::Split, "Split",
                      {{"axis", AttrKind::Int, Attr::ofInt(0)},

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
+#include "compiler/ops/Int8Eval.h"
+#include "compiler/ops/QuantizedTypes.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpHelpers.h"
 
@@ -62,12 +64,29 @@ llvm::Error evalBatchNorm(const Node &n, llvm::ArrayRef<const Tensor *> in,
 }
 
 llvm::Expected<TypeList> inferSoftmax(const Node &n) {
-  if (llvm::Error e = expectDType(n, 0, {DType::F32}))
-    return e;
   const TensorType &x = inputType(n, 0);
   if (!normalizeAxis(n.getInt("axis"), x.rank()))
     return nodeError(n, llvm::formatv("axis {0} is out of range for {1}",
                                       n.getInt("axis"), x.str()));
+  if (x.quant.isQuantized()) {
+    // TFLite's int8 SOFTMAX: along the last axis, into scale 1/256 and
+    // zero point -128.
+    if (llvm::Error e = expectQuantizedInt8(n, 0))
+      return std::move(e);
+    if (!n.is(OpKind::Softmax) ||
+        *normalizeAxis(n.getInt("axis"), x.rank()) != int64_t(x.rank()) - 1)
+      return nodeError(n, "int8 input is supported by Softmax along the last "
+                          "axis");
+    TensorType t(DType::I8, x.shape);
+    t.quant.scales = {1.0f / 256};
+    t.quant.zeroPoints = {-128};
+    return TypeList{t};
+  }
+  if (n.hasAttr(kSoftmaxBetaAttr))
+    return nodeError(n, "beta applies to int8 input (a float Softmax is "
+                        "given beta * x)");
+  if (llvm::Error e = expectDType(n, 0, {DType::F32}))
+    return e;
   return TypeList{TensorType(DType::F32, x.shape)};
 }
 
@@ -76,6 +95,8 @@ llvm::Expected<TypeList> inferSoftmax(const Node &n) {
 /// at the first maximum, 0 elsewhere.
 llvm::Error evalSoftmax(const Node &n, llvm::ArrayRef<const Tensor *> in,
                         llvm::MutableArrayRef<Tensor> out) {
+  if (in[0]->getDType() == DType::I8)
+    return evalSoftmaxInt8(n, in, out);
   llvm::ArrayRef<int64_t> shape = in[0]->getShape();
   int64_t axis = *normalizeAxis(n.getInt("axis"), shape.size());
   int64_t outer = 1, len = shape[axis], inner = 1;
@@ -366,7 +387,8 @@ void registerNormOps(std::vector<OpDef> &defs) {
                     1,
                     1,
                     1,
-                    {{"axis", AttrKind::Int, Attr::ofInt(-1)}},
+                    {{"axis", AttrKind::Int, Attr::ofInt(-1)},
+                     {kSoftmaxBetaAttr.data(), AttrKind::Float, std::nullopt}},
                     inferSoftmax,
                     evalSoftmax});
     defs.back().kernel = KernelFamily::Softmax;

@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
+#include "compiler/ops/Int8Eval.h"
+#include "compiler/ops/QuantizedTypes.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpHelpers.h"
 
@@ -29,6 +31,9 @@ llvm::Expected<TypeList> inferPool(const Node &n) {
   llvm::SmallVector<DType, 3> dtypes = {DType::F32};
   if (n.is(OpKind::MaxPool))
     dtypes.append({DType::I8, DType::U8});
+  // TFLite's int8 AVERAGE_POOL_2D keeps its input's quantization.
+  if (n.is(OpKind::AveragePool) && isQuantizedInt8(inputType(n, 0)))
+    dtypes.push_back(DType::I8);
   if (llvm::Error e = expectDType(n, 0, dtypes))
     return e;
   const TensorType &x = inputType(n, 0);
@@ -119,6 +124,8 @@ llvm::Error evalMaxPool(const Node &n, llvm::ArrayRef<const Tensor *> in,
 
 llvm::Error evalAveragePool(const Node &n, llvm::ArrayRef<const Tensor *> in,
                             llvm::MutableArrayRef<Tensor> out) {
+  if (in[0]->getDType() == DType::I8)
+    return evalAveragePoolInt8(n, in, out);
   auto geom = poolGeometry(n, in[0]->getShape());
   if (!geom)
     return geom.takeError();
@@ -191,6 +198,7 @@ void registerPoolOps(std::vector<OpDef> &defs) {
                   },
                   inferPool,
                   evalMaxPool});
+  defs.back().traits |= kQuantPreservingTrait;
   defs.back().kernel = KernelFamily::Pool;
   defs.push_back({OpKind::AveragePool,
                   "AveragePool",
@@ -208,6 +216,7 @@ void registerPoolOps(std::vector<OpDef> &defs) {
                   },
                   inferPool,
                   evalAveragePool});
+  defs.back().traits |= kQuantPreservingTrait;
   defs.back().kernel = KernelFamily::Pool;
   defs.push_back({OpKind::GlobalAveragePool,
                   "GlobalAveragePool",

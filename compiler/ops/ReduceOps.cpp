@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
+#include "compiler/ops/Int8Eval.h"
+#include "compiler/ops/QuantizedTypes.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpHelpers.h"
@@ -61,6 +63,9 @@ llvm::Expected<llvm::SmallVector<bool, 6>> reducedAxes(const Node &n) {
 namespace {
 
 llvm::Expected<TypeList> inferReduce(const Node &n) {
+  if (inputType(n, 0).quant.isQuantized() && !n.is(OpKind::ReduceMean))
+    return nodeError(n, "int8 (quantized) input " + inputType(n, 0).str() +
+                            " is not supported");
   if (llvm::Error e = expectDType(n, 0, numericDTypes()))
     return e;
   const TensorType &x = inputType(n, 0);
@@ -74,6 +79,14 @@ llvm::Expected<TypeList> inferReduce(const Node &n) {
       out.push_back(x.shape[d]);
     else if (keep)
       out.push_back(1);
+  }
+  if (x.quant.isQuantized()) {
+    if (llvm::Error e = expectQuantizedInt8(n, 0))
+      return std::move(e);
+    auto t = quantizedResult(n, out);
+    if (!t)
+      return t.takeError();
+    return TypeList{*t};
   }
   return TypeList{TensorType(isArg(n) ? DType::I64 : x.dtype, out)};
 }
@@ -111,6 +124,8 @@ double finish(OpKind k, double acc, int64_t count) {
 
 llvm::Error evalReduce(const Node &n, llvm::ArrayRef<const Tensor *> in,
                        llvm::MutableArrayRef<Tensor> out) {
+  if (in[0]->getType().quant.isQuantized())
+    return evalMeanInt8(n, in, out);
   const Tensor &x = *in[0];
   Tensor &y = out[0];
   auto reduced = reducedAxes(n);
@@ -185,7 +200,8 @@ OpDef reduceDef(OpKind kind, const char *name) {
           1,
           {{"axes", AttrKind::Ints, std::nullopt},
            {"keepdims", AttrKind::Int, Attr::ofInt(1)},
-           {"noop_with_empty_axes", AttrKind::Int, Attr::ofInt(0)}},
+           {"noop_with_empty_axes", AttrKind::Int, Attr::ofInt(0)},
+           quantAttrSpec()},
           inferReduce,
           evalReduce};
 }

@@ -222,6 +222,11 @@ llvm::Expected<TypeList> inferConcat(const Node &n) {
   Shape out = first.shape;
   for (unsigned i = 1; i < n.getNumInputs(); ++i) {
     const TensorType &t = inputType(n, i);
+    // The result carries input 0's quantization (kQuantPreservingTrait).
+    if (!(t.quant == first.quant))
+      return nodeError(n, "inputs " + first.str() + " and " + t.str() +
+                              " are quantized differently (a requantizing "
+                              "Concat is not supported yet)");
     if (t.dtype != first.dtype || t.rank() != first.rank())
       return nodeError(n, llvm::formatv("input {0} {1} does not match input 0 "
                                         "{2} in dtype and rank",
@@ -427,27 +432,33 @@ void registerShapeOps(std::vector<OpDef> &defs) {
   defs.push_back(def(OpKind::Flatten, "Flatten", 1, 1,
                      {{"axis", AttrKind::Int, Attr::ofInt(1)}}, inferFlatten,
                      evalCopy));
+  defs.back().traits |= kQuantPreservingTrait;
   defs.push_back(def(OpKind::Reshape, "Reshape", 1, 1,
                      {{"allowzero", AttrKind::Int, Attr::ofInt(0)},
                       {"shape", AttrKind::Ints, std::nullopt, true}},
                      inferReshape, evalCopy));
+  defs.back().traits |= kQuantPreservingTrait;
   defs.back().kernel = KernelFamily::View;
   defs.push_back(def(OpKind::Transpose, "Transpose", 1, 1,
                      {{"perm", AttrKind::Ints, std::nullopt}}, inferTranspose,
                      evalTranspose));
+  defs.back().traits |= kQuantPreservingTrait;
   defs.back().kernel = KernelFamily::Transpose;
   defs.push_back(def(OpKind::Concat, "Concat", 1, UINT_MAX,
                      {{"axis", AttrKind::Int, std::nullopt, true}},
                      inferConcat, evalConcat));
+  defs.back().traits |= kQuantPreservingTrait;
   defs.back().kernel = KernelFamily::Concat;
   defs.push_back(def(OpKind::Pad, "Pad", 1, 1,
                      {{"mode", AttrKind::String, Attr::ofString("constant")},
                       {"pads", AttrKind::Ints, std::nullopt, true},
                       {"value", AttrKind::Float, Attr::ofFloat(0.0f)}},
                      inferPad, evalPad));
+  defs.back().traits |= kQuantPreservingTrait;
   defs.back().kernel = KernelFamily::Pad;
   defs.push_back(
       def(OpKind::Identity, "Identity", 1, 1, {}, inferIdentity, evalCopy));
+  defs.back().traits |= kQuantPreservingTrait;
   defs.push_back({OpKind::Dropout,
                   "Dropout",
                   1,
@@ -468,9 +479,11 @@ void registerShapeOps(std::vector<OpDef> &defs) {
   defs.push_back(def(OpKind::Unsqueeze, "Unsqueeze", 1, 1,
                      {{"axes", AttrKind::Ints, std::nullopt, true}},
                      inferUnsqueeze, evalCopy));
+  defs.back().traits |= kQuantPreservingTrait;
   defs.push_back(def(OpKind::Squeeze, "Squeeze", 1, 1,
                      {{"axes", AttrKind::Ints, std::nullopt}}, inferSqueeze,
                      evalCopy));
+  defs.back().traits |= kQuantPreservingTrait;
 }
 
 } // namespace kiln

@@ -8,14 +8,24 @@ def _macro_part(tensor_name):
     return "".join([c if c.isalnum() else "_" for c in tensor_name.elems()]).upper()
 
 def _tensor_defines(prefix, tensor):
-    """KILN_<prefix>_NAME, _MACRO and _SHAPE: what run_bundle_test checks a
-    kiln_tensor and the header's macros for it against."""
-    name, shape = tensor
-    return [
+    """KILN_<prefix>_NAME, _MACRO and _SHAPE (and for an int8 tensor, given as
+    (name, shape, (scale, zero_point)), _DTYPE, _SCALE and _ZERO_POINT): what
+    run_bundle_test checks a kiln_tensor and the header's macros for it
+    against."""
+    name, shape = tensor[0], tensor[1]
+    defines = [
         "KILN_%s_NAME=\\\"%s\\\"" % (prefix, name),
         "KILN_%s_MACRO=%s" % (prefix, _macro_part(name)),
         "KILN_%s_SHAPE=%s" % (prefix, ",".join([str(d) for d in shape])),
     ]
+    if len(tensor) > 2:
+        scale, zero_point = tensor[2]
+        defines += [
+            "KILN_%s_DTYPE=KILN_I8" % prefix,
+            "KILN_%s_SCALE=%sf" % (prefix, scale),
+            "KILN_%s_ZERO_POINT=%d" % (prefix, zero_point),
+        ]
+    return defines
 
 def kiln_model_test(name, model, io, reference_input, reference_output, embed_weights = None, **kwargs):
     """Defines the bundle `name + "_bundle"` and the cc_test `name`.
@@ -45,7 +55,7 @@ def kiln_model_test(name, model, io, reference_input, reference_output, embed_we
         args.append("--embedded")
     native.cc_test(
         name = name,
-        srcs = ["run_bundle_test.c"],
+        srcs = ["//tests/e2e:run_bundle_test.c"],
         copts = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"],
         local_defines = kiln_bundle_defines(bundle) + _tensor_defines("IN", io[0]) +
                         _tensor_defines("OUT", io[1]),

@@ -9,6 +9,7 @@
 #include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/interpreter/Interpreter.h"
 #include "compiler/pipeline/Pipeline.h"
+#include "tests/common/ReferenceCheck.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
@@ -21,29 +22,6 @@ namespace {
 
 std::vector<std::string> modelPaths;
 
-Tensor readRaw(const std::string &path, const TensorType &type) {
-  auto buf = llvm::MemoryBuffer::getFile(path);
-  EXPECT_TRUE(static_cast<bool>(buf)) << path;
-  Tensor t(type);
-  if (buf && (*buf)->getBufferSize() == t.sizeInBytes())
-    std::memcpy(t.rawData(), (*buf)->getBufferStart(), t.sizeInBytes());
-  else
-    ADD_FAILURE() << path << ": expected " << t.sizeInBytes() << " bytes";
-  return t;
-}
-
-void expectMatchesReference(const Tensor &got, const Tensor &ref) {
-  ASSERT_EQ(got.numElements(), ref.numElements());
-  double maxRef = 0, maxErr = 0;
-  for (int64_t i = 0; i < ref.numElements(); ++i) {
-    maxRef = std::max(maxRef, std::fabs(double(ref.data<float>()[i])));
-    double err = std::fabs(double(got.data<float>()[i]) - ref.data<float>()[i]);
-    maxErr = std::isnan(err) ? INFINITY : std::max(maxErr, err);
-  }
-  EXPECT_LE(maxErr, 1e-4 * std::max(1.0, maxRef));
-  std::printf("  max abs error %.3g (max |ref| %.3g)\n", maxErr, maxRef);
-}
-
 TEST(InterpreterModels, MatchReferenceBeforeAndAfterPasses) {
   ASSERT_FALSE(modelPaths.empty());
   for (const std::string &path : modelPaths) {
@@ -53,8 +31,8 @@ TEST(InterpreterModels, MatchReferenceBeforeAndAfterPasses) {
     ASSERT_TRUE(static_cast<bool>(g)) << llvm::toString(g.takeError());
     ASSERT_EQ((*g)->getInputs().size(), 1u);
     ASSERT_EQ((*g)->getOutputs().size(), 1u);
-    Tensor input = readRaw(stem + ".input.bin", (*g)->getInputs()[0]->getType());
-    Tensor ref = readRaw(stem + ".output.bin", (*g)->getOutputs()[0].value->getType());
+    Tensor input = readRawTensor(stem + ".input.bin", (*g)->getInputs()[0]->getType());
+    Tensor ref = readRawTensor(stem + ".output.bin", (*g)->getOutputs()[0].value->getType());
     for (bool optimized : {false, true}) {
       if (optimized)
         ASSERT_FALSE(static_cast<bool>(runPipeline(**g, defaultPipeline(), {})));

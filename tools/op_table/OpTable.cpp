@@ -45,6 +45,7 @@ std::string traits(const OpDef &d) {
   add(kElementwiseTrait, "elementwise");
   add(kReductionTrait, "reduction");
   add(kActivationTrait, "activation");
+  add(kQuantPreservingTrait, "quant-preserving");
   return s;
 }
 

@@ -1,0 +1,30 @@
+#include "compiler/frontend/ModelImporter.h"
+
+#include "compiler/frontend/tflite/TFLiteImporter.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+namespace kiln {
+
+llvm::Expected<std::unique_ptr<Graph>>
+importModelFile(llvm::StringRef path, const OnnxImportOptions &onnx) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   path + ": cannot read file: " +
+                                       buf.getError().message());
+  llvm::StringRef bytes = (*buf)->getBuffer();
+  llvm::StringRef stem = llvm::sys::path::stem(path);
+  if (!isTFLiteModel(bytes))
+    return importOnnxBuffer(bytes, stem, onnx);
+  if (!onnx.dimBindings.empty())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        path + ": --dim applies to ONNX models; a TFLite model's shapes are "
+               "static");
+  return importTFLiteBuffer(bytes, stem);
+}
+
+} // namespace kiln

@@ -1,0 +1,47 @@
+//===- Int8Eval.h - TFLite's integer semantics of the int8 ops -*- C++ -*-===//
+//
+// The reference evaluators of the ops' int8 forms (TFLite Micro's reference
+// kernels, through the arithmetic of IntegerMath.h): the oracle compiled int8
+// code is compared with bit for bit. Each op record's evaluator hands its
+// int8 case here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_OPS_INT8EVAL_H
+#define KILN_OPS_INT8EVAL_H
+
+#include "compiler/graph/Graph.h"
+#include "compiler/ops/IntegerMath.h"
+
+namespace kiln {
+
+/// The clamp an int8 op's fused activation (kActivationAttr) applies to its
+/// result, whose quantization is `out`: none, Relu, Clip(0,6) and
+/// Clip(-1,1) are TFLite's; others are an error.
+llvm::Expected<tfl::ActivationRange> int8ActivationRange(const Node &n,
+                                                         const QuantParams &out);
+
+/// Conv (grouped and depthwise too): acc = bias + sum w * (x - x_zp) over the
+/// in-bounds taps, requantized per output channel (reference/integer_ops/
+/// conv.h and depthwise_conv.h).
+llvm::Error evalConvInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                         llvm::MutableArrayRef<Tensor> out);
+/// MatMul [M,K] x [K,N] (+ bias): FULLY_CONNECTED (reference/integer_ops/
+/// fully_connected.h).
+llvm::Error evalMatMulInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                           llvm::MutableArrayRef<Tensor> out);
+/// Add, Sub, Mul with broadcasting.
+llvm::Error evalBinaryInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                           llvm::MutableArrayRef<Tensor> out);
+/// AveragePool over the in-bounds taps (same quantization in and out).
+llvm::Error evalAveragePoolInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                                llvm::MutableArrayRef<Tensor> out);
+/// ReduceMean.
+llvm::Error evalMeanInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                         llvm::MutableArrayRef<Tensor> out);
+/// Softmax along the last axis; the result is scale 1/256, zero point -128.
+llvm::Error evalSoftmaxInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                            llvm::MutableArrayRef<Tensor> out);
+
+} // namespace kiln
+
+#endif

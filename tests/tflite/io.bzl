@@ -1,0 +1,36 @@
+"""The one input and one output of each TFLite test model, as (name, shape)
+or, for int8 tensors, (name, shape, (scale, zero_point)): facts read from the
+model files (models/README.md, refs/manifest.txt), against which
+run_bundle_test checks the bundle's kiln_tensor descriptors and macros."""
+
+_IC_IN = [1, 32, 32, 3]
+_VWW_IN = [1, 96, 96, 3]
+_KWS_IN = [1, 49, 10, 1]
+_SOFTMAX_OUT = (0.00390625, -128)
+
+TFLITE_MODEL_IO = {
+    "ad01_fp32": (("input_1", [1, 640]), ("Identity", [1, 640])),
+    "ad01_int8": (("input_1", [1, 640], (0.391015232, 89)), ("Identity", [1, 640], (0.364498466, 96))),
+    "hello_world_float": (("serving_default_dense_input:0", [1, 1]), ("StatefulPartitionedCall:0", [1, 1])),
+    "hello_world_int8": (
+        ("serving_default_dense_input:0", [1, 1], (0.0244801156, -128)),
+        ("StatefulPartitionedCall:0", [1, 1], (0.00829095673, 5)),
+    ),
+    "kws_ref_model": (("input_1", _KWS_IN, (0.584702909, 83)), ("Identity", [1, 12], _SOFTMAX_OUT)),
+    "micro_speech_quantized": (("Reshape_1", [1, 1960], (0.101715684, -128)), ("labels_softmax", [1, 4], _SOFTMAX_OUT)),
+    "pretrainedResnet": (("input_1", _IC_IN), ("Identity", [1, 10])),
+    "pretrainedResnet_quant": (("input_1_int8", _IC_IN, (1.0, -128)), ("Identity_int8", [1, 10], _SOFTMAX_OUT)),
+    "vww_96_float": (("input_1", _VWW_IN), ("Identity", [1, 2])),
+    "vww_96_int8": (("input_1_int8", _VWW_IN, (0.00392156886, -128)), ("Identity_int8", [1, 2], _SOFTMAX_OUT)),
+}
+
+# The models Arm NN's reference backend runs (tools/tflite_refs/README.md).
+FLOAT_MODELS = ["ad01_fp32", "hello_world_float", "pretrainedResnet", "vww_96_float"]
+INT8_MODELS = ["ad01_int8", "hello_world_int8", "kws_ref_model", "micro_speech_quantized", "pretrainedResnet_quant", "vww_96_int8"]
+
+# The int8 models whose end-to-end output stays within TFLite's tolerance of
+# Arm NN's. In kws_ref_model and pretrainedResnet_quant every layer agrees
+# within 1 step, but Arm NN rounds through float, and that drift builds up
+# over the layers until the final SOFTMAX amplifies it; those two are checked
+# layer by layer (refs/layers).
+INT8_END_TO_END_MODELS = ["ad01_int8", "hello_world_int8", "micro_speech_quantized", "vww_96_int8"]

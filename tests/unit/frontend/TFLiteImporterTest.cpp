@@ -1,0 +1,192 @@
+// The TFLite frontend on models written here with the flatbuffers builder:
+// a valid one (imported and run against plain arithmetic), and each kind of
+// bad input the importer must reject with a clear error rather than read.
+
+#include "compiler/frontend/tflite/TFLiteImporter.h"
+#include "compiler/frontend/tflite/TFLiteSchema_generated.h"
+#include "compiler/interpreter/Interpreter.h"
+
+#include "gtest/gtest.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln {
+namespace {
+
+/// What to spoil in the model: a FULLY_CONNECTED [1,4] x [2,4]^T + [2].
+struct Spoil {
+  int32_t opCode = tflite::BuiltinOperator_FULLY_CONNECTED;
+  std::string customCode;
+  /// A second operator with this code, reading the first one's output.
+  int32_t secondOpCode = -1;
+  size_t weightBytes = 8 * 4;
+  tflite::TensorType activationType = tflite::TensorType_FLOAT32;
+  uint32_t opcodeIndex = 0;
+  int32_t weightsTensor = 1;
+  /// Per-channel int8 weights with this many scales (0: float weights).
+  int weightScales = 0;
+};
+
+const float kWeights[8] = {1, 2, 3, 4, -1, 0.5f, 0, 2};
+const float kBias[2] = {0.25f, -1};
+
+std::string buildModel(const Spoil &s) {
+  flatbuffers::FlatBufferBuilder b;
+  auto floatBuffer = [&](const float *v, size_t bytes) {
+    return tflite::CreateBuffer(
+        b, b.CreateVector(reinterpret_cast<const uint8_t *>(v), bytes));
+  };
+  std::vector<int8_t> int8Weights = {1, 2, 3, 4, -1, 5, 0, 2};
+  std::vector<flatbuffers::Offset<tflite::Buffer>> buffers = {
+      tflite::CreateBuffer(b),
+      s.weightScales ? tflite::CreateBuffer(
+                           b, b.CreateVector(reinterpret_cast<const uint8_t *>(
+                                                 int8Weights.data()),
+                                             std::min<size_t>(8, s.weightBytes)))
+                     : floatBuffer(kWeights, s.weightBytes),
+      floatBuffer(kBias, sizeof kBias)};
+  flatbuffers::Offset<tflite::QuantizationParameters> wq = 0;
+  if (s.weightScales) {
+    std::vector<float> scales(s.weightScales, 0.5f);
+    std::vector<int64_t> zps(s.weightScales, 0);
+    wq = tflite::CreateQuantizationParameters(b, 0, 0, b.CreateVector(scales),
+                                              b.CreateVector(zps),
+                                              tflite::QuantizationDetails_NONE,
+                                              0, 0);
+  }
+  std::vector<flatbuffers::Offset<tflite::Tensor>> tensors = {
+      tflite::CreateTensor(b, b.CreateVector(std::vector<int32_t>{1, 4}),
+                           s.activationType, 0, b.CreateString("x")),
+      tflite::CreateTensor(b, b.CreateVector(std::vector<int32_t>{2, 4}),
+                           s.weightScales ? tflite::TensorType_INT8
+                                          : tflite::TensorType_FLOAT32,
+                           1, b.CreateString("w"), wq),
+      tflite::CreateTensor(b, b.CreateVector(std::vector<int32_t>{2}),
+                           tflite::TensorType_FLOAT32, 2, b.CreateString("b")),
+      tflite::CreateTensor(b, b.CreateVector(std::vector<int32_t>{1, 2}),
+                           s.activationType, 0, b.CreateString("y")),
+      tflite::CreateTensor(b, b.CreateVector(std::vector<int32_t>{1, 2}),
+                           s.activationType, 0, b.CreateString("z"))};
+  std::vector<flatbuffers::Offset<tflite::OperatorCode>> codes = {
+      tflite::CreateOperatorCode(
+          b, int8_t(std::min(s.opCode, 127)),
+          s.customCode.empty() ? 0 : b.CreateString(s.customCode), 1, s.opCode)};
+  std::vector<flatbuffers::Offset<tflite::Operator>> ops = {tflite::CreateOperator(
+      b, s.opcodeIndex, b.CreateVector(std::vector<int32_t>{0, s.weightsTensor, 2}),
+      b.CreateVector(std::vector<int32_t>{3}),
+      tflite::BuiltinOptions_FullyConnectedOptions,
+      tflite::CreateFullyConnectedOptions(b).Union())};
+  int32_t output = 3;
+  if (s.secondOpCode >= 0) {
+    codes.push_back(tflite::CreateOperatorCode(
+        b, int8_t(std::min(s.secondOpCode, 127)), 0, 1, s.secondOpCode));
+    ops.push_back(tflite::CreateOperator(
+        b, 1, b.CreateVector(std::vector<int32_t>{3}),
+        b.CreateVector(std::vector<int32_t>{4})));
+    output = 4;
+  }
+  auto graph = tflite::CreateSubGraph(
+      b, b.CreateVector(tensors), b.CreateVector(std::vector<int32_t>{0}),
+      b.CreateVector(std::vector<int32_t>{output}), b.CreateVector(ops));
+  auto model = tflite::CreateModel(b, 3, b.CreateVector(codes),
+                                   b.CreateVector(std::vector{graph}), 0,
+                                   b.CreateVector(buffers));
+  tflite::FinishModelBuffer(b, model);
+  return std::string(reinterpret_cast<const char *>(b.GetBufferPointer()),
+                     b.GetSize());
+}
+
+std::string importError(const std::string &bytes) {
+  auto g = importTFLiteBuffer(bytes, "m");
+  if (g)
+    return "";
+  return llvm::toString(g.takeError());
+}
+
+TEST(TFLiteImporter, ValidModelComputesTheFullyConnectedLayer) {
+  std::string bytes = buildModel({});
+  ASSERT_TRUE(isTFLiteModel(bytes));
+  auto g = importTFLiteBuffer(bytes, "m");
+  ASSERT_TRUE(static_cast<bool>(g)) << llvm::toString(g.takeError());
+  Tensor x = Tensor::fromValues<float>(DType::F32, {1, 4}, {0.5f, -1, 2, 3});
+  auto out = runGraph(**g, {x});
+  ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+  for (int o = 0; o < 2; ++o) {
+    float want = kBias[o];
+    for (int i = 0; i < 4; ++i)
+      want += kWeights[o * 4 + i] * x.data<float>()[i];
+    EXPECT_FLOAT_EQ((*out)[0].data<float>()[o], want) << o;
+  }
+}
+
+TEST(TFLiteImporter, RejectsTruncatedFilesAndOtherFormats) {
+  std::string bytes = buildModel({});
+  for (size_t len : {size_t(0), size_t(4), size_t(7), bytes.size() / 2,
+                     bytes.size() - 1}) {
+    std::string cut = bytes.substr(0, len);
+    EXPECT_NE(importError(cut), "") << len;
+  }
+  std::string other = bytes;
+  other[4] = 'X';
+  EXPECT_FALSE(isTFLiteModel(other));
+  EXPECT_NE(importError(other).find("not a TFLite model"), std::string::npos);
+  // Offsets pointing outside the file: the verifier, not a crash.
+  std::string scrambled = bytes;
+  for (size_t i = 8; i < scrambled.size(); i += 7)
+    scrambled[i] = char(0xFF);
+  EXPECT_NE(importError(scrambled), "");
+}
+
+TEST(TFLiteImporter, RejectsABufferShorterThanItsTensor) {
+  Spoil s;
+  s.weightBytes = 7 * 4;
+  EXPECT_NE(importError(buildModel(s)).find("buffer holds 28 bytes"),
+            std::string::npos)
+      << importError(buildModel(s));
+}
+
+TEST(TFLiteImporter, ListsEveryUnsupportedOpAtOnce) {
+  Spoil s;
+  s.opCode = tflite::BuiltinOperator_CUSTOM;
+  s.customCode = "MyOp";
+  s.secondOpCode = tflite::BuiltinOperator_LSTM;
+  std::string err = importError(buildModel(s));
+  EXPECT_NE(err.find("unsupported ops"), std::string::npos) << err;
+  EXPECT_NE(err.find("(CUSTOM MyOp): custom ops are not supported"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("node 'z' (LSTM)"), std::string::npos) << err;
+  s.secondOpCode = 250; // newer than the schema kiln reads
+  err = importError(buildModel(s));
+  EXPECT_NE(err.find("(BUILTIN_250)"), std::string::npos) << err;
+}
+
+TEST(TFLiteImporter, RejectsInt16Activations) {
+  Spoil s;
+  s.activationType = tflite::TensorType_INT16;
+  std::string err = importError(buildModel(s));
+  EXPECT_NE(err.find("int16 activations are not supported"), std::string::npos)
+      << err;
+}
+
+TEST(TFLiteImporter, RejectsIndicesOutOfRange) {
+  Spoil s;
+  s.opcodeIndex = 5;
+  EXPECT_NE(importError(buildModel(s)).find("opcode index 5"), std::string::npos);
+  s = {};
+  s.weightsTensor = 99;
+  EXPECT_NE(importError(buildModel(s)).find("refers to tensor 99"),
+            std::string::npos);
+}
+
+TEST(TFLiteImporter, RejectsInconsistentQuantization) {
+  Spoil s;
+  s.weightScales = 3; // 2 output channels
+  std::string err = importError(buildModel(s));
+  EXPECT_NE(err.find("3 per-channel scales for 2 channels"), std::string::npos)
+      << err;
+}
+
+} // namespace
+} // namespace kiln
