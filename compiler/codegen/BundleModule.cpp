@@ -148,7 +148,8 @@ private:
     if (in.kind == lir::Instr::Kind::Copy) {
       codegen::emitByteCopy(kb, inputs[0], outputs[0], in.outputs[0]->size);
     } else {
-      codegen::KernelEmitter emit = codegen::findKernelEmitter(in.node->getKind());
+      codegen::KernelEmitter emit =
+          codegen::findKernelEmitter(in.node->getKind(), in.strategy);
       if (!emit)
         return nodeError(*in.node, "not supported by the code generator");
       codegen::KernelArgs args{*in.node, inputs,  outputs,  temp,

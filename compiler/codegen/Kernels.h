@@ -26,9 +26,12 @@ struct KernelArgs {
 /// Emits the body of a kernel function at the builder's insertion point.
 using KernelEmitter = llvm::Error (*)(KernelBuilder &kb, const KernelArgs &args);
 
-/// The emitter of `kind`'s kernel family (OpDef::kernel), or nullptr for a
-/// view or an op that is not primitive.
-KernelEmitter findKernelEmitter(OpKind kind);
+/// The emitter of `kind`'s kernel family (OpDef::kernel) for `strategy`,
+/// or nullptr for a view or an op that is not primitive.
+KernelEmitter findKernelEmitter(OpKind kind, const lir::KernelStrategy &strategy);
+/// The family's int8 kernel (lir::KernelStrategy::Kind::Int8), in
+/// kernels/Int8Kernels.cpp; nullptr where the family has none.
+KernelEmitter findInt8KernelEmitter(OpKind kind);
 
 /// Runs body(i) for i in [0, count): a loop, or body(0) without one when
 /// count is 1 (batch and group loops are mostly of one iteration).

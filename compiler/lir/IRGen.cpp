@@ -227,7 +227,8 @@ private:
   /// Conv -> Add(residual) [-> activation] chains (see generateLIR).
   void findFusions() {
     for (Node *n : g_.getNodes()) {
-      if (!n->is(OpKind::Conv) || isDepthwiseConv(*n))
+      if (!n->is(OpKind::Conv) || isDepthwiseConv(*n) ||
+          n->getOutput()->getType().dtype != DType::F32)
         continue;
       Value *y = n->getOutput();
       Node *add = soleUser(g_, y);
@@ -341,6 +342,7 @@ private:
   llvm::Error genElementwise(llvm::ArrayRef<const Node *> chain) {
     Instr instr;
     instr.node = chain.front();
+    instr.strategy = kernels_.strategyOf(*chain.front());
     llvm::SmallVector<Value *, 4> operands(chain.front()->getInputs());
     for (size_t i = 1; i < chain.size(); ++i)
       for (Value *v : chain[i]->getInputs())

@@ -18,6 +18,7 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
   case Kind::DepthwiseChannelBlock: os << "depthwise channel-block " << s.tile; return;
   case Kind::PlanePool: os << "plane"; return;
   case Kind::GenericPool: os << "generic"; return;
+  case Kind::Int8: os << "int8"; return;
   }
 }
 

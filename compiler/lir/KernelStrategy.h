@@ -42,6 +42,9 @@ struct KernelStrategy {
     PlanePool,
     /// Any other pooling: the generic scalar kernel.
     GenericPool,
+    /// TFLite's int8 semantics (an op over quantized int8 tensors): the
+    /// family's portable int8 kernel, int32 accumulators, requantized.
+    Int8,
   };
   Kind kind = Kind::Default;
   /// Winograd: the output tile m; DepthwiseChannelBlock: channels per block.
@@ -59,6 +62,7 @@ struct KernelStrategy {
   }
   static KernelStrategy planePool() { return {Kind::PlanePool, 0, false}; }
   static KernelStrategy genericPool() { return {Kind::GenericPool, 0, false}; }
+  static KernelStrategy int8() { return {Kind::Int8, 0, false}; }
 
   bool is(Kind k) const { return kind == k; }
   bool operator==(const KernelStrategy &o) const {

@@ -102,6 +102,20 @@ KernelStrategy convStrategy(const Node &conv, Packing weights) {
 KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
   KernelSelection sel;
   for (const Node *n : g.getNodes()) {
+    // An op over quantized int8 tensors computes TFLite's integer
+    // semantics (MaxPool compares raw values: its float kernel serves).
+    if (n->getNumInputs() && n->getInput(0) && !n->is(OpKind::MaxPool) &&
+        n->getInput(0)->getType().dtype == DType::I8 &&
+        n->getInput(0)->getType().quant.isQuantized() &&
+        getOpDef(n->getKind()).isPrimitive() &&
+        getOpDef(n->getKind()).kernel != KernelFamily::View &&
+        getOpDef(n->getKind()).kernel != KernelFamily::Transpose &&
+        getOpDef(n->getKind()).kernel != KernelFamily::Concat &&
+        getOpDef(n->getKind()).kernel != KernelFamily::Pad &&
+        getOpDef(n->getKind()).kernel != KernelFamily::Slice) {
+      sel.strategies[n] = KernelStrategy::int8();
+      continue;
+    }
     if (getOpDef(n->getKind()).kernel == KernelFamily::Pool) {
       sel.strategies[n] =
           planePoolFits(*n) ? KernelStrategy::planePool() : KernelStrategy::genericPool();

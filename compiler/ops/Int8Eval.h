@@ -29,6 +29,16 @@ llvm::Error evalConvInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
 /// fully_connected.h).
 llvm::Error evalMatMulInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
                            llvm::MutableArrayRef<Tensor> out);
+/// TFLite's parameters for an int8 Add, Sub or Mul node (from its input and
+/// output quantization) and the clamp of its fused activation.
+struct BinaryInt8Params {
+  bool isMul = false;
+  tfl::AddParams add;
+  tfl::MulParams mul;
+  tfl::ActivationRange range;
+};
+llvm::Expected<BinaryInt8Params> prepareBinaryInt8(const Node &n);
+
 /// Add, Sub, Mul with broadcasting.
 llvm::Error evalBinaryInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
                            llvm::MutableArrayRef<Tensor> out);

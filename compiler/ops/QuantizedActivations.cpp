@@ -246,24 +246,28 @@ SoftmaxParams prepareSoftmaxInt8(float beta, float inScale) {
   return p;
 }
 
-void softmaxInt8(const SoftmaxParams &p, const int8_t *in, int8_t *out,
-                 int64_t depth) {
+int32_t softmaxExpOfDiff(const SoftmaxParams &p, int32_t inputDiff) {
   constexpr int kScaledDiffIntegerBits = 5;
-  constexpr int kAccumulationIntegerBits = 12;
-  int8_t maxInRow = std::numeric_limits<int8_t>::min();
-  for (int64_t c = 0; c < depth; ++c)
-    maxInRow = std::max(maxInRow, in[c]);
-
   // MultiplyByQuantizedMultiplierGreaterThanOne then exp, in Q0.31; the
   // left shift cannot overflow for diffs >= diffMin, by construction of the
   // radius. (TFLM rejects beta * scale <= 2^-26, where the shift would be
   // negative; it is taken as 0 here rather than left undefined.)
   const int leftShift = std::max<int32_t>(p.inputLeftShift, 0);
+  const int32_t rescaled = saturatingRoundingDoublingHighMul(
+      static_cast<int32_t>(static_cast<uint32_t>(inputDiff) << leftShift),
+      p.inputMultiplier);
+  return expOnNegativeValues(rescaled, kScaledDiffIntegerBits);
+}
+
+void softmaxInt8(const SoftmaxParams &p, const int8_t *in, int8_t *out,
+                 int64_t depth) {
+  constexpr int kAccumulationIntegerBits = 12;
+  int8_t maxInRow = std::numeric_limits<int8_t>::min();
+  for (int64_t c = 0; c < depth; ++c)
+    maxInRow = std::max(maxInRow, in[c]);
+
   auto expOfDiff = [&](int32_t inputDiff) {
-    const int32_t rescaled = saturatingRoundingDoublingHighMul(
-        static_cast<int32_t>(static_cast<uint32_t>(inputDiff) << leftShift),
-        p.inputMultiplier);
-    return expOnNegativeValues(rescaled, kScaledDiffIntegerBits);
+    return softmaxExpOfDiff(p, inputDiff);
   };
 
   int32_t sumOfExps = 0; // Q12.19

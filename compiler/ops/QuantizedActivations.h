@@ -34,6 +34,10 @@ SoftmaxParams prepareSoftmaxInt8(float beta, float inScale);
 /// `depth` values: exp via gemmlowp exp_on_negative_values in Q5.26, the sum in
 /// Q12.19, GetReciprocal (common.h) and a rounding shift to 8 bits. TFLM
 /// aborts on rows whose sum of exponentials reaches 512.0; those give -128.
+/// exp(beta * inScale * inputDiff) in Q0.31 for inputDiff = x - max(row) <= 0
+/// (meaningful for inputDiff >= diffMin): what softmaxInt8 sums and scales.
+/// A row's diffs are int8 differences, so compiled code tabulates it.
+int32_t softmaxExpOfDiff(const SoftmaxParams &p, int32_t inputDiff);
 void softmaxInt8(const SoftmaxParams &p, const int8_t *in, int8_t *out,
                  int64_t depth);
 

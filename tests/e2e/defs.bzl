@@ -27,10 +27,12 @@ def _tensor_defines(prefix, tensor):
         ]
     return defines
 
-def kiln_model_test(name, model, io, reference_input, reference_output, embed_weights = None, **kwargs):
+def kiln_model_test(name, model, io, reference_input, reference_output, embed_weights = None, exact = False, **kwargs):
     """Defines the bundle `name + "_bundle"` and the cc_test `name`.
 
     io: the model's (input, output), each (name, shape) (model_io.bzl).
+    exact: the output must equal the reference byte for byte (int8 against
+    the reference interpreter's output).
     embed_weights defaults to kiln_bundle's: embedded on bare metal only.
     """
     bundle = name + "_bundle"
@@ -57,7 +59,8 @@ def kiln_model_test(name, model, io, reference_input, reference_output, embed_we
         name = name,
         srcs = ["//tests/e2e:run_bundle_test.c"],
         copts = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"],
-        local_defines = kiln_bundle_defines(bundle) + _tensor_defines("IN", io[0]) +
+        local_defines = kiln_bundle_defines(bundle) + (["KILN_EXACT=1"] if exact else []) +
+                        _tensor_defines("IN", io[0]) +
                         _tensor_defines("OUT", io[1]),
         args = args,
         data = [":%s_weights" % bundle, reference_input, reference_output],

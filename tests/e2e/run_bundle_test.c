@@ -15,7 +15,8 @@
  * guard bytes around every region, compares with the reference output (float:
  * max abs error <= 1e-4 * max(1, max|ref|); int8: within 1 step on at least
  * 99% of the elements and within 2 everywhere, as the reference may round
- * through float), and checks kiln_check's and the entry's error returns.
+ * through float; with KILN_EXACT, equal to it), and checks kiln_check's and
+ * the entry's error returns.
  *
  * Also runs on the cross targets (targets/): under qemu-aarch64, and as
  * bare-metal firmware with newlib, whose printf has no %zu (sizes print as
@@ -256,9 +257,14 @@ int main(int argc, char **argv) {
            b->name, (int)max_err, (unsigned long)off_by_more_than_one, (unsigned long)out->size,
            (unsigned long)b->weights_size, (unsigned long)b->io_size,
            (unsigned long)b->scratch_size);
+#ifdef KILN_EXACT
+    CHECK(max_err == 0, "output differs from the reference, which it must equal: max %d steps",
+          (int)max_err);
+#else
     CHECK(max_err <= 2 && off_by_more_than_one * 100 <= out->size,
           "output differs from the reference: max %d steps, %lu elements off by more than 1",
           (int)max_err, (unsigned long)off_by_more_than_one);
+#endif
   } else {
     const float *got = (const float *)(io.base + out->offset);
     const float *ref = (const float *)expected;

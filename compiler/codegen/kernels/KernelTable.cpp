@@ -3,7 +3,9 @@
 namespace kiln {
 namespace codegen {
 
-KernelEmitter findKernelEmitter(OpKind kind) {
+KernelEmitter findKernelEmitter(OpKind kind, const lir::KernelStrategy &strategy) {
+  if (strategy.is(lir::KernelStrategy::Kind::Int8))
+    return findInt8KernelEmitter(kind);
   switch (getOpDef(kind).kernel) {
   case KernelFamily::Conv: return emitConv;
   case KernelFamily::ConvTranspose: return emitConvTranspose;

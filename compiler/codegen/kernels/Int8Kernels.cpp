@@ -1,0 +1,462 @@
+//===- Int8Kernels.cpp - Portable int8 kernels, TFLite's semantics --------===//
+//
+// The int8 kernel of each family (lir::KernelStrategy::Int8): scalar loops
+// over int32 accumulators, the same arithmetic as the interpreter's
+// compiler/ops/Int8*.cpp through IntegerIR, on every target. Per-channel
+// multipliers and shifts, and biases with the input zero point's share
+// folded in where no tap falls in the padding, are computed at compile time
+// and are constant tables of the code. Fast per-ISA int8 kernels are other
+// strategies of the same families.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/codegen/Kernels.h"
+#include "compiler/codegen/kernels/IntegerIR.h"
+#include "compiler/ops/Int8Eval.h"
+#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/QuantizedActivations.h"
+#include "compiler/ops/QuantizedTypes.h"
+
+#include <numeric>
+
+namespace kiln {
+namespace codegen {
+namespace {
+
+using Values = llvm::SmallVector<llvm::Value *, 32>;
+
+/// Values carried over the index space `extents` (loops nested outermost
+/// first): body(ivs, carried) returns the next ones.
+Values carryOver(KernelBuilder &kb, llvm::ArrayRef<int64_t> extents, Values init,
+                 llvm::function_ref<Values(llvm::ArrayRef<llvm::Value *>,
+                                           llvm::ArrayRef<llvm::Value *>)>
+                     body) {
+  llvm::SmallVector<llvm::Value *, 6> ivs(extents.size(), nullptr);
+  std::function<Values(size_t, llvm::ArrayRef<llvm::Value *>)> level =
+      [&](size_t d, llvm::ArrayRef<llvm::Value *> carried) -> Values {
+    if (d == extents.size())
+      return body(ivs, carried);
+    Values in(carried.begin(), carried.end());
+    return kb.loopCarried(extents[d], in,
+                          [&](llvm::Value *iv, llvm::ArrayRef<llvm::Value *> c) {
+                            ivs[d] = iv;
+                            return level(d + 1, c);
+                          });
+  };
+  return level(0, init);
+}
+
+/// An i32 sum over the index space `extents`, from `init`.
+llvm::Value *sumOver(KernelBuilder &kb, llvm::ArrayRef<int64_t> extents,
+                     llvm::Value *init,
+                     llvm::function_ref<llvm::Value *(llvm::ArrayRef<llvm::Value *>,
+                                                      llvm::Value *)>
+                         body) {
+  return carryOver(kb, extents, {init},
+                   [&](llvm::ArrayRef<llvm::Value *> ivs,
+                       llvm::ArrayRef<llvm::Value *> acc) {
+                     return Values{body(ivs, acc[0])};
+                   })[0];
+}
+
+/// The requantization multipliers of `channels` output channels.
+std::vector<tfl::QuantizedMultiplier> multipliers(const TensorType &x,
+                                                  const TensorType &w,
+                                                  const TensorType &y,
+                                                  int64_t channels,
+                                                  bool fullyConnected) {
+  std::vector<tfl::QuantizedMultiplier> m;
+  for (int64_t c = 0; c < channels; ++c) {
+    float ws = w.quant.scales[w.quant.isPerChannel() ? c : 0];
+    m.push_back(fullyConnected && !w.quant.isPerChannel()
+                    ? tfl::fullyConnectedMultiplier(x.quant.scales[0], ws,
+                                                    y.quant.scales[0])
+                    : tfl::convMultiplier(x.quant.scales[0], ws,
+                                          y.quant.scales[0]));
+  }
+  return m;
+}
+
+/// Tables of the multipliers and shifts.
+std::pair<llvm::Value *, llvm::Value *>
+multiplierTables(IntegerIR &ir, llvm::ArrayRef<tfl::QuantizedMultiplier> m) {
+  std::vector<int32_t> mult, shift;
+  for (const tfl::QuantizedMultiplier &q : m) {
+    mult.push_back(q.multiplier);
+    shift.push_back(q.shift);
+  }
+  return {ir.table(mult, "int8.multiplier"), ir.table(shift, "int8.shift")};
+}
+
+/// bias[c] (0 without a bias) + foldOffset * sum of weights row c.
+std::vector<int32_t> foldedBias(const Node &n, int64_t channels,
+                                llvm::function_ref<int64_t(int64_t)> weightSum,
+                                int32_t foldOffset) {
+  std::vector<int32_t> bias(channels, 0);
+  if (const Value *b = n.getInput(2))
+    for (int64_t c = 0; c < channels; ++c)
+      bias[c] = b->getConstant().data<int32_t>()[c];
+  for (int64_t c = 0; c < channels; ++c)
+    bias[c] = int32_t(uint32_t(bias[c]) + uint32_t(foldOffset * weightSum(c)));
+  return bias;
+}
+
+/// The fused activation's clamp of an int8 Conv or MatMul, whose weights
+/// and bias must be constants.
+llvm::Expected<tfl::ActivationRange> weightedInt8Range(const Node &n) {
+  for (unsigned i : {1u, 2u})
+    if (const Value *v = n.getInput(i); v && !v->isConstant())
+      return nodeError(n, "int8 weights and bias must be constants");
+  return int8ActivationRange(n, n.getOutput()->getType().quant);
+}
+
+llvm::Error emitConvInt8(KernelBuilder &kb, const KernelArgs &args) {
+  const Node &n = args.node;
+  IntegerIR ir(kb);
+  auto &b = kb.b;
+  const TensorType &xt = n.getInput(0)->getType(), &wt = n.getInput(1)->getType(),
+                   &yt = n.getOutput()->getType();
+  if (xt.rank() != 4)
+    return nodeError(n, "int8 Conv is 2-D (N x C x H x W), got " + xt.str());
+  auto range = weightedInt8Range(n);
+  if (!range)
+    return range.takeError();
+  auto geom = resolveConvGeometry(n, llvm::ArrayRef(xt.shape).drop_front(2),
+                                  llvm::ArrayRef(wt.shape).drop_front(2));
+  if (!geom)
+    return geom.takeError();
+  const int64_t N = xt.shape[0], C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
+  const int64_t O = wt.shape[0], CG = wt.shape[1], KH = wt.shape[2], KW = wt.shape[3];
+  const int64_t OH = yt.shape[2], OW = yt.shape[3];
+  const int64_t outPerGroup = O / n.getInt("group");
+  const int64_t sh = geom->strides[0], sw = geom->strides[1];
+  const int64_t dh = geom->dilations[0], dw = geom->dilations[1];
+  const int64_t ph = geom->padsBegin[0], pw = geom->padsBegin[1];
+  const int32_t inOffset = -xt.quant.zeroPoints[0];
+  const int32_t outZp = yt.quant.zeroPoints[0];
+  // No tap in the padding: sum(w * (x + offset)) = sum(w * x) + offset *
+  // sum(w), and the second term joins the bias.
+  bool unpadded = true;
+  for (size_t i = 0; i < 2; ++i)
+    unpadded &= geom->padsBegin[i] == 0 && geom->padsEnd[i] == 0;
+  const int8_t *wdata = n.getInput(1)->getConstant().data<int8_t>();
+  int64_t taps = CG * KH * KW;
+  auto bias = foldedBias(
+      n, O,
+      [&](int64_t o) {
+        return std::accumulate(wdata + o * taps, wdata + (o + 1) * taps, int64_t(0));
+      },
+      unpadded ? inOffset : 0);
+  llvm::Value *biasTable = ir.table(bias, "int8.bias");
+  auto [multTable, shiftTable] =
+      multiplierTables(ir, multipliers(xt, wt, yt, O, false));
+
+  llvm::Type *i8 = b.getInt8Ty(), *i32 = b.getInt32Ty();
+  llvm::Value *x = args.inputs[0], *w = args.inputs[1], *y = args.outputs[0];
+  kb.nest({N, O}, [&](llvm::ArrayRef<llvm::Value *> no) {
+    llvm::Value *bn = no[0], *o = no[1];
+    llvm::Value *c0 = b.CreateMul(b.CreateUDiv(o, kb.idx(outPerGroup)), kb.idx(CG));
+    llvm::Value *biasO = kb.load(i32, biasTable, o);
+    llvm::Value *mult = kb.load(i32, multTable, o);
+    llvm::Value *shift = kb.load(i32, shiftTable, o);
+    kb.nest({OH, OW}, [&](llvm::ArrayRef<llvm::Value *> hw) {
+      llvm::Value *ih0 = b.CreateSub(b.CreateMul(hw[0], kb.idx(sh)), kb.idx(ph));
+      llvm::Value *iw0 = b.CreateSub(b.CreateMul(hw[1], kb.idx(sw)), kb.idx(pw));
+      llvm::Value *acc = sumOver(
+          kb, {CG, KH, KW}, biasO,
+          [&](llvm::ArrayRef<llvm::Value *> t, llvm::Value *acc) {
+            llvm::Value *ih = b.CreateAdd(ih0, b.CreateMul(t[1], kb.idx(dh)));
+            llvm::Value *iw = b.CreateAdd(iw0, b.CreateMul(t[2], kb.idx(dw)));
+            llvm::Value *wv = ir.widen(
+                kb.load(i8, w, kb.linear({o, t[0], t[1], t[2]}, {CG * KH * KW, KH * KW, KW, 1})));
+            if (unpadded) {
+              llvm::Value *xi = kb.linear({bn, b.CreateAdd(c0, t[0]), ih, iw},
+                                          {C * H * W, H * W, W, 1});
+              return b.CreateAdd(acc, b.CreateMul(wv, ir.widen(kb.load(i8, x, xi))));
+            }
+            // Taps in the padding add nothing; their load reads a clamped,
+            // in-bounds address.
+            llvm::Value *inside = b.CreateAnd(
+                b.CreateAnd(b.CreateICmpSGE(ih, kb.idx(0)), b.CreateICmpSLT(ih, kb.idx(H))),
+                b.CreateAnd(b.CreateICmpSGE(iw, kb.idx(0)), b.CreateICmpSLT(iw, kb.idx(W))));
+            llvm::Value *ihc = b.CreateSelect(inside, ih, kb.idx(0));
+            llvm::Value *iwc = b.CreateSelect(inside, iw, kb.idx(0));
+            llvm::Value *xi = kb.linear({bn, b.CreateAdd(c0, t[0]), ihc, iwc},
+                                        {C * H * W, H * W, W, 1});
+            llvm::Value *xv = b.CreateAdd(ir.widen(kb.load(i8, x, xi)), ir.i32(inOffset));
+            return b.CreateAdd(acc, b.CreateSelect(inside, b.CreateMul(wv, xv), ir.i32(0)));
+          });
+      llvm::Value *v = b.CreateAdd(ir.mbqm(acc, mult, shift), ir.i32(outZp));
+      kb.store(ir.clampToI8(v, range->min, range->max), y,
+               kb.linear({bn, o, hw[0], hw[1]}, {O * OH * OW, OH * OW, OW, 1}));
+    });
+  });
+  return llvm::Error::success();
+}
+
+llvm::Error emitMatMulInt8(KernelBuilder &kb, const KernelArgs &args) {
+  const Node &n = args.node;
+  IntegerIR ir(kb);
+  auto &b = kb.b;
+  const TensorType &xt = n.getInput(0)->getType(), &wt = n.getInput(1)->getType(),
+                   &yt = n.getOutput()->getType();
+  auto range = weightedInt8Range(n);
+  if (!range)
+    return range.takeError();
+  const int64_t M = xt.shape[0], K = xt.shape[1], N = wt.shape[1];
+  const int32_t inOffset = -xt.quant.zeroPoints[0];
+  const int8_t *wdata = n.getInput(1)->getConstant().data<int8_t>();
+  auto bias = foldedBias(
+      n, N,
+      [&](int64_t j) {
+        int64_t s = 0;
+        for (int64_t k = 0; k < K; ++k)
+          s += wdata[k * N + j];
+        return s;
+      },
+      inOffset);
+  llvm::Value *biasTable = ir.table(bias, "int8.bias");
+  auto [multTable, shiftTable] =
+      multiplierTables(ir, multipliers(xt, wt, yt, N, true));
+  llvm::Type *i8 = b.getInt8Ty(), *i32 = b.getInt32Ty();
+  llvm::Value *x = args.inputs[0], *w = args.inputs[1], *y = args.outputs[0];
+  kb.nest({M, N}, [&](llvm::ArrayRef<llvm::Value *> mn) {
+    llvm::Value *acc = sumOver(
+        kb, {K}, kb.load(i32, biasTable, mn[1]),
+        [&](llvm::ArrayRef<llvm::Value *> k, llvm::Value *acc) {
+          llvm::Value *xv = ir.widen(kb.load(i8, x, kb.linear({mn[0], k[0]}, {K, 1})));
+          llvm::Value *wv = ir.widen(kb.load(i8, w, kb.linear({k[0], mn[1]}, {N, 1})));
+          return b.CreateAdd(acc, b.CreateMul(xv, wv));
+        });
+    llvm::Value *v = b.CreateAdd(
+        ir.mbqm(acc, kb.load(i32, multTable, mn[1]), kb.load(i32, shiftTable, mn[1])),
+        ir.i32(yt.quant.zeroPoints[0]));
+    kb.store(ir.clampToI8(v, range->min, range->max), y,
+             kb.linear({mn[0], mn[1]}, {N, 1}));
+  });
+  return llvm::Error::success();
+}
+
+llvm::Error emitAveragePoolInt8(KernelBuilder &kb, const KernelArgs &args) {
+  const Node &n = args.node;
+  IntegerIR ir(kb);
+  auto &b = kb.b;
+  const TensorType &xt = n.getInput(0)->getType(), &yt = n.getOutput()->getType();
+  if (xt.rank() != 4)
+    return nodeError(n, "int8 AveragePool is 2-D (N x C x H x W), got " + xt.str());
+  auto geom = resolveConvGeometry(n, llvm::ArrayRef(xt.shape).drop_front(2),
+                                  n.getInts("kernel_shape"));
+  if (!geom)
+    return geom.takeError();
+  const int64_t P = xt.shape[0] * xt.shape[1], H = xt.shape[2], W = xt.shape[3];
+  const int64_t OH = yt.shape[2], OW = yt.shape[3];
+  llvm::Type *i8 = b.getInt8Ty();
+  llvm::Value *x = args.inputs[0], *y = args.outputs[0];
+  kb.nest({P, OH, OW}, [&](llvm::ArrayRef<llvm::Value *> p) {
+    llvm::Value *ih0 = b.CreateSub(b.CreateMul(p[1], kb.idx(geom->strides[0])),
+                                   kb.idx(geom->padsBegin[0]));
+    llvm::Value *iw0 = b.CreateSub(b.CreateMul(p[2], kb.idx(geom->strides[1])),
+                                   kb.idx(geom->padsBegin[1]));
+    // The sum of the taps inside the input, and their count.
+    Values sc = carryOver(
+        kb, {geom->kernel[0], geom->kernel[1]}, {ir.i32(0), ir.i32(0)},
+        [&](llvm::ArrayRef<llvm::Value *> k, llvm::ArrayRef<llvm::Value *> c) {
+          llvm::Value *ih = b.CreateAdd(ih0, k[0]), *iw = b.CreateAdd(iw0, k[1]);
+          llvm::Value *inside = b.CreateAnd(
+              b.CreateAnd(b.CreateICmpSGE(ih, kb.idx(0)), b.CreateICmpSLT(ih, kb.idx(H))),
+              b.CreateAnd(b.CreateICmpSGE(iw, kb.idx(0)), b.CreateICmpSLT(iw, kb.idx(W))));
+          llvm::Value *xi = kb.linear({p[0], b.CreateSelect(inside, ih, kb.idx(0)),
+                                       b.CreateSelect(inside, iw, kb.idx(0))},
+                                      {H * W, W, 1});
+          llvm::Value *xv = ir.widen(kb.load(i8, x, xi));
+          return Values{b.CreateAdd(c[0], b.CreateSelect(inside, xv, ir.i32(0))),
+                        b.CreateAdd(c[1], b.CreateZExt(inside, b.getInt32Ty()))};
+        });
+    // averagePoolRound: ties away from zero, C++'s truncating division.
+    llvm::Value *sum = sc[0], *count = sc[1];
+    llvm::Value *half = b.CreateSDiv(count, ir.i32(2));
+    llvm::Value *num = b.CreateSelect(b.CreateICmpSGT(sum, ir.i32(0)),
+                                      b.CreateAdd(sum, half), b.CreateSub(sum, half));
+    llvm::Value *safe = b.CreateSelect(b.CreateICmpEQ(count, ir.i32(0)), ir.i32(1), count);
+    llvm::Value *avg = b.CreateSelect(b.CreateICmpEQ(count, ir.i32(0)), ir.i32(0),
+                                      b.CreateSDiv(num, safe));
+    kb.store(ir.clampToI8(avg, -128, 127), y,
+             kb.linear({p[0], p[1], p[2]}, {OH * OW, OW, 1}));
+  });
+  return llvm::Error::success();
+}
+
+/// Add, Sub, Mul with numpy broadcasting.
+llvm::Error emitBinaryInt8(KernelBuilder &kb, const KernelArgs &args) {
+  const Node &n = args.node;
+  IntegerIR ir(kb);
+  auto &b = kb.b;
+  const TensorType &at = n.getInput(0)->getType(), &bt = n.getInput(1)->getType(),
+                   &yt = n.getOutput()->getType();
+  auto p = prepareBinaryInt8(n);
+  if (!p)
+    return p.takeError();
+  const tfl::AddParams &add = p->add;
+  const tfl::MulParams &mul = p->mul;
+  Shape aStrides = broadcastStrides(at.shape, yt.shape);
+  Shape bStrides = broadcastStrides(bt.shape, yt.shape);
+  Shape yStrides(yt.rank(), 1);
+  for (int64_t d = int64_t(yt.rank()) - 2; d >= 0; --d)
+    yStrides[d] = yStrides[d + 1] * yt.shape[d + 1];
+  llvm::Type *i8 = b.getInt8Ty();
+  kb.nest(yt.shape, [&](llvm::ArrayRef<llvm::Value *> ivs) {
+    llvm::Value *av = ir.widen(kb.load(i8, args.inputs[0], kb.linear(ivs, aStrides)));
+    llvm::Value *bv = ir.widen(kb.load(i8, args.inputs[1], kb.linear(ivs, bStrides)));
+    llvm::Value *out;
+    if (p->isMul) {
+      llvm::Value *prod = b.CreateMul(b.CreateSub(av, ir.i32(mul.input1ZeroPoint)),
+                                      b.CreateSub(bv, ir.i32(mul.input2ZeroPoint)));
+      out = b.CreateAdd(ir.i32(mul.outputZeroPoint), ir.mbqm(prod, mul.output));
+    } else {
+      llvm::Value *s1 = b.CreateShl(b.CreateAdd(av, ir.i32(add.input1Offset)), ir.i32(add.leftShift));
+      llvm::Value *s2 = b.CreateShl(b.CreateAdd(bv, ir.i32(add.input2Offset)), ir.i32(add.leftShift));
+      llvm::Value *x1 = ir.mbqm(s1, add.input1), *x2 = ir.mbqm(s2, add.input2);
+      llvm::Value *raw = add.subtract ? b.CreateSub(x1, x2) : b.CreateAdd(x1, x2);
+      out = b.CreateAdd(ir.mbqm(raw, add.output), ir.i32(add.outputOffset));
+    }
+    kb.store(ir.clampToI8(out, p->range.min, p->range.max), args.outputs[0],
+             kb.linear(ivs, yStrides));
+  });
+  return llvm::Error::success();
+}
+
+llvm::Error emitMeanInt8(KernelBuilder &kb, const KernelArgs &args) {
+  const Node &n = args.node;
+  IntegerIR ir(kb);
+  auto &b = kb.b;
+  const TensorType &xt = n.getInput(0)->getType(), &yt = n.getOutput()->getType();
+  llvm::SmallVector<bool, 6> reduced(xt.rank(), !n.hasAttr("axes") ||
+                                                    n.getInts("axes").empty());
+  if (n.hasAttr("axes"))
+    for (int64_t a : n.getInts("axes"))
+      reduced[*normalizeAxis(a, xt.rank())] = true;
+  Shape xStrides(xt.rank(), 1);
+  for (int64_t d = int64_t(xt.rank()) - 2; d >= 0; --d)
+    xStrides[d] = xStrides[d + 1] * xt.shape[d + 1];
+  Shape keptExtents, keptStrides, redExtents, redStrides;
+  int64_t count = 1;
+  for (size_t d = 0; d < xt.rank(); ++d) {
+    (reduced[d] ? redExtents : keptExtents).push_back(xt.shape[d]);
+    (reduced[d] ? redStrides : keptStrides).push_back(xStrides[d]);
+    if (reduced[d])
+      count *= xt.shape[d];
+  }
+  tfl::MeanParams p = tfl::prepareMeanInt8(xt.quant.scales[0], xt.quant.zeroPoints[0],
+                                           yt.quant.scales[0], yt.quant.zeroPoints[0],
+                                           count);
+  Shape outStrides(keptExtents.size(), 1);
+  for (int64_t d = int64_t(keptExtents.size()) - 2; d >= 0; --d)
+    outStrides[d] = outStrides[d + 1] * keptExtents[d + 1];
+  llvm::Type *i8 = b.getInt8Ty();
+  kb.nest(keptExtents, [&](llvm::ArrayRef<llvm::Value *> kept) {
+    llvm::Value *base = kb.linear(kept, keptStrides);
+    llvm::Value *sum = sumOver(kb, redExtents, ir.i32(0),
+                               [&](llvm::ArrayRef<llvm::Value *> r, llvm::Value *acc) {
+                                 return b.CreateAdd(acc, ir.widen(kb.load(
+                                     i8, args.inputs[0], kb.linear(r, redStrides, base))));
+                               });
+    llvm::Value *v;
+    if (p.count <= 0)
+      v = ir.i32(0);
+    else if (p.sameQuantization)
+      v = b.CreateTrunc(b.CreateSDiv(sum, ir.i32(p.count)), i8);
+    else
+      v = ir.clampToI8(
+          b.CreateAdd(ir.mbqm(b.CreateSub(sum, ir.i32(p.inputZeroPoint * p.count)),
+                              p.multiplier),
+                      ir.i32(p.outputZeroPoint)),
+          -128, 127);
+    if (v->getType() != i8)
+      v = b.CreateTrunc(v, i8);
+    kb.store(v, args.outputs[0], kb.linear(kept, outStrides));
+  });
+  return llvm::Error::success();
+}
+
+/// Softmax along the last axis. exp of a row's differences x - max, which
+/// are int8 differences, is a 256-entry table computed at compile time by
+/// the interpreter's own function; the reciprocal of the row's sum runs in
+/// the code, as in TFLM.
+llvm::Error emitSoftmaxInt8(KernelBuilder &kb, const KernelArgs &args) {
+  const Node &n = args.node;
+  IntegerIR ir(kb);
+  auto &b = kb.b;
+  const TensorType &xt = n.getInput(0)->getType();
+  float beta = n.hasAttr(kSoftmaxBetaAttr) ? n.getFloat(kSoftmaxBetaAttr) : 1.0f;
+  tfl::SoftmaxParams p = tfl::prepareSoftmaxInt8(beta, xt.quant.scales[0]);
+  constexpr int kAccumulationIntegerBits = 12;
+  std::vector<int32_t> expTable(256), sumTable(256);
+  for (int32_t d = 0; d < 256; ++d) {
+    bool used = -d >= p.diffMin;
+    int32_t e = used ? tfl::softmaxExpOfDiff(p, -d) : 0;
+    expTable[d] = e;
+    sumTable[d] = used ? tfl::roundingDivideByPOT(e, kAccumulationIntegerBits) : 0;
+  }
+  llvm::Value *expT = ir.table(expTable, "int8.softmax.exp");
+  llvm::Value *sumT = ir.table(sumTable, "int8.softmax.sum");
+  int64_t depth = xt.shape.empty() ? 1 : xt.shape.back();
+  int64_t rows = depth ? xt.numElements() / depth : 0;
+  llvm::Type *i8 = b.getInt8Ty(), *i32 = b.getInt32Ty();
+  llvm::Value *x = args.inputs[0], *y = args.outputs[0];
+  kb.loop(rows, [&](llvm::Value *row) {
+    llvm::Value *base = b.CreateMul(row, kb.idx(depth));
+    llvm::Value *max = kb.loopCarried(depth, {ir.i32(-128)},
+                                      [&](llvm::Value *c, llvm::ArrayRef<llvm::Value *> m) {
+                                        llvm::Value *v = ir.widen(kb.load(
+                                            i8, x, b.CreateAdd(base, c)));
+                                        return llvm::SmallVector<llvm::Value *, 32>{
+                                            b.CreateSelect(b.CreateICmpSGT(v, m[0]), v, m[0])};
+                                      })[0];
+    // The table index of element c: max - x in [0, 255].
+    auto diffIndex = [&](llvm::Value *c) {
+      llvm::Value *v = ir.widen(kb.load(i8, x, b.CreateAdd(base, c)));
+      return b.CreateZExtOrTrunc(b.CreateSub(max, v), kb.idxTy);
+    };
+    llvm::Value *sum = kb.loopCarried(depth, {ir.i32(0)},
+                                      [&](llvm::Value *c, llvm::ArrayRef<llvm::Value *> s) {
+                                        return llvm::SmallVector<llvm::Value *, 32>{b.CreateAdd(
+                                            s[0], kb.load(i32, sumT, diffIndex(c)))};
+                                      })[0];
+    // GetReciprocal: headroom, the sum shifted to [1, 2) minus one, 1/(1+x).
+    llvm::Value *headroom = b.CreateIntrinsic(llvm::Intrinsic::ctlz, {i32},
+                                              {sum, b.getFalse()});
+    llvm::Value *bitsOverUnit = b.CreateSub(ir.i32(kAccumulationIntegerBits), headroom);
+    llvm::Value *shifted = b.CreateSelect(b.CreateICmpUGE(headroom, ir.i32(32)), ir.i32(0),
+                                          b.CreateShl(sum, headroom));
+    llvm::Value *scale = ir.oneOverOnePlusX(b.CreateSub(shifted, ir.i32(INT32_MIN)));
+    llvm::Value *exponent = b.CreateAdd(bitsOverUnit, ir.i32(31 - 8));
+    llvm::Value *valid = b.CreateICmpSLE(exponent, ir.i32(31));
+    llvm::Value *safeExp = b.CreateSelect(valid, exponent, ir.i32(0));
+    kb.loop(depth, [&](llvm::Value *c) {
+      llvm::Value *e = kb.load(i32, expT, diffIndex(c));
+      llvm::Value *unsat = ir.rdbpot(ir.srdhm(scale, e), safeExp);
+      llvm::Value *out = ir.clampToI8(b.CreateSub(unsat, ir.i32(128)), -128, 127);
+      kb.store(b.CreateSelect(valid, out, b.getInt8(-128)), y, b.CreateAdd(base, c));
+    });
+  });
+  return llvm::Error::success();
+}
+
+} // namespace
+
+KernelEmitter findInt8KernelEmitter(OpKind kind) {
+  switch (getOpDef(kind).kernel) {
+  case KernelFamily::Conv: return emitConvInt8;
+  case KernelFamily::MatMul: return emitMatMulInt8;
+  case KernelFamily::Pool: return kind == OpKind::AveragePool ? emitAveragePoolInt8 : nullptr;
+  case KernelFamily::Elementwise:
+    return kind == OpKind::Add || kind == OpKind::Sub || kind == OpKind::Mul
+               ? emitBinaryInt8
+               : nullptr;
+  case KernelFamily::Reduce: return kind == OpKind::ReduceMean ? emitMeanInt8 : nullptr;
+  case KernelFamily::Softmax: return kind == OpKind::Softmax ? emitSoftmaxInt8 : nullptr;
+  default: return nullptr;
+  }
+}
+
+} // namespace codegen
+} // namespace kiln

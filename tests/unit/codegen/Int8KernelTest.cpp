@@ -1,0 +1,203 @@
+//===- Int8KernelTest.cpp - int8 kernels bit for bit with the interpreter -===//
+//
+// Every int8 kernel family against the reference interpreter (TFLite
+// Micro's integer semantics) with zero tolerance, on full-range int8 inputs
+// and the edge cases of the arithmetic: zero points at -128 and 127,
+// saturating outputs, negative and positive shifts, per-channel scales 1000x
+// apart, and 1x1, 3x3, strided, padded, dilated and grouped windows.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/ops/ActivationOps.h"
+#include "compiler/ops/QuantizedTypes.h"
+#include "tests/unit/codegen/KernelTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace kiln {
+namespace {
+
+using namespace test;
+
+TensorType q8(llvm::ArrayRef<int64_t> shape, float scale, int32_t zp) {
+  TensorType t(DType::I8, shape);
+  t.quant.scales = {scale};
+  t.quant.zeroPoints = {zp};
+  return t;
+}
+
+Attr quantAttr(float scale, int32_t zp) {
+  QuantParams q;
+  q.scales = {scale};
+  q.zeroPoints = {zp};
+  return Attr::ofQuant(q);
+}
+
+/// Symmetric int8 weights in [-127, 127], per channel along `axis` with
+/// scales spread geometrically over `spread` (or per tensor for spread 0).
+Value *int8Weights(Graph &g, llvm::StringRef name, llvm::ArrayRef<int64_t> shape,
+                   int axis, float spread, uint64_t seed) {
+  TensorType t(DType::I8, shape);
+  int64_t channels = spread > 0 ? shape[axis] : 1;
+  for (int64_t c = 0; c < channels; ++c) {
+    float f = channels > 1 ? float(c) / float(channels - 1) : 0;
+    t.quant.scales.push_back(0.002f * std::pow(spread > 0 ? spread : 1, f));
+    t.quant.zeroPoints.push_back(0);
+  }
+  if (channels > 1)
+    t.quant.axis = axis;
+  Tensor data(t);
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> dist(-127, 127);
+  for (int64_t i = 0; i < data.numElements(); ++i)
+    data.data<int8_t>()[i] = int8_t(dist(rng));
+  return g.addConstant(name, std::move(data));
+}
+
+Value *int32Bias(Graph &g, llvm::StringRef name, int64_t n, uint64_t seed) {
+  Tensor data(TensorType(DType::I32, {n}));
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int32_t> dist(-20000, 20000);
+  for (int64_t i = 0; i < n; ++i)
+    data.data<int32_t>()[i] = dist(rng);
+  return g.addConstant(name, std::move(data));
+}
+
+/// Full-range int8 inputs for every graph input.
+JitCheck exact(const Graph &g, uint64_t seed = 7) {
+  JitCheck check;
+  check.rtol = 0;
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> dist(-128, 127);
+  for (const Value *v : g.getInputs()) {
+    Tensor t(v->getType());
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      t.data<int8_t>()[i] = int8_t(dist(rng));
+    check.inputs.push_back(std::move(t));
+  }
+  return check;
+}
+
+::testing::AssertionResult compiledEqualsInterpreter(const GraphBuilder &build) {
+  auto g = buildGraph(build);
+  return jitMatchesInterpreter(build, exact(*g));
+}
+
+struct ConvCase {
+  const char *name;
+  Shape x, w;
+  int64_t group;
+  AttrMap window;
+  int32_t inZp, outZp;
+  float outScale, spread;
+  Activation act;
+};
+
+void PrintTo(const ConvCase &c, std::ostream *os) { *os << c.name; }
+
+class Int8Conv : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(Int8Conv, CompiledEqualsInterpreter) {
+  const ConvCase &c = GetParam();
+  EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+    Value *x = g.addInput("x", q8(c.x, 0.05f, c.inZp));
+    AttrMap attrs = c.window;
+    attrs.emplace("group", Attr::ofInt(c.group));
+    attrs.emplace(kQuantAttr, quantAttr(c.outScale, c.outZp));
+    attrs.emplace(kActivationAttr, Attr::ofActivation(c.act));
+    Node *n = addNode(g, OpKind::Conv, "conv",
+                      {x, int8Weights(g, "w", c.w, 0, c.spread, 3),
+                       int32Bias(g, "b", c.w[0], 4)},
+                      attrs);
+    g.addOutput("y", n->getOutput());
+  }));
+}
+
+const Activation kNone;
+const Activation kRelu = *Activation::make(ActivationKind::Relu);
+const Activation kRelu6 = *Activation::make(ActivationKind::Clip, {0, 6});
+
+INSTANTIATE_TEST_SUITE_P(
+    Windows, Int8Conv,
+    ::testing::Values(
+        ConvCase{"K3Pad1", {1, 3, 7, 6}, {4, 3, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -128, 5, 0.1f, 1000, kRelu},
+        ConvCase{"K1Unpadded", {1, 8, 5, 5}, {6, 8, 1, 1}, 1, {}, 127, -128, 0.2f, 1000,
+                 kNone},
+        ConvCase{"StridedDilatedPadded", {1, 2, 11, 9}, {3, 2, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({2, 1, 0, 2})},
+                  {"strides", Attr::ofInts({2, 2})},
+                  {"dilations", Attr::ofInts({2, 1})}},
+                 0, 127, 0.5f, 10, kRelu6},
+        ConvCase{"Depthwise", {1, 4, 6, 6}, {8, 1, 3, 3}, 4,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -3, -128, 0.05f, 1000, kRelu},
+        ConvCase{"Saturating", {1, 3, 5, 5}, {2, 3, 3, 3}, 1, {}, 17, 0, 0.0001f, 0, kNone},
+        ConvCase{"NegativeShift", {1, 3, 5, 5}, {2, 3, 1, 1}, 1, {}, -128, 0, 50.0f, 0,
+                 kNone}),
+    [](const auto &info) { return std::string(info.param.name); });
+
+TEST(Int8Kernels, FullyConnectedPerTensorAndPerChannel) {
+  for (float spread : {0.0f, 1000.0f})
+    EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+      Value *x = g.addInput("x", q8({3, 40}, 0.1f, 127));
+      Node *n = addNode(g, OpKind::MatMul, "fc",
+                        {x, int8Weights(g, "w", {40, 7}, 1, spread, 5),
+                         int32Bias(g, "b", 7, 6)},
+                        {{kQuantAttr.str(), quantAttr(0.3f, -20)},
+                         {kActivationAttr.str(), Attr::ofActivation(kRelu)}});
+      g.addOutput("y", n->getOutput());
+    })) << spread;
+}
+
+TEST(Int8Kernels, AddSubMulBroadcastAndRescale) {
+  for (OpKind kind : {OpKind::Add, OpKind::Sub, OpKind::Mul})
+    for (float outScale : {0.01f, 3.0f})
+      EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+        Value *a = g.addInput("a", q8({1, 3, 4, 5}, 0.07f, -128));
+        Value *b = g.addInput("b", q8({1, 3, 1, 5}, 0.5f, 127));
+        Node *n = addNode(g, kind, "op", {a, b},
+                          {{kQuantAttr.str(), quantAttr(outScale, 3)},
+                           {kActivationAttr.str(), Attr::ofActivation(kRelu)}});
+        g.addOutput("y", n->getOutput());
+      })) << getOpDef(kind).name << " " << outScale;
+}
+
+TEST(Int8Kernels, AveragePoolInsideTheInputOnly) {
+  EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+    Value *x = g.addInput("x", q8({1, 3, 7, 6}, 0.1f, -5));
+    Node *n = addNode(g, OpKind::AveragePool, "pool", {x},
+                      {{"kernel_shape", Attr::ofInts({3, 3})},
+                       {"strides", Attr::ofInts({2, 2})},
+                       {"pads", Attr::ofInts({1, 1, 1, 1})}});
+    g.addOutput("y", n->getOutput());
+  }));
+}
+
+TEST(Int8Kernels, MeanSameAndRequantized) {
+  for (float outScale : {0.1f, 0.03f})
+    EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+      Value *x = g.addInput("x", q8({1, 4, 5, 3}, 0.1f, 7));
+      Node *n = addNode(g, OpKind::ReduceMean, "mean", {x},
+                        {{"axes", Attr::ofInts({2, 3})},
+                         {"keepdims", Attr::ofInt(0)},
+                         {kQuantAttr.str(), quantAttr(outScale, 7)}});
+      g.addOutput("y", n->getOutput());
+    })) << outScale;
+}
+
+TEST(Int8Kernels, SoftmaxOverScalesAndBeta) {
+  for (float scale : {0.01f, 0.1f, 1.0f})
+    for (float beta : {1.0f, 0.5f})
+      EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+        Value *x = g.addInput("x", q8({3, 37}, scale, 10));
+        AttrMap attrs{{"axis", Attr::ofInt(-1)}};
+        if (beta != 1.0f)
+          attrs.emplace(kSoftmaxBetaAttr, Attr::ofFloat(beta));
+        Node *n = addNode(g, OpKind::Softmax, "softmax", {x}, attrs);
+        g.addOutput("y", n->getOutput());
+      })) << scale << " " << beta;
+}
+
+} // namespace
+} // namespace kiln
