@@ -91,6 +91,10 @@ enum OpTrait : unsigned {
   /// carries input 0's (per-tensor) quantization, as TFLite requires of
   /// RESHAPE, TRANSPOSE, PAD, MAX_POOL_2D and the like.
   kQuantPreservingTrait = 1 << 3,
+  /// Its int8 form has an integer kernel of its own (TFLite's arithmetic),
+  /// chosen as the Int8 strategy; other ops on int8 move bytes, which any
+  /// dtype's kernel does.
+  kInt8KernelTrait = 1 << 4,
 };
 
 struct OpDef {

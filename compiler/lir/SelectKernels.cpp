@@ -2,6 +2,7 @@
 
 #include "compiler/lir/SelectKernels.h"
 #include "compiler/lir/Winograd.h"
+#include "compiler/ops/QuantizedTypes.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -102,17 +103,13 @@ KernelStrategy convStrategy(const Node &conv, Packing weights) {
 KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
   KernelSelection sel;
   for (const Node *n : g.getNodes()) {
-    // An op over quantized int8 tensors computes TFLite's integer
-    // semantics (MaxPool compares raw values: its float kernel serves).
-    if (n->getNumInputs() && n->getInput(0) && !n->is(OpKind::MaxPool) &&
-        n->getInput(0)->getType().dtype == DType::I8 &&
-        n->getInput(0)->getType().quant.isQuantized() &&
-        getOpDef(n->getKind()).isPrimitive() &&
-        getOpDef(n->getKind()).kernel != KernelFamily::View &&
-        getOpDef(n->getKind()).kernel != KernelFamily::Transpose &&
-        getOpDef(n->getKind()).kernel != KernelFamily::Concat &&
-        getOpDef(n->getKind()).kernel != KernelFamily::Pad &&
-        getOpDef(n->getKind()).kernel != KernelFamily::Slice) {
+    // An op with an integer kernel computes TFLite's integer semantics when
+    // it takes or makes quantized int8 tensors; the other ops on int8 only
+    // move bytes, which their kernels for any dtype do.
+    auto quantizedInt8 = [](const Value *v) { return v && isQuantizedInt8(v->getType()); };
+    if (n->getDef().hasTrait(kInt8KernelTrait) &&
+        ((n->getNumInputs() && quantizedInt8(n->getInput(0))) ||
+         quantizedInt8(n->getOutput()))) {
       sel.strategies[n] = KernelStrategy::int8();
       continue;
     }

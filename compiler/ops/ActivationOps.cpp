@@ -3,15 +3,18 @@
 // One OpDef per KILN_ACTIVATION record: its attributes are the record's
 // parameters, its type rule its dtypes, and its reference semantics the
 // record's formula in double (ActivationFormula.h). Integer inputs, which
-// Relu, Clip, Abs, Neg, Sign and Shrink take, are computed exactly in int64.
+// Relu, Clip, Abs, Neg, Sign and Shrink take, are computed exactly in int64;
+// quantized int8 ones as TFLite does (Int8Activation.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/ops/ActivationOps.h"
 
 #include "compiler/ops/ActivationFormula.h"
 #include "compiler/ops/ElementwiseEval.h"
+#include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/QuantizedTypes.h"
 
 namespace kiln {
 namespace {
@@ -47,14 +50,13 @@ llvm::ArrayRef<DType> allowedDTypes(ActivationDTypes d) {
 }
 
 llvm::Expected<TypeList> inferActivation(const Node &n) {
-  if (llvm::Error e =
-          expectDType(n, 0, allowedDTypes(findActivationOp(n.getKind())->dtypes)))
-    return e;
   // A quantized tensor's activation is TFLite's requantizing one, not the
   // formula on raw integers.
   if (inputType(n, 0).quant.isQuantized())
-    return nodeError(n, "int8 (quantized) input " + inputType(n, 0).str() +
-                            " is not supported yet");
+    return inferActivationInt8(n);
+  if (llvm::Error e =
+          expectDType(n, 0, allowedDTypes(findActivationOp(n.getKind())->dtypes)))
+    return e;
   return TypeList{TensorType(inputType(n, 0).dtype, inputType(n, 0).shape)};
 }
 
@@ -77,8 +79,10 @@ int64_t evalIntegerActivation(const Activation &a, int64_t x) {
 
 llvm::Error evalActivation(const Node &n, llvm::ArrayRef<const Tensor *> in,
                            llvm::MutableArrayRef<Tensor> out) {
-  Activation a = *activationOf(n);
   const Tensor &x = *in[0];
+  if (x.getType().quant.isQuantized())
+    return evalActivationInt8(n, in, out);
+  Activation a = *activationOf(n);
   Tensor &y = out[0];
   int64_t count = y.numElements();
   if (y.getDType() == DType::F32) {
@@ -143,8 +147,12 @@ void registerActivationOps(std::vector<OpDef> &defs) {
     std::vector<AttrSpec> attrs;
     for (const ActivationParam &p : activationParams(a.kind))
       attrs.push_back({p.name, AttrKind::Float, Attr::ofFloat(p.defaultValue)});
+    if (hasInt8Form(a.kind))
+      attrs.push_back(quantAttrSpec());
     defs.push_back({a.op, activationName(a.kind).data(), 1, 1, 1, 1,
                     std::move(attrs), inferActivation, evalActivation});
+    if (hasInt8Form(a.kind))
+      defs.back().traits |= kInt8KernelTrait;
   }
 }
 

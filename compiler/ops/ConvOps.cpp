@@ -269,6 +269,7 @@ void registerConvOps(std::vector<OpDef> &defs) {
                   inferConv,
                   evalConv});
   defs.back().kernel = KernelFamily::Conv;
+  defs.back().traits |= kInt8KernelTrait;
 }
 
 } // namespace kiln

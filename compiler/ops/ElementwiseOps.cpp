@@ -278,6 +278,8 @@ void registerElementwiseOps(std::vector<OpDef> &defs) {
                            int8BinaryAttrs()));
   defs.push_back(binaryDef(OpKind::Mul, "Mul", evalBinary<BinOp::Mul>,
                            int8BinaryAttrs()));
+  for (OpDef &d : llvm::MutableArrayRef(defs).take_back(3))
+    d.traits |= kInt8KernelTrait;
   defs.push_back(binaryDef(OpKind::Div, "Div", evalBinary<BinOp::Div>));
   defs.push_back({OpKind::Cast,
                   "Cast",

@@ -11,6 +11,7 @@
 
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/IntegerMath.h"
+#include "compiler/ops/OpHelpers.h"
 
 namespace kiln {
 
@@ -48,6 +49,15 @@ llvm::Error evalAveragePoolInt8(const Node &n, llvm::ArrayRef<const Tensor *> in
 /// ReduceMean.
 llvm::Error evalMeanInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
                          llvm::MutableArrayRef<Tensor> out);
+/// Whether the activation record `kind` has an int8 form.
+bool hasInt8Form(ActivationKind kind);
+/// The int8 result of an activation op: its kQuantAttr, which LOGISTIC and
+/// TANH must give as TFLite fixes it (1/256, -128 and 1/128, 0).
+llvm::Expected<TypeList> inferActivationInt8(const Node &n);
+/// An activation on int8. Its quantization comes from the tensors, not the
+/// node's types, so any shape of them may be evaluated.
+llvm::Error evalActivationInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
+                               llvm::MutableArrayRef<Tensor> out);
 /// Softmax along the last axis; the result is scale 1/256, zero point -128.
 llvm::Error evalSoftmaxInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
                             llvm::MutableArrayRef<Tensor> out);

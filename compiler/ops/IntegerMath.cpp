@@ -256,6 +256,46 @@ int8_t requantizeInt8(const RequantizeParams &p, int8_t x) {
 }
 
 //===----------------------------------------------------------------------===//
+// RELU and LEAKY_RELU
+//===----------------------------------------------------------------------===//
+
+ReluParams prepareReluInt8(float inScale, int32_t inZp, float outScale,
+                           int32_t outZp, float lo, float hi) {
+  ReluParams p;
+  p.inputZeroPoint = inZp;
+  p.outputZeroPoint = outZp;
+  p.multiplier = quantizeMultiplier(static_cast<double>(inScale) /
+                                    static_cast<double>(outScale));
+  p.range.min = std::max(kInt8Min, quantizeBound(outScale, outZp, lo));
+  p.range.max = std::min(kInt8Max, quantizeBound(outScale, outZp, hi));
+  return p;
+}
+
+int8_t reluInt8(const ReluParams &p, int8_t x) {
+  return clampToInt8(p.outputZeroPoint + multiplyByQuantizedMultiplier(
+                                             x - p.inputZeroPoint, p.multiplier),
+                     p.range.min, p.range.max);
+}
+
+LeakyReluParams prepareLeakyReluInt8(float inScale, int32_t inZp,
+                                     float outScale, int32_t outZp,
+                                     float alpha) {
+  LeakyReluParams p;
+  p.inputZeroPoint = inZp;
+  p.outputZeroPoint = outZp;
+  p.alpha = quantizeMultiplier(static_cast<double>(inScale * alpha / outScale));
+  p.identity = quantizeMultiplier(static_cast<double>(inScale / outScale));
+  return p;
+}
+
+int8_t leakyReluInt8(const LeakyReluParams &p, int8_t x) {
+  const int32_t input = x - p.inputZeroPoint;
+  return clampToInt8(p.outputZeroPoint +
+                     multiplyByQuantizedMultiplier(
+                         input, input >= 0 ? p.identity : p.alpha));
+}
+
+//===----------------------------------------------------------------------===//
 // AVERAGE_POOL_2D and MEAN
 //===----------------------------------------------------------------------===//
 

@@ -97,6 +97,36 @@ ActivationRange quantizedActivationRange(FusedActivation act, float outScale,
                                          int32_t outZeroPoint);
 
 //===----------------------------------------------------------------------===//
+// RELU, RELU6, RELU_N1_TO_1 and LEAKY_RELU
+//===----------------------------------------------------------------------===//
+
+/// ReluQuantized (micro/kernels/activations_common.cc, CalculateReluOpData)
+/// with bounds [lo, hi] in real values: x - inZp rescaled by
+/// QuantizeMultiplier(double(inScale) / double(outScale)), + outZp, clamped
+/// to the bounds quantized as a fused activation's are. TFLM's RELU6 skips the
+/// rescale, assuming equal quantization, where the two agree.
+struct ReluParams {
+  int32_t inputZeroPoint = 0, outputZeroPoint = 0;
+  QuantizedMultiplier multiplier;
+  ActivationRange range;
+};
+ReluParams prepareReluInt8(float inScale, int32_t inZp, float outScale,
+                           int32_t outZp, float lo, float hi);
+int8_t reluInt8(const ReluParams &p, int8_t x);
+
+/// QuantizeLeakyRelu (reference/leaky_relu.h); Prepare (micro/kernels/
+/// leaky_relu_common.cc) takes the multipliers of float inScale * alpha /
+/// outScale and inScale / outScale.
+struct LeakyReluParams {
+  int32_t inputZeroPoint = 0, outputZeroPoint = 0;
+  QuantizedMultiplier identity, alpha;
+};
+LeakyReluParams prepareLeakyReluInt8(float inScale, int32_t inZp,
+                                     float outScale, int32_t outZp,
+                                     float alpha);
+int8_t leakyReluInt8(const LeakyReluParams &p, int8_t x);
+
+//===----------------------------------------------------------------------===//
 // ADD / SUB
 //===----------------------------------------------------------------------===//
 

@@ -236,6 +236,7 @@ void registerMatMulOps(std::vector<OpDef> &defs) {
                   inferMatMul,
                   evalMatMul});
   defs.back().kernel = KernelFamily::MatMul;
+  defs.back().traits |= kInt8KernelTrait;
 }
 
 } // namespace kiln

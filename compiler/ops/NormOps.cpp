@@ -392,6 +392,8 @@ void registerNormOps(std::vector<OpDef> &defs) {
                     inferSoftmax,
                     evalSoftmax});
     defs.back().kernel = KernelFamily::Softmax;
+    if (kind == OpKind::Softmax)
+      defs.back().traits |= kInt8KernelTrait;
   }
 }
 

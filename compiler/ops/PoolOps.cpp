@@ -216,7 +216,7 @@ void registerPoolOps(std::vector<OpDef> &defs) {
                   },
                   inferPool,
                   evalAveragePool});
-  defs.back().traits |= kQuantPreservingTrait;
+  defs.back().traits |= kQuantPreservingTrait | kInt8KernelTrait;
   defs.back().kernel = KernelFamily::Pool;
   defs.push_back({OpKind::GlobalAveragePool,
                   "GlobalAveragePool",

@@ -1,4 +1,4 @@
-//===- QuantOps.cpp - QuantizeLinear and DequantizeLinear -----------------===//
+//===- QuantOps.cpp - Quantization and dequantization ---------------------===//
 //
 // The linear (de)quantization of ONNX (opset 13): y = saturate(round(x /
 // scale) + zero_point) and y = (x - zero_point) * scale, with one scale and
@@ -6,11 +6,17 @@
 // (1-D of that axis' length). Rounding is half to even; the zero point's
 // dtype (u8 when absent) is the quantized dtype.
 //
+// TFLite's QUANTIZE and DEQUANTIZE (kiln.Quantize, kiln.Dequantize) take
+// their parameters from the tensor types instead and round half away from
+// zero (IntegerMath.h).
+//
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/IntegerMath.h"
 #include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/QuantizedTypes.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -114,6 +120,64 @@ llvm::Error evalDequantize(const Node &n, llvm::ArrayRef<const Tensor *> in,
   return llvm::Error::success();
 }
 
+llvm::Expected<TypeList> inferTensorQuantize(const Node &n) {
+  const TensorType &x = inputType(n, 0);
+  if (x.dtype != DType::F32)
+    if (llvm::Error e = expectQuantizedInt8(n, 0))
+      return e;
+  auto t = quantizedResult(n, x.shape);
+  if (!t)
+    return t.takeError();
+  return TypeList{*t};
+}
+
+/// Reads the quantization from the tensors, so that the code generator can
+/// tabulate an int8 input over its 256 values.
+llvm::Error evalTensorQuantize(const Node &, llvm::ArrayRef<const Tensor *> in,
+                               llvm::MutableArrayRef<Tensor> out) {
+  const Tensor &x = *in[0];
+  const QuantParams &qy = out[0].getType().quant;
+  int8_t *ys = out[0].data<int8_t>();
+  if (x.getDType() == DType::F32) {
+    for (int64_t i = 0, e = x.numElements(); i < e; ++i)
+      ys[i] = tfl::quantizeToInt8(x.data<float>()[i], qy.scales[0], qy.zeroPoints[0]);
+    return llvm::Error::success();
+  }
+  const QuantParams &qx = x.getType().quant;
+  auto p = tfl::prepareRequantize(qx.scales[0], qx.zeroPoints[0], qy.scales[0],
+                                  qy.zeroPoints[0]);
+  for (int64_t i = 0, e = x.numElements(); i < e; ++i)
+    ys[i] = tfl::requantizeInt8(p, x.data<int8_t>()[i]);
+  return llvm::Error::success();
+}
+
+llvm::Expected<TypeList> inferTensorDequantize(const Node &n) {
+  const TensorType &x = inputType(n, 0);
+  if (x.dtype != DType::I8 || !x.quant.isQuantized())
+    return nodeError(n, "input 0 must be quantized int8, got " + x.str());
+  return TypeList{TensorType(DType::F32, x.shape)};
+}
+
+/// Per tensor or per channel (a constant's, folded before codegen).
+llvm::Error evalTensorDequantize(const Node &, llvm::ArrayRef<const Tensor *> in,
+                                 llvm::MutableArrayRef<Tensor> out) {
+  const Tensor &x = *in[0];
+  const QuantParams &q = x.getType().quant;
+  llvm::ArrayRef<int64_t> shape = x.getShape();
+  int64_t inner = 1, channels = 1;
+  if (q.isPerChannel()) {
+    channels = shape[q.axis];
+    for (size_t d = q.axis + 1; d < shape.size(); ++d)
+      inner *= shape[d];
+  }
+  for (int64_t i = 0, e = x.numElements(); i < e; ++i) {
+    int64_t c = (i / inner) % channels;
+    out[0].data<float>()[i] =
+        tfl::dequantizeInt8(x.data<int8_t>()[i], q.scales[c], q.zeroPoints[c]);
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 void registerQuantOps(std::vector<OpDef> &defs) {
@@ -135,6 +199,12 @@ void registerQuantOps(std::vector<OpDef> &defs) {
                   {{"axis", AttrKind::Int, Attr::ofInt(1)}},
                   inferDequantize,
                   evalDequantize});
+  defs.push_back({OpKind::Quantize, "kiln.Quantize", 1, 1, 1, 1, {quantAttrSpec()},
+                  inferTensorQuantize, evalTensorQuantize});
+  defs.back().traits |= kInt8KernelTrait;
+  defs.push_back({OpKind::Dequantize, "kiln.Dequantize", 1, 1, 1, 1, {},
+                  inferTensorDequantize, evalTensorDequantize});
+  defs.back().traits |= kInt8KernelTrait;
 }
 
 } // namespace kiln

@@ -225,6 +225,7 @@ OpDef argDef(OpKind kind, const char *name) {
 void registerReduceOps(std::vector<OpDef> &defs) {
   defs.push_back(reduceDef(OpKind::ReduceSum, "ReduceSum"));
   defs.push_back(reduceDef(OpKind::ReduceMean, "ReduceMean"));
+  defs.back().traits |= kInt8KernelTrait;
   defs.push_back(reduceDef(OpKind::ReduceMax, "ReduceMax"));
   defs.push_back(reduceDef(OpKind::ReduceMin, "ReduceMin"));
   defs.push_back(reduceDef(OpKind::ReduceProd, "ReduceProd"));

@@ -66,7 +66,9 @@ public:
       if (!m)
         continue;
       Value *in = m->in;
-      if (!in->isResult())
+      // An int8 activation requantizes to its own result parameters; the
+      // int8 producer's fused clamp cannot stand in for it.
+      if (!in->isResult() || in->getType().quant.isQuantized())
         continue;
       Node *p = in->getProducer();
       if (!p->is(OpKind::Conv) && !p->is(OpKind::MatMul))

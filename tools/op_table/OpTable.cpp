@@ -46,6 +46,7 @@ std::string traits(const OpDef &d) {
   add(kReductionTrait, "reduction");
   add(kActivationTrait, "activation");
   add(kQuantPreservingTrait, "quant-preserving");
+  add(kInt8KernelTrait, "int8-kernel");
   return s;
 }
 

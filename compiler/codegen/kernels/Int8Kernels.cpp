@@ -441,6 +441,59 @@ llvm::Error emitSoftmaxInt8(KernelBuilder &kb, const KernelArgs &args) {
   return llvm::Error::success();
 }
 
+/// A unary op on int8 (an activation, a requantization, a dequantization):
+/// a table of its 256 results, made by the op's own reference evaluator, so
+/// exact by construction, and one load per element.
+llvm::Error emitInt8Table(KernelBuilder &kb, const KernelArgs &args) {
+  const Node &n = args.node;
+  TensorType domainType = n.getInput(0)->getType();
+  domainType.shape = {256};
+  Tensor domain(domainType);
+  for (int v = -128; v < 128; ++v)
+    domain.data<int8_t>()[v + 128] = int8_t(v);
+  TensorType resultType = n.getOutput()->getType();
+  resultType.shape = {256};
+  llvm::SmallVector<Tensor, 1> result;
+  result.emplace_back(resultType);
+  const Tensor *in[] = {&domain};
+  if (llvm::Error e = n.getDef().eval(n, llvm::ArrayRef<const Tensor *>(in), result))
+    return e;
+  IntegerIR ir(kb);
+  auto &b = kb.b;
+  llvm::Value *lut = ir.table(result[0], "int8.lut");
+  llvm::Type *elementTy = resultType.dtype == DType::F32 ? b.getFloatTy() : b.getInt8Ty();
+  forEachIndex(kb, n.getOutput()->getType().numElements(), [&](llvm::Value *i) {
+    llvm::Value *x = kb.load(b.getInt8Ty(), args.inputs[0], i);
+    llvm::Value *k = b.CreateAdd(b.CreateSExt(x, kb.idxTy), kb.idx(128));
+    kb.store(kb.load(elementTy, lut, k), args.outputs[0], i);
+  });
+  return llvm::Error::success();
+}
+
+/// QUANTIZE: from f32, AffineQuantize (round half away from zero, NaN to the
+/// zero point); from int8, a requantization table.
+llvm::Error emitQuantizeInt8(KernelBuilder &kb, const KernelArgs &args) {
+  const Node &n = args.node;
+  if (n.getInput(0)->getType().dtype != DType::F32)
+    return emitInt8Table(kb, args);
+  const QuantParams &q = n.getOutput()->getType().quant;
+  auto &b = kb.b;
+  llvm::Type *f32 = b.getFloatTy();
+  llvm::Value *zp = llvm::ConstantFP::get(f32, float(q.zeroPoints[0]));
+  forEachIndex(kb, n.getOutput()->getType().numElements(), [&](llvm::Value *i) {
+    llvm::Value *x = kb.load(f32, args.inputs[0], i);
+    llvm::Value *rounded = b.CreateUnaryIntrinsic(
+        llvm::Intrinsic::round, b.CreateFDiv(x, llvm::ConstantFP::get(f32, q.scales[0])));
+    // rounded + zp is exact in f32 wherever the clamp does not decide.
+    llvm::Value *v = b.CreateFAdd(rounded, zp);
+    v = b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, v, llvm::ConstantFP::get(f32, -128.0));
+    v = b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, v, llvm::ConstantFP::get(f32, 127.0));
+    v = b.CreateSelect(b.CreateFCmpUNO(rounded, rounded), zp, v);
+    kb.store(b.CreateFPToSI(v, b.getInt8Ty()), args.outputs[0], i);
+  });
+  return llvm::Error::success();
+}
+
 } // namespace
 
 KernelEmitter findInt8KernelEmitter(OpKind kind) {
@@ -449,9 +502,9 @@ KernelEmitter findInt8KernelEmitter(OpKind kind) {
   case KernelFamily::MatMul: return emitMatMulInt8;
   case KernelFamily::Pool: return kind == OpKind::AveragePool ? emitAveragePoolInt8 : nullptr;
   case KernelFamily::Elementwise:
-    return kind == OpKind::Add || kind == OpKind::Sub || kind == OpKind::Mul
-               ? emitBinaryInt8
-               : nullptr;
+    if (kind == OpKind::Add || kind == OpKind::Sub || kind == OpKind::Mul)
+      return emitBinaryInt8;
+    return kind == OpKind::Quantize ? emitQuantizeInt8 : emitInt8Table;
   case KernelFamily::Reduce: return kind == OpKind::ReduceMean ? emitMeanInt8 : nullptr;
   case KernelFamily::Softmax: return kind == OpKind::Softmax ? emitSoftmaxInt8 : nullptr;
   default: return nullptr;

@@ -84,5 +84,18 @@ llvm::Value *IntegerIR::table(llvm::ArrayRef<int32_t> values,
                                   llvm::GlobalValue::PrivateLinkage, init, name);
 }
 
+llvm::Value *IntegerIR::table(const Tensor &t, const llvm::Twine &name) {
+  llvm::Module &m = *b.GetInsertBlock()->getModule();
+  llvm::Type *elementTy = t.getDType() == DType::F32   ? b.getFloatTy()
+                          : t.getDType() == DType::I32 ? b.getInt32Ty()
+                                                       : b.getInt8Ty();
+  llvm::StringRef bytes(reinterpret_cast<const char *>(t.rawData()),
+                        t.sizeInBytes());
+  llvm::Constant *init =
+      llvm::ConstantDataArray::getRaw(bytes, t.numElements(), elementTy);
+  return new llvm::GlobalVariable(m, init->getType(), /*isConstant=*/true,
+                                  llvm::GlobalValue::PrivateLinkage, init, name);
+}
+
 } // namespace codegen
 } // namespace kiln

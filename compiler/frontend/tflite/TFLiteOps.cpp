@@ -150,8 +150,6 @@ llvm::Expected<Value *> withActivation(OpContext &ctx,
   auto v = ctx.add(kind, in, std::move(attrs), "pre_activation");
   if (!v)
     return v.takeError();
-  AttrMap actAttrs;
-  actAttrs.emplace(kActivationAttr, Attr::ofActivation(*act));
   return ctx.add(activationOpKind(act->getKind()), {*v},
                  activationOpAttrs(*act));
 }
@@ -432,6 +430,16 @@ llvm::Error importConcatenation(OpContext &ctx) {
     auto v = ctx.input(i);
     if (!v)
       return v.takeError();
+    // An int8 input quantized otherwise than the result is requantized
+    // first, as QUANTIZE int8 -> int8 does (TFLite's converter writes
+    // equal parameters; other producers may not).
+    const QuantParams &outQuant = ctx.outputTypes[0].quant;
+    if (isInt8(*v) && !((*v)->getType().quant == outQuant)) {
+      v = ctx.add(OpKind::Quantize, {*v}, resultAttrs(ctx),
+                  "requantize" + std::to_string(i));
+      if (!v)
+        return v.takeError();
+    }
     in.push_back(*v);
   }
   AttrMap attrs;
@@ -550,14 +558,27 @@ llvm::Error importSoftmax(OpContext &ctx) {
   return ctx.result(std::move(y));
 }
 
+/// QUANTIZE, f32 or int8 to int8; DEQUANTIZE, int8 to f32.
+llvm::Error importQuantize(OpContext &ctx) {
+  auto x = ctx.input(0);
+  if (!x)
+    return x.takeError();
+  return ctx.result(ctx.add(OpKind::Quantize, {*x}, resultAttrs(ctx)));
+}
+
+llvm::Error importDequantize(OpContext &ctx) {
+  auto x = ctx.input(0);
+  if (!x)
+    return x.takeError();
+  return ctx.result(ctx.add(OpKind::Dequantize, {*x}, {}));
+}
+
 /// The activation ops: one kiln activation each.
 template <ActivationKind Kind>
 llvm::Error importActivation(OpContext &ctx) {
   auto x = ctx.input(0);
   if (!x)
     return x.takeError();
-  if (isInt8(*x))
-    return ctx.error("int8 " + ctx.opName + " is not supported yet");
   llvm::SmallVector<float, 2> params;
   if constexpr (Kind == ActivationKind::LeakyRelu) {
     const auto *o = ctx.op.builtin_options_as_LeakyReluOptions();
@@ -575,8 +596,6 @@ llvm::Error importClip(OpContext &ctx, float lo, float hi) {
   auto x = ctx.input(0);
   if (!x)
     return x.takeError();
-  if (isInt8(*x))
-    return ctx.error("int8 " + ctx.opName + " is not supported yet");
   AttrMap attrs = activationOpAttrs(*Activation::make(ActivationKind::Clip, {lo, hi}));
   for (auto &kv : resultAttrs(ctx))
     attrs.insert(kv);
@@ -597,6 +616,7 @@ constexpr OpEntry kOps[] = {
     {tflite::BuiltinOperator_CONCATENATION, importConcatenation},
     {tflite::BuiltinOperator_CONV_2D, importConv2D},
     {tflite::BuiltinOperator_DEPTHWISE_CONV_2D, importDepthwiseConv2D},
+    {tflite::BuiltinOperator_DEQUANTIZE, importDequantize},
     {tflite::BuiltinOperator_FULLY_CONNECTED, importFullyConnected},
     {tflite::BuiltinOperator_HARD_SWISH, importActivation<ActivationKind::HardSwish>},
     {tflite::BuiltinOperator_LEAKY_RELU, importActivation<ActivationKind::LeakyRelu>},
@@ -605,6 +625,7 @@ constexpr OpEntry kOps[] = {
     {tflite::BuiltinOperator_MEAN, importMean},
     {tflite::BuiltinOperator_MUL, importMul},
     {tflite::BuiltinOperator_PAD, importPad},
+    {tflite::BuiltinOperator_QUANTIZE, importQuantize},
     {tflite::BuiltinOperator_RELU, importActivation<ActivationKind::Relu>},
     {tflite::BuiltinOperator_RELU6, importRelu6},
     {tflite::BuiltinOperator_RELU_N1_TO_1, importReluN1To1},

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 
 namespace kiln {
@@ -197,6 +198,63 @@ TEST(Int8Kernels, SoftmaxOverScalesAndBeta) {
         Node *n = addNode(g, OpKind::Softmax, "softmax", {x}, attrs);
         g.addOutput("y", n->getOutput());
       })) << scale << " " << beta;
+}
+
+struct UnaryCase {
+  OpKind kind;
+  AttrMap attrs;
+  float inScale;
+  int32_t inZp;
+  float outScale;
+  int32_t outZp;
+};
+
+TEST(Int8Kernels, UnaryOpsTabulated) {
+  const float kMax = std::numeric_limits<float>::max();
+  const UnaryCase cases[] = {
+      {OpKind::Relu, {}, 0.05f, -128, 0.02f, -128},
+      {OpKind::Relu, {}, 0.1f, 127, 0.1f, 127},
+      {OpKind::Clip, {{"min", Attr::ofFloat(0)}, {"max", Attr::ofFloat(6)}}, 0.05f, 3, 0.03f, -128},
+      {OpKind::Clip, {{"min", Attr::ofFloat(-1)}, {"max", Attr::ofFloat(1)}}, 0.01f, 0, 0.008f, 0},
+      {OpKind::Clip, {{"min", Attr::ofFloat(-kMax)}, {"max", Attr::ofFloat(kMax)}}, 0.5f, 10, 0.001f, -5},
+      {OpKind::LeakyRelu, {{"alpha", Attr::ofFloat(0.2f)}}, 0.05f, 5, 0.04f, -10},
+      {OpKind::Sigmoid, {}, 0.1f, -3, 1.0f / 256, -128},
+      {OpKind::Sigmoid, {}, 0.003f, 127, 1.0f / 256, -128},
+      {OpKind::Tanh, {}, 0.05f, 0, 1.0f / 128, 0},
+      {OpKind::Tanh, {}, 0.5f, -128, 1.0f / 128, 0},
+      {OpKind::HardSwish, {}, 0.04f, -20, 0.03f, -100},
+      {OpKind::Quantize, {}, 0.05f, -128, 0.2f, 127},
+      {OpKind::Quantize, {}, 0.2f, 3, 0.0001f, 0},
+      {OpKind::Dequantize, {}, 0.07f, -7, 0, 0},
+  };
+  for (const UnaryCase &c : cases)
+    EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+      Value *x = g.addInput("x", q8({2, 300}, c.inScale, c.inZp));
+      AttrMap attrs = c.attrs;
+      if (c.outScale > 0)
+        attrs.emplace(kQuantAttr, quantAttr(c.outScale, c.outZp));
+      Node *n = addNode(g, c.kind, "op", {x}, attrs);
+      g.addOutput("y", n->getOutput());
+    })) << getOpDef(c.kind).name << " in " << c.inScale << "/" << c.inZp;
+}
+
+TEST(Int8Kernels, QuantizeFromF32RoundsTiesAwayAndSaturates) {
+  const float inf = std::numeric_limits<float>::infinity();
+  GraphBuilder build = [](Graph &g) {
+    Value *x = g.addInput("x", TensorType(DType::F32, {16}));
+    Node *n = addNode(g, OpKind::Quantize, "q", {x},
+                      {{kQuantAttr.str(), quantAttr(0.5f, -3)}});
+    g.addOutput("y", n->getOutput());
+  };
+  JitCheck check;
+  check.rtol = 0;
+  Tensor x(TensorType(DType::F32, {16}));
+  const float values[16] = {0.25f, -0.25f, 0.75f, -0.75f, 1.25f, -1.25f, 63.0f,
+                            -64.0f, 1e30f, -1e30f, inf, -inf, std::nanf(""),
+                            3.4e38f, 0.0f, -0.0f};
+  std::copy(std::begin(values), std::end(values), x.data<float>());
+  check.inputs.push_back(std::move(x));
+  EXPECT_TRUE(jitMatchesInterpreter(build, check));
 }
 
 } // namespace

@@ -22,8 +22,11 @@ TEST(OpRegistry, EveryKindHasItsDefInOrder) {
     OpKind kind = static_cast<OpKind>(k);
     EXPECT_EQ(defs[k], &getOpDef(kind)) << kOpNames[k];
     EXPECT_EQ(defs[k]->kind, kind) << kOpNames[k];
-    // Every op in OpKinds.def is an ONNX op named as in ONNX.
-    EXPECT_STREQ(defs[k]->name, kOpNames[k]);
+    // An ONNX op is named as in ONNX; a kiln-internal one (TFLite's
+    // QUANTIZE) has a "kiln." prefix, which no ONNX op type has.
+    std::string name = defs[k]->name;
+    EXPECT_TRUE(name == kOpNames[k] || name == std::string("kiln.") + kOpNames[k])
+        << name;
   }
 }
 
