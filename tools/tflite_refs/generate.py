@@ -35,7 +35,7 @@ Inputs (fixed seeds, numpy's PCG64):
 Models Arm NN 22 (Debian's 20.08 build) rejects are listed in REJECTED with the reason; the
 script checks that they are still rejected.
 
-Run:   tools/install_deps.sh oracle && apt-get install flatbuffers-compiler   # flatc, for layers.py
+Run:   tools/install_deps.sh oracle    # Arm NN, numpy, flatbuffers, flatc
        /usr/bin/python3 tools/tflite_refs/generate.py
 (from anywhere; paths are relative to this file). Re-running gives identical bytes; the script
 re-reads every file it wrote and compares it with what it meant to write.
