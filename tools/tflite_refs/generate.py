@@ -18,6 +18,10 @@ tests/tflite/refs/layers/manifest.txt. Arm NN's quantized kernels compute throug
 op at a time their results stay within a step of TFLite's integer ones, while over a whole
 network the steps accumulate, so tests compare each op on its own.
 
+Then (ops.py) one synthetic single-op model per case of each builtin op kiln imports (int8 with
+varied quantization, and float32), built from scratch, in tests/tflite/refs/layers/ops/ with the
+same layout, rows appended to the same manifest.
+
 Inputs (fixed seeds, numpy's PCG64):
   * Each model family (int8 + float variants of one network) draws real values over one
     range: by default the full real range of the family's int8 input quantization; for
@@ -52,6 +56,7 @@ import flatbuffers
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import layers  # noqa: E402  (tools/tflite_refs/layers.py)
+import ops  # noqa: E402  (tools/tflite_refs/ops.py)
 from flatbuffers import number_types as N
 from flatbuffers.table import Table
 
@@ -434,6 +439,14 @@ def main():
     print("\n".join(lsummary))
     print("layers: wrote %d files (re-read and checked), %d bytes, to %s in %.1f s" % (
         nfiles, ltotal, os.path.relpath(LAYERS_DIR, ROOT), time.time() - t1))
+
+    # Synthetic single-op models, one per case of each op kiln imports (see ops.py).
+    t2 = time.time()
+    print("\n".join(ops.generate_from(arm, sys.modules[__name__])))
+    ops_dir = os.path.join(LAYERS_DIR, ops.MODEL)
+    print("ops: wrote %d files (re-read and checked), %d bytes, to %s in %.1f s" % (
+        len(os.listdir(ops_dir)), sum(os.path.getsize(os.path.join(ops_dir, f)) for f in os.listdir(ops_dir)),
+        os.path.relpath(ops_dir, ROOT), time.time() - t2))
 
 
 if __name__ == "__main__":
