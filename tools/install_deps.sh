@@ -20,8 +20,10 @@ cross_pkgs=(
 # The TFLite oracle: Arm NN's reference backend from Python. Needed only to
 # regenerate tests/tflite/refs (tools/tflite_refs/generate.py), not to build or test.
 # libarmnn-cpuref-backend22 is only a recommendation of python3-pyarmnn: name it.
+# flatc writes the Python code that builds the single-op models (layers.py, ops.py).
 oracle_pkgs=(
   python3-pyarmnn libarmnn-cpuref-backend22 libarmnntfliteparser22 python3-numpy python3-flatbuffers
+  flatbuffers-compiler
 )
 case "$set_name" in
   host) pkgs=("${host_pkgs[@]}") ;;

@@ -17,6 +17,7 @@ TFLITE_MODEL_IO = {
         ("StatefulPartitionedCall:0", [1, 1], (0.00829095673, 5)),
     ),
     "kws_ref_model": (("input_1", _KWS_IN, (0.584702909, 83)), ("Identity", [1, 12], _SOFTMAX_OUT)),
+    "kws_ref_model_float32": (("input_1", _KWS_IN), ("Identity", [1, 12])),
     "micro_speech_quantized": (("Reshape_1", [1, 1960], (0.101715684, -128)), ("labels_softmax", [1, 4], _SOFTMAX_OUT)),
     "pretrainedResnet": (("input_1", _IC_IN), ("Identity", [1, 10])),
     "pretrainedResnet_quant": (("input_1_int8", _IC_IN, (1.0, -128)), ("Identity_int8", [1, 10], _SOFTMAX_OUT)),
@@ -24,8 +25,10 @@ TFLITE_MODEL_IO = {
     "vww_96_int8": (("input_1_int8", _VWW_IN, (0.00392156886, -128)), ("Identity_int8", [1, 2], _SOFTMAX_OUT)),
 }
 
-# The models Arm NN's reference backend runs (tools/tflite_refs/README.md).
-FLOAT_MODELS = ["ad01_fp32", "hello_world_float", "pretrainedResnet", "vww_96_float"]
+# The models Arm NN's reference backend runs (tools/tflite_refs/README.md);
+# kws_ref_model_float32 (int8 weights, float activations) as its twin with
+# the weights dequantized, which is how kiln computes it.
+FLOAT_MODELS = ["ad01_fp32", "hello_world_float", "kws_ref_model_float32", "pretrainedResnet", "vww_96_float"]
 INT8_MODELS = ["ad01_int8", "hello_world_int8", "kws_ref_model", "micro_speech_quantized", "pretrainedResnet_quant", "vww_96_int8"]
 
 # The int8 models whose end-to-end output stays within TFLite's tolerance of

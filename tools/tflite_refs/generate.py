@@ -18,6 +18,10 @@ tests/tflite/refs/layers/manifest.txt. Arm NN's quantized kernels compute throug
 op at a time their results stay within a step of TFLite's integer ones, while over a whole
 network the steps accumulate, so tests compare each op on its own.
 
+Then (ops.py) one synthetic single-op model per case of each builtin op kiln imports (int8 with
+varied quantization, and float32), built from scratch, in tests/tflite/refs/layers/ops/ with the
+same layout, rows appended to the same manifest.
+
 Inputs (fixed seeds, numpy's PCG64):
   * Each model family (int8 + float variants of one network) draws real values over one
     range: by default the full real range of the family's int8 input quantization; for
@@ -33,17 +37,21 @@ Inputs (fixed seeds, numpy's PCG64):
     reinterpreted as int8. Inputs only; the manifest notes the expected ordering of scores.
 
 Models Arm NN 22 (Debian's 20.08 build) rejects are listed in REJECTED with the reason; the
-script checks that they are still rejected.
+script checks that they are still rejected. The hybrid kws_ref_model_float32 (int8 weights,
+float32 activations; in TWIN) then runs as a twin whose int8 weights are float32 holding their
+dequantized values, the weights kiln computes it with.
 
-Run:   tools/install_deps.sh oracle && apt-get install flatbuffers-compiler   # flatc, for layers.py
+Run:   tools/install_deps.sh oracle    # Arm NN, numpy, flatbuffers, flatc
        /usr/bin/python3 tools/tflite_refs/generate.py
 (from anywhere; paths are relative to this file). Re-running gives identical bytes; the script
 re-reads every file it wrote and compares it with what it meant to write.
 """
 
+import collections
 import os
 import struct
 import sys
+import tempfile
 import time
 import zlib
 
@@ -52,6 +60,7 @@ import flatbuffers
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import layers  # noqa: E402  (tools/tflite_refs/layers.py)
+import ops  # noqa: E402  (tools/tflite_refs/ops.py)
 from flatbuffers import number_types as N
 from flatbuffers.table import Table
 
@@ -75,6 +84,7 @@ RUN = {
     "pretrainedResnet": ("resnet", "smooth_image"),
     "ad01_int8": ("ad01", "uniform"),
     "ad01_fp32": ("ad01", "uniform"),
+    "kws_ref_model_float32": ("kws", "uniform"),   # on its dequantized-weight twin (TWIN)
 }
 # The int8 model whose input quantization gives each family's real range.
 FAMILY_QUANT = {
@@ -100,6 +110,11 @@ REJECTED = {
         "Quantization dimension for per-axis quantization expected to be 0 on tensor bias",
         "its depthwise-conv bias tensors (1-D, per-channel) carry quantized_dimension 3"),
 }
+# Hybrid models Arm NN rejects (int8 weights under float32 activations), run instead as a twin
+# whose int8 weight tensors are float32 holding their real values, float32(scale) *
+# float32(q - zero point) per channel: what kiln computes such layers with.
+TWIN = {"kws_ref_model_float32"}
+TWIN_NOTE = "oracle=Arm_NN_CpuRef_on_dequantized_weight_twin"
 BMP_INPUTS = {"person_detect": [("person", "score[1]>score[0]"),
                                 ("no_person", "score[0]>score[1]")]}
 
@@ -162,6 +177,84 @@ def tflite_io(path):
 
 
 # ---------------------------------------------------------------------------------------------
+def _weights_as_float(t, data):
+    """The real values of int8 weight tensor t (data: its buffer bytes), float32."""
+    q = t.quantization
+    axis = q.quantizedDimension if len(q.scale) > 1 else 0
+    bshape = [1] * len(t.shape)
+    bshape[axis] = len(q.scale)
+    w = np.frombuffer(data.tobytes(), dtype=np.int8).reshape(t.shape).astype(np.int64)
+    scale = np.asarray(q.scale, dtype=np.float32).reshape(bshape)
+    zp = np.asarray(q.zeroPoint, dtype=np.int64).reshape(bshape)
+    return scale * (w - zp).astype(np.float32)
+
+
+def _hybrid_weights(mt):
+    """Indices of the int8 tensors with data in a model whose activations are float."""
+    sg = mt.subgraphs[0]
+    return [i for i, t in enumerate(sg.tensors) if t.type == 9 and layers._has_data(mt, t)]
+
+
+def dequantized_twin(S, buf, model):
+    """The hybrid model `buf` with each int8 weight tensor made float32 holding its real values;
+    all else the same (re-packed through the subset, after check_declared)."""
+    S.check_declared(buf, model)
+    mt = S.unpack(buf)
+    sg = mt.subgraphs[0]
+    hybrid = _hybrid_weights(mt)
+    assert hybrid and all(t.type in (0, 2) for i, t in enumerate(sg.tensors) if i not in hybrid), model
+    users = collections.Counter(t.buffer for t in sg.tensors)
+    assert all(users[sg.tensors[i].buffer] == 1 for i in hybrid), "a weight buffer is shared"
+    for i in hybrid:
+        t = sg.tensors[i]
+        b = mt.buffers[t.buffer]
+        b.data = np.frombuffer(_weights_as_float(t, b.data).astype("<f4").tobytes(), dtype=np.uint8)
+        t.type, t.quantization = 0, None
+    b = flatbuffers.Builder(1 << 16)
+    b.Finish(mt.Pack(b), file_identifier=b"TFL3")
+    twin = bytes(b.Output())
+    check_twin(S, buf, twin, hybrid)
+    return twin, len(hybrid)
+
+
+def load_twin(arm, path, model, io):
+    """Arm NN loaded with the dequantized twin of the hybrid model at `path` (written to a
+    temporary file); returns (loaded, number of weight tensors made float)."""
+    S = layers.Schema(SCHEMA)
+    try:
+        twin, n = dequantized_twin(S, open(path, "rb").read(), model)
+    finally:
+        S.close()
+    with tempfile.TemporaryDirectory(prefix="kiln_tflite_twin_") as tmp:
+        twin_path = os.path.join(tmp, model + ".twin.tflite")
+        with open(twin_path, "wb") as f:
+            f.write(twin)
+        assert tflite_io(twin_path) == io, model
+        return arm.load(twin_path), n
+
+
+def check_twin(S, buf, twin, hybrid):
+    """Re-reads the twin: the original model but for the hybrid tensors, which are float32, with
+    no quantization, and hold the original's dequantized values."""
+    a, b = S.unpack(buf), S.unpack(twin)
+    ga, gb = a.subgraphs[0], b.subgraphs[0]
+    assert twin[4:8] == b"TFL3" and len(a.subgraphs) == len(b.subgraphs) == 1
+    for f in ("version", "description", "operatorCodes"):
+        assert layers._same(getattr(a, f), getattr(b, f)), f
+    for f in ("inputs", "outputs", "operators", "name"):
+        assert layers._same(getattr(ga, f), getattr(gb, f)), f
+    assert len(ga.tensors) == len(gb.tensors) and len(a.buffers) == len(b.buffers)
+    for i, (ta, tb) in enumerate(zip(ga.tensors, gb.tensors)):
+        if i in hybrid:
+            want = _weights_as_float(ta, a.buffers[ta.buffer].data).astype("<f4")
+            assert tb.type == 0 and tb.quantization is None and \
+                b.buffers[tb.buffer].data.tobytes() == want.tobytes(), "tensor %d" % i
+            ta.type, ta.quantization = tb.type, tb.quantization
+        else:
+            assert layers._same(a.buffers[ta.buffer], b.buffers[tb.buffer]), "buffer of tensor %d" % i
+        assert layers._same(ta, tb), "tensor %d" % i
+
+
 def quantize(x, scale, zp):
     return np.clip(np.round(x / scale) + zp, -128, 127).astype(np.int8)
 
@@ -356,6 +449,10 @@ def main():
              % (arm.version, np.__version__, BASE_SEED),
              "# Files: raw little-endian, the tensor's dtype and the model's own layout (NHWC), exactly",
              "# the tensor's size. scale/zero_point '-' = not quantized. min/max: the file's values.",
+             "# %s: Arm NN rejects them (int8 weights under float32 activations); their outputs are"
+             % ", ".join(sorted(TWIN)),
+             "# Arm NN's on a twin whose int8 weights are float32 = float32(scale) * float32(q - zero point),",
+             "# the values kiln computes such layers with (notes: %s)." % TWIN_NOTE,
              "# " + MANIFEST_HEADER]
     written, summary = {}, []
     layer_inputs = {}  # sample-0 inputs of the models of layers.LAYER_MODELS
@@ -369,21 +466,29 @@ def main():
         ins, outs = io[model]
         assert len(ins) == 1 and len(outs) == 1, model
         tin, tout = ins[0], outs[0]
+        path = os.path.join(MODELS_DIR, model + ".tflite")
+        oracle_notes = ["oracle=Arm_NN_CpuRef"]
         if model in REJECTED:
             try:
-                arm.load(os.path.join(MODELS_DIR, model + ".tflite"))
+                arm.load(path)
             except RuntimeError as e:
                 assert REJECTED[model][0] in str(e), "%s: unexpected error %s" % (model, e)
                 summary.append("%-24s rejected by Arm NN: %s" % (model, REJECTED[model][0]))
             else:
-                raise SystemExit("%s: Arm NN now accepts it: add it to RUN" % model)
+                raise SystemExit("%s: Arm NN now accepts it: add it to RUN (not TWIN)" % model)
+        if model in TWIN:
+            loaded, n = load_twin(arm, path, model, io[model])
+            oracle_notes = [TWIN_NOTE, "int8_weight_tensors_made_float32=%d" % n]
+            summary.append("%-24s runs as its dequantized-weight twin (%d int8 weight tensors)" % (model, n))
+        elif model in REJECTED:
             for k, (image, expect) in enumerate(BMP_INPUTS.get(model, [])):
                 x = bmp_as_int8(os.path.join(MODELS_DIR, image + ".bmp"))
                 emit("%s.%d.input.bin" % (model, k), model, k, "input", tin, x,
                      ["from=%s.bmp" % image, "expect=" + expect, "no_output=Arm_NN_rejects_the_model"])
             continue
+        else:
+            loaded = arm.load(path)
         assert model in RUN, "%s: neither in RUN nor in REJECTED" % model
-        loaded = arm.load(os.path.join(MODELS_DIR, model + ".tflite"))
         # Arm NN's view of the tensors must be the model's: same shape and quantization.
         for t, b in ((tin, loaded[1]), (tout, loaded[2])):
             shape, _, scale, off = ArmNN.info(b)
@@ -399,7 +504,7 @@ def main():
             if k == layers.SAMPLE and model in layers.LAYER_MODELS:
                 layer_inputs[model] = x
             emit("%s.%d.input.bin" % (model, k), model, k, "input", tin, x, notes)
-            emit("%s.%d.output.bin" % (model, k), model, k, "output", tout, y, ["oracle=Arm_NN_CpuRef"])
+            emit("%s.%d.output.bin" % (model, k), model, k, "output", tout, y, oracle_notes)
             summary.append("%-24s sample %d: in [%.4g, %.4g] out [%.4g, %.4g] %s" % (
                 model, k, x.min(), x.max(), y.min(), y.max(),
                 np.array2string(y.ravel()[:10], max_line_width=200, precision=4)))
@@ -434,6 +539,14 @@ def main():
     print("\n".join(lsummary))
     print("layers: wrote %d files (re-read and checked), %d bytes, to %s in %.1f s" % (
         nfiles, ltotal, os.path.relpath(LAYERS_DIR, ROOT), time.time() - t1))
+
+    # Synthetic single-op models, one per case of each op kiln imports (see ops.py).
+    t2 = time.time()
+    print("\n".join(ops.generate_from(arm, sys.modules[__name__])))
+    ops_dir = os.path.join(LAYERS_DIR, ops.MODEL)
+    print("ops: wrote %d files (re-read and checked), %d bytes, to %s in %.1f s" % (
+        len(os.listdir(ops_dir)), sum(os.path.getsize(os.path.join(ops_dir, f)) for f in os.listdir(ops_dir)),
+        os.path.relpath(ops_dir, ROOT), time.time() - t2))
 
 
 if __name__ == "__main__":
