@@ -7,7 +7,9 @@ three memory regions and the stack depth of its entry function.
 Builds //benchmarks/footprint for the host and each cross config, reads the
 sizes from the bundle objects and headers, runs each stack probe (natively or
 under QEMU, through the config's --run_under), and writes the table to
-docs/footprint.md and stdout. BAZEL (environment) is the Bazel command.
+docs/footprint.md and stdout, with a second table that sets the int8 MLPerf
+Tiny models beside X-CUBE-AI's published memory figures (XCUBE_AI below).
+BAZEL (environment) is the Bazel command.
 Needs the cross packages (tools/install_deps.sh all).
 """
 
@@ -17,6 +19,7 @@ import shlex
 import struct
 import subprocess
 import sys
+import textwrap
 
 PACKAGE = "//benchmarks/footprint"
 
@@ -28,6 +31,23 @@ TARGETS = [
     ("Cortex-M4F", "cortex-m4"),
     ("Cortex-M7", "cortex-m7"),
 ]
+
+# X-CUBE-AI 9.0's memory for the int8 MLPerf Tiny reference models on a
+# Cortex-M4 (NUCLEO-L4R5ZI), as published with STMicroelectronics' MLPerf Tiny
+# v1.2 closed-division results (also in ../shared/notes/anchors.md): model ->
+# (activations in RAM, weights in flash), bytes; None where not published.
+# The only copy of these figures: the int8 table is built from it.
+XCUBE_AI_SOURCE = ("MLPerf Tiny v1.2 (closed division), STMicroelectronics' X-CUBE-AI 9.0 "
+                   "submission, NUCLEO-L4R5ZI (Cortex-M4 at 120 MHz)")
+XCUBE_AI = {
+    "kws_ref_model": ("keyword spotting (DS-CNN)", 22272, 24368),
+    "pretrainedResnet_quant": ("image classification (ResNet-8)", 56672, 78744),
+    "vww_96_int8": ("visual wake words (MobileNetV1 0.25)", 58624, None),
+    "ad01_int8": ("anomaly detection (FC autoencoder)", 2048, 270880),
+}
+# The target the int8 table reads kiln's figures from (the boards X-CUBE-AI's
+# figures are for).
+XCUBE_AI_TARGET = "Cortex-M4F"
 
 # What each output of the cquery below is: the label's name, whether the
 # target is incompatible with the platform, its output files.
@@ -72,13 +92,17 @@ def text_bytes(path):
 
 
 def header_sizes(path):
-    """NAME_{WEIGHTS,IO,SCRATCH}_SIZE from a bundle header."""
+    """NAME_{WEIGHTS,IO,SCRATCH}_SIZE from a bundle header, and the dtypes of
+    its inputs and outputs (from the tensor comments, e.g. `i8[1,96,96,3]`)."""
     with open(path) as f:
         text = f.read()
-    return {
+    row = {
         region: int(re.search(r"#define \w+_%s_SIZE (\d+)" % region.upper(), text).group(1))
         for region in ("weights", "io", "scratch")
     }
+    for kind in ("input", "output"):
+        row[kind + "s"] = re.findall(r"/\* %s \d+ \"[^\"]*\": (\w+)\[" % kind, text)
+    return row
 
 
 def measure(config):
@@ -109,6 +133,11 @@ def measure(config):
             continue
         out = bazel(["run", "%s:%s" % (PACKAGE, probes[model])], config)
         row["stack"] = int(re.search(r"\bstack=(\d+)", out).group(1))
+        # The probe filled the input as the dtype its descriptor gives.
+        probed = re.search(r"\binput=(\w+)", out).group(1)
+        if probed != row["inputs"][0]:
+            sys.exit("footprint: %s: the probe saw input dtype %s, the header says %s"
+                     % (model, probed, row["inputs"][0]))
     return rows
 
 
@@ -130,27 +159,101 @@ def table(results):
     return "\n".join(lines)
 
 
+def too_big(results):
+    """The models not run on the bare-metal boards (no stack figure there)."""
+    return sorted({m for target, config in TARGETS if config and config.startswith("cortex-m")
+                   for m, row in results[target].items() if row["stack"] is None})
+
+
+def int8_table(results):
+    """kiln's int8 MLPerf Tiny bundles beside X-CUBE-AI's figures, and a note
+    on each figure where kiln needs more."""
+    rows = results[XCUBE_AI_TARGET]
+    lines = [
+        "| model | kiln code (.text) B | kiln weights B | kiln arena (io + scratch) B "
+        "| kiln entry stack B | X-CUBE-AI activations B | X-CUBE-AI weights B "
+        "| kiln arena / X-CUBE-AI activations |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    arena_above, weights_above = [], []
+    for model, (task, activations, weights) in XCUBE_AI.items():
+        row = rows[model]
+        arena = row["io"] + row["scratch"]
+        ratio = arena / activations
+        lines.append("| %s: `%s` | %s | %s | %s (%s + %s) | %s | %s | %s | %.2f%s |" % (
+            task, model, commas(row["text"]), commas(row["weights"]),
+            commas(arena), commas(row["io"]), commas(row["scratch"]),
+            "n/a" if row["stack"] is None else commas(row["stack"]),
+            commas(activations), "—" if weights is None else commas(weights),
+            ratio, " (kiln above)" if ratio > 1 else ""))
+        if arena > activations:
+            arena_above.append("`%s`'s arena is %s B (%.0f%%) above X-CUBE-AI's activations"
+                               % (model, commas(arena - activations), 100 * (ratio - 1)))
+        if weights is not None and row["weights"] > weights:
+            weights_above.append("`%s` by %s B" % (model, commas(row["weights"] - weights)))
+    notes = []
+    if arena_above:
+        notes.append("Where kiln is above in RAM: %s." % "; ".join(arena_above))
+    if weights_above:
+        notes.append("kiln's weights are above X-CUBE-AI's for %s: alignment padding, as kiln "
+                     "starts each weight tensor on a 64-byte boundary." % ", ".join(weights_above))
+    if not notes:
+        notes.append("kiln is nowhere above X-CUBE-AI.")
+    return "\n".join(lines), " ".join(notes)
+
+
+def commas(n):
+    return "{:,}".format(n)
+
+
+def prose(text):
+    """One paragraph of the report, wrapped."""
+    return textwrap.fill(" ".join(text.split()), width=78, break_on_hyphens=False)
+
+
 def main():
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
     results = {target: measure(config) for target, config in TARGETS}
-    report = """# Bundle footprint
-
-Generated by `make footprint` (benchmarks/footprint/footprint.py); do not edit.
-
-For each model and target: `.text`, the bundle object's executable code; the
-three regions the caller provides (bundle ABI): weights (read-only: flash on
-bare metal, where they are embedded), scratch and io (RAM); and the stack
-depth of the entry function `NAME_run`, measured by painting the stack below
-the caller's frame, running the bundle once and finding the lowest byte
-written (benchmarks/footprint/stack_probe.c; on the host natively, under
-qemu-aarch64, and as firmware on the QEMU MPS2 boards). The bundle code calls
-no library: on Cortex-M3 (no FPU) the soft-float helpers it calls (libgcc's
-`__aeabi_f*`) are not counted in `.text`. mobilenet_v2 and resnet18 do not
-fit the 4 MiB of flash of the Cortex-M boards: their code is compiled and
-sized, but not run there.
-
-%s
-""" % table(results)
+    big = too_big(results)
+    int8, int8_note = int8_table(results)
+    sections = [
+        "# Bundle footprint",
+        "Generated by `make footprint` (benchmarks/footprint/footprint.py); do not edit.",
+        prose("""For each model and target: `.text`, the bundle object's executable code;
+            the three regions the caller provides (bundle ABI): weights (read-only: flash on
+            bare metal, where they are embedded), scratch and io (RAM); and the stack depth
+            of the entry function `NAME_run`, measured by painting the stack below the
+            caller's frame, running the bundle once and finding the lowest byte written
+            (benchmarks/footprint/stack_probe.c; on the host natively, under qemu-aarch64,
+            and as firmware on the QEMU MPS2 boards). The probe sets each input to 0 in its
+            dtype (for int8, the zero point). The bundle code calls no library: on Cortex-M3
+            (no FPU) the soft-float helpers it calls (libgcc's `__aeabi_f*`) are not counted
+            in `.text`. """ + (
+                "%s do not fit the 4 MiB of flash of the Cortex-M boards: their code is "
+                "compiled and sized, but not run there." % " and ".join(big) if big else
+                "Every model fits the Cortex-M boards' 4 MiB of flash and runs there.")),
+        prose("""The models are kiln's ONNX examples and the MLPerf Tiny reference models
+            (tests/tflite/models): `*_int8`, `kws_ref_model` and `pretrainedResnet_quant`
+            are int8 throughout, input and output included; `kws_ref_model_float32` is float
+            with int8 convolution weights; the other MLPerf Tiny models are float."""),
+        table(results),
+        "## int8 MLPerf Tiny beside X-CUBE-AI 9, Cortex-M4",
+        prose("""kiln's figures are the %s rows above. kiln's RAM for activations is its
+            arena: io, which holds the model's input and output tensors for the whole call
+            (the caller writes the input there and reads the output there), plus scratch,
+            which holds every intermediate tensor (reused by the memory plan). Its weights
+            are in flash, embedded in the object. X-CUBE-AI's figures are its activations
+            buffer (RAM) and weights (flash) as published: %s. They are not measured here,
+            and its code size is not among them. ST's code generator can place the input
+            and output buffers inside the activations buffer (its inputs/outputs allocation
+            options), sharing bytes with intermediates not live at the same time; kiln's io
+            is a region of its own, live for the whole call. The published figures do not say which way they were
+            produced; the ratio compares kiln's whole arena."""
+              % (XCUBE_AI_TARGET, XCUBE_AI_SOURCE)),
+        int8,
+        prose(int8_note),
+    ]
+    report = "\n\n".join(sections) + "\n"
     with open("docs/footprint.md", "w") as f:
         f.write(report)
     print(report)

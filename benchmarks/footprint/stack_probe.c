@@ -2,10 +2,13 @@
  * below the caller's frame with a pattern, runs the bundle once, and finds
  * the lowest byte that changed. Prints one line for benchmarks/footprint:
  *
- *   footprint NAME weights=BYTES io=BYTES scratch=BYTES stack=BYTES
+ *   footprint NAME weights=BYTES io=BYTES scratch=BYTES stack=BYTES input=DTYPE
  *
  * The weights are embedded; io and scratch are static arrays (scratch in
- * .bss.kiln_scratch, as firmware would place it). Built per model with
+ * .bss.kiln_scratch, as firmware would place it). Each input is set to the
+ * value 0 in its own dtype, from the bundle's tensor descriptors: zero bytes
+ * for float and wider integer types, and for int8/uint8 (quantized) tensors
+ * the zero point, the byte that stands for the real value 0. Built per model with
  * KILN_BUNDLE_NAME=<bundle name>, KILN_BUNDLE_MACRO=<its macro prefix> and
  * KILN_BUNDLE_HEADER=<NAME.h>. Runs on every target: natively, under
  * qemu-aarch64, or as bare-metal firmware.
@@ -20,6 +23,7 @@
 #define CAT(a, b) CAT_(a, b)
 #define MACRO(suffix) CAT(KILN_BUNDLE_MACRO, suffix)
 #define RUN CAT(KILN_BUNDLE_NAME, _run)
+#define BUNDLE CAT(KILN_BUNDLE_NAME, _bundle)
 #define WEIGHTS CAT(KILN_BUNDLE_NAME, _weights)
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -32,6 +36,41 @@
 static uint8_t io[MACRO(_IO_SIZE)] __attribute__((aligned(MACRO(_ALIGNMENT))));
 static uint8_t scratch[MACRO(_SCRATCH_SIZE)]
     __attribute__((aligned(MACRO(_ALIGNMENT)), section(".bss.kiln_scratch")));
+
+/* The dtype's name as kilnc's header comments write it. */
+static const char *dtype_name(kiln_dtype dtype) {
+  switch (dtype) {
+  case KILN_F32: return "f32";
+  case KILN_I8: return "i8";
+  case KILN_U8: return "u8";
+  case KILN_I16: return "i16";
+  case KILN_I32: return "i32";
+  case KILN_I64: return "i64";
+  case KILN_BOOL: return "bool";
+  case KILN_F16: return "f16";
+  case KILN_F64: return "f64";
+  case KILN_U16: return "u16";
+  case KILN_U32: return "u32";
+  case KILN_U64: return "u64";
+  }
+  return "?";
+}
+
+/* Writes each input tensor's 0 (see the top of the file). */
+static void fill_inputs(void) {
+  uint32_t t;
+  for (t = 0; t < BUNDLE.num_inputs; ++t) {
+    const kiln_tensor *input = &BUNDLE.inputs[t];
+    uint8_t byte = 0;
+    size_t i;
+    if (input->dtype == KILN_I8)
+      byte = (uint8_t)(int8_t)input->zero_point;
+    else if (input->dtype == KILN_U8)
+      byte = (uint8_t)input->zero_point;
+    for (i = 0; i < input->size; ++i)
+      io[input->offset + i] = byte;
+  }
+}
 
 static uintptr_t stack_pointer(void) {
   uintptr_t sp;
@@ -60,7 +99,9 @@ static __attribute__((noinline)) size_t probe(void) {
 }
 
 int main(void) {
-  size_t stack = probe();
+  size_t stack;
+  fill_inputs();
+  stack = probe();
   if (stack == 0) {
     fprintf(stderr, "stack_probe: %s_run failed\n", STR(KILN_BUNDLE_NAME));
     return 1;
@@ -70,8 +111,9 @@ int main(void) {
             STR(KILN_BUNDLE_NAME), PAINT_BYTES);
     return 1;
   }
-  printf("footprint %s weights=%lu io=%lu scratch=%lu stack=%lu\n", STR(KILN_BUNDLE_NAME),
-         (unsigned long)MACRO(_WEIGHTS_SIZE), (unsigned long)MACRO(_IO_SIZE),
-         (unsigned long)MACRO(_SCRATCH_SIZE), (unsigned long)stack);
+  printf("footprint %s weights=%lu io=%lu scratch=%lu stack=%lu input=%s\n",
+         STR(KILN_BUNDLE_NAME), (unsigned long)MACRO(_WEIGHTS_SIZE),
+         (unsigned long)MACRO(_IO_SIZE), (unsigned long)MACRO(_SCRATCH_SIZE),
+         (unsigned long)stack, dtype_name(BUNDLE.inputs[0].dtype));
   return 0;
 }
