@@ -292,6 +292,31 @@ TEST_F(KilncCli, ScalarCoresGetNoChannelBlockDepthwise) {
   EXPECT_NE(readFile(dir / "m4.lir").find("[depthwise rows]"), std::string::npos);
 }
 
+// The TFLite models (tests/tflite/models), taken by their content.
+const char *kTFLiteModels = "tests/tflite/models";
+
+TEST_F(KilncCli, TFLiteInt8ModelCompilesWithInt8Kernels) {
+  fs::path model = fs::absolute(fs::path(kTFLiteModels) / "vww_96_int8.tflite");
+  fs::copy_file(model, dir / "vww.bin");
+  RunResult r = run((dir / "vww.bin").string() + " -o " + outDir.string() +
+                    " --print-lir " + (dir / "vww.lir").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(fs::exists(outDir / "vww.o"));
+  // One byte per element of the 1x96x96x3 int8 input.
+  EXPECT_NE(readFile(outDir / "vww.h").find("VWW_IN_INPUT_1_INT8_SIZE 27648"),
+            std::string::npos);
+  EXPECT_NE(readFile(dir / "vww.lir").find("Conv[int8]"), std::string::npos);
+}
+
+TEST_F(KilncCli, TruncatedTFLiteModel) {
+  std::string bytes = readFile(fs::absolute(fs::path(kTFLiteModels) / "ad01_int8.tflite"));
+  writeFile(dir / "truncated.tflite", bytes.substr(0, bytes.size() / 2));
+  RunResult r = run((dir / "truncated.tflite").string() + " -o " + outDir.string());
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("malformed TFLite model"), std::string::npos) << r.err;
+  EXPECT_TRUE(noOutputs());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
