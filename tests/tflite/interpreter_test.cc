@@ -107,6 +107,28 @@ TEST(TFLiteInterpreter, EachInt8LayerMatchesArmNN) {
   }
 }
 
+/// person_detect (which Arm NN rejects) on its two real test images: TFLM's
+/// test expects the person score (index 1) above the other for person.bmp,
+/// and below it for no_person.bmp.
+TEST(TFLiteInterpreter, PersonDetectRanksItsTwoImages) {
+  auto g = importModelFile("tests/tflite/models/person_detect.tflite", {});
+  ASSERT_TRUE(static_cast<bool>(g)) << llvm::toString(g.takeError());
+  for (int k = 0; k < 2; ++k) {
+    Tensor image = readRawTensor(refsDir + "/person_detect." + std::to_string(k) +
+                                     ".input.bin",
+                                 (*g)->getInputs()[0]->getType());
+    auto out = runGraph(**g, {image});
+    ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+    const int8_t *score = (*out)[0].data<int8_t>();
+    std::printf("person_detect image %d: no person %d, person %d\n", k, score[0],
+                score[1]);
+    if (k == 0)
+      EXPECT_GT(score[1], score[0]) << "person.bmp";
+    else
+      EXPECT_GT(score[0], score[1]) << "no_person.bmp";
+  }
+}
+
 } // namespace
 } // namespace kiln
 
