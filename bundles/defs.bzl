@@ -64,6 +64,8 @@ def _kiln_compile_impl(ctx):
         args.add("--embed-weights")
     if not ctx.attr.winograd:
         args.add("--no-winograd")
+    if ctx.attr.overwrite_inputs:
+        args.add("--overwrite-inputs")
     for dim, value in sorted(ctx.attr.dims.items()):
         args.add("--dim", "%s=%s" % (dim, value))
     if ctx.attr.passes:
@@ -96,6 +98,7 @@ _kiln_compile = rule(
         "float_abi": attr.string(),
         "embed_weights": attr.bool(),
         "winograd": attr.bool(default = True),
+        "overwrite_inputs": attr.bool(),
         "dims": attr.string_dict(),
         "passes": attr.string_list(),
         "_kilnc": attr.label(
@@ -130,6 +133,7 @@ def kiln_bundle(
         float_abi = "",
         passes = [],
         winograd = True,
+        overwrite_inputs = False,
         **kwargs):
     """Compiles `model` with kilnc and wraps the bundle in a cc_library `name`.
 
@@ -146,6 +150,9 @@ def kiln_bundle(
       passes: graph passes to run instead of the default pipeline.
       winograd: Winograd convolution where it qualifies (faster; more
         weights and scratch). False for the smallest flash and RAM.
+      overwrite_inputs: the run may overwrite its inputs; inputs, outputs
+        and intermediates share the io region and scratch is empty (the
+        least RAM, as in TFLM's arena).
       **kwargs: passed to the cc_library (visibility, tags, ...); tags and
         target_compatible_with also to the kilnc step.
     """
@@ -168,6 +175,7 @@ def kiln_bundle(
         dims = dims,
         passes = passes,
         winograd = winograd,
+        overwrite_inputs = overwrite_inputs,
         tags = kwargs.get("tags"),
         target_compatible_with = kwargs.get("target_compatible_with"),
         visibility = ["//visibility:private"],

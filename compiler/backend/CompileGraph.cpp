@@ -22,7 +22,7 @@ llvm::Expected<lir::Function> planGraph(const Graph &lowered,
   auto f = lir::generateLIR(lowered, opts);
   if (!f)
     return f.takeError();
-  lir::planMemory(*f);
+  lir::planMemory(*f, opts);
   if (auto err = lir::verifyMemoryPlan(*f))
     return std::move(err);
   return f;

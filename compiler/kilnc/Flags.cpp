@@ -58,6 +58,10 @@ const Flag kFlags[] = {
     {"--no-winograd", "", "",
      "direct convolution only: less weights and scratch, slower 3x3 layers",
      [](Options &o, Value) { o.lir.winograd = false; return ok(); }},
+    {"--overwrite-inputs", "", "",
+     "the run may overwrite its inputs: inputs, outputs and intermediates share "
+     "the io region and scratch is empty (least RAM)",
+     [](Options &o, Value) { o.lir.overwriteInputs = true; return ok(); }},
     {"--dim", "", "NAME=VALUE", "bind a symbolic input dimension (repeatable)",
      [](Options &o, Value v) {
        auto [dimName, dimValue] = v.split('=');

@@ -171,6 +171,9 @@ struct LIROptions {
   /// aligned) disappears: each input's producer writes straight into its
   /// slice, when the input is a node result used only by the Concat.
   bool elideConcat = true;
+  /// The run may overwrite its inputs: inputs, outputs and intermediates are
+  /// planned together in the I/O region, and scratch is empty.
+  bool overwriteInputs = false;
 };
 
 /// A bundle interface tensor.

@@ -27,12 +27,13 @@ def _tensor_defines(prefix, tensor):
         ]
     return defines
 
-def kiln_model_test(name, model, io, reference_input, reference_output, embed_weights = None, exact = False, **kwargs):
+def kiln_model_test(name, model, io, reference_input, reference_output, embed_weights = None, exact = False, overwrite_inputs = False, **kwargs):
     """Defines the bundle `name + "_bundle"` and the cc_test `name`.
 
     io: the model's (input, output), each (name, shape) (model_io.bzl).
     exact: the output must equal the reference byte for byte (int8 against
     the reference interpreter's output).
+    overwrite_inputs: kiln_bundle's (one arena in the io region).
     embed_weights defaults to kiln_bundle's: embedded on bare metal only.
     """
     bundle = name + "_bundle"
@@ -40,6 +41,7 @@ def kiln_model_test(name, model, io, reference_input, reference_output, embed_we
         name = bundle,
         model = model,
         embed_weights = embed_weights,
+        overwrite_inputs = overwrite_inputs,
         target_compatible_with = kwargs.get("target_compatible_with"),
         testonly = True,
     )

@@ -175,6 +175,56 @@ TEST(MemoryPlanner, ConcatInputsAreSlicesOfItsOutput) {
   EXPECT_NE(llvm::toString(std::move(err)).find("slice"), std::string::npos);
 }
 
+/// VWW's first layers: the input's layout copy C, two 18,432-byte results A
+/// and B, then the largest, D. Largest-first placement strands A above C;
+/// first-use order packs every step into the peak, 55,296 bytes.
+lir::Function vwwOpening() {
+  lir::Function f;
+  auto *in = f.addBuffer("in", lir::Region::IO, 27648);
+  auto *out = f.addBuffer("out", lir::Region::IO, 2);
+  out->offset = 27648;
+  f.ioSize = 27648 + 64;
+  f.inputs.push_back({"in", TensorType(DType::I8, {27648}), in});
+  f.outputs.push_back({"out", TensorType(DType::I8, {2}), out});
+  lir::Buffer *prev = in;
+  for (auto [name, size] : {std::pair{"C", 27648}, {"A", 18432}, {"B", 18432}, {"D", 36864}}) {
+    lir::Buffer *b = f.addBuffer(name, lir::Region::Scratch, size);
+    lir::Instr i;
+    i.kind = lir::Instr::Kind::Copy;
+    i.inputs.push_back(prev);
+    i.outputs.push_back(b);
+    f.instrs.push_back(i);
+    prev = b;
+  }
+  lir::Instr last;
+  last.kind = lir::Instr::Kind::Copy;
+  last.inputs.push_back(prev);
+  last.outputs.push_back(out);
+  f.instrs.push_back(last);
+  return f;
+}
+
+TEST(MemoryPlanner, KeepsTheTighterOfTwoOrders) {
+  lir::Function f = vwwOpening();
+  lir::planMemory(f);
+  ASSERT_FALSE(static_cast<bool>(lir::verifyMemoryPlan(f)));
+  EXPECT_EQ(f.scratchSize, 55296u);
+  EXPECT_EQ(f.ioSize, 27648u + 64);
+}
+
+TEST(MemoryPlanner, OverwriteInputsPlansOneArena) {
+  lir::Function f = vwwOpening();
+  lir::LIROptions opts;
+  opts.overwriteInputs = true;
+  lir::planMemory(f, opts);
+  ASSERT_FALSE(static_cast<bool>(lir::verifyMemoryPlan(f)));
+  // The input dies at the copy: the arena is the peak of the intermediates.
+  EXPECT_EQ(f.ioSize, 55296u);
+  EXPECT_EQ(f.scratchSize, 0u);
+  for (auto &b : f.buffers)
+    EXPECT_EQ(b->region, lir::Region::IO) << b->name;
+}
+
 TEST(MemoryPlanner, ShippedModels) {
   for (const char *name : {"lenet5", "mlp", "ds_cnn_kws", "resnet8_cifar"}) {
     SCOPED_TRACE(name);
