@@ -106,7 +106,9 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
     // An op with an integer kernel computes TFLite's integer semantics when
     // it takes or makes quantized int8 tensors; the other ops on int8 only
     // move bytes, which their kernels for any dtype do.
-    auto quantizedInt8 = [](const Value *v) { return v && isQuantizedInt8(v->getType()); };
+    auto quantizedInt8 = [](const Value *v) {
+      return v && v->getType().dtype == DType::I8 && v->getType().quant.isQuantized();
+    };
     if (n->getDef().hasTrait(kInt8KernelTrait) &&
         ((n->getNumInputs() && quantizedInt8(n->getInput(0))) ||
          quantizedInt8(n->getOutput()))) {

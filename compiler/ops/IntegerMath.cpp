@@ -264,8 +264,7 @@ ReluParams prepareReluInt8(float inScale, int32_t inZp, float outScale,
   ReluParams p;
   p.inputZeroPoint = inZp;
   p.outputZeroPoint = outZp;
-  p.multiplier = quantizeMultiplier(static_cast<double>(inScale) /
-                                    static_cast<double>(outScale));
+  p.multiplier = quantizeMultiplier(static_cast<double>(inScale / outScale));
   p.range.min = std::max(kInt8Min, quantizeBound(outScale, outZp, lo));
   p.range.max = std::min(kInt8Max, quantizeBound(outScale, outZp, hi));
   return p;

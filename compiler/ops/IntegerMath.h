@@ -100,9 +100,10 @@ ActivationRange quantizedActivationRange(FusedActivation act, float outScale,
 // RELU, RELU6, RELU_N1_TO_1 and LEAKY_RELU
 //===----------------------------------------------------------------------===//
 
-/// ReluQuantized (micro/kernels/activations_common.cc, CalculateReluOpData)
-/// with bounds [lo, hi] in real values: x - inZp rescaled by
-/// QuantizeMultiplier(double(inScale) / double(outScale)), + outZp, clamped
+/// ReluQuantized (micro/kernels/activations_common.cc, ReluPrepare) with
+/// bounds [lo, hi] in real values: x - inZp rescaled by
+/// QuantizeMultiplier(double(inScale / outScale)), the quotient in float,
+/// + outZp, clamped
 /// to the bounds quantized as a fused activation's are. TFLM's RELU6 skips the
 /// rescale, assuming equal quantization, where the two agree.
 struct ReluParams {

@@ -446,6 +446,10 @@ llvm::Error emitSoftmaxInt8(KernelBuilder &kb, const KernelArgs &args) {
 /// exact by construction, and one load per element.
 llvm::Error emitInt8Table(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
+  if (n.getNumInputs() != 1 || !isQuantizedInt8(n.getInput(0)->getType()))
+    return nodeError(n, "an int8 lookup table needs one int8 input with one "
+                        "scale and zero point, got " +
+                            n.getInput(0)->getType().str());
   TensorType domainType = n.getInput(0)->getType();
   domainType.shape = {256};
   Tensor domain(domainType);
@@ -471,25 +475,30 @@ llvm::Error emitInt8Table(KernelBuilder &kb, const KernelArgs &args) {
 }
 
 /// QUANTIZE: from f32, AffineQuantize (round half away from zero, NaN to the
-/// zero point); from int8, a requantization table.
+/// zero point); from int8, a requantization table. The rounding is done by
+/// hand: llvm.round becomes a libm call on cores without FP rounding
+/// instructions (Cortex-M3, M4), and a bundle calls no library.
 llvm::Error emitQuantizeInt8(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
   if (n.getInput(0)->getType().dtype != DType::F32)
     return emitInt8Table(kb, args);
   const QuantParams &q = n.getOutput()->getType().quant;
+  IntegerIR ir(kb);
   auto &b = kb.b;
   llvm::Type *f32 = b.getFloatTy();
-  llvm::Value *zp = llvm::ConstantFP::get(f32, float(q.zeroPoints[0]));
+  auto f = [&](float v) { return llvm::ConstantFP::get(f32, v); };
   forEachIndex(kb, n.getOutput()->getType().numElements(), [&](llvm::Value *i) {
-    llvm::Value *x = kb.load(f32, args.inputs[0], i);
-    llvm::Value *rounded = b.CreateUnaryIntrinsic(
-        llvm::Intrinsic::round, b.CreateFDiv(x, llvm::ConstantFP::get(f32, q.scales[0])));
-    // rounded + zp is exact in f32 wherever the clamp does not decide.
-    llvm::Value *v = b.CreateFAdd(rounded, zp);
-    v = b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, v, llvm::ConstantFP::get(f32, -128.0));
-    v = b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, v, llvm::ConstantFP::get(f32, 127.0));
-    v = b.CreateSelect(b.CreateFCmpUNO(rounded, rounded), zp, v);
-    kb.store(b.CreateFPToSI(v, b.getInt8Ty()), args.outputs[0], i);
+    llvm::Value *y = b.CreateFDiv(kb.load(f32, args.inputs[0], i), f(q.scales[0]));
+    // Past +-512 every zero point saturates; inside, y - trunc(y) is exact.
+    llvm::Value *c = b.CreateSelect(b.CreateFCmpOLT(y, f(-512)), f(-512), y);
+    c = b.CreateSelect(b.CreateFCmpOGT(c, f(512)), f(512), c);
+    llvm::Value *t = b.CreateFPToSI(c, b.getInt32Ty());
+    llvm::Value *frac = b.CreateFSub(c, b.CreateSIToFP(t, f32));
+    t = b.CreateAdd(t, b.CreateZExt(b.CreateFCmpOGE(frac, f(0.5f)), b.getInt32Ty()));
+    t = b.CreateSub(t, b.CreateZExt(b.CreateFCmpOLE(frac, f(-0.5f)), b.getInt32Ty()));
+    llvm::Value *v = ir.clampToI8(b.CreateAdd(t, ir.i32(q.zeroPoints[0])), -128, 127);
+    kb.store(b.CreateSelect(b.CreateFCmpUNO(y, y), b.getInt8(int8_t(q.zeroPoints[0])), v),
+             args.outputs[0], i);
   });
   return llvm::Error::success();
 }

@@ -257,5 +257,24 @@ TEST(Int8Kernels, QuantizeFromF32RoundsTiesAwayAndSaturates) {
   EXPECT_TRUE(jitMatchesInterpreter(build, check));
 }
 
+TEST(Int8Kernels, OneArenaWithOverwrittenInputs) {
+  // kilnc --overwrite-inputs: inputs, outputs and intermediates in io.
+  GraphBuilder build = [](Graph &g) {
+    Value *x = g.addInput("x", q8({1, 3, 7, 6}, 0.05f, -7));
+    Node *conv = addNode(g, OpKind::Conv, "conv",
+                         {x, int8Weights(g, "w", {4, 3, 3, 3}, 0, 10, 3),
+                          int32Bias(g, "b", 4, 4)},
+                         {{"pads", Attr::ofInts({1, 1, 1, 1})},
+                          {kQuantAttr.str(), quantAttr(0.1f, 2)}});
+    Node *act = addNode(g, OpKind::Sigmoid, "sigmoid", {conv->getOutput()},
+                        {{kQuantAttr.str(), quantAttr(1.0f / 256, -128)}});
+    g.addOutput("y", act->getOutput());
+  };
+  auto g = buildGraph(build);
+  JitCheck check = exact(*g);
+  check.lir.overwriteInputs = true;
+  EXPECT_TRUE(jitMatchesInterpreter(build, check));
+}
+
 } // namespace
 } // namespace kiln

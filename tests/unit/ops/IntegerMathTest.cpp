@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <tuple>
 #include <vector>
 
 namespace kiln::tfl {
@@ -760,6 +761,61 @@ TEST(HardSwish, UpstreamRangesEveryInput) {
             << op[1] << "] q " << v;
       }
     }
+}
+
+//===----------------------------------------------------------------------===//
+// RELU, RELU6, LEAKY_RELU
+//===----------------------------------------------------------------------===//
+
+TEST(Relu, MultiplierOfTheFloatQuotient) {
+  // ReluPrepare: double real_multiplier = input->params.scale /
+  // output->params.scale, a float division widened. The double quotient gives
+  // another multiplier here, and another result for x - zp = -168.
+  const float in = 0.13387446f, out = 0.06136674f;
+  const ReluParams p = prepareReluInt8(in, 40, out, 0, -1.0f, 1e30f);
+  EXPECT_EQ(p.multiplier, quantizeMultiplier(static_cast<double>(in / out)));
+  EXPECT_NE(p.multiplier, quantizeMultiplier(static_cast<double>(in) / out));
+  EXPECT_EQ(p.range.min, static_cast<int>(std::round(-1.0f / out)));
+  EXPECT_EQ(p.range.max, 127);
+}
+
+TEST(Relu, EveryInputWithinHalfAStepOfTheRealClamp) {
+  for (auto [in, inZp, out, outZp] :
+       {std::tuple{0.05f, -128, 0.02f, -128}, {0.1f, 127, 0.1f, 127},
+        {0.02f, 3, 0.03f, -100}}) {
+    const ReluParams p = prepareReluInt8(in, inZp, out, outZp, 0.0f, 6.0f);
+    for (int v = -128; v <= 127; ++v) {
+      const float ref = std::min(6.0f, std::max(0.0f, dequantizeInt8(v, in, inZp)));
+      const float got = dequantizeInt8(reluInt8(p, v), out, outZp);
+      const float hi = dequantizeInt8(127, out, outZp);
+      ASSERT_NEAR(got, std::min(ref, hi), out * 0.5f + 1e-6f) << v;
+    }
+  }
+}
+
+TEST(LeakyRelu, EveryInputWithinOneStep) {
+  const float in = 0.05f, out = 0.04f;
+  const LeakyReluParams p = prepareLeakyReluInt8(in, 5, out, -10, 0.2f);
+  for (int v = -128; v <= 127; ++v) {
+    const float x = dequantizeInt8(v, in, 5);
+    const float ref = std::min(std::max(x < 0 ? 0.2f * x : x, dequantizeInt8(-128, out, -10)),
+                               dequantizeInt8(127, out, -10));
+    ASSERT_NEAR(dequantizeInt8(leakyReluInt8(p, v), out, -10), ref, out) << v;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// QUANTIZE
+//===----------------------------------------------------------------------===//
+
+TEST(Quantize, TiesAwayFromZeroNaNToTheZeroPointSaturating) {
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(quantizeToInt8(0.25f, 0.5f, -3), -2);
+  EXPECT_EQ(quantizeToInt8(-0.25f, 0.5f, -3), -4);
+  EXPECT_EQ(quantizeToInt8(0.75f, 0.5f, -3), -1);
+  EXPECT_EQ(quantizeToInt8(std::nanf(""), 0.5f, -3), -3);
+  EXPECT_EQ(quantizeToInt8(inf, 0.5f, -3), 127);
+  EXPECT_EQ(quantizeToInt8(-1e30f, 0.5f, -3), -128);
 }
 
 } // namespace
