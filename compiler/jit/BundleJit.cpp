@@ -112,6 +112,7 @@ JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name,
   if (!bundle->weights_)
     return jitError("cannot allocate the weights region");
   std::memcpy(bundle->weights_.get(), image.data(), image.size());
+  bundle->weightsImage_ = image;
 
   auto linked = linkInMemory(compiled->files.object, name, *target);
   if (!linked)
@@ -133,22 +134,56 @@ JitBundle::run(llvm::ArrayRef<Tensor> inputs) {
                       inputs_[i].type.str() + ", got " +
                       inputs[i].getType().str());
 
-  Region io = allocateRegion(ioSize_), scratch = allocateRegion(scratchSize_);
+  auto first = runOnce(inputs, 0x5A);
+  if (!first)
+    return first.takeError();
+  auto second = runOnce(inputs, 0xC3);
+  if (!second)
+    return second.takeError();
+  for (size_t o = 0; o < outputs_.size(); ++o)
+    if (std::memcmp((*first)[o].rawData(), (*second)[o].rawData(),
+                    (*first)[o].sizeInBytes()) != 0)
+      return jitError("output '" + outputs_[o].name +
+                      "' depends on what the regions held before the run: an "
+                      "element never written, or a read of bytes never written");
+  if (std::memcmp(weights_.get(), weightsImage_.data(), weightsImage_.size()) != 0)
+    return jitError(name_ + "_run wrote to its weights");
+  return std::move(*first);
+}
+
+llvm::Expected<std::vector<Tensor>>
+JitBundle::runOnce(llvm::ArrayRef<Tensor> inputs, uint8_t poison) {
+  // Each region sits between guard bytes of its own pattern.
+  constexpr uint64_t kGuard = lir::kBufferAlignment;
+  constexpr uint8_t kGuardByte = 0xA7;
+  Region io = allocateRegion(ioSize_ + 2 * kGuard),
+         scratch = allocateRegion(scratchSize_ + 2 * kGuard);
   if (!io || !scratch)
     return jitError("cannot allocate the I/O and scratch regions");
-  std::memset(io.get(), 0xFF, ioSize_);
-  std::memset(scratch.get(), 0xFF, scratchSize_);
+  std::memset(io.get(), kGuardByte, ioSize_ + 2 * kGuard);
+  std::memset(scratch.get(), kGuardByte, scratchSize_ + 2 * kGuard);
+  uint8_t *ioBase = io.get() + kGuard, *scratchBase = scratch.get() + kGuard;
+  std::memset(ioBase, poison, ioSize_);
+  std::memset(scratchBase, poison, scratchSize_);
   for (size_t i = 0; i < inputs.size(); ++i)
-    std::memcpy(io.get() + inputs_[i].offset, inputs[i].rawData(),
+    std::memcpy(ioBase + inputs_[i].offset, inputs[i].rawData(),
                 inputs[i].sizeInBytes());
 
-  if (int status = runFn_(weights_.get(), io.get(), scratch.get()))
+  if (int status = runFn_(weights_.get(), ioBase, scratchBase))
     return jitError(llvm::formatv("{0}_run returned status {1}", name_, status));
+  auto guardsIntact = [&](const uint8_t *base, uint64_t size) {
+    for (uint64_t k = 0; k < kGuard; ++k)
+      if (base[k] != kGuardByte || base[kGuard + size + k] != kGuardByte)
+        return false;
+    return true;
+  };
+  if (!guardsIntact(io.get(), ioSize_) || !guardsIntact(scratch.get(), scratchSize_))
+    return jitError(name_ + "_run wrote outside its I/O or scratch region");
 
   std::vector<Tensor> outputs;
   for (const BundleTensor &o : outputs_)
     outputs.emplace_back(
-        o.type, llvm::ArrayRef<uint8_t>(io.get() + o.offset, o.type.sizeInBytes()));
+        o.type, llvm::ArrayRef<uint8_t>(ioBase + o.offset, o.type.sizeInBytes()));
   return std::move(outputs);
 }
 

@@ -48,11 +48,13 @@ public:
   JitBundle(const JitBundle &) = delete;
   JitBundle &operator=(const JitBundle &) = delete;
 
-  /// Runs once: inputs in graph-input order (types must match exactly; an
-  /// error names the input), returns outputs in graph-output order. The I/O
-  /// and scratch regions are fresh for each call and start filled with 0xFF
-  /// bytes (NaN as f32), so code that reads memory it never wrote shows up
-  /// instead of passing on zeroed memory.
+  /// Runs the bundle: inputs in graph-input order (types must match exactly;
+  /// an error names the input), returns outputs in graph-output order. It
+  /// runs twice, on I/O and scratch regions filled first with one byte
+  /// pattern, then another (finite floats), each between guard bytes: the
+  /// two outputs must be identical, so an element never written or a read of
+  /// memory never written is an error, as are a write past a region's end or
+  /// into the weights.
   llvm::Expected<std::vector<Tensor>> run(llvm::ArrayRef<Tensor> inputs);
 
   uint64_t weightsSize() const { return weightsSize_; }
@@ -68,6 +70,9 @@ private:
   /// A region: 64-byte aligned, as NAME_run requires.
   using Region = std::unique_ptr<uint8_t[], FreeDeleter>;
   static Region allocateRegion(uint64_t size);
+  /// One run on regions poisoned with `poison`: the outputs.
+  llvm::Expected<std::vector<Tensor>> runOnce(llvm::ArrayRef<Tensor> inputs,
+                                              uint8_t poison);
 
   using RunFn = int (*)(const uint8_t *weights, uint8_t *io, uint8_t *scratch);
 
@@ -77,6 +82,8 @@ private:
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   RunFn runFn_ = nullptr;
   Region weights_;
+  /// The weights as compiled, to check that a run leaves them unchanged.
+  std::vector<uint8_t> weightsImage_;
   uint64_t weightsSize_ = 0, ioSize_ = 0, scratchSize_ = 0;
   std::vector<BundleTensor> inputs_, outputs_;
 };
