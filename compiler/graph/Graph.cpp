@@ -113,6 +113,15 @@ static llvm::Error checkResultSize(const Node &n, const TensorType &t) {
 }
 
 llvm::Expected<llvm::SmallVector<TensorType, 1>> inferTypes(const Node &n) {
+  // A quantized tensor means its real values: only an op with an integer
+  // form, or one that moves values unchanged, may take it (others would
+  // compute on the raw integers).
+  if (!n.getDef().hasTrait(kInt8KernelTrait) &&
+      !n.getDef().hasTrait(kQuantPreservingTrait))
+    for (const Value *v : n.getInputs())
+      if (v && v->getType().quant.isQuantized())
+        return nodeError(n, "has no int8 form: its input " + v->getType().str() +
+                                " is quantized");
   auto types = n.getDef().infer(n);
   if (!types || !n.getDef().hasTrait(kQuantPreservingTrait) || !n.getInput(0))
     return types;

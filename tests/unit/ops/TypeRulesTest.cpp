@@ -364,5 +364,18 @@ TEST_F(TypeRules, SmallShapeOps) {
               "cannot squeeze axis 1 of f32[1,3,1,4]");
 }
 
+TEST_F(TypeRules, QuantizedInputsOnlyWhereAnOpHasAnInt8Form) {
+  TensorType q(DType::I8, {2, 3});
+  q.quant.scales = {0.5f};
+  q.quant.zeroPoints = {-3};
+  Value *x = g.addInput("q", q);
+  // Max and Div would compute on the raw integers.
+  expectError(OpKind::Max, {x, x}, {}, "has no int8 form: its input i8[2,3]");
+  expectError(OpKind::Div, {x, x}, {}, "has no int8 form");
+  // Moving values keeps them; Dequantize has an int8 form.
+  EXPECT_EQ(type(OpKind::Transpose, {x}).quant.zeroPoints, q.quant.zeroPoints);
+  EXPECT_EQ(type(OpKind::Dequantize, {x}), f32({2, 3}));
+}
+
 } // namespace
 } // namespace kiln
