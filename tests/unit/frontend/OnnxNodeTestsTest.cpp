@@ -29,8 +29,8 @@ namespace conformance {
 namespace {
 
 constexpr int kMinModels = 932;
-constexpr int kMinImported = 130;
-constexpr int kMinWithConstantInputs = 29;
+constexpr int kMinImported = 697;
+constexpr int kMinWithConstantInputs = 137;
 
 TEST(OnnxNodeTests, ImportNeverCrashes) {
   std::vector<std::string> dirs = listCases("node");
