@@ -47,9 +47,10 @@ bench: deps
 bench-ort: deps
 	BAZEL="$(BAZEL)" benchmarks/speed/compare_ort.sh 3
 
-# Instructions per inference of the small models on the Cortex-M4 board.
+# Instructions per inference of the small and MLPerf Tiny models on the Cortex-M4 and
+# Cortex-M7 boards; writes benchmarks/device/RESULTS.md.
 bench-device: deps-cross
-	BAZEL="$(BAZEL)" benchmarks/device/bench.py cortex-m4
+	BAZEL="$(BAZEL)" benchmarks/device/bench.py cortex-m4 cortex-m7
 
 clean:
 	$(BAZEL) clean
