@@ -21,6 +21,7 @@
  * macro prefix> and KILN_BUNDLE_HEADER=<NAME.h>; the weights are embedded
  * (flash), io and scratch are static arrays. usage: bench [RUNS] */
 #include KILN_BUNDLE_HEADER
+#include "benchmarks/common/zero_inputs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,22 +71,6 @@ static uint64_t ticks(void) {
   return (uint64_t)w * (SYST_RELOAD + 1) + (SYST_RELOAD - value);
 }
 
-/* Writes each input tensor's 0 (see the top of the file). */
-static void fill_inputs(void) {
-  uint32_t t;
-  for (t = 0; t < BUNDLE.num_inputs; ++t) {
-    const kiln_tensor *input = &BUNDLE.inputs[t];
-    uint8_t byte = 0;
-    size_t i;
-    if (input->dtype == KILN_I8)
-      byte = (uint8_t)(int8_t)input->zero_point;
-    else if (input->dtype == KILN_U8)
-      byte = (uint8_t)input->zero_point;
-    for (i = 0; i < input->size; ++i)
-      io[input->offset + i] = byte;
-  }
-}
-
 /* Executes 2 * n instructions (subs, bne). */
 static void __attribute__((noinline)) spin(uint32_t n) {
   __asm__ volatile("1: subs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
@@ -100,7 +85,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s [RUNS]\n", argv[0]);
     return 2;
   }
-  fill_inputs();
+  kiln_zero_inputs(&BUNDLE, io);
   systick_start();
 
   /* The calibration: 2,000,000 instructions, plus the call's few. */

@@ -16,6 +16,7 @@
  * A function that writes the pattern byte itself at its deepest point would
  * be measured short by those bytes; the pattern makes that unlikely. */
 #include KILN_BUNDLE_HEADER
+#include "benchmarks/common/zero_inputs.h"
 
 #include <stdio.h>
 
@@ -56,22 +57,6 @@ static const char *dtype_name(kiln_dtype dtype) {
   return "?";
 }
 
-/* Writes each input tensor's 0 (see the top of the file). */
-static void fill_inputs(void) {
-  uint32_t t;
-  for (t = 0; t < BUNDLE.num_inputs; ++t) {
-    const kiln_tensor *input = &BUNDLE.inputs[t];
-    uint8_t byte = 0;
-    size_t i;
-    if (input->dtype == KILN_I8)
-      byte = (uint8_t)(int8_t)input->zero_point;
-    else if (input->dtype == KILN_U8)
-      byte = (uint8_t)input->zero_point;
-    for (i = 0; i < input->size; ++i)
-      io[input->offset + i] = byte;
-  }
-}
-
 static uintptr_t stack_pointer(void) {
   uintptr_t sp;
 #if defined(__x86_64__)
@@ -100,7 +85,7 @@ static __attribute__((noinline)) size_t probe(void) {
 
 int main(void) {
   size_t stack;
-  fill_inputs();
+  kiln_zero_inputs(&BUNDLE, io);
   stack = probe();
   if (stack == 0) {
     fprintf(stderr, "stack_probe: %s_run failed\n", STR(KILN_BUNDLE_NAME));
