@@ -140,13 +140,15 @@ llvm::Error emitConvInt8(KernelBuilder &kb, const KernelArgs &args) {
     unpadded &= geom->padsBegin[i] == 0 && geom->padsEnd[i] == 0;
   const int8_t *wdata = n.getInput(1)->getConstant().data<int8_t>();
   int64_t taps = CG * KH * KW;
-  auto bias = foldedBias(
-      n, O,
-      [&](int64_t o) {
-        return std::accumulate(wdata + o * taps, wdata + (o + 1) * taps, int64_t(0));
-      },
-      unpadded ? inOffset : 0);
-  llvm::Value *biasTable = ir.table(bias, "int8.bias");
+  auto weightSum = [&](int64_t o) {
+    return std::accumulate(wdata + o * taps, wdata + (o + 1) * taps, int64_t(0));
+  };
+  // Windows wholly inside the input take the folded bias; with padding, the
+  // others add the offset tap by tap and skip the taps in the padding.
+  llvm::Value *insideBiasTable =
+      ir.table(foldedBias(n, O, weightSum, inOffset), "int8.bias");
+  llvm::Value *borderBiasTable =
+      unpadded ? nullptr : ir.table(foldedBias(n, O, weightSum, 0), "int8.bias.border");
   auto [multTable, shiftTable] =
       multiplierTables(ir, multipliers(xt, wt, yt, O, false));
 
@@ -155,36 +157,75 @@ llvm::Error emitConvInt8(KernelBuilder &kb, const KernelArgs &args) {
   kb.nest({N, O}, [&](llvm::ArrayRef<llvm::Value *> no) {
     llvm::Value *bn = no[0], *o = no[1];
     llvm::Value *c0 = b.CreateMul(b.CreateUDiv(o, kb.idx(outPerGroup)), kb.idx(CG));
-    llvm::Value *biasO = kb.load(i32, biasTable, o);
+    llvm::Value *insideBias = kb.load(i32, insideBiasTable, o);
+    llvm::Value *borderBias = unpadded ? nullptr : kb.load(i32, borderBiasTable, o);
     llvm::Value *mult = kb.load(i32, multTable, o);
     llvm::Value *shift = kb.load(i32, shiftTable, o);
     kb.nest({OH, OW}, [&](llvm::ArrayRef<llvm::Value *> hw) {
       llvm::Value *ih0 = b.CreateSub(b.CreateMul(hw[0], kb.idx(sh)), kb.idx(ph));
       llvm::Value *iw0 = b.CreateSub(b.CreateMul(hw[1], kb.idx(sw)), kb.idx(pw));
-      llvm::Value *acc = sumOver(
-          kb, {CG, KH, KW}, biasO,
-          [&](llvm::ArrayRef<llvm::Value *> t, llvm::Value *acc) {
-            llvm::Value *ih = b.CreateAdd(ih0, b.CreateMul(t[1], kb.idx(dh)));
-            llvm::Value *iw = b.CreateAdd(iw0, b.CreateMul(t[2], kb.idx(dw)));
-            llvm::Value *wv = ir.widen(
-                kb.load(i8, w, kb.linear({o, t[0], t[1], t[2]}, {CG * KH * KW, KH * KW, KW, 1})));
-            if (unpadded) {
-              llvm::Value *xi = kb.linear({bn, b.CreateAdd(c0, t[0]), ih, iw},
+      auto insideSum = [&] {
+        return sumOver(kb, {CG, KH, KW}, insideBias,
+                       [&](llvm::ArrayRef<llvm::Value *> t, llvm::Value *acc) {
+                         llvm::Value *ih = b.CreateAdd(ih0, b.CreateMul(t[1], kb.idx(dh)));
+                         llvm::Value *iw = b.CreateAdd(iw0, b.CreateMul(t[2], kb.idx(dw)));
+                         llvm::Value *wv = ir.widen(kb.load(
+                             i8, w, kb.linear({o, t[0], t[1], t[2]}, {CG * KH * KW, KH * KW, KW, 1})));
+                         llvm::Value *xi = kb.linear({bn, b.CreateAdd(c0, t[0]), ih, iw},
+                                                     {C * H * W, H * W, W, 1});
+                         return b.CreateAdd(acc, b.CreateMul(wv, ir.widen(kb.load(i8, x, xi))));
+                       });
+      };
+      auto borderSum = [&] {
+        return sumOver(
+            kb, {CG, KH, KW}, borderBias,
+            [&](llvm::ArrayRef<llvm::Value *> t, llvm::Value *acc) {
+              llvm::Value *ih = b.CreateAdd(ih0, b.CreateMul(t[1], kb.idx(dh)));
+              llvm::Value *iw = b.CreateAdd(iw0, b.CreateMul(t[2], kb.idx(dw)));
+              llvm::Value *wv = ir.widen(
+                  kb.load(i8, w, kb.linear({o, t[0], t[1], t[2]}, {CG * KH * KW, KH * KW, KW, 1})));
+              // Taps in the padding add nothing; their load reads a clamped,
+              // in-bounds address.
+              llvm::Value *inside = b.CreateAnd(
+                  b.CreateAnd(b.CreateICmpSGE(ih, kb.idx(0)), b.CreateICmpSLT(ih, kb.idx(H))),
+                  b.CreateAnd(b.CreateICmpSGE(iw, kb.idx(0)), b.CreateICmpSLT(iw, kb.idx(W))));
+              llvm::Value *ihc = b.CreateSelect(inside, ih, kb.idx(0));
+              llvm::Value *iwc = b.CreateSelect(inside, iw, kb.idx(0));
+              llvm::Value *xi = kb.linear({bn, b.CreateAdd(c0, t[0]), ihc, iwc},
                                           {C * H * W, H * W, W, 1});
-              return b.CreateAdd(acc, b.CreateMul(wv, ir.widen(kb.load(i8, x, xi))));
-            }
-            // Taps in the padding add nothing; their load reads a clamped,
-            // in-bounds address.
-            llvm::Value *inside = b.CreateAnd(
-                b.CreateAnd(b.CreateICmpSGE(ih, kb.idx(0)), b.CreateICmpSLT(ih, kb.idx(H))),
-                b.CreateAnd(b.CreateICmpSGE(iw, kb.idx(0)), b.CreateICmpSLT(iw, kb.idx(W))));
-            llvm::Value *ihc = b.CreateSelect(inside, ih, kb.idx(0));
-            llvm::Value *iwc = b.CreateSelect(inside, iw, kb.idx(0));
-            llvm::Value *xi = kb.linear({bn, b.CreateAdd(c0, t[0]), ihc, iwc},
-                                        {C * H * W, H * W, W, 1});
-            llvm::Value *xv = b.CreateAdd(ir.widen(kb.load(i8, x, xi)), ir.i32(inOffset));
-            return b.CreateAdd(acc, b.CreateSelect(inside, b.CreateMul(wv, xv), ir.i32(0)));
-          });
+              llvm::Value *xv = b.CreateAdd(ir.widen(kb.load(i8, x, xi)), ir.i32(inOffset));
+              return b.CreateAdd(acc, b.CreateSelect(inside, b.CreateMul(wv, xv), ir.i32(0)));
+            });
+      };
+      llvm::Value *acc;
+      if (unpadded) {
+        acc = insideSum();
+      } else {
+        // The window's last tap inside too: then every tap is.
+        llvm::Value *windowInside = b.CreateAnd(
+            b.CreateAnd(b.CreateICmpSGE(ih0, kb.idx(0)),
+                        b.CreateICmpSLT(b.CreateAdd(ih0, kb.idx((KH - 1) * dh)), kb.idx(H))),
+            b.CreateAnd(b.CreateICmpSGE(iw0, kb.idx(0)),
+                        b.CreateICmpSLT(b.CreateAdd(iw0, kb.idx((KW - 1) * dw)), kb.idx(W))));
+        llvm::Function *fn = b.GetInsertBlock()->getParent();
+        auto *insideBB = llvm::BasicBlock::Create(b.getContext(), "window.inside", fn);
+        auto *borderBB = llvm::BasicBlock::Create(b.getContext(), "window.border", fn);
+        auto *joinBB = llvm::BasicBlock::Create(b.getContext(), "window.join", fn);
+        b.CreateCondBr(windowInside, insideBB, borderBB);
+        b.SetInsertPoint(insideBB);
+        llvm::Value *insideAcc = insideSum();
+        llvm::BasicBlock *insideEnd = b.GetInsertBlock();
+        b.CreateBr(joinBB);
+        b.SetInsertPoint(borderBB);
+        llvm::Value *borderAcc = borderSum();
+        llvm::BasicBlock *borderEnd = b.GetInsertBlock();
+        b.CreateBr(joinBB);
+        b.SetInsertPoint(joinBB);
+        llvm::PHINode *phi = b.CreatePHI(i32, 2, "acc");
+        phi->addIncoming(insideAcc, insideEnd);
+        phi->addIncoming(borderAcc, borderEnd);
+        acc = phi;
+      }
       llvm::Value *v = b.CreateAdd(ir.mbqm(acc, mult, shift), ir.i32(outZp));
       kb.store(ir.clampToI8(v, range->min, range->max), y,
                kb.linear({bn, o, hw[0], hw[1]}, {O * OH * OW, OH * OW, OW, 1}));
