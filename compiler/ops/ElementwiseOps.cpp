@@ -54,10 +54,8 @@ template <BinOp Op, typename T> T applyBinary(T a, T b) {
 }
 
 /// Add, Sub and Mul of int8 activations: TFLite's requantizing forms, with
-/// a fused clamp.
+/// a fused clamp. (inferTypes keeps quantized operands from the other ops.)
 llvm::Expected<TypeList> inferBinaryInt8(const Node &n) {
-  if (!n.is(OpKind::Add) && !n.is(OpKind::Sub) && !n.is(OpKind::Mul))
-    return nodeError(n, "int8 (quantized) operands are not supported");
   for (unsigned i = 0; i < 2; ++i)
     if (llvm::Error e = expectQuantizedInt8(n, i))
       return e;

@@ -52,9 +52,6 @@ bool hasInt8Form(ActivationKind kind) {
 
 llvm::Expected<TypeList> inferActivationInt8(const Node &n) {
   ActivationKind kind = *activationKindOf(n.getKind());
-  if (!hasInt8Form(kind))
-    return nodeError(n, "int8 (quantized) input " + inputType(n, 0).str() +
-                            " is not supported");
   if (llvm::Error e = expectQuantizedInt8(n, 0))
     return e;
   auto t = quantizedResult(n, inputType(n, 0).shape);

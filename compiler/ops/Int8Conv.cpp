@@ -6,11 +6,7 @@
 #include <algorithm>
 
 namespace kiln {
-namespace {
 
-/// The requantization multiplier of each output channel (`channels` of
-/// them) from the input, weight and output scales. `fullyConnected` picks
-/// TFLM's per-tensor FULLY_CONNECTED derivation, whose product is in float.
 llvm::SmallVector<tfl::QuantizedMultiplier, 16>
 channelMultipliers(const QuantParams &x, const QuantParams &w,
                    const QuantParams &y, int64_t channels, bool fullyConnected) {
@@ -23,6 +19,8 @@ channelMultipliers(const QuantParams &x, const QuantParams &w,
   }
   return m;
 }
+
+namespace {
 
 int8_t requantize(int32_t acc, tfl::QuantizedMultiplier m, int32_t outZp,
                   tfl::ActivationRange r) {

@@ -21,6 +21,14 @@ namespace kiln {
 llvm::Expected<tfl::ActivationRange> int8ActivationRange(const Node &n,
                                                          const QuantParams &out);
 
+/// The requantization multiplier of each output channel (`channels` of
+/// them) from the input, weight and output scales: QuantizeMultiplier of
+/// in * w / out, whose product TFLM's per-tensor FULLY_CONNECTED
+/// (`fullyConnected`) takes in float.
+llvm::SmallVector<tfl::QuantizedMultiplier, 16>
+channelMultipliers(const QuantParams &x, const QuantParams &w,
+                   const QuantParams &y, int64_t channels, bool fullyConnected);
+
 /// Conv (grouped and depthwise too): acc = bias + sum w * (x - x_zp) over the
 /// in-bounds taps, requantized per output channel (reference/integer_ops/
 /// conv.h and depthwise_conv.h).
@@ -49,6 +57,10 @@ llvm::Error evalAveragePoolInt8(const Node &n, llvm::ArrayRef<const Tensor *> in
 /// ReduceMean.
 llvm::Error evalMeanInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
                          llvm::MutableArrayRef<Tensor> out);
+/// The real values (q - zero point) * scale an int8 tensor stands for, per
+/// tensor or per channel (DEQUANTIZE; a hybrid model's int8 weights).
+Tensor dequantizedTensor(const Tensor &q);
+
 /// Whether the activation record `kind` has an int8 form.
 bool hasInt8Form(ActivationKind kind);
 /// The int8 result of an activation op: its kQuantAttr, which LOGISTIC and

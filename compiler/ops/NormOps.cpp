@@ -73,10 +73,8 @@ llvm::Expected<TypeList> inferSoftmax(const Node &n) {
     // zero point -128.
     if (llvm::Error e = expectQuantizedInt8(n, 0))
       return std::move(e);
-    if (!n.is(OpKind::Softmax) ||
-        *normalizeAxis(n.getInt("axis"), x.rank()) != int64_t(x.rank()) - 1)
-      return nodeError(n, "int8 input is supported by Softmax along the last "
-                          "axis");
+    if (*normalizeAxis(n.getInt("axis"), x.rank()) != int64_t(x.rank()) - 1)
+      return nodeError(n, "int8 Softmax is along the last axis");
     TensorType t(DType::I8, x.shape);
     t.quant.scales = {1.0f / 256};
     t.quant.zeroPoints = {-128};

@@ -14,6 +14,7 @@
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/IntegerMath.h"
 #include "compiler/ops/OpHelpers.h"
 #include "compiler/ops/QuantizedTypes.h"
@@ -161,7 +162,13 @@ llvm::Expected<TypeList> inferTensorDequantize(const Node &n) {
 /// Per tensor or per channel (a constant's, folded before codegen).
 llvm::Error evalTensorDequantize(const Node &, llvm::ArrayRef<const Tensor *> in,
                                  llvm::MutableArrayRef<Tensor> out) {
-  const Tensor &x = *in[0];
+  out[0] = dequantizedTensor(*in[0]);
+  return llvm::Error::success();
+}
+
+} // namespace
+
+Tensor dequantizedTensor(const Tensor &x) {
   const QuantParams &q = x.getType().quant;
   llvm::ArrayRef<int64_t> shape = x.getShape();
   int64_t inner = 1, channels = 1;
@@ -170,15 +177,14 @@ llvm::Error evalTensorDequantize(const Node &, llvm::ArrayRef<const Tensor *> in
     for (size_t d = q.axis + 1; d < shape.size(); ++d)
       inner *= shape[d];
   }
+  Tensor out(TensorType(DType::F32, shape));
   for (int64_t i = 0, e = x.numElements(); i < e; ++i) {
     int64_t c = (i / inner) % channels;
-    out[0].data<float>()[i] =
+    out.data<float>()[i] =
         tfl::dequantizeInt8(x.data<int8_t>()[i], q.scales[c], q.zeroPoints[c]);
   }
-  return llvm::Error::success();
+  return out;
 }
-
-} // namespace
 
 void registerQuantOps(std::vector<OpDef> &defs) {
   defs.push_back({OpKind::QuantizeLinear,

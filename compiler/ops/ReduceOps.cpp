@@ -63,9 +63,6 @@ llvm::Expected<llvm::SmallVector<bool, 6>> reducedAxes(const Node &n) {
 namespace {
 
 llvm::Expected<TypeList> inferReduce(const Node &n) {
-  if (inputType(n, 0).quant.isQuantized() && !n.is(OpKind::ReduceMean))
-    return nodeError(n, "int8 (quantized) input " + inputType(n, 0).str() +
-                            " is not supported");
   if (llvm::Error e = expectDType(n, 0, numericDTypes()))
     return e;
   const TensorType &x = inputType(n, 0);

@@ -58,24 +58,6 @@ llvm::Value *sumOver(KernelBuilder &kb, llvm::ArrayRef<int64_t> extents,
                    })[0];
 }
 
-/// The requantization multipliers of `channels` output channels.
-std::vector<tfl::QuantizedMultiplier> multipliers(const TensorType &x,
-                                                  const TensorType &w,
-                                                  const TensorType &y,
-                                                  int64_t channels,
-                                                  bool fullyConnected) {
-  std::vector<tfl::QuantizedMultiplier> m;
-  for (int64_t c = 0; c < channels; ++c) {
-    float ws = w.quant.scales[w.quant.isPerChannel() ? c : 0];
-    m.push_back(fullyConnected && !w.quant.isPerChannel()
-                    ? tfl::fullyConnectedMultiplier(x.quant.scales[0], ws,
-                                                    y.quant.scales[0])
-                    : tfl::convMultiplier(x.quant.scales[0], ws,
-                                          y.quant.scales[0]));
-  }
-  return m;
-}
-
 /// Tables of the multipliers and shifts.
 std::pair<llvm::Value *, llvm::Value *>
 multiplierTables(IntegerIR &ir, llvm::ArrayRef<tfl::QuantizedMultiplier> m) {
@@ -150,7 +132,7 @@ llvm::Error emitConvInt8(KernelBuilder &kb, const KernelArgs &args) {
   llvm::Value *borderBiasTable =
       unpadded ? nullptr : ir.table(foldedBias(n, O, weightSum, 0), "int8.bias.border");
   auto [multTable, shiftTable] =
-      multiplierTables(ir, multipliers(xt, wt, yt, O, false));
+      multiplierTables(ir, channelMultipliers(xt.quant, wt.quant, yt.quant, O, false));
 
   llvm::Type *i8 = b.getInt8Ty(), *i32 = b.getInt32Ty();
   llvm::Value *x = args.inputs[0], *w = args.inputs[1], *y = args.outputs[0];
@@ -257,7 +239,7 @@ llvm::Error emitMatMulInt8(KernelBuilder &kb, const KernelArgs &args) {
       inOffset);
   llvm::Value *biasTable = ir.table(bias, "int8.bias");
   auto [multTable, shiftTable] =
-      multiplierTables(ir, multipliers(xt, wt, yt, N, true));
+      multiplierTables(ir, channelMultipliers(xt.quant, wt.quant, yt.quant, N, true));
   llvm::Type *i8 = b.getInt8Ty(), *i32 = b.getInt32Ty();
   llvm::Value *x = args.inputs[0], *w = args.inputs[1], *y = args.outputs[0];
   kb.nest({M, N}, [&](llvm::ArrayRef<llvm::Value *> mn) {
@@ -340,9 +322,7 @@ llvm::Error emitBinaryInt8(KernelBuilder &kb, const KernelArgs &args) {
   const tfl::MulParams &mul = p->mul;
   Shape aStrides = broadcastStrides(at.shape, yt.shape);
   Shape bStrides = broadcastStrides(bt.shape, yt.shape);
-  Shape yStrides(yt.rank(), 1);
-  for (int64_t d = int64_t(yt.rank()) - 2; d >= 0; --d)
-    yStrides[d] = yStrides[d + 1] * yt.shape[d + 1];
+  Shape yStrides = rowMajorStrides(yt.shape);
   llvm::Type *i8 = b.getInt8Ty();
   kb.nest(yt.shape, [&](llvm::ArrayRef<llvm::Value *> ivs) {
     llvm::Value *av = ir.widen(kb.load(i8, args.inputs[0], kb.linear(ivs, aStrides)));

@@ -1,6 +1,7 @@
 #include "compiler/frontend/tflite/TFLiteOps.h"
 
 #include "compiler/ops/ActivationOps.h"
+#include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/QuantizedTypes.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -82,24 +83,6 @@ Tensor permuted(const Tensor &t, llvm::ArrayRef<int64_t> perm) {
         break;
       idx[j] = 0;
     }
-  }
-  return out;
-}
-
-/// A hybrid model's int8 weights under float activations, as float: the
-/// real values (q - zero point) * scale the weights stand for.
-Tensor floatWeights(const Tensor &w) {
-  const QuantParams &q = w.getType().quant;
-  Tensor out(TensorType(DType::F32, w.getShape()));
-  llvm::ArrayRef<int64_t> shape = w.getShape();
-  int64_t inner = 1;
-  if (q.isPerChannel())
-    for (size_t d = q.axis + 1; d < shape.size(); ++d)
-      inner *= shape[d];
-  for (int64_t i = 0, e = w.numElements(); i < e; ++i) {
-    size_t c = q.isPerChannel() ? (i / inner) % shape[q.axis] : 0;
-    out.data<float>()[i] =
-        q.scales[c] * float(w.data<int8_t>()[i] - q.zeroPoints[c]);
   }
   return out;
 }
@@ -233,7 +216,7 @@ llvm::Error importConv(OpContext &ctx, bool depthwise) {
     weights = permuted(**w, {0, 3, 1, 2});
   }
   if ((*x)->getType().dtype == DType::F32 && weights.getDType() == DType::I8)
-    weights = floatWeights(weights);
+    weights = dequantizedTensor(weights);
   auto attrs = windowAttrs(ctx, xs, win);
   if (!attrs)
     return attrs.takeError();
@@ -283,7 +266,7 @@ llvm::Error importFullyConnected(OpContext &ctx) {
   }
   Tensor weights = permuted(**w, {1, 0});
   if (xt.dtype == DType::F32 && weights.getDType() == DType::I8)
-    weights = floatWeights(weights);
+    weights = dequantizedTensor(weights);
   Value *wt = ctx.g.addConstant(ctx.name + "/weights", std::move(weights));
   llvm::SmallVector<Value *, 3> ins{in, wt};
   if (ctx.inputs.size() > 2 && ctx.inputs[2])
