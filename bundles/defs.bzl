@@ -66,6 +66,8 @@ def _kiln_compile_impl(ctx):
         args.add("--no-winograd")
     if ctx.attr.overwrite_inputs:
         args.add("--overwrite-inputs")
+    if ctx.attr.profile_layers:
+        args.add("--profile-layers")
     for dim, value in sorted(ctx.attr.dims.items()):
         args.add("--dim", "%s=%s" % (dim, value))
     if ctx.attr.passes:
@@ -99,6 +101,7 @@ _kiln_compile = rule(
         "embed_weights": attr.bool(),
         "winograd": attr.bool(default = True),
         "overwrite_inputs": attr.bool(),
+        "profile_layers": attr.bool(),
         "dims": attr.string_dict(),
         "passes": attr.string_list(),
         "_kilnc": attr.label(
@@ -134,6 +137,7 @@ def kiln_bundle(
         passes = [],
         winograd = True,
         overwrite_inputs = False,
+        profile_layers = False,
         **kwargs):
     """Compiles `model` with kilnc and wraps the bundle in a cc_library `name`.
 
@@ -153,6 +157,8 @@ def kiln_bundle(
       overwrite_inputs: the run may overwrite its inputs; inputs, outputs
         and intermediates share the io region and scratch is empty (the
         least RAM, as in TFLM's arena).
+      profile_layers: NAME_run calls kiln_profile_layer (kiln.h), which the
+        program defines, before each layer and after the last.
       **kwargs: passed to the cc_library (visibility, tags, ...); tags and
         target_compatible_with also to the kilnc step.
     """
@@ -176,6 +182,7 @@ def kiln_bundle(
         passes = passes,
         winograd = winograd,
         overwrite_inputs = overwrite_inputs,
+        profile_layers = profile_layers,
         tags = kwargs.get("tags"),
         target_compatible_with = kwargs.get("target_compatible_with"),
         visibility = ["//visibility:private"],

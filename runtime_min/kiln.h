@@ -143,6 +143,12 @@ static inline kiln_status kiln_check(const kiln_bundle *b,
   return KILN_OK;
 }
 
+/* Bundles compiled with `kilnc --profile-layers` call this before each
+ * layer (index 0, 1, ...; name: its op, kernel and node) and once after the
+ * last (index = number of layers, name NULL). The program defines it, e.g.
+ * to read a cycle counter; other bundles never call it. */
+void kiln_profile_layer(uint32_t index, const char *name);
+
 /* kiln_check, then run. */
 static inline int kiln_run_checked(const kiln_bundle *b, const uint8_t *weights,
                                    size_t weights_len, uint8_t *io,

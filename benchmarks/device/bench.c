@@ -19,7 +19,14 @@
  *
  * Built per model with KILN_BUNDLE_NAME=<bundle name>, KILN_BUNDLE_MACRO=<its
  * macro prefix> and KILN_BUNDLE_HEADER=<NAME.h>; the weights are embedded
- * (flash), io and scratch are static arrays. usage: bench [RUNS] */
+ * (flash), io and scratch are static arrays. usage: bench [RUNS]
+ *
+ * With KILN_PROFILE_LAYERS (a bundle compiled with --profile-layers) it also
+ * prints, from the last run, one line per layer:
+ *
+ *   layer INDEX instructions=N NAME
+ *
+ * counted from kiln_profile_layer's calls (kiln.h) before each layer. */
 #include KILN_BUNDLE_HEADER
 #include "benchmarks/common/zero_inputs.h"
 
@@ -76,6 +83,31 @@ static void __attribute__((noinline)) spin(uint32_t n) {
   __asm__ volatile("1: subs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
 }
 
+#ifdef KILN_PROFILE_LAYERS
+#define MAX_LAYERS 512
+static uint64_t layer_start[MAX_LAYERS + 1];
+static const char *layer_names[MAX_LAYERS];
+static uint32_t layers;
+
+void kiln_profile_layer(uint32_t index, const char *name) {
+  if (index > MAX_LAYERS)
+    return;
+  layer_start[index] = ticks();
+  if (name && index < MAX_LAYERS)
+    layer_names[index] = name;
+  else if (!name)
+    layers = index;
+}
+
+static void print_layers(void) {
+  uint32_t i;
+  for (i = 0; i < layers; ++i)
+    printf("layer %lu instructions=%llu %s\n", (unsigned long)i,
+           (unsigned long long)((layer_start[i + 1] - layer_start[i]) * INSTRUCTIONS_PER_TICK),
+           layer_names[i]);
+}
+#endif
+
 int main(int argc, char **argv) {
   const uint32_t spins = 1000000;
   int runs = argc > 1 ? atoi(argv[1]) : DEFAULT_RUNS, i;
@@ -116,5 +148,8 @@ int main(int argc, char **argv) {
   }
   printf("bench %s runs=%d instructions=%llu..%llu\n", STR(KILN_BUNDLE_NAME), runs,
          (unsigned long long)min, (unsigned long long)max);
+#ifdef KILN_PROFILE_LAYERS
+  print_layers();
+#endif
   return 0;
 }

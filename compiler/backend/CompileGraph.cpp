@@ -36,6 +36,7 @@ llvm::Expected<CompiledBundle> compileGraph(const Graph &lowered,
     return std::move(err);
   lir::LIROptions lirOpts = opts.lir;
   lirOpts.vectorLanes = target.info.vectorLanes;
+  lirOpts.int8Dot = target.info.dsp ? lir::Int8Dot::ArmDsp : lir::Int8Dot::Scalar;
   auto f = planGraph(lowered, lirOpts);
   if (!f)
     return f.takeError();
@@ -45,10 +46,11 @@ llvm::Expected<CompiledBundle> compileGraph(const Graph &lowered,
   result.files.name = name;
   // Built once: the weights file, and the object's copy when embedded.
   result.files.weights = lir::buildWeightsImage(*f);
-  auto object = generateBundleObject(
-      *f, name, *target.machine,
-      opts.embedWeights ? llvm::ArrayRef<uint8_t>(result.files.weights)
-                        : llvm::ArrayRef<uint8_t>());
+  BundleObjectOptions objectOpts;
+  if (opts.embedWeights)
+    objectOpts.embeddedWeights = result.files.weights;
+  objectOpts.profileLayers = opts.profileLayers;
+  auto object = generateBundleObject(*f, name, *target.machine, objectOpts);
   if (!object)
     return object.takeError();
   result.files.object = std::move(*object);

@@ -31,6 +31,8 @@ struct BackendOptions {
   /// ".rodata.kiln_weights", symbol NAME_weights) as well as returning
   /// them as the weights file.
   bool embedWeights = false;
+  /// NAME_run calls kiln_profile_layer before each layer (kiln.h).
+  bool profileLayers = false;
 };
 
 /// Where one input or output tensor lives in the bundle's I/O region.

@@ -78,7 +78,7 @@ public:
   }
 
   llvm::Expected<std::unique_ptr<llvm::Module>>
-  build(llvm::ArrayRef<uint8_t> embeddedWeights) {
+  build(const BundleObjectOptions &opts) {
     llvm::SmallVector<llvm::Function *, 16> kernels;
     for (size_t i = 0; i < f_.instrs.size(); ++i) {
       auto k = buildKernel(f_.instrs[i], i);
@@ -86,10 +86,10 @@ public:
         return k.takeError();
       kernels.push_back(*k);
     }
-    llvm::Function *run = buildRun(kernels);
+    llvm::Function *run = buildRun(kernels, opts.profileLayers);
     llvm::GlobalVariable *weights = nullptr;
-    if (!embeddedWeights.empty())
-      weights = buildWeights(embeddedWeights);
+    if (!opts.embeddedWeights.empty())
+      weights = buildWeights(opts.embeddedWeights);
     buildDescriptor(run, weights);
     std::string err;
     llvm::raw_string_ostream os(err);
@@ -167,7 +167,28 @@ private:
                   : base;
   }
 
-  llvm::Function *buildRun(llvm::ArrayRef<llvm::Function *> kernels) {
+  /// What a layer is called in a profile: its op, the kernel strategy, its
+  /// node.
+  std::string layerName(const lir::Instr &in) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    if (in.kind == lir::Instr::Kind::Copy) {
+      os << "copy";
+    } else {
+      os << in.node->getDef().name;
+      for (const Node *n : in.fused)
+        os << '+' << n->getDef().name;
+      std::string strategy;
+      llvm::raw_string_ostream ss(strategy);
+      lir::printStrategy(in.strategy, ss);
+      if (!strategy.empty())
+        os << '[' << strategy << ']';
+      os << ' ' << in.node->getName();
+    }
+    return s;
+  }
+
+  llvm::Function *buildRun(llvm::ArrayRef<llvm::Function *> kernels, bool profileLayers) {
     auto *fnTy = llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx_),
                                          {ptrTy_, ptrTy_, ptrTy_}, false);
     auto *fn = llvm::Function::Create(fnTy, llvm::GlobalValue::ExternalLinkage,
@@ -207,13 +228,23 @@ private:
       }
       return regions[2];
     };
+    llvm::FunctionCallee profile;
+    if (profileLayers)
+      profile = m_->getOrInsertFunction(
+          "kiln_profile_layer",
+          llvm::FunctionType::get(b.getVoidTy(), {b.getInt32Ty(), ptrTy_}, false));
     for (size_t i = 0; i < kernels.size(); ++i) {
       const lir::Instr &in = f_.instrs[i];
+      if (profileLayers)
+        b.CreateCall(profile, {b.getInt32(i), cString(layerName(in))});
       llvm::SmallVector<llvm::Value *, 4> args;
       for (const lir::Buffer *buf : kernelParams(in))
         args.push_back(regionPtr(b, regionOf(buf), buf->offset));
       b.CreateCall(kernels[i], args);
     }
+    if (profileLayers)
+      b.CreateCall(profile, {b.getInt32(kernels.size()),
+                             llvm::ConstantPointerNull::get(ptrTy_)});
     b.CreateRet(b.getInt32(KILN_OK));
     return fn;
   }
@@ -362,8 +393,8 @@ private:
 llvm::Expected<std::unique_ptr<llvm::Module>>
 buildBundleModule(llvm::LLVMContext &ctx, const lir::Function &f,
                   llvm::StringRef bundleName, llvm::TargetMachine &tm,
-                  llvm::ArrayRef<uint8_t> embeddedWeights) {
-  return BundleModuleBuilder(ctx, f, bundleName, tm).build(embeddedWeights);
+                  const BundleObjectOptions &opts) {
+  return BundleModuleBuilder(ctx, f, bundleName, tm).build(opts);
 }
 
 unsigned targetVectorLanes(llvm::TargetMachine &tm) {

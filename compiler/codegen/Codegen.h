@@ -11,14 +11,24 @@
 
 namespace kiln {
 
+/// What the bundle's object holds besides the kernels and NAME_run.
+struct BundleObjectOptions {
+  /// The weights image to link in as read-only data (section
+  /// ".rodata.kiln_weights"), exported as NAME_weights and pointed to by
+  /// NAME_bundle.embedded_weights; empty for a weights file.
+  llvm::ArrayRef<uint8_t> embeddedWeights;
+  /// NAME_run calls kiln_profile_layer (kiln.h), which the program
+  /// provides, before each layer and after the last.
+  bool profileLayers = false;
+};
+
 /// Builds the bundle's LLVM module for `f` (planned): one internal kernel
-/// function per instruction, NAME_run, the NAME_bundle descriptor and, when
-/// `embeddedWeights` is non-empty, NAME_weights. `bundleName` must be a C
-/// identifier.
+/// function per instruction, NAME_run, the NAME_bundle descriptor and what
+/// `opts` adds. `bundleName` must be a C identifier.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 buildBundleModule(llvm::LLVMContext &ctx, const lir::Function &f,
                   llvm::StringRef bundleName, llvm::TargetMachine &tm,
-                  llvm::ArrayRef<uint8_t> embeddedWeights);
+                  const BundleObjectOptions &opts);
 
 /// Runs LLVM's O3 pipeline for the target, with every library function
 /// disabled so no call to libc (memcpy, memset, expf, ...) can appear.
@@ -33,14 +43,10 @@ emitObject(llvm::Module &m, llvm::TargetMachine &tm);
 /// TargetInfo::vectorLanes.
 unsigned targetVectorLanes(llvm::TargetMachine &tm);
 
-/// Module, optimization, object bytes for `f` (planned) on `tm`, with
-/// `embeddedWeights` (the weights image, or empty) linked into the object as
-/// read-only data (section ".rodata.kiln_weights"), exported as NAME_weights
-/// and pointed to by NAME_bundle.embedded_weights.
+/// Module, optimization, object bytes for `f` (planned) on `tm`.
 llvm::Expected<llvm::SmallVector<char, 0>>
 generateBundleObject(const lir::Function &f, llvm::StringRef bundleName,
-                     llvm::TargetMachine &tm,
-                     llvm::ArrayRef<uint8_t> embeddedWeights);
+                     llvm::TargetMachine &tm, const BundleObjectOptions &opts);
 
 } // namespace kiln
 

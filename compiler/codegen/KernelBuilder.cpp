@@ -115,6 +115,17 @@ llvm::SmallVector<llvm::Value *, 32> KernelBuilder::loopCarried(
   return next;
 }
 
+void KernelBuilder::keepLoopRolled() {
+  llvm::BasicBlock *latch = b.GetInsertBlock()->getSinglePredecessor();
+  if (!latch)
+    return;
+  llvm::LLVMContext &ctx = b.getContext();
+  llvm::Metadata *disable = llvm::MDNode::get(ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.disable"));
+  llvm::MDNode *loopId = llvm::MDNode::getDistinct(ctx, {nullptr, disable});
+  loopId->replaceOperandWith(0, loopId);
+  latch->getTerminator()->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+}
+
 llvm::Type *KernelBuilder::vecType(unsigned lanes) {
   if (lanes == 1)
     return b.getFloatTy();

@@ -76,6 +76,12 @@ public:
                   body,
               const llvm::Twine &name = "k");
 
+  /// Keeps the loop that just ended (the builder at its exit; a loop of more
+  /// than one iteration, so a loop was built) rolled: LLVM
+  /// unrolls short constant-trip loops whole, and a register tile's body
+  /// copied many times spills on a core with few registers.
+  void keepLoopRolled();
+
   /// <lanes x float>, or float for one lane.
   llvm::Type *vecType(unsigned lanes);
   /// `x` in every one of `lanes` lanes.

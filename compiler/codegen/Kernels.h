@@ -44,6 +44,13 @@ void forEachIndex(KernelBuilder &kb, int64_t count,
 void emitByteCopy(KernelBuilder &kb, llvm::Value *src, llvm::Value *dst,
                   uint64_t bytes);
 
+/// int8 Conv and MatMul of strategy lir::KernelStrategy::Int8Gemm
+/// (kernels/Int8GemmKernel.cpp).
+llvm::Error emitInt8Gemm(KernelBuilder &kb, const KernelArgs &args);
+/// int8 depthwise Conv of strategy lir::KernelStrategy::Int8Depthwise
+/// (kernels/Int8DepthwiseKernel.cpp).
+llvm::Error emitDepthwiseInt8(KernelBuilder &kb, const KernelArgs &args);
+
 // One emitter per kernel family (kernels/*.cpp).
 llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitDepthwiseConv(KernelBuilder &kb, const KernelArgs &args);

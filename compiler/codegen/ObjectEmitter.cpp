@@ -52,10 +52,9 @@ emitObject(llvm::Module &m, llvm::TargetMachine &tm) {
 
 llvm::Expected<llvm::SmallVector<char, 0>>
 generateBundleObject(const lir::Function &f, llvm::StringRef bundleName,
-                     llvm::TargetMachine &tm,
-                     llvm::ArrayRef<uint8_t> embeddedWeights) {
+                     llvm::TargetMachine &tm, const BundleObjectOptions &opts) {
   llvm::LLVMContext ctx;
-  auto m = buildBundleModule(ctx, f, bundleName, tm, embeddedWeights);
+  auto m = buildBundleModule(ctx, f, bundleName, tm, opts);
   if (!m)
     return m.takeError();
   return emitObject(**m, tm);

@@ -19,6 +19,7 @@ llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
           : opts.bundleName;
   backend.lir = opts.lir;
   backend.embedWeights = opts.codegen.embedWeights;
+  backend.profileLayers = opts.codegen.profileLayers;
   if (auto err = checkBundleName(backend.bundleName))
     return std::move(err);
   auto target = resolveTarget(opts.codegen.target);

@@ -18,6 +18,8 @@ struct CodegenOptions {
   TargetOptions target;
   /// See BackendOptions::embedWeights.
   bool embedWeights = false;
+  /// See BackendOptions::profileLayers.
+  bool profileLayers = false;
 };
 
 /// Everything one compilation needs; the CLI and the Bazel rule fill it in.

@@ -55,6 +55,10 @@ const Flag kFlags[] = {
     {"--embed-weights", "", "",
      "link the weights into the object (NAME_bundle.embedded_weights)",
      [](Options &o, Value) { o.codegen.embedWeights = true; return ok(); }},
+    {"--profile-layers", "", "",
+     "NAME_run calls kiln_profile_layer(index, name), which the program provides, "
+     "before each layer and after the last (kiln.h)",
+     [](Options &o, Value) { o.codegen.profileLayers = true; return ok(); }},
     {"--no-winograd", "", "",
      "direct convolution only: less weights and scratch, slower 3x3 layers",
      [](Options &o, Value) { o.lir.winograd = false; return ok(); }},

@@ -6,6 +6,7 @@
 #include "compiler/lir/GraphUses.h"
 #include "compiler/lir/SelectKernels.h"
 #include "compiler/lir/Winograd.h"
+#include "compiler/ops/OpHelpers.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -49,6 +50,38 @@ uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups) {
   int64_t ocg = shape[0] / groups;
   return groups * llvm::divideCeil(ocg, kConvPackBlock) * kConvPackBlock * shape[1] *
          shape[2] * shape[3] * sizeof(float);
+}
+
+Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
+  if (packing == Packing::Int8RowsTransposed)
+    return {shape[1], shape[0]};
+  int64_t taps = 1;
+  for (int64_t d : shape.drop_front())
+    taps *= d;
+  return {shape[0], taps};
+}
+
+Packing int8GemmPacking(const Node &n) {
+  return n.is(OpKind::Conv) ? Packing::Int8Rows : Packing::Int8RowsTransposed;
+}
+
+llvm::Expected<Int8DepthwisePlane> int8DepthwisePlane(const Node &conv) {
+  const TensorType &x = conv.getInput(0)->getType(), &y = conv.getOutput()->getType();
+  auto geom = resolveConvGeometry(conv, llvm::ArrayRef(x.shape).drop_front(2),
+                                  llvm::ArrayRef(conv.getInput(1)->getType().shape).drop_front(2));
+  if (!geom)
+    return geom.takeError();
+  int64_t extent[2];
+  for (int d = 0; d < 2; ++d)
+    extent[d] = paddedExtent(x.shape[2 + d], geom->padsBegin[d], geom->padsEnd[d],
+                             y.shape[2 + d], geom->strides[d], geom->kernel[d],
+                             geom->dilations[d]);
+  return Int8DepthwisePlane{extent[0], extent[1]};
+}
+
+uint64_t int8GemmColumnsBytes(const Node &n, const KernelStrategy &strategy) {
+  Int8RowsShape rs = int8RowsShape(n.getInput(1)->getType().shape, int8GemmPacking(n));
+  return strategy.tileCols * rs.paddedTaps() * sizeof(int16_t);
 }
 
 /// Padded extent of one spatial dimension: the input with its pads, or as far
@@ -162,6 +195,9 @@ private:
       } else if (b->packing == Packing::ConvTapMajor) {
         b->packGroups = packing.groups;
         b->size = convTapMajorBytes(v->getType().shape, b->packGroups);
+      } else if (b->packing == Packing::Int8Rows ||
+                 b->packing == Packing::Int8RowsTransposed) {
+        b->size = int8RowsShape(v->getType().shape, b->packing).bytes();
       }
       b->offset = f_.weightsSize;
       f_.weightsSize = alignUp(f_.weightsSize + b->size);
@@ -316,6 +352,13 @@ private:
     if (instr.strategy.is(KernelStrategy::Kind::Winograd))
       instr.temp = f_.addBuffer(n.getName().str() + ".winograd", Region::Scratch,
                                 winogradLayout(n, instr.strategy.tile).bytes());
+    else if (instr.strategy.is(KernelStrategy::Kind::Int8Gemm))
+      instr.temp = f_.addBuffer(n.getName().str() + ".columns", Region::Scratch,
+                                int8GemmColumnsBytes(n, instr.strategy));
+    else if (instr.strategy.is(KernelStrategy::Kind::Int8Depthwise))
+      // selectKernels chose it only where the plane resolves.
+      instr.temp = f_.addBuffer(n.getName().str() + ".plane", Region::Scratch,
+                                llvm::cantFail(int8DepthwisePlane(n)).bytes());
     else if ((instr.padded = paddedInput(n, instr.strategy)))
       instr.temp = f_.addBuffer(n.getName().str() + ".padded", Region::Scratch,
                                 instr.padded->bytes());
@@ -432,6 +475,18 @@ void packConvTapMajor(const Tensor &w, int64_t groups, uint8_t *dst) {
                       src + ((g * ocg + oc) * icg + ic) * taps + t, sizeof(float));
         }
 }
+
+/// Writes int8 weights as rows of taps padded to quads, each quad reordered
+/// (Packing::Int8Rows); the padding stays zero.
+void packInt8Rows(const Tensor &w, Packing packing, uint8_t *dst) {
+  Int8RowsShape rs = int8RowsShape(w.getType().shape, packing);
+  const uint8_t *src = w.raw().data();
+  for (int64_t r = 0; r < rs.rows; ++r)
+    for (int64_t t = 0; t < rs.taps; ++t)
+      dst[r * rs.paddedTaps() + int8RowSlot(t)] = packing == Packing::Int8RowsTransposed
+                                         ? src[t * rs.rows + r]
+                                         : src[r * rs.taps + t];
+}
 } // namespace
 
 std::vector<uint8_t> buildWeightsImage(const Function &f) {
@@ -449,6 +504,10 @@ std::vector<uint8_t> buildWeightsImage(const Function &f) {
     case Packing::Winograd2x2:
     case Packing::Winograd4x4:
       packWinogradWeights(*b->constant, winogradTileOf(b->packing), image.data() + b->offset);
+      break;
+    case Packing::Int8Rows:
+    case Packing::Int8RowsTransposed:
+      packInt8Rows(*b->constant, b->packing, image.data() + b->offset);
       break;
     }
   }
@@ -469,6 +528,10 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
       os << ":tap-major";
     if (int64_t m = winogradTileOf(b->packing))
       os << ":winograd" << m << 'x' << m;
+    if (b->packing == Packing::Int8Rows)
+      os << ":int8-rows";
+    if (b->packing == Packing::Int8RowsTransposed)
+      os << ":int8-rows-transposed";
   };
   for (const Instr &in : f.instrs) {
     os << "  ";

@@ -17,6 +17,15 @@
 namespace kiln {
 namespace lir {
 
+/// The instructions an int8 GEMM kernel multiplies and accumulates with.
+enum class Int8Dot : uint8_t {
+  /// Portable: one multiply-add per product.
+  Scalar,
+  /// Arm M-profile DSP: SXTB16 widens two int8 weights at once, SMLAD adds
+  /// two 16-bit products (Cortex-M4, M7, M33).
+  ArmDsp,
+};
+
 struct KernelStrategy {
   enum class Kind : uint8_t {
     /// The op's only kernel.
@@ -45,6 +54,16 @@ struct KernelStrategy {
     /// TFLite's int8 semantics (an op over quantized int8 tensors): the
     /// family's portable int8 kernel, int32 accumulators, requantized.
     Int8,
+    /// int8 Conv (not depthwise) or MatMul as a GEMM: blocks of `tile`
+    /// weight rows x `tileCols` columns of int16 inputs with the input
+    /// offset added (a Conv's im2col, a few pixels at a time in the temp),
+    /// weights in rows of taps padded to quads (Packing::Int8Rows), products
+    /// summed by `dot`.
+    Int8Gemm,
+    /// int8 depthwise Conv over one padded plane of int16 inputs with the
+    /// offset added (int8DepthwisePlane, the temp), so that every window
+    /// is whole and the taps need no bounds tests.
+    Int8Depthwise,
   };
   Kind kind = Kind::Default;
   /// Winograd: the output tile m; DepthwiseChannelBlock: channels per block.
@@ -52,6 +71,9 @@ struct KernelStrategy {
   /// Direct: the weights are packed tap-major (Packing::ConvTapMajor).
   /// Always for Pointwise, never for the others.
   bool packedWeights = false;
+  /// Int8Gemm: the columns of a block, and the multiply-add instructions.
+  int64_t tileCols = 0;
+  Int8Dot dot = Int8Dot::Scalar;
 
   static KernelStrategy winograd(int64_t m) { return {Kind::Winograd, m, false}; }
   static KernelStrategy direct(bool packed) { return {Kind::Direct, 0, packed}; }
@@ -63,10 +85,15 @@ struct KernelStrategy {
   static KernelStrategy planePool() { return {Kind::PlanePool, 0, false}; }
   static KernelStrategy genericPool() { return {Kind::GenericPool, 0, false}; }
   static KernelStrategy int8() { return {Kind::Int8, 0, false}; }
+  static KernelStrategy int8Depthwise() { return {Kind::Int8Depthwise, 0, false}; }
+  static KernelStrategy int8Gemm(int64_t rows, int64_t cols, Int8Dot dot) {
+    return {Kind::Int8Gemm, rows, false, cols, dot};
+  }
 
   bool is(Kind k) const { return kind == k; }
   bool operator==(const KernelStrategy &o) const {
-    return kind == o.kind && tile == o.tile && packedWeights == o.packedWeights;
+    return kind == o.kind && tile == o.tile && packedWeights == o.packedWeights &&
+           tileCols == o.tileCols && dot == o.dot;
   }
   bool operator!=(const KernelStrategy &o) const { return !(*this == o); }
 };

@@ -50,7 +50,33 @@ enum class Packing {
   /// [16 or 36 points][C][OC].
   Winograd2x2,
   Winograd4x4,
+  /// int8 weights as rows of taps, each zero-padded to a multiple of
+  /// kInt8Quad (KernelStrategy::Int8Gemm): a Conv's [O][ICg][KH][KW] as O
+  /// rows of ICg*KH*KW taps; Int8RowsTransposed, a MatMul's [K][N] as N rows
+  /// of K. A kernel reads a row a quad (one aligned 32-bit word) at a time;
+  /// within a quad the taps are reordered (int8RowSlot).
+  Int8Rows,
+  Int8RowsTransposed,
 };
+
+/// Taps per word of Packing::Int8Rows.
+constexpr int64_t kInt8Quad = 4;
+
+/// Where tap t of a row sits in Packing::Int8Rows: each quad's taps t0 t1 t2
+/// t3 are stored t0 t2 t1 t3, the order in which SXTB16 widens a word into
+/// the pairs (t0, t1) and (t2, t3), which meet two taps of inputs in order.
+constexpr int64_t int8RowSlot(int64_t t) {
+  return (t & ~int64_t(3)) | ((t & 1) << 1) | ((t >> 1) & 1);
+}
+
+/// The rows and taps per row (before padding) of int8 weights of `shape`
+/// packed `packing` (Int8Rows or Int8RowsTransposed).
+struct Int8RowsShape {
+  int64_t rows, taps;
+  int64_t paddedTaps() const { return (taps + kInt8Quad - 1) / kInt8Quad * kInt8Quad; }
+  uint64_t bytes() const { return rows * paddedTaps(); }
+};
+Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing);
 
 /// Output channels per block of Packing::ConvTapMajor: a multiple of every
 /// target's f32 vector width (4 on NEON, 8 with AVX2, 16 with AVX-512) and
@@ -142,6 +168,23 @@ bool isDepthwiseConv(const Node &conv);
 /// A Winograd Conv has a transform buffer instead (winogradLayout).
 std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &strategy);
 
+/// How KernelStrategy::Int8Gemm stores the weights of `n`: Int8Rows for a
+/// Conv, Int8RowsTransposed for a MatMul.
+Packing int8GemmPacking(const Node &n);
+
+/// The temp of an Int8Gemm instruction: `strategy.tileCols` columns of int16
+/// inputs with the offset added, in tap order, each as long as a padded
+/// weight row.
+uint64_t int8GemmColumnsBytes(const Node &n, const KernelStrategy &strategy);
+
+/// The padded plane of an Int8Depthwise instruction: rows x cols int16, the
+/// input's extent with its pads (or as far as the last window reaches).
+struct Int8DepthwisePlane {
+  int64_t rows, cols;
+  uint64_t bytes() const { return rows * cols * sizeof(int16_t); }
+};
+llvm::Expected<Int8DepthwisePlane> int8DepthwisePlane(const Node &conv);
+
 /// What generateLIR may choose for the target.
 struct LIROptions {
   /// f32 lanes of the target's widest vector registers; 1 on a scalar core.
@@ -174,6 +217,9 @@ struct LIROptions {
   /// The run may overwrite its inputs: inputs, outputs and intermediates are
   /// planned together in the I/O region, and scratch is empty.
   bool overwriteInputs = false;
+  /// The multiply-add instructions of int8 GEMM kernels (the target's DSP
+  /// or dot-product extensions).
+  Int8Dot int8Dot = Int8Dot::Scalar;
 };
 
 /// A bundle interface tensor.

@@ -7,6 +7,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace kiln {
 namespace lir {
@@ -65,6 +66,52 @@ bool planePoolFits(const Node &pool) {
   return !past && (!padded || pool.getInt("count_include_pad") != 0);
 }
 
+/// Whether `n` is an int8 Conv that is not depthwise or an int8 MatMul.
+bool int8GemmOp(const Node &n) {
+  return (n.is(OpKind::Conv) && !isDepthwiseConv(n)) || n.is(OpKind::MatMul);
+}
+
+/// The GEMM strategy of int8 `n` (int8GemmOp), whose constant int8 weights
+/// every reader reads as the weights of the same kind of op, so that one
+/// packing serves them; nullopt otherwise, and `n` has no int8 kernel.
+std::optional<KernelStrategy> int8GemmStrategy(const Graph &g, const Node &n,
+                                               const LIROptions &opts) {
+  if (!int8GemmOp(n))
+    return std::nullopt;
+  bool conv = n.is(OpKind::Conv);
+  const Value *w = n.getInput(1);
+  if (!w->isConstant() || w->getType().dtype != DType::I8 ||
+      w->getType().rank() != (conv ? 4 : 2))
+    return std::nullopt;
+  if (llvm::any_of(g.getOutputs(), [&](const GraphOutput &o) { return o.value == w; }))
+    return std::nullopt;
+  bool sameUse = llvm::all_of(g.getUsers(w), [&](const Node *u) {
+    return int8GemmOp(*u) && u->getKind() == n.getKind() && u->getInput(0) != w &&
+           (u->getNumInputs() < 3 || u->getInput(2) != w);
+  });
+  if (!sameUse)
+    return std::nullopt;
+  // One row of inputs (a fully connected layer) shares each weight by
+  // nothing: four weight rows share the column instead.
+  bool oneRow = !conv && n.getInput(0)->getType().shape[0] == 1;
+  return oneRow ? KernelStrategy::int8Gemm(4, 1, opts.int8Dot)
+                : KernelStrategy::int8Gemm(2, 2, opts.int8Dot);
+}
+
+/// Whether int8 `n` is a 2-D depthwise Conv with constant weights whose
+/// padded plane resolves (Int8Depthwise).
+bool int8DepthwiseFits(const Node &n) {
+  if (!n.is(OpKind::Conv) || !isDepthwiseConv(n) || n.getInput(0)->getType().rank() != 4 ||
+      !n.getInput(1)->isConstant())
+    return false;
+  auto plane = int8DepthwisePlane(n);
+  if (!plane) {
+    llvm::consumeError(plane.takeError());
+    return false;
+  }
+  return true;
+}
+
 /// The packing of Conv weights `w`, which every user reads (see
 /// packableConvWeights).
 WeightsPacking choosePacking(const Graph &g, const Value *w, const LIROptions &opts) {
@@ -112,7 +159,14 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
     if (n->getDef().hasTrait(kInt8KernelTrait) &&
         ((n->getNumInputs() && quantizedInt8(n->getInput(0))) ||
          quantizedInt8(n->getOutput()))) {
-      sel.strategies[n] = KernelStrategy::int8();
+      if (auto gemm = int8GemmStrategy(g, *n, opts)) {
+        sel.strategies[n] = *gemm;
+        sel.weights[n->getInput(1)] = {int8GemmPacking(*n), 1};
+      } else if (int8DepthwiseFits(*n)) {
+        sel.strategies[n] = KernelStrategy::int8Depthwise();
+      } else {
+        sel.strategies[n] = KernelStrategy::int8();
+      }
       continue;
     }
     if (getOpDef(n->getKind()).kernel == KernelFamily::Pool) {

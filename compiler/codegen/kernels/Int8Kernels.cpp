@@ -1,12 +1,11 @@
 //===- Int8Kernels.cpp - Portable int8 kernels, TFLite's semantics --------===//
 //
-// The int8 kernel of each family (lir::KernelStrategy::Int8): scalar loops
-// over int32 accumulators, the same arithmetic as the interpreter's
-// compiler/ops/Int8*.cpp through IntegerIR, on every target. Per-channel
-// multipliers and shifts, and biases with the input zero point's share
-// folded in where no tap falls in the padding, are computed at compile time
-// and are constant tables of the code. Fast per-ISA int8 kernels are other
-// strategies of the same families.
+// The int8 kernel of each family without weights (lir::KernelStrategy::Int8):
+// scalar loops over int32 accumulators, the same arithmetic as the
+// interpreter's compiler/ops/Int8*.cpp through IntegerIR, on every target.
+// What TFLite computes in Prepare is computed at compile time and enters the
+// code as constant tables. Conv and MatMul have kernels of their own
+// (Int8GemmKernel.cpp, Int8DepthwiseKernel.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Kernels.h"
@@ -16,7 +15,6 @@
 #include "compiler/ops/QuantizedActivations.h"
 #include "compiler/ops/QuantizedTypes.h"
 
-#include <numeric>
 
 namespace kiln {
 namespace codegen {
@@ -56,207 +54,6 @@ llvm::Value *sumOver(KernelBuilder &kb, llvm::ArrayRef<int64_t> extents,
                        llvm::ArrayRef<llvm::Value *> acc) {
                      return Values{body(ivs, acc[0])};
                    })[0];
-}
-
-/// Tables of the multipliers and shifts.
-std::pair<llvm::Value *, llvm::Value *>
-multiplierTables(IntegerIR &ir, llvm::ArrayRef<tfl::QuantizedMultiplier> m) {
-  std::vector<int32_t> mult, shift;
-  for (const tfl::QuantizedMultiplier &q : m) {
-    mult.push_back(q.multiplier);
-    shift.push_back(q.shift);
-  }
-  return {ir.table(mult, "int8.multiplier"), ir.table(shift, "int8.shift")};
-}
-
-/// bias[c] (0 without a bias) + foldOffset * sum of weights row c.
-std::vector<int32_t> foldedBias(const Node &n, int64_t channels,
-                                llvm::function_ref<int64_t(int64_t)> weightSum,
-                                int32_t foldOffset) {
-  std::vector<int32_t> bias(channels, 0);
-  if (const Value *b = n.getInput(2))
-    for (int64_t c = 0; c < channels; ++c)
-      bias[c] = b->getConstant().data<int32_t>()[c];
-  for (int64_t c = 0; c < channels; ++c)
-    bias[c] = int32_t(uint32_t(bias[c]) + uint32_t(foldOffset * weightSum(c)));
-  return bias;
-}
-
-/// The fused activation's clamp of an int8 Conv or MatMul, whose weights
-/// and bias must be constants.
-llvm::Expected<tfl::ActivationRange> weightedInt8Range(const Node &n) {
-  for (unsigned i : {1u, 2u})
-    if (const Value *v = n.getInput(i); v && !v->isConstant())
-      return nodeError(n, "int8 weights and bias must be constants");
-  return int8ActivationRange(n, n.getOutput()->getType().quant);
-}
-
-llvm::Error emitConvInt8(KernelBuilder &kb, const KernelArgs &args) {
-  const Node &n = args.node;
-  IntegerIR ir(kb);
-  auto &b = kb.b;
-  const TensorType &xt = n.getInput(0)->getType(), &wt = n.getInput(1)->getType(),
-                   &yt = n.getOutput()->getType();
-  if (xt.rank() != 4)
-    return nodeError(n, "int8 Conv is 2-D (N x C x H x W), got " + xt.str());
-  auto range = weightedInt8Range(n);
-  if (!range)
-    return range.takeError();
-  auto geom = resolveConvGeometry(n, llvm::ArrayRef(xt.shape).drop_front(2),
-                                  llvm::ArrayRef(wt.shape).drop_front(2));
-  if (!geom)
-    return geom.takeError();
-  const int64_t N = xt.shape[0], C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
-  const int64_t O = wt.shape[0], CG = wt.shape[1], KH = wt.shape[2], KW = wt.shape[3];
-  const int64_t OH = yt.shape[2], OW = yt.shape[3];
-  const int64_t outPerGroup = O / n.getInt("group");
-  const int64_t sh = geom->strides[0], sw = geom->strides[1];
-  const int64_t dh = geom->dilations[0], dw = geom->dilations[1];
-  const int64_t ph = geom->padsBegin[0], pw = geom->padsBegin[1];
-  const int32_t inOffset = -xt.quant.zeroPoints[0];
-  const int32_t outZp = yt.quant.zeroPoints[0];
-  // No tap in the padding: sum(w * (x + offset)) = sum(w * x) + offset *
-  // sum(w), and the second term joins the bias.
-  bool unpadded = true;
-  for (size_t i = 0; i < 2; ++i)
-    unpadded &= geom->padsBegin[i] == 0 && geom->padsEnd[i] == 0;
-  const int8_t *wdata = n.getInput(1)->getConstant().data<int8_t>();
-  int64_t taps = CG * KH * KW;
-  auto weightSum = [&](int64_t o) {
-    return std::accumulate(wdata + o * taps, wdata + (o + 1) * taps, int64_t(0));
-  };
-  // Windows wholly inside the input take the folded bias; with padding, the
-  // others add the offset tap by tap and skip the taps in the padding.
-  llvm::Value *insideBiasTable =
-      ir.table(foldedBias(n, O, weightSum, inOffset), "int8.bias");
-  llvm::Value *borderBiasTable =
-      unpadded ? nullptr : ir.table(foldedBias(n, O, weightSum, 0), "int8.bias.border");
-  auto [multTable, shiftTable] =
-      multiplierTables(ir, channelMultipliers(xt.quant, wt.quant, yt.quant, O, false));
-
-  llvm::Type *i8 = b.getInt8Ty(), *i32 = b.getInt32Ty();
-  llvm::Value *x = args.inputs[0], *w = args.inputs[1], *y = args.outputs[0];
-  kb.nest({N, O}, [&](llvm::ArrayRef<llvm::Value *> no) {
-    llvm::Value *bn = no[0], *o = no[1];
-    llvm::Value *c0 = b.CreateMul(b.CreateUDiv(o, kb.idx(outPerGroup)), kb.idx(CG));
-    llvm::Value *insideBias = kb.load(i32, insideBiasTable, o);
-    llvm::Value *borderBias = unpadded ? nullptr : kb.load(i32, borderBiasTable, o);
-    llvm::Value *mult = kb.load(i32, multTable, o);
-    llvm::Value *shift = kb.load(i32, shiftTable, o);
-    kb.nest({OH, OW}, [&](llvm::ArrayRef<llvm::Value *> hw) {
-      llvm::Value *ih0 = b.CreateSub(b.CreateMul(hw[0], kb.idx(sh)), kb.idx(ph));
-      llvm::Value *iw0 = b.CreateSub(b.CreateMul(hw[1], kb.idx(sw)), kb.idx(pw));
-      auto insideSum = [&] {
-        return sumOver(kb, {CG, KH, KW}, insideBias,
-                       [&](llvm::ArrayRef<llvm::Value *> t, llvm::Value *acc) {
-                         llvm::Value *ih = b.CreateAdd(ih0, b.CreateMul(t[1], kb.idx(dh)));
-                         llvm::Value *iw = b.CreateAdd(iw0, b.CreateMul(t[2], kb.idx(dw)));
-                         llvm::Value *wv = ir.widen(kb.load(
-                             i8, w, kb.linear({o, t[0], t[1], t[2]}, {CG * KH * KW, KH * KW, KW, 1})));
-                         llvm::Value *xi = kb.linear({bn, b.CreateAdd(c0, t[0]), ih, iw},
-                                                     {C * H * W, H * W, W, 1});
-                         return b.CreateAdd(acc, b.CreateMul(wv, ir.widen(kb.load(i8, x, xi))));
-                       });
-      };
-      auto borderSum = [&] {
-        return sumOver(
-            kb, {CG, KH, KW}, borderBias,
-            [&](llvm::ArrayRef<llvm::Value *> t, llvm::Value *acc) {
-              llvm::Value *ih = b.CreateAdd(ih0, b.CreateMul(t[1], kb.idx(dh)));
-              llvm::Value *iw = b.CreateAdd(iw0, b.CreateMul(t[2], kb.idx(dw)));
-              llvm::Value *wv = ir.widen(
-                  kb.load(i8, w, kb.linear({o, t[0], t[1], t[2]}, {CG * KH * KW, KH * KW, KW, 1})));
-              // Taps in the padding add nothing; their load reads a clamped,
-              // in-bounds address.
-              llvm::Value *inside = b.CreateAnd(
-                  b.CreateAnd(b.CreateICmpSGE(ih, kb.idx(0)), b.CreateICmpSLT(ih, kb.idx(H))),
-                  b.CreateAnd(b.CreateICmpSGE(iw, kb.idx(0)), b.CreateICmpSLT(iw, kb.idx(W))));
-              llvm::Value *ihc = b.CreateSelect(inside, ih, kb.idx(0));
-              llvm::Value *iwc = b.CreateSelect(inside, iw, kb.idx(0));
-              llvm::Value *xi = kb.linear({bn, b.CreateAdd(c0, t[0]), ihc, iwc},
-                                          {C * H * W, H * W, W, 1});
-              llvm::Value *xv = b.CreateAdd(ir.widen(kb.load(i8, x, xi)), ir.i32(inOffset));
-              return b.CreateAdd(acc, b.CreateSelect(inside, b.CreateMul(wv, xv), ir.i32(0)));
-            });
-      };
-      llvm::Value *acc;
-      if (unpadded) {
-        acc = insideSum();
-      } else {
-        // The window's last tap inside too: then every tap is.
-        llvm::Value *windowInside = b.CreateAnd(
-            b.CreateAnd(b.CreateICmpSGE(ih0, kb.idx(0)),
-                        b.CreateICmpSLT(b.CreateAdd(ih0, kb.idx((KH - 1) * dh)), kb.idx(H))),
-            b.CreateAnd(b.CreateICmpSGE(iw0, kb.idx(0)),
-                        b.CreateICmpSLT(b.CreateAdd(iw0, kb.idx((KW - 1) * dw)), kb.idx(W))));
-        llvm::Function *fn = b.GetInsertBlock()->getParent();
-        auto *insideBB = llvm::BasicBlock::Create(b.getContext(), "window.inside", fn);
-        auto *borderBB = llvm::BasicBlock::Create(b.getContext(), "window.border", fn);
-        auto *joinBB = llvm::BasicBlock::Create(b.getContext(), "window.join", fn);
-        b.CreateCondBr(windowInside, insideBB, borderBB);
-        b.SetInsertPoint(insideBB);
-        llvm::Value *insideAcc = insideSum();
-        llvm::BasicBlock *insideEnd = b.GetInsertBlock();
-        b.CreateBr(joinBB);
-        b.SetInsertPoint(borderBB);
-        llvm::Value *borderAcc = borderSum();
-        llvm::BasicBlock *borderEnd = b.GetInsertBlock();
-        b.CreateBr(joinBB);
-        b.SetInsertPoint(joinBB);
-        llvm::PHINode *phi = b.CreatePHI(i32, 2, "acc");
-        phi->addIncoming(insideAcc, insideEnd);
-        phi->addIncoming(borderAcc, borderEnd);
-        acc = phi;
-      }
-      llvm::Value *v = b.CreateAdd(ir.mbqm(acc, mult, shift), ir.i32(outZp));
-      kb.store(ir.clampToI8(v, range->min, range->max), y,
-               kb.linear({bn, o, hw[0], hw[1]}, {O * OH * OW, OH * OW, OW, 1}));
-    });
-  });
-  return llvm::Error::success();
-}
-
-llvm::Error emitMatMulInt8(KernelBuilder &kb, const KernelArgs &args) {
-  const Node &n = args.node;
-  IntegerIR ir(kb);
-  auto &b = kb.b;
-  const TensorType &xt = n.getInput(0)->getType(), &wt = n.getInput(1)->getType(),
-                   &yt = n.getOutput()->getType();
-  auto range = weightedInt8Range(n);
-  if (!range)
-    return range.takeError();
-  const int64_t M = xt.shape[0], K = xt.shape[1], N = wt.shape[1];
-  const int32_t inOffset = -xt.quant.zeroPoints[0];
-  const int8_t *wdata = n.getInput(1)->getConstant().data<int8_t>();
-  auto bias = foldedBias(
-      n, N,
-      [&](int64_t j) {
-        int64_t s = 0;
-        for (int64_t k = 0; k < K; ++k)
-          s += wdata[k * N + j];
-        return s;
-      },
-      inOffset);
-  llvm::Value *biasTable = ir.table(bias, "int8.bias");
-  auto [multTable, shiftTable] =
-      multiplierTables(ir, channelMultipliers(xt.quant, wt.quant, yt.quant, N, true));
-  llvm::Type *i8 = b.getInt8Ty(), *i32 = b.getInt32Ty();
-  llvm::Value *x = args.inputs[0], *w = args.inputs[1], *y = args.outputs[0];
-  kb.nest({M, N}, [&](llvm::ArrayRef<llvm::Value *> mn) {
-    llvm::Value *acc = sumOver(
-        kb, {K}, kb.load(i32, biasTable, mn[1]),
-        [&](llvm::ArrayRef<llvm::Value *> k, llvm::Value *acc) {
-          llvm::Value *xv = ir.widen(kb.load(i8, x, kb.linear({mn[0], k[0]}, {K, 1})));
-          llvm::Value *wv = ir.widen(kb.load(i8, w, kb.linear({k[0], mn[1]}, {N, 1})));
-          return b.CreateAdd(acc, b.CreateMul(xv, wv));
-        });
-    llvm::Value *v = b.CreateAdd(
-        ir.mbqm(acc, kb.load(i32, multTable, mn[1]), kb.load(i32, shiftTable, mn[1])),
-        ir.i32(yt.quant.zeroPoints[0]));
-    kb.store(ir.clampToI8(v, range->min, range->max), y,
-             kb.linear({mn[0], mn[1]}, {N, 1}));
-  });
-  return llvm::Error::success();
 }
 
 llvm::Error emitAveragePoolInt8(KernelBuilder &kb, const KernelArgs &args) {
@@ -323,7 +120,19 @@ llvm::Error emitBinaryInt8(KernelBuilder &kb, const KernelArgs &args) {
   Shape aStrides = broadcastStrides(at.shape, yt.shape);
   Shape bStrides = broadcastStrides(bt.shape, yt.shape);
   Shape yStrides = rowMajorStrides(yt.shape);
-  llvm::Type *i8 = b.getInt8Ty();
+  llvm::Type *i8 = b.getInt8Ty(), *i32 = b.getInt32Ty();
+  // ADD/SUB scale each operand on its own before the sum: a table of the
+  // 256 scaled values per operand, computed by IntegerMath itself.
+  llvm::Value *scaledTables[2] = {nullptr, nullptr};
+  if (!p->isMul)
+    for (int i = 0; i < 2; ++i) {
+      std::vector<int32_t> scaled;
+      for (int v = -128; v < 128; ++v)
+        scaled.push_back(tfl::multiplyByQuantizedMultiplier(
+            (v + (i ? add.input2Offset : add.input1Offset)) * (1 << add.leftShift),
+            i ? add.input2 : add.input1));
+      scaledTables[i] = ir.table(scaled, "int8.add.scaled");
+    }
   kb.nest(yt.shape, [&](llvm::ArrayRef<llvm::Value *> ivs) {
     llvm::Value *av = ir.widen(kb.load(i8, args.inputs[0], kb.linear(ivs, aStrides)));
     llvm::Value *bv = ir.widen(kb.load(i8, args.inputs[1], kb.linear(ivs, bStrides)));
@@ -333,9 +142,11 @@ llvm::Error emitBinaryInt8(KernelBuilder &kb, const KernelArgs &args) {
                                       b.CreateSub(bv, ir.i32(mul.input2ZeroPoint)));
       out = b.CreateAdd(ir.i32(mul.outputZeroPoint), ir.mbqm(prod, mul.output));
     } else {
-      llvm::Value *s1 = b.CreateShl(b.CreateAdd(av, ir.i32(add.input1Offset)), ir.i32(add.leftShift));
-      llvm::Value *s2 = b.CreateShl(b.CreateAdd(bv, ir.i32(add.input2Offset)), ir.i32(add.leftShift));
-      llvm::Value *x1 = ir.mbqm(s1, add.input1), *x2 = ir.mbqm(s2, add.input2);
+      auto scaled = [&](int i, llvm::Value *v) {
+        return kb.load(i32, scaledTables[i],
+                       b.CreateSExt(b.CreateAdd(v, ir.i32(128)), kb.idxTy));
+      };
+      llvm::Value *x1 = scaled(0, av), *x2 = scaled(1, bv);
       llvm::Value *raw = add.subtract ? b.CreateSub(x1, x2) : b.CreateAdd(x1, x2);
       out = b.CreateAdd(ir.mbqm(raw, add.output), ir.i32(add.outputOffset));
     }
@@ -528,8 +339,6 @@ llvm::Error emitQuantizeInt8(KernelBuilder &kb, const KernelArgs &args) {
 
 KernelEmitter findInt8KernelEmitter(OpKind kind) {
   switch (getOpDef(kind).kernel) {
-  case KernelFamily::Conv: return emitConvInt8;
-  case KernelFamily::MatMul: return emitMatMulInt8;
   case KernelFamily::Pool: return kind == OpKind::AveragePool ? emitAveragePoolInt8 : nullptr;
   case KernelFamily::Elementwise:
     if (kind == OpKind::Add || kind == OpKind::Sub || kind == OpKind::Mul)

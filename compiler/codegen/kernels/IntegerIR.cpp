@@ -5,29 +5,26 @@
 namespace kiln {
 namespace codegen {
 
-llvm::Value *IntegerIR::srdhm(llvm::Value *a, llvm::Value *c) {
+llvm::Value *IntegerIR::roundedHighMul(llvm::Value *a, llvm::Value *c) {
+  // gemmlowp adds 2^30 (1 - 2^30 below zero) and divides by 2^31 toward
+  // zero; for every product that is floor((ab + 2^30) / 2^31), one add and
+  // an arithmetic shift (a 64-bit multiply, an add with carry and two
+  // shifts on a 32-bit core).
   llvm::Type *i64 = b.getInt64Ty();
-  llvm::Value *min = i32(INT32_MIN);
-  llvm::Value *overflow =
-      b.CreateAnd(b.CreateICmpEQ(a, c), b.CreateICmpEQ(a, min));
   llvm::Value *ab = b.CreateMul(b.CreateSExt(a, i64), b.CreateSExt(c, i64));
-  llvm::Value *nudge =
-      b.CreateSelect(b.CreateICmpSGE(ab, b.getInt64(0)), b.getInt64(1 << 30),
-                     b.getInt64(1 - (1 << 30)));
-  // sdiv truncates toward zero, as C++'s division.
-  llvm::Value *high = b.CreateTrunc(
-      b.CreateSDiv(b.CreateAdd(ab, nudge), b.getInt64(int64_t(1) << 31)),
-      b.getInt32Ty());
-  return b.CreateSelect(overflow, i32(INT32_MAX), high);
+  return b.CreateTrunc(b.CreateAShr(b.CreateAdd(ab, b.getInt64(1 << 30)), 31),
+                       b.getInt32Ty());
+}
+
+llvm::Value *IntegerIR::srdhm(llvm::Value *a, llvm::Value *c) {
+  llvm::Value *overflow =
+      b.CreateAnd(b.CreateICmpEQ(a, c), b.CreateICmpEQ(a, i32(INT32_MIN)));
+  return b.CreateSelect(overflow, i32(INT32_MAX), roundedHighMul(a, c));
 }
 
 llvm::Value *IntegerIR::rdbpot(llvm::Value *x, llvm::Value *exponent) {
-  llvm::Type *i64 = b.getInt64Ty();
-  // mask = (1 << e) - 1, computed in 64 bits as IntegerMath does.
-  llvm::Value *mask = b.CreateTrunc(
-      b.CreateSub(b.CreateShl(b.getInt64(1), b.CreateZExt(exponent, i64)),
-                  b.getInt64(1)),
-      b.getInt32Ty());
+  // mask = (1 << e) - 1; for e = 31 the wrap of 1 << 31 still gives it.
+  llvm::Value *mask = b.CreateSub(b.CreateShl(i32(1), exponent), i32(1));
   llvm::Value *remainder = b.CreateAnd(x, mask);
   llvm::Value *threshold =
       b.CreateAdd(b.CreateAShr(mask, i32(1)),
@@ -42,7 +39,9 @@ llvm::Value *IntegerIR::mbqm(llvm::Value *x, llvm::Value *multiplier,
   llvm::Value *positive = b.CreateICmpSGT(shift, i32(0));
   llvm::Value *left = b.CreateSelect(positive, shift, i32(0));
   llvm::Value *right = b.CreateSelect(positive, i32(0), b.CreateNeg(shift));
-  return rdbpot(srdhm(b.CreateShl(x, left), multiplier), right);
+  // A multiplier from QuantizeMultiplier is never INT32_MIN, so SRDHM's
+  // saturation cannot happen.
+  return rdbpot(roundedHighMul(b.CreateShl(x, left), multiplier), right);
 }
 
 llvm::Value *IntegerIR::clampToI8(llvm::Value *x, int32_t lo, int32_t hi) {

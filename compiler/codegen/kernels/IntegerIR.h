@@ -31,10 +31,14 @@ public:
 
   /// gemmlowp SaturatingRoundingDoublingHighMul.
   llvm::Value *srdhm(llvm::Value *a, llvm::Value *c);
+  /// The same without the saturation of INT32_MIN * INT32_MIN: exact when
+  /// either operand is another value.
+  llvm::Value *roundedHighMul(llvm::Value *a, llvm::Value *c);
   /// gemmlowp RoundingDivideByPOT (exponent an i32 in [0, 31]).
   llvm::Value *rdbpot(llvm::Value *x, llvm::Value *exponent);
   /// MultiplyByQuantizedMultiplier, default rounding; shift in TFLite's
-  /// convention (> 0 shifts left).
+  /// convention (> 0 shifts left); the multiplier one of QuantizeMultiplier's
+  /// (never INT32_MIN).
   llvm::Value *mbqm(llvm::Value *x, llvm::Value *multiplier, llvm::Value *shift);
   llvm::Value *mbqm(llvm::Value *x, tfl::QuantizedMultiplier m) {
     return mbqm(x, i32(m.multiplier), i32(m.shift));

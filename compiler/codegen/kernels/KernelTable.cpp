@@ -6,6 +6,10 @@ namespace codegen {
 KernelEmitter findKernelEmitter(OpKind kind, const lir::KernelStrategy &strategy) {
   if (strategy.is(lir::KernelStrategy::Kind::Int8))
     return findInt8KernelEmitter(kind);
+  if (strategy.is(lir::KernelStrategy::Kind::Int8Gemm))
+    return emitInt8Gemm;
+  if (strategy.is(lir::KernelStrategy::Kind::Int8Depthwise))
+    return emitDepthwiseInt8;
   switch (getOpDef(kind).kernel) {
   case KernelFamily::Conv: return emitConv;
   case KernelFamily::ConvTranspose: return emitConvTranspose;

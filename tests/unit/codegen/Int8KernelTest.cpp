@@ -133,17 +133,41 @@ INSTANTIATE_TEST_SUITE_P(
                  0, 127, 0.5f, 10, kRelu6},
         ConvCase{"Depthwise", {1, 4, 6, 6}, {8, 1, 3, 3}, 4,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -3, -128, 0.05f, 1000, kRelu},
+        ConvCase{"Grouped", {1, 4, 5, 5}, {6, 2, 3, 3}, 2,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 9, -7, 0.08f, 100, kNone},
+        ConvCase{"DepthwiseStridedDilated", {1, 3, 9, 8}, {3, 1, 3, 3}, 3,
+                 {{"pads", Attr::ofInts({0, 2, 1, 1})},
+                  {"strides", Attr::ofInts({2, 2})},
+                  {"dilations", Attr::ofInts({1, 2})}},
+                 -128, 3, 0.1f, 1000, kRelu6},
         ConvCase{"Saturating", {1, 3, 5, 5}, {2, 3, 3, 3}, 1, {}, 17, 0, 0.0001f, 0, kNone},
         ConvCase{"NegativeShift", {1, 3, 5, 5}, {2, 3, 1, 1}, 1, {}, -128, 0, 50.0f, 0,
                  kNone}),
     [](const auto &info) { return std::string(info.param.name); });
 
+/// Two Convs that share their weights read them packed once.
+TEST(Int8Kernels, ConvsSharingWeights) {
+  EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+    Value *x = g.addInput("x", q8({1, 3, 6, 5}, 0.05f, 4));
+    Value *w = int8Weights(g, "w", {5, 3, 3, 3}, 0, 100, 3);
+    Value *b = int32Bias(g, "b", 5, 4);
+    AttrMap attrs{{"group", Attr::ofInt(1)},
+                  {"pads", Attr::ofInts({1, 0, 1, 2})},
+                  {kQuantAttr.str(), quantAttr(0.2f, -5)},
+                  {kActivationAttr.str(), Attr::ofActivation(kNone)}};
+    g.addOutput("y0", addNode(g, OpKind::Conv, "conv0", {x, w, b}, attrs)->getOutput());
+    g.addOutput("y1", addNode(g, OpKind::Conv, "conv1", {x, w, b}, attrs)->getOutput());
+  }));
+}
+
 TEST(Int8Kernels, FullyConnectedPerTensorAndPerChannel) {
   for (float spread : {0.0f, 1000.0f})
     EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
-      Value *x = g.addInput("x", q8({3, 40}, 0.1f, 127));
+      // Three rows (GEMM blocks of two columns, one repeated) and one row
+      // (four weight rows a block); 7 outputs and 41 taps fill neither.
+      Value *x = g.addInput("x", q8({spread > 0 ? 3 : 1, 41}, 0.1f, 127));
       Node *n = addNode(g, OpKind::MatMul, "fc",
-                        {x, int8Weights(g, "w", {40, 7}, 1, spread, 5),
+                        {x, int8Weights(g, "w", {41, 7}, 1, spread, 5),
                          int32Bias(g, "b", 7, 6)},
                         {{kQuantAttr.str(), quantAttr(0.3f, -20)},
                          {kActivationAttr.str(), Attr::ofActivation(kRelu)}});

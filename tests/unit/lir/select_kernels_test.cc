@@ -2,6 +2,7 @@
 // shows it, for a vector target, a scalar one and without Winograd.
 
 #include "compiler/lir/LIR.h"
+#include "compiler/ops/QuantizedTypes.h"
 
 #include "gtest/gtest.h"
 
@@ -102,6 +103,98 @@ TEST(SelectKernels, WinogradOffAndForcedTile) {
   opts.winograd = true;
   opts.winogradTile = 2;
   EXPECT_EQ(kernelOf(strategies(*buildGraph(), opts), "wino"), "Conv[winograd F(2x2,3x3)]");
+}
+
+/// int8 layers: a 3x3 Conv, a depthwise one, a Conv whose weights a second
+/// Conv shares, and fully connected layers of one row and of two.
+std::unique_ptr<Graph> buildInt8Graph() {
+  auto graph = std::make_unique<Graph>("int8");
+  Graph &g = *graph;
+  auto q8 = [](std::vector<int64_t> shape, int32_t zp = -3) {
+    TensorType t(DType::I8, shape);
+    t.quant.scales = {0.1f};
+    t.quant.zeroPoints = {zp};
+    return t;
+  };
+  auto weights = [&](llvm::StringRef name, std::vector<int64_t> shape) {
+    Tensor t(q8(shape, 0));
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      t.data<int8_t>()[i] = int8_t(i);
+    return g.addConstant(name, std::move(t));
+  };
+  QuantParams out;
+  out.scales = {0.2f};
+  out.zeroPoints = {1};
+  auto node = [&](OpKind kind, llvm::StringRef name, std::vector<Value *> inputs,
+                  AttrMap attrs) {
+    attrs.emplace(kQuantAttr.str(), Attr::ofQuant(out));
+    auto n = g.addNode(kind, name, inputs, attrs);
+    EXPECT_TRUE(static_cast<bool>(n)) << llvm::toString(n.takeError());
+    return (*n)->getOutput();
+  };
+  auto ints = [](std::vector<int64_t> v) { return Attr::ofInts(v); };
+  Value *x = g.addInput("x", q8({1, 4, 8, 8}));
+  Value *conv = node(OpKind::Conv, "conv", {x, weights("w1", {6, 4, 3, 3})},
+                     {{"pads", ints({1, 1, 1, 1})}});
+  Value *dw = node(OpKind::Conv, "dw", {conv, weights("w2", {6, 1, 3, 3})},
+                   {{"pads", ints({1, 1, 1, 1})}, {"group", Attr::ofInt(6)}});
+  Value *shared = weights("w3", {6, 6, 1, 1});
+  Value *s0 = node(OpKind::Conv, "shared0", {dw, shared}, {});
+  Value *s1 = node(OpKind::Conv, "shared1", {s0, shared}, {});
+  Value *row = g.addInput("row", q8({1, 5}));
+  Value *rows = g.addInput("rows", q8({2, 5}));
+  Value *fcw = weights("w4", {5, 3});
+  Value *fc1 = node(OpKind::MatMul, "fc1", {row, fcw}, {});
+  Value *fc2 = node(OpKind::MatMul, "fc2", {rows, weights("w5", {5, 3})}, {});
+  g.addOutput("s1", s1);
+  g.addOutput("fc1", fc1);
+  g.addOutput("fc2", fc2);
+  return graph;
+}
+
+TEST(SelectKernels, Int8GemmDepthwiseAndPortable) {
+  lir::LIROptions opts;
+  std::string text = strategies(*buildInt8Graph(), opts);
+  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 2x2 scalar]");
+  EXPECT_EQ(kernelOf(text, "dw"), "Conv[int8 depthwise padded]");
+  // Weights two Convs share are packed once for both.
+  EXPECT_EQ(kernelOf(text, "shared0"), "Conv[int8 gemm 2x2 scalar]");
+  EXPECT_EQ(kernelOf(text, "s1"), "Conv[int8 gemm 2x2 scalar]");
+  EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
+  EXPECT_EQ(kernelOf(text, "fc2"), "MatMul[int8 gemm 2x2 scalar]");
+  opts.int8Dot = lir::Int8Dot::ArmDsp;
+  EXPECT_EQ(kernelOf(strategies(*buildInt8Graph(), opts), "conv"),
+            "Conv[int8 gemm 2x2 smlad]");
+}
+
+/// Packing::Int8Rows: rows of taps padded to quads, each quad stored t0 t2
+/// t1 t3; a MatMul's [K][N] transposed to N rows.
+TEST(SelectKernels, Int8RowsPacking) {
+  auto g = buildInt8Graph();
+  auto f = lir::generateLIR(*g, {});
+  ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
+  std::vector<uint8_t> image = lir::buildWeightsImage(*f);
+  auto bufferOf = [&](llvm::StringRef name) -> const lir::Buffer & {
+    for (auto &b : f->buffers)
+      if (b->name == name)
+        return *b;
+    ADD_FAILURE() << name.str();
+    return *f->buffers.front();
+  };
+  // w1: 6 rows of 36 taps (a multiple of 4): row 1 starts 36, 38, 37, 39.
+  const lir::Buffer &w1 = bufferOf("w1");
+  EXPECT_EQ(w1.packing, lir::Packing::Int8Rows);
+  EXPECT_EQ(w1.size, 6u * 36);
+  const uint8_t *row1 = image.data() + w1.offset + 36;
+  EXPECT_EQ(std::vector<int>(row1, row1 + 4), (std::vector<int>{36, 38, 37, 39}));
+  // w4 [5][3]: 3 rows of 5 taps padded to 8; row 2 is w4[k][2] = 3k + 2.
+  const lir::Buffer &w4 = bufferOf("w4");
+  EXPECT_EQ(w4.packing, lir::Packing::Int8RowsTransposed);
+  EXPECT_EQ(w4.size, 3u * 8);
+  const uint8_t *row2 = image.data() + w4.offset + 16;
+  EXPECT_EQ(std::vector<int>(row2, row2 + 8), (std::vector<int>{2, 8, 5, 11, 14, 0, 0, 0}));
+  EXPECT_EQ(bufferOf("w3").packing, lir::Packing::Int8Rows);
+  EXPECT_EQ(bufferOf("w2").packing, lir::Packing::None);
 }
 
 } // namespace

@@ -1,0 +1,106 @@
+//===- Int8DepthwiseKernel.cpp - int8 depthwise Conv over a padded plane --===//
+//
+// lir::KernelStrategy::Int8Depthwise: each input channel is copied once into
+// the temp, a plane of int16 values with the input offset added whose border
+// (the padding) is 0, written once per run. Every window then lies inside
+// the plane, so each output is its bias plus KH x KW products with no bounds
+// tests; the channel's weights are loaded into registers once. The sums
+// and the requantization are the portable kernel's (bit-exact).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/codegen/Kernels.h"
+#include "compiler/codegen/kernels/Int8Params.h"
+#include "compiler/codegen/kernels/IntegerIR.h"
+#include "compiler/ops/Int8Eval.h"
+#include "compiler/ops/OpHelpers.h"
+
+namespace kiln {
+namespace codegen {
+
+/// Windows of more taps than this read their weights in a loop instead of
+/// holding them in registers.
+constexpr int64_t kUnrolledTaps = 49;
+
+llvm::Error emitDepthwiseInt8(KernelBuilder &kb, const KernelArgs &args) {
+  const Node &n = args.node;
+  IntegerIR ir(kb);
+  auto &b = kb.b;
+  const TensorType &xt = n.getInput(0)->getType(), &wt = n.getInput(1)->getType(),
+                   &yt = n.getOutput()->getType();
+  auto range = weightedInt8Range(n);
+  if (!range)
+    return range.takeError();
+  auto geom = resolveConvGeometry(n, llvm::ArrayRef(xt.shape).drop_front(2),
+                                  llvm::ArrayRef(wt.shape).drop_front(2));
+  if (!geom)
+    return geom.takeError();
+  auto plane = lir::int8DepthwisePlane(n);
+  if (!plane)
+    return plane.takeError();
+  if (!args.temp)
+    return nodeError(n, "the int8 depthwise kernel needs its plane buffer");
+  const int64_t N = xt.shape[0], C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
+  const int64_t O = wt.shape[0], KH = wt.shape[2], KW = wt.shape[3];
+  const int64_t OH = yt.shape[2], OW = yt.shape[3], multiplier = O / C;
+  const int64_t PW = plane->cols;
+  const int64_t sh = geom->strides[0], sw = geom->strides[1];
+  const int64_t dh = geom->dilations[0], dw = geom->dilations[1];
+  const int64_t ph = geom->padsBegin[0], pw = geom->padsBegin[1];
+  llvm::Value *biasTable = ir.table(int8Bias(n, O), "int8.bias");
+  auto [multTable, shiftTable] = multiplierTables(
+      ir, channelMultipliers(xt.quant, wt.quant, yt.quant, O, false));
+  llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty(), *i32 = b.getInt32Ty();
+  llvm::Value *x = args.inputs[0], *w = args.inputs[1], *y = args.outputs[0];
+  llvm::Value *planeBuf = args.temp;
+  const int32_t inOffset = -xt.quant.zeroPoints[0];
+
+  // The border stays 0 for every channel: only the interior is rewritten.
+  kb.loop(plane->rows * PW, [&](llvm::Value *i) { kb.store(b.getInt16(0), planeBuf, i); });
+  kb.nest({N, C}, [&](llvm::ArrayRef<llvm::Value *> nc) {
+    kb.nest({H, W}, [&](llvm::ArrayRef<llvm::Value *> hw) {
+      llvm::Value *v = b.CreateAdd(
+          ir.widen(kb.load(i8, x, kb.linear({nc[0], nc[1], hw[0], hw[1]}, {C * H * W, H * W, W, 1}))),
+          ir.i32(inOffset));
+      kb.store(b.CreateTrunc(v, i16), planeBuf,
+               kb.linear({hw[0], hw[1]}, {PW, 1}, kb.idx(ph * PW + pw)));
+    });
+    forEachIndex(kb, multiplier, [&](llvm::Value *m) {
+      llvm::Value *o = b.CreateAdd(b.CreateMul(nc[1], kb.idx(multiplier)), m);
+      llvm::Value *bias = kb.load(i32, biasTable, o);
+      llvm::Value *mult = kb.load(i32, multTable, o);
+      llvm::Value *shift = kb.load(i32, shiftTable, o);
+      const bool unrolled = KH * KW <= kUnrolledTaps;
+      llvm::SmallVector<llvm::Value *, kUnrolledTaps> weights;
+      if (unrolled)
+        for (int64_t t = 0; t < KH * KW; ++t)
+          weights.push_back(ir.widen(kb.load(i8, w, b.CreateAdd(b.CreateMul(o, kb.idx(KH * KW)), kb.idx(t)))));
+      kb.nest({OH, OW}, [&](llvm::ArrayRef<llvm::Value *> hw) {
+        llvm::Value *corner = kb.linear({hw[0], hw[1]}, {sh * PW, sw});
+        auto tap = [&](llvm::Value *kh, llvm::Value *kw) {
+          return b.CreateSExt(
+              kb.load(i16, planeBuf, b.CreateAdd(corner, kb.linear({kh, kw}, {dh * PW, dw}))),
+              i32);
+        };
+        llvm::Value *acc = bias;
+        if (unrolled) {
+          for (int64_t kh = 0; kh < KH; ++kh)
+            for (int64_t kw = 0; kw < KW; ++kw)
+              acc = b.CreateAdd(acc, b.CreateMul(weights[kh * KW + kw], tap(kb.idx(kh), kb.idx(kw))));
+        } else {
+          acc = kb.loopCarried(KH * KW, {acc}, [&](llvm::Value *t, llvm::ArrayRef<llvm::Value *> a) {
+            llvm::Value *wv = ir.widen(kb.load(i8, w, b.CreateAdd(b.CreateMul(o, kb.idx(KH * KW)), t)));
+            llvm::Value *x = tap(b.CreateUDiv(t, kb.idx(KW)), b.CreateURem(t, kb.idx(KW)));
+            return llvm::SmallVector<llvm::Value *, 32>{b.CreateAdd(a[0], b.CreateMul(wv, x))};
+          })[0];
+        }
+        llvm::Value *v = b.CreateAdd(ir.mbqm(acc, mult, shift), ir.i32(yt.quant.zeroPoints[0]));
+        kb.store(ir.clampToI8(v, range->min, range->max), y,
+                 kb.linear({nc[0], o, hw[0], hw[1]}, {O * OH * OW, OH * OW, OW, 1}));
+      });
+    });
+  });
+  return llvm::Error::success();
+}
+
+} // namespace codegen
+} // namespace kiln

@@ -1,0 +1,313 @@
+//===- Int8GemmKernel.cpp - int8 Conv and MatMul as blocked GEMMs ---------===//
+//
+// lir::KernelStrategy::Int8Gemm: an int8 Conv (not depthwise) or MatMul as a
+// GEMM of weight rows (Packing::Int8Rows) by columns of int16 inputs with the
+// input offset added. A Conv's columns are its im2col, `tileCols` pixels at a
+// time in the instruction's temp; a MatMul's are its input rows. A block of
+// `tile` rows x `tileCols` columns keeps its int32 sums in registers while it
+// walks the taps a quad at a time: four weights in one 32-bit load, each
+// shared by the block's columns, as CMSIS-NN's kernels do. `dot` chooses the
+// multiply-adds: scalar, or the Arm DSP's SXTB16 and SMLAD, two products an
+// instruction. The sums and the requantization are the portable kernel's,
+// so the results are bit-exact with the interpreter.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/codegen/Kernels.h"
+#include "compiler/codegen/kernels/Int8Params.h"
+#include "compiler/codegen/kernels/IntegerIR.h"
+#include "compiler/ops/Int8Eval.h"
+#include "compiler/ops/OpHelpers.h"
+
+#include "llvm/IR/IntrinsicsARM.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace kiln {
+namespace codegen {
+namespace {
+
+using Values = llvm::SmallVector<llvm::Value *, 32>;
+
+/// The parts every Int8Gemm instruction shares.
+struct Int8Gemm {
+  KernelBuilder &kb;
+  IntegerIR ir;
+  const lir::KernelStrategy &strategy;
+  lir::Int8RowsShape rows;
+  llvm::Value *weights, *columns;
+  llvm::Value *biasTable, *multTable, *shiftTable;
+  int32_t inOffset, outZp;
+  tfl::ActivationRange range;
+
+  int64_t rowStride() const { return rows.paddedTaps(); }
+
+  /// Column c's tap t in the temp: x + the input offset, as int16.
+  void storeTap(llvm::Value *x8, int64_t c, llvm::Value *t) {
+    auto &b = kb.b;
+    llvm::Value *v = b.CreateAdd(ir.widen(x8), ir.i32(inOffset));
+    kb.store(b.CreateTrunc(v, b.getInt16Ty()), columns,
+             b.CreateAdd(kb.idx(c * rowStride()), t));
+  }
+
+  /// The int32 sums of weight rows `rowIdx` by the temp's columns, from the
+  /// rows' biases; result [r * tileCols + c].
+  Values blockSums(llvm::ArrayRef<llvm::Value *> rowIdx) {
+    auto &b = kb.b;
+    const int64_t R = strategy.tile, C = strategy.tileCols;
+    llvm::Type *i32 = b.getInt32Ty();
+    Values init;
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t c = 0; c < C; ++c)
+        init.push_back(kb.load(i32, biasTable, rowIdx[r]));
+    const int64_t wordsPerRow = rowStride() / lir::kInt8Quad;
+    Values sums = kb.loopCarried(wordsPerRow, init, [&](llvm::Value *q, llvm::ArrayRef<llvm::Value *> acc) {
+      Values next(acc.begin(), acc.end());
+      llvm::SmallVector<llvm::Value *, 4> words;
+      for (int64_t r = 0; r < R; ++r)
+        words.push_back(kb.load(i32, weights,
+                                b.CreateAdd(b.CreateMul(rowIdx[r], kb.idx(wordsPerRow)), q)));
+      if (strategy.dot == lir::Int8Dot::ArmDsp)
+        smladQuad(words, q, next);
+      else
+        scalarQuad(words, q, next);
+      return next;
+    });
+    if (wordsPerRow > 1)
+      kb.keepLoopRolled();
+    return sums;
+  }
+
+  /// SXTB16 widens a word into the weight pairs (t0, t1) and (t2, t3)
+  /// (int8RowSlot's order); each SMLAD adds two products to a sum.
+  void smladQuad(llvm::ArrayRef<llvm::Value *> words, llvm::Value *q, Values &acc) {
+    auto &b = kb.b;
+    const int64_t C = strategy.tileCols;
+    llvm::Type *i32 = b.getInt32Ty();
+    llvm::SmallVector<llvm::Value *, 4> low, high;
+    for (llvm::Value *w : words) {
+      low.push_back(b.CreateIntrinsic(llvm::Intrinsic::arm_sxtb16, {}, {w}));
+      llvm::Value *rotated = b.CreateIntrinsic(llvm::Intrinsic::fshr, {i32}, {w, w, ir.i32(8)});
+      high.push_back(b.CreateIntrinsic(llvm::Intrinsic::arm_sxtb16, {}, {rotated}));
+    }
+    for (int64_t c = 0; c < C; ++c) {
+      // Two int16 taps a word: the column's words 2q and 2q + 1.
+      llvm::Value *word = b.CreateAdd(kb.idx(c * rowStride() / 2), b.CreateShl(q, kb.idx(1)));
+      llvm::Value *x01 = kb.load(i32, columns, word);
+      llvm::Value *x23 = kb.load(i32, columns, b.CreateAdd(word, kb.idx(1)));
+      for (size_t r = 0; r < words.size(); ++r) {
+        llvm::Value *&s = acc[r * C + c];
+        s = b.CreateIntrinsic(llvm::Intrinsic::arm_smlad, {}, {low[r], x01, s});
+        s = b.CreateIntrinsic(llvm::Intrinsic::arm_smlad, {}, {high[r], x23, s});
+      }
+    }
+  }
+
+  void scalarQuad(llvm::ArrayRef<llvm::Value *> words, llvm::Value *q, Values &acc) {
+    auto &b = kb.b;
+    const int64_t C = strategy.tileCols;
+    llvm::Type *i16 = b.getInt16Ty();
+    for (int64_t k = 0; k < lir::kInt8Quad; ++k) {
+      llvm::SmallVector<llvm::Value *, 2> x;
+      for (int64_t c = 0; c < C; ++c) {
+        llvm::Value *tap = b.CreateAdd(kb.idx(c * rowStride() + k),
+                                       b.CreateShl(q, kb.idx(2)));
+        x.push_back(b.CreateSExt(kb.load(i16, columns, tap), b.getInt32Ty()));
+      }
+      // The weight byte at int8RowSlot(k), sign-extended.
+      int slot = int(lir::int8RowSlot(k));
+      for (size_t r = 0; r < words.size(); ++r) {
+        llvm::Value *w = b.CreateAShr(b.CreateShl(words[r], ir.i32(24 - 8 * slot)), ir.i32(24));
+        for (int64_t c = 0; c < C; ++c)
+          acc[r * C + c] = b.CreateAdd(acc[r * C + c], b.CreateMul(w, x[c]));
+      }
+    }
+  }
+
+  /// Requantizes the sum of weight row `row` and stores it at y[yIndex].
+  void storeOutput(llvm::Value *sum, llvm::Value *row, llvm::Value *y, llvm::Value *yIndex) {
+    auto &b = kb.b;
+    llvm::Type *i32 = b.getInt32Ty();
+    llvm::Value *v = b.CreateAdd(
+        ir.mbqm(sum, kb.load(i32, multTable, row), kb.load(i32, shiftTable, row)),
+        ir.i32(outZp));
+    kb.store(ir.clampToI8(v, range.min, range.max), y, yIndex);
+  }
+
+  /// Block index `block` of `size` along an extent of `extent`: min(block *
+  /// size + i, extent - 1). A partial block repeats its last element, whose
+  /// stores then write the same value again.
+  llvm::Value *clampedIndex(llvm::Value *block, int64_t size, int64_t i, int64_t extent) {
+    auto &b = kb.b;
+    llvm::Value *v = b.CreateAdd(b.CreateMul(block, kb.idx(size)), kb.idx(i));
+    llvm::Value *last = kb.idx(extent - 1);
+    return b.CreateSelect(b.CreateICmpULT(v, last), v, last);
+  }
+};
+
+llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
+                                  int64_t channels, bool fullyConnected) {
+  const Node &n = args.node;
+  const TensorType &xt = n.getInput(0)->getType(), &wt = n.getInput(1)->getType(),
+                   &yt = n.getOutput()->getType();
+  auto range = weightedInt8Range(n);
+  if (!range)
+    return range.takeError();
+  if (!args.temp)
+    return nodeError(n, "the int8 GEMM kernel needs its columns buffer");
+  Int8Gemm g{kb,          IntegerIR(kb), args.strategy, lir::int8RowsShape(wt.shape, lir::int8GemmPacking(n)),
+             args.inputs[1], args.temp, nullptr,       nullptr,
+             nullptr,     -xt.quant.zeroPoints[0], yt.quant.zeroPoints[0], *range};
+  g.biasTable = g.ir.table(int8Bias(n, channels), "int8.bias");
+  std::tie(g.multTable, g.shiftTable) = multiplierTables(
+      g.ir, channelMultipliers(xt.quant, wt.quant, yt.quant, channels, fullyConnected));
+  return g;
+}
+
+llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
+  const Node &n = args.node;
+  auto &b = kb.b;
+  const TensorType &xt = n.getInput(0)->getType(), &wt = n.getInput(1)->getType(),
+                   &yt = n.getOutput()->getType();
+  if (xt.rank() != 4)
+    return nodeError(n, "int8 Conv is 2-D (N x C x H x W), got " + xt.str());
+  auto geom = resolveConvGeometry(n, llvm::ArrayRef(xt.shape).drop_front(2),
+                                  llvm::ArrayRef(wt.shape).drop_front(2));
+  if (!geom)
+    return geom.takeError();
+  auto gemm = makeGemm(kb, args, wt.shape[0], false);
+  if (!gemm)
+    return gemm.takeError();
+  Int8Gemm &g = *gemm;
+  const int64_t N = xt.shape[0], C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
+  const int64_t O = wt.shape[0], CG = wt.shape[1], KH = wt.shape[2], KW = wt.shape[3];
+  const int64_t OW = yt.shape[3], P = yt.shape[2] * OW;
+  const int64_t groups = n.getInt("group"), OG = O / groups;
+  const int64_t R = args.strategy.tile, CB = args.strategy.tileCols;
+  const int64_t sh = geom->strides[0], sw = geom->strides[1];
+  const int64_t dh = geom->dilations[0], dw = geom->dilations[1];
+  const int64_t ph = geom->padsBegin[0], pw = geom->padsBegin[1];
+  bool unpadded = true;
+  for (size_t i = 0; i < 2; ++i)
+    unpadded &= geom->padsBegin[i] == 0 && geom->padsEnd[i] == 0;
+  llvm::Type *i8 = b.getInt8Ty();
+  llvm::Value *x = args.inputs[0], *y = args.outputs[0];
+
+  // Pixel p's window into column c: taps in (channel, row, column) order,
+  // those in the padding 0 (the zero point plus the offset).
+  auto im2col = [&](llvm::Value *bn, llvm::Value *c0, llvm::Value *p, int64_t c) {
+    llvm::Value *ih0 = b.CreateSub(b.CreateMul(b.CreateUDiv(p, kb.idx(OW)), kb.idx(sh)), kb.idx(ph));
+    llvm::Value *iw0 = b.CreateSub(b.CreateMul(b.CreateURem(p, kb.idx(OW)), kb.idx(sw)), kb.idx(pw));
+    auto fill = [&](bool guarded) {
+      kb.nest({CG, KH, KW}, [&](llvm::ArrayRef<llvm::Value *> t) {
+        llvm::Value *ih = b.CreateAdd(ih0, b.CreateMul(t[1], kb.idx(dh)));
+        llvm::Value *iw = b.CreateAdd(iw0, b.CreateMul(t[2], kb.idx(dw)));
+        llvm::Value *tap = kb.linear(t, {KH * KW, KW, 1});
+        llvm::Value *inside = nullptr;
+        if (guarded) {
+          inside = b.CreateAnd(
+              b.CreateAnd(b.CreateICmpSGE(ih, kb.idx(0)), b.CreateICmpSLT(ih, kb.idx(H))),
+              b.CreateAnd(b.CreateICmpSGE(iw, kb.idx(0)), b.CreateICmpSLT(iw, kb.idx(W))));
+          // A tap in the padding reads a clamped, in-bounds address.
+          ih = b.CreateSelect(inside, ih, kb.idx(0));
+          iw = b.CreateSelect(inside, iw, kb.idx(0));
+        }
+        llvm::Value *xv = kb.load(
+            i8, x, kb.linear({bn, b.CreateAdd(c0, t[0]), ih, iw}, {C * H * W, H * W, W, 1}));
+        if (guarded)
+          xv = b.CreateSelect(inside, xv, b.getInt8(int8_t(xt.quant.zeroPoints[0])));
+        g.storeTap(xv, c, tap);
+      });
+    };
+    if (unpadded) {
+      fill(false);
+      return;
+    }
+    llvm::Value *windowInside = b.CreateAnd(
+        b.CreateAnd(b.CreateICmpSGE(ih0, kb.idx(0)),
+                    b.CreateICmpSLT(b.CreateAdd(ih0, kb.idx((KH - 1) * dh)), kb.idx(H))),
+        b.CreateAnd(b.CreateICmpSGE(iw0, kb.idx(0)),
+                    b.CreateICmpSLT(b.CreateAdd(iw0, kb.idx((KW - 1) * dw)), kb.idx(W))));
+    llvm::Function *fn = b.GetInsertBlock()->getParent();
+    auto *insideBB = llvm::BasicBlock::Create(b.getContext(), "im2col.inside", fn);
+    auto *borderBB = llvm::BasicBlock::Create(b.getContext(), "im2col.border", fn);
+    auto *joinBB = llvm::BasicBlock::Create(b.getContext(), "im2col.join", fn);
+    b.CreateCondBr(windowInside, insideBB, borderBB);
+    b.SetInsertPoint(insideBB);
+    fill(false);
+    b.CreateBr(joinBB);
+    b.SetInsertPoint(borderBB);
+    fill(true);
+    b.CreateBr(joinBB);
+    b.SetInsertPoint(joinBB);
+  };
+
+  kb.nest({N, groups}, [&](llvm::ArrayRef<llvm::Value *> ng) {
+    llvm::Value *bn = ng[0], *group = ng[1];
+    llvm::Value *c0 = b.CreateMul(group, kb.idx(CG));
+    kb.loop(llvm::divideCeil(P, CB), [&](llvm::Value *pb) {
+      llvm::SmallVector<llvm::Value *, 2> pixels;
+      for (int64_t c = 0; c < CB; ++c) {
+        pixels.push_back(g.clampedIndex(pb, CB, c, P));
+        im2col(bn, c0, pixels.back(), c);
+      }
+      kb.loop(llvm::divideCeil(OG, R), [&](llvm::Value *ob) {
+        llvm::SmallVector<llvm::Value *, 4> rows;
+        for (int64_t r = 0; r < R; ++r)
+          rows.push_back(b.CreateAdd(b.CreateMul(group, kb.idx(OG)), g.clampedIndex(ob, R, r, OG)));
+        Values sums = g.blockSums(rows);
+        for (int64_t r = 0; r < R; ++r)
+          for (int64_t c = 0; c < CB; ++c)
+            g.storeOutput(sums[r * CB + c], rows[r], y,
+                          kb.linear({bn, rows[r], pixels[c]}, {O * P, P, 1}));
+      });
+    });
+  });
+  return llvm::Error::success();
+}
+
+llvm::Error emitMatMulInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
+  const Node &n = args.node;
+  auto &b = kb.b;
+  const TensorType &xt = n.getInput(0)->getType(), &wt = n.getInput(1)->getType();
+  const int64_t M = xt.shape[0], K = xt.shape[1], N = wt.shape[1];
+  auto gemm = makeGemm(kb, args, N, true);
+  if (!gemm)
+    return gemm.takeError();
+  Int8Gemm &g = *gemm;
+  const int64_t R = args.strategy.tile, CB = args.strategy.tileCols;
+  llvm::Type *i8 = b.getInt8Ty();
+  llvm::Value *x = args.inputs[0], *y = args.outputs[0];
+  forEachIndex(kb, llvm::divideCeil(M, CB), [&](llvm::Value *mb) {
+    llvm::SmallVector<llvm::Value *, 2> inputRows;
+    for (int64_t c = 0; c < CB; ++c) {
+      llvm::Value *m = g.clampedIndex(mb, CB, c, M);
+      inputRows.push_back(m);
+      kb.loop(K, [&](llvm::Value *k) {
+        g.storeTap(kb.load(i8, x, kb.linear({m, k}, {K, 1})), c, k);
+      });
+    }
+    kb.loop(llvm::divideCeil(N, R), [&](llvm::Value *nb) {
+      llvm::SmallVector<llvm::Value *, 4> rows;
+      for (int64_t r = 0; r < R; ++r)
+        rows.push_back(g.clampedIndex(nb, R, r, N));
+      Values sums = g.blockSums(rows);
+      for (int64_t r = 0; r < R; ++r)
+        for (int64_t c = 0; c < CB; ++c)
+          g.storeOutput(sums[r * CB + c], rows[r], y,
+                        kb.linear({inputRows[c], rows[r]}, {N, 1}));
+    });
+  });
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error emitInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
+  if (args.node.is(OpKind::Conv))
+    return emitConvInt8Gemm(kb, args);
+  if (args.node.is(OpKind::MatMul))
+    return emitMatMulInt8Gemm(kb, args);
+  return nodeError(args.node, "the int8 GEMM kernel runs only Conv and MatMul");
+}
+
+} // namespace codegen
+} // namespace kiln
