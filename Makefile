@@ -5,7 +5,7 @@ BAZEL ?= bazel
 CROSS_TESTS := test-aarch64 test-cortex-m3 test-cortex-m4 test-cortex-m7
 
 .PHONY: all deps deps-cross build demo demo-cortex-m test $(CROSS_TESTS) footprint bench bench-ort \
-	bench-device clean
+	bench-device examples-bazel clean
 
 all: build
 
@@ -51,6 +51,13 @@ bench-ort: deps
 # Cortex-M7 boards; writes benchmarks/device/RESULTS.md.
 bench-device: deps-cross
 	BAZEL="$(BAZEL)" benchmarks/device/bench.py cortex-m4 cortex-m7
+
+# examples/bazel_workspace, a workspace that uses kiln as a dependency: its demo
+# on this machine and as Cortex-M4 firmware under QEMU. Its Bazel server is
+# stopped after, as CI works in a fresh clone.
+examples-bazel: deps-cross
+	cd examples/bazel_workspace && $(BAZEL) run //:demo && $(BAZEL) run --config=cortex-m4 //:demo; \
+	  status=$$?; $(BAZEL) shutdown; exit $$status
 
 clean:
 	$(BAZEL) clean
