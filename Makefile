@@ -5,7 +5,8 @@ BAZEL ?= bazel
 CROSS_TESTS := test-aarch64 test-cortex-m3 test-cortex-m4 test-cortex-m7
 
 .PHONY: all deps deps-cross build demo demo-cortex-m test $(CROSS_TESTS) footprint bench bench-ort \
-	bench-device clean
+	bench-device install examples examples-bazel examples-install examples-cmake \
+	examples-make clean
 
 all: build
 
@@ -51,6 +52,46 @@ bench-ort: deps
 # Cortex-M7 boards; writes benchmarks/device/RESULTS.md.
 bench-device: deps-cross
 	BAZEL="$(BAZEL)" benchmarks/device/bench.py cortex-m4 cortex-m7
+
+# kilnc, kiln.h and the CMake functions, for builds without Bazel (README "Use kiln in your project").
+PREFIX ?= /usr/local
+install: deps
+	$(BAZEL) build //compiler/kilnc
+	install -C -D -m 755 "$$($(BAZEL) info bazel-bin)/compiler/kilnc/kilnc" $(DESTDIR)$(PREFIX)/bin/kilnc
+	install -C -D -m 644 runtime_min/kiln.h $(DESTDIR)$(PREFIX)/include/kiln.h
+	install -C -D -m 644 -t $(DESTDIR)$(PREFIX)/lib/cmake/Kiln cmake/Kiln.cmake cmake/KilnConfig.cmake
+
+# The projects of examples/, built and run as their users would: each on this
+# machine and (but the plain Makefile) as Cortex-M4 firmware under QEMU. The
+# CMake and Makefile ones use kiln installed in examples/out/kiln.
+EXAMPLES_OUT := $(CURDIR)/examples/out
+EXAMPLE_KILN := $(EXAMPLES_OUT)/kiln
+QEMU_M4 := targets/qemu_run.sh mps2-an386
+LENET5_IO := $(CURDIR)/bundles/models/lenet5.input.bin $(CURDIR)/bundles/models/lenet5.output.bin
+CMAKE_EXAMPLE := cmake -S examples/cmake -DCMAKE_PREFIX_PATH=$(EXAMPLE_KILN) -B
+
+examples: examples-bazel examples-cmake examples-make
+
+# examples/bazel_workspace uses kiln as a dependency. Its Bazel server is
+# stopped after, as CI works in a fresh clone.
+examples-bazel: deps-cross
+	cd examples/bazel_workspace && $(BAZEL) run //:demo && $(BAZEL) run --config=cortex-m4 //:demo; \
+	  status=$$?; $(BAZEL) shutdown; exit $$status
+
+examples-install:
+	$(MAKE) install PREFIX=$(EXAMPLE_KILN)
+
+examples-cmake: deps-cross examples-install
+	bash tools/install_deps.sh examples
+	$(CMAKE_EXAMPLE) $(EXAMPLES_OUT)/cmake-host
+	cmake --build $(EXAMPLES_OUT)/cmake-host
+	$(EXAMPLES_OUT)/cmake-host/demo $(EXAMPLES_OUT)/cmake-host/lenet5_kiln/lenet5.weights.bin $(LENET5_IO)
+	$(CMAKE_EXAMPLE) $(EXAMPLES_OUT)/cmake-m4 -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/examples/cmake/cortex-m4.cmake
+	cmake --build $(EXAMPLES_OUT)/cmake-m4
+	$(QEMU_M4) $(EXAMPLES_OUT)/cmake-m4/demo $(EXAMPLES_OUT)/cmake-m4/lenet5_kiln/lenet5.weights.bin $(LENET5_IO)
+
+examples-make: examples-install
+	$(MAKE) -C examples/make KILN_PREFIX=$(EXAMPLE_KILN) OUT=$(EXAMPLES_OUT)/make run
 
 clean:
 	$(BAZEL) clean

@@ -30,7 +30,7 @@ KILNC_TARGET_FLAGS = {
 
 def _platform_flag(flag):
     choices = {
-        "//targets:is_" + platform: flags.get(flag, "")
+        str(Label("//targets:is_" + platform)): flags.get(flag, "")
         for platform, flags in KILNC_TARGET_FLAGS.items()
     }
     choices["//conditions:default"] = ""
@@ -39,7 +39,7 @@ def _platform_flag(flag):
 # Bare metal has no file system to load weights from: there they are linked
 # into the object (flash) unless embed_weights says otherwise.
 _EMBED_WEIGHTS_BY_DEFAULT = select({
-    "//targets:is_bare_metal": True,
+    str(Label("//targets:is_bare_metal")): True,
     "//conditions:default": False,
 })
 
@@ -105,7 +105,7 @@ _kiln_compile = rule(
         "dims": attr.string_dict(),
         "passes": attr.string_list(),
         "_kilnc": attr.label(
-            default = "//compiler/kilnc",
+            default = Label("//compiler/kilnc"),
             executable = True,
             cfg = "exec",
         ),
@@ -200,6 +200,6 @@ def kiln_bundle(
         includes = [out_dir],
         data = [":" + name + "_weights"],
         linkstatic = True,
-        deps = ["//runtime_min:kiln"],
+        deps = [Label("//runtime_min:kiln")],
         **kwargs
     )

@@ -214,10 +214,10 @@ def gcc_toolchain(
     native.toolchain(
         name = name,
         exec_compatible_with = [
-            "@platforms//cpu:x86_64",
-            "@platforms//os:linux",
+            Label("@platforms//cpu:x86_64"),
+            Label("@platforms//os:linux"),
         ],
         target_compatible_with = target_compatible_with,
         toolchain = ":" + name + "_cc",
-        toolchain_type = "@bazel_tools//tools/cpp:toolchain_type",
+        toolchain_type = Label("@bazel_tools//tools/cpp:toolchain_type"),
     )

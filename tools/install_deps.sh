@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what kiln needs from Debian's archive. Idempotent: only missing packages are fetched.
-# Usage: tools/install_deps.sh [host|cross|oracle|all]   (default: host)
+# Usage: tools/install_deps.sh [host|cross|oracle|examples|all]   (default: host)
 set -euo pipefail
 set_name=${1:-host}
 
@@ -25,12 +25,15 @@ oracle_pkgs=(
   python3-pyarmnn libarmnn-cpuref-backend22 libarmnntfliteparser22 python3-numpy python3-flatbuffers
   flatbuffers-compiler
 )
+# The CMake example project (examples/cmake).
+examples_pkgs=(cmake)
 case "$set_name" in
   host) pkgs=("${host_pkgs[@]}") ;;
   cross) pkgs=("${cross_pkgs[@]}") ;;
   oracle) pkgs=("${oracle_pkgs[@]}") ;;
+  examples) pkgs=("${examples_pkgs[@]}") ;;
   all) pkgs=("${host_pkgs[@]}" "${cross_pkgs[@]}") ;;   # not oracle: CI does not need Arm NN
-  *) echo "usage: $0 [host|cross|oracle|all]" >&2; exit 2 ;;
+  *) echo "usage: $0 [host|cross|oracle|examples|all]" >&2; exit 2 ;;
 esac
 
 missing=()

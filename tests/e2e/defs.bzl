@@ -52,14 +52,14 @@ def kiln_model_test(name, model, io, reference_input, reference_output, embed_we
     ]
     if embed_weights == None:
         args += select({
-            "//targets:is_bare_metal": ["--embedded"],
+            str(Label("//targets:is_bare_metal")): ["--embedded"],
             "//conditions:default": [],
         })
     elif embed_weights:
         args.append("--embedded")
     native.cc_test(
         name = name,
-        srcs = ["//tests/e2e:run_bundle_test.c"],
+        srcs = [Label("//tests/e2e:run_bundle_test.c")],
         copts = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"],
         local_defines = kiln_bundle_defines(bundle) + (["KILN_EXACT=1"] if exact else []) +
                         _tensor_defines("IN", io[0]) +
