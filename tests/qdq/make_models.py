@@ -305,6 +305,31 @@ def qlinear_ops():
     return m, x
 
 
+def conv_integer():
+    """DynamicQuantizeLinear -> ConvInteger (3x3 over 16 channels, the shape
+    a Winograd convolution takes) -> float scaling, as ONNX Runtime's dynamic
+    quantization writes a Conv."""
+    x = RNG.uniform(-1, 1, (1, 16, 10, 10)).astype(np.float32)
+    w = RNG.integers(78, 178, (8, 16, 3, 3)).astype(np.uint8)
+    nodes = [
+        helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+        helper.make_node("ConvInteger", ["xq", "w", "xz", "wz"], ["acc"], pads=[1] * 4),
+        helper.make_node("Cast", ["acc"], ["accf"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["xs", "ws"], ["rescale"]),
+        helper.make_node("Mul", ["accf", "rescale"], ["y"]),
+    ]
+    inits = [numpy_helper.from_array(w, "w"),
+             numpy_helper.from_array(np.uint8(128), "wz"),
+             numpy_helper.from_array(np.float32(0.02), "ws")]
+    graph = helper.make_graph(
+        nodes, "conv_integer", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 10, 10])], inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    m.ir_version = 7
+    onnx.checker.check_model(m)
+    return m, x
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -313,6 +338,7 @@ def main():
         "qdq_cnn_s8": qdq_cnn(np.int8),
         "qdq_mlp_s8": qdq_mlp(),
         "qlinear_ops": qlinear_ops(),
+        "conv_integer": conv_integer(),
     }
     for kind in ["conv", "depthwise", "add", "mul", "avgpool", "gap", "concat", "gemm"]:
         for dtype, suffix in [(np.uint8, "u8"), (np.int8, "s8")]:

@@ -45,6 +45,8 @@ std::vector<Expectation> expectations() {
       // QLinearConv and QLinearMatMul as int8 ops; the MatMulInteger after
       // them computes exactly on identical integers.
       {"qlinear_ops", OpKind::MatMul, 1, 0},
+      // Computed in f32 (no int8 op), exactly.
+      {"conv_integer", OpKind::Conv, 0, 0},
   };
   const std::pair<const char *, OpKind> layers[] = {
       {"conv", OpKind::Conv},       {"depthwise", OpKind::Conv},

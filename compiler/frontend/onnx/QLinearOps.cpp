@@ -8,10 +8,11 @@
 // ONNX definition.
 //
 // ConvInteger and MatMulInteger (the int32 sums of products of zero-point-
-// shifted integers) are computed in f32 and cast back: every product and
-// partial sum is an integer, exact in f32 while its magnitude stays below
-// 2^24. The adapter bounds the sums from the operand types and zero points
-// (and the weights when constant) and refuses a node that could exceed it.
+// shifted integers) are computed in f32, rounded and cast back: every
+// product and partial sum is an integer, exact in f32 while its magnitude
+// stays below 2^24. The adapter bounds the sums from the operand types and
+// zero points (and the weights when constant) and refuses a node that could
+// exceed it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -174,7 +175,10 @@ llvm::Expected<ValueList> emitInteger(NodeEmitter &e, PendingNode &n, OpKind op,
   Value *x = shifted(0, aAxis, "a");
   Value *w = shifted(1, bAxis, "b");
   Value *y = f.add(op == OpKind::Conv ? "conv" : "matmul", op, {x, w}, n.attrs);
-  Value *out = f.add("int32", OpKind::Cast, {y},
+  // A Winograd convolution's transforms are not exact in f32: its sums land
+  // next to the integers, not on them.
+  Value *rounded = f.add("rounded", OpKind::Round, {y});
+  Value *out = f.add("int32", OpKind::Cast, {rounded},
                      {{"to", Attr::ofInt(onnxFromDType(DType::I32))}},
                      n.getOutputName(0));
   if (llvm::Error err = f.takeError())
