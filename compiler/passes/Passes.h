@@ -33,6 +33,12 @@ std::unique_ptr<Pass> createFoldBatchNormPass();
 /// the later one is removed and its uses read the earlier one's results.
 std::unique_ptr<Pass> createCommonSubexpressionEliminationPass();
 
+/// "fold-qdq": DequantizeLinear -> op -> QuantizeLinear groups whose op has
+/// an int8 form (Conv, MatMul and Gemm with constant symmetric int8 weights,
+/// Add, Sub, Mul, pooling, Concat, activations, moves) become that int8 op;
+/// the rest stay float. Runs before constant folding.
+std::unique_ptr<Pass> createFoldQDQPass();
+
 /// "fold-pad-into-conv": a constant-zero Pad of only the spatial dimensions
 /// of a 2-D Conv's input becomes part of the Conv's pads.
 std::unique_ptr<Pass> createFoldPadIntoConvPass();

@@ -19,6 +19,7 @@ const PassEntry kPasses[] = {
     {"dce", createDeadCodeEliminationPass},
     {"fold-batchnorm", createFoldBatchNormPass},
     {"fold-pad-into-conv", createFoldPadIntoConvPass},
+    {"fold-qdq", createFoldQDQPass},
     {"fuse-activation", createFuseActivationPass},
     {"fuse-matmul-bias", createFuseMatMulBiasPass},
     {"lower", createLowerPass},

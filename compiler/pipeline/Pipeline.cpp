@@ -8,6 +8,9 @@ namespace kiln {
 
 std::vector<std::string> defaultPipeline() {
   return {
+      // Quantized ONNX's DQ -> op -> Q groups become int8 ops, while the
+      // weights are still integers behind their DequantizeLinear.
+      "fold-qdq",
       // Shape arithmetic and anything else computed from weights alone.
       "constant-folding",
       // Before lowering, which would turn an unfolded BN into Mul + Add.

@@ -86,6 +86,21 @@ llvm::Expected<ValueList> emitTrainingBatchNorm(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitDynamicQuantizeLinear(NodeEmitter &e,
                                                     PendingNode &n);
 
+// ONNX's quantization ops (QLinearOps.cpp).
+/// Checks input `i`, a scale, when it is a constant: every element must be
+/// positive (the error names the node and `what`).
+llvm::Error checkConstantScale(const PendingNode &n, unsigned i,
+                               llvm::StringRef what);
+/// QuantizeLinear and DequantizeLinear, after checkConstantScale.
+llvm::Expected<ValueList> emitLinearQuantization(NodeEmitter &e,
+                                                 PendingNode &n);
+/// QLinearConv and QLinearMatMul as their QDQ groups.
+llvm::Expected<ValueList> emitQLinearConv(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitQLinearMatMul(NodeEmitter &e, PendingNode &n);
+/// ConvInteger and MatMulInteger in f32 where that is exact.
+llvm::Expected<ValueList> emitConvInteger(NodeEmitter &e, PendingNode &n);
+llvm::Expected<ValueList> emitMatMulInteger(NodeEmitter &e, PendingNode &n);
+
 /// Einsum as transposes, diagonals, reductions and MatMuls (Einsum.cpp).
 llvm::Expected<ValueList> emitEinsum(NodeEmitter &e, PendingNode &n);
 /// MaxPool with its Indices output: the values, and an ArgMax over the

@@ -42,7 +42,11 @@ NodeEmitter::emit(OpKind kind, llvm::StringRef name,
   bool allConstant = llvm::all_of(n->getInputs(), [](Value *v) {
     return !v || v->isConstant();
   });
-  if (allConstant || readsOnlyInputTypes(n->getKind()))
+  // DequantizeLinear of constant integers stays: the fold-qdq pass computes
+  // with the integers and their parameters (constant-folding folds it when
+  // nothing does).
+  if ((allConstant && !n->is(OpKind::DequantizeLinear)) ||
+      readsOnlyInputTypes(n->getKind()))
     return foldConstant(n, resultNames);
   ValueList results(n->getOutputs().begin(), n->getOutputs().end());
   for (unsigned i = 0; i < results.size() && i < resultNames.size(); ++i)

@@ -204,10 +204,14 @@ using FormulaEmitter = llvm::Expected<ValueList> (*)(NodeEmitter &,
                                                      PendingNode &);
 /// ONNX ops without a kiln op, imported as the ops that compute them.
 const std::pair<const char *, FormulaEmitter> kFormulaOps[] = {
+    {"ConvInteger", emitConvInteger},
     {"DFT", emitDft},
     {"Einsum", emitEinsum},
     {"GridSample", emitGridSample},
+    {"MatMulInteger", emitMatMulInteger},
     {"MelWeightMatrix", emitMelWeightMatrix},
+    {"QLinearConv", emitQLinearConv},
+    {"QLinearMatMul", emitQLinearMatMul},
     {"STFT", emitStft},
     {"TopK", emitTopK}};
 
@@ -270,7 +274,8 @@ llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
   case OpKind::QuantizeLinear:
     return n.opType == "DynamicQuantizeLinear"
                ? emitDynamicQuantizeLinear(e, n)
-               : e.emit(n);
+               : emitLinearQuantization(e, n);
+  case OpKind::DequantizeLinear: return emitLinearQuantization(e, n);
   case OpKind::GatherElements:
     return n.opType == "ReverseSequence" ? emitReverseSequence(e, n)
                                          : e.emit(n);

@@ -29,7 +29,7 @@ namespace conformance {
 namespace {
 
 constexpr int kMinModels = 932;
-constexpr int kMinImported = 697;
+constexpr int kMinImported = 704;
 constexpr int kMinWithConstantInputs = 137;
 
 TEST(OnnxNodeTests, ImportNeverCrashes) {

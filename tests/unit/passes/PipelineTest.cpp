@@ -17,7 +17,7 @@ TEST(PassRegistry, CreatesEveryRegisteredPass) {
                                      registeredPassNames().end());
   EXPECT_EQ(names, (std::vector<llvm::StringRef>{
                        "constant-folding", "cse", "dce", "fold-batchnorm",
-                       "fold-pad-into-conv", "fuse-activation",
+                       "fold-pad-into-conv", "fold-qdq", "fuse-activation",
                        "fuse-matmul-bias", "lower", "simplify-layout"}));
   for (llvm::StringRef name : names) {
     auto pass = createPass(name);
@@ -31,14 +31,15 @@ TEST(PassRegistry, UnknownNameListsKnownOnes) {
   ASSERT_FALSE(bool(pass));
   EXPECT_EQ(llvm::toString(pass.takeError()),
             "unknown pass 'inline'; known passes: constant-folding, cse, dce, "
-            "fold-batchnorm, fold-pad-into-conv, fuse-activation, "
+            "fold-batchnorm, fold-pad-into-conv, fold-qdq, fuse-activation, "
             "fuse-matmul-bias, lower, simplify-layout");
 }
 
 TEST(Pipeline, DefaultPipeline) {
   EXPECT_EQ(
       defaultPipeline(),
-      (std::vector<std::string>{"constant-folding", "fold-batchnorm", "lower",
+      (std::vector<std::string>{"fold-qdq", "constant-folding",
+                                "fold-batchnorm", "lower",
                                 "constant-folding", "simplify-layout", "cse",
                                 "fold-pad-into-conv",
                                 "fuse-matmul-bias",
