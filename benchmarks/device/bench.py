@@ -116,20 +116,40 @@ def bazel(args, config):
     return result.stdout
 
 
+def code_bytes(obj):
+    """Bytes of executable sections (SHF_EXECINSTR) of an ELF32 object: the
+    bundle's code, without its weights or tables."""
+    with open(obj, "rb") as f:
+        elf = f.read()
+    shoff, = struct.unpack_from("<I", elf, 0x20)
+    shentsize, shnum = struct.unpack_from("<HH", elf, 0x2E)
+    total = 0
+    for i in range(shnum):
+        flags, _, _, size = struct.unpack_from("<IIII", elf, shoff + i * shentsize + 8)
+        if flags & 0x4:
+            total += size
+    return total
+
+
 def measure(config, models):
-    """model -> (min, max) instructions per run over RUNS runs."""
+    """model -> (min, max) instructions per run over RUNS runs, and model ->
+    code bytes of its bundle."""
     bazel(["build", "//benchmarks/device:all"], config)
+    bin_dir = bazel(["info", "bazel-bin"], config).strip()
+    sizes = {m: code_bytes(os.path.join(bin_dir, "benchmarks/device/%s_kiln/%s.o" % (m, m)))
+             for m in models}
     counts = {}
     for model in models:
         out = bazel(["run", "//benchmarks/device:bench_" + model, "--", str(RUNS)], config)
         counts[model] = tuple(map(int, re.search(r"instructions=(\d+)\.\.(\d+)", out).groups()))
         print("bench: %s %s: %d instructions" % (config, model, counts[model][1]), file=sys.stderr)
-    return counts
+    return counts, sizes
 
 
 def short_layer_name(name):
     """op[kernel] and the last of the ';'-joined TFLite tensor names."""
-    op, _, node = name.partition(" ")
+    op, _, node = name.partition("] ") if "] " in name else name.partition(" ")
+    op += "]" if "[" in op else ""
     node = node.split(";")[-1]
     return op + " " + (node if len(node) <= 48 else "..." + node[-45:])
 
@@ -162,14 +182,15 @@ def layer_tables(configs, profiles):
     return lines
 
 
-def config_table(config, counts, macs):
-    lines = ["Instructions per inference on %s under QEMU (-icount shift=0), %d runs each:" % (config, RUNS),
+def config_table(config, counts, sizes, macs):
+    lines = ["Instructions per inference on %s under QEMU (-icount shift=0), %d runs each, and the" % (config, RUNS),
+             "bundle's code bytes (executable sections of its object):",
              "",
-             "| model | MMACs | M instructions / run | instructions / MAC | repeatable (within 1 tick) |",
-             "|---|---:|---:|---:|---|"]
+             "| model | MMACs | M instructions / run | instructions / MAC | code KB | repeatable (within 1 tick) |",
+             "|---|---:|---:|---:|---:|---|"]
     for model, (low, high) in counts.items():
-        lines.append("| %s | %.2f | %.2f | %.1f | %s |" % (
-            model, macs[model] / 1e6, high / 1e6, high / macs[model],
+        lines.append("| %s | %.2f | %.2f | %.1f | %.1f | %s |" % (
+            model, macs[model] / 1e6, high / 1e6, high / macs[model], sizes[model] / 1024,
             "yes" if high - low <= 40 else "no (%d..%d)" % (low, high)))
     return lines
 
@@ -189,9 +210,9 @@ def budget_table(configs, results, macs):
     for int8, (task, budget, twin) in BUDGETS.items():
         for model in (int8, twin):
             row = "| %s | %s | %.2f |" % (task if model == int8 else "", model, macs[model] / 1e6)
-            row += "".join(" %.2f |" % (results[c][model][1] / 1e6) for c in configs)
+            row += "".join(" %.2f |" % (results[c][0][model][1] / 1e6) for c in configs)
             row += " %.2f |" % (budget / 1e6)
-            row += "".join(" %.2f |" % (results[c][model][1] / budget) for c in configs)
+            row += "".join(" %.2f |" % (results[c][0][model][1] / budget) for c in configs)
             lines.append(row)
     return lines
 
@@ -218,7 +239,7 @@ def main():
              "layers on the portable int8 kernels (`int8`); the per-layer tables below name each layer's kernel.",
              ""]
     for config in configs:
-        lines += config_table(config, results[config], macs) + [""]
+        lines += config_table(config, *results[config], macs) + [""]
     lines += ["## int8 MLPerf Tiny beside the int8 budgets", "",
               "Budgets: %s." % BUDGETS_SOURCE,
               "They are cycles on a Cortex-M4, kiln's figures instructions on each board (a Cortex-M4",

@@ -48,7 +48,7 @@ void KernelBuilder::loop(llvm::Value *begin, llvm::Value *end,
   body(iv);
   llvm::Value *next = b.CreateAdd(iv, idx(1), name + ".next", true, true);
   iv->addIncoming(next, b.GetInsertBlock());
-  b.CreateCondBr(b.CreateICmpSLT(next, end), header, exit);
+  lastLatch_ = b.CreateCondBr(b.CreateICmpSLT(next, end), header, exit);
   b.SetInsertPoint(exit);
 }
 
@@ -110,20 +110,19 @@ llvm::SmallVector<llvm::Value *, 32> KernelBuilder::loopCarried(
     phis[i]->addIncoming(next[i], latch);
   llvm::Value *ivNext = b.CreateAdd(iv, idx(1), name + ".next", true, true);
   iv->addIncoming(ivNext, latch);
-  b.CreateCondBr(b.CreateICmpSLT(ivNext, idx(count)), header, exit);
+  lastLatch_ = b.CreateCondBr(b.CreateICmpSLT(ivNext, idx(count)), header, exit);
   b.SetInsertPoint(exit);
   return next;
 }
 
 void KernelBuilder::keepLoopRolled() {
-  llvm::BasicBlock *latch = b.GetInsertBlock()->getSinglePredecessor();
-  if (!latch)
+  if (!lastLatch_)
     return;
   llvm::LLVMContext &ctx = b.getContext();
   llvm::Metadata *disable = llvm::MDNode::get(ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.disable"));
   llvm::MDNode *loopId = llvm::MDNode::getDistinct(ctx, {nullptr, disable});
   loopId->replaceOperandWith(0, loopId);
-  latch->getTerminator()->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+  lastLatch_->setMetadata(llvm::LLVMContext::MD_loop, loopId);
 }
 
 llvm::Type *KernelBuilder::vecType(unsigned lanes) {

@@ -76,10 +76,10 @@ public:
                   body,
               const llvm::Twine &name = "k");
 
-  /// Keeps the loop that just ended (the builder at its exit; a loop of more
-  /// than one iteration, so a loop was built) rolled: LLVM
-  /// unrolls short constant-trip loops whole, and a register tile's body
-  /// copied many times spills on a core with few registers.
+  /// Keeps the loop built last (by loop() or loopCarried(); a constant count
+  /// of 1 builds none) rolled: LLVM unrolls short constant-trip loops whole,
+  /// and a register tile's body copied many times spills on a core with few
+  /// registers.
   void keepLoopRolled();
 
   /// <lanes x float>, or float for one lane.
@@ -119,6 +119,10 @@ public:
                    llvm::Value *src, llvm::ArrayRef<int64_t> srcStrides,
                    int64_t srcOffset, llvm::Value *dst,
                    llvm::ArrayRef<int64_t> dstStrides, int64_t dstOffset);
+
+private:
+  /// The back edge of the loop built last (keepLoopRolled).
+  llvm::BranchInst *lastLatch_ = nullptr;
 };
 
 /// Row-major element strides of `shape`.

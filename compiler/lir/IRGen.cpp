@@ -53,7 +53,7 @@ uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups) {
 }
 
 Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
-  if (packing == Packing::Int8RowsTransposed)
+  if (isInt8RowsTransposed(packing))
     return {shape[1], shape[0]};
   int64_t taps = 1;
   for (int64_t d : shape.drop_front())
@@ -61,8 +61,24 @@ Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
   return {shape[0], taps};
 }
 
-Packing int8GemmPacking(const Node &n) {
-  return n.is(OpKind::Conv) ? Packing::Int8Rows : Packing::Int8RowsTransposed;
+bool isInt8Rows(Packing p) {
+  return p == Packing::Int8Rows || p == Packing::Int8RowsTransposed ||
+         p == Packing::Int8RowsPaired || p == Packing::Int8RowsTransposedPaired;
+}
+
+bool isInt8RowsTransposed(Packing p) {
+  return p == Packing::Int8RowsTransposed || p == Packing::Int8RowsTransposedPaired;
+}
+
+bool isInt8RowsPaired(Packing p) {
+  return p == Packing::Int8RowsPaired || p == Packing::Int8RowsTransposedPaired;
+}
+
+Packing int8GemmPacking(const Node &n, Int8Dot dot) {
+  bool paired = dot == Int8Dot::ArmDsp;
+  if (n.is(OpKind::Conv))
+    return paired ? Packing::Int8RowsPaired : Packing::Int8Rows;
+  return paired ? Packing::Int8RowsTransposedPaired : Packing::Int8RowsTransposed;
 }
 
 llvm::Expected<Int8DepthwisePlane> int8DepthwisePlane(const Node &conv) {
@@ -80,7 +96,8 @@ llvm::Expected<Int8DepthwisePlane> int8DepthwisePlane(const Node &conv) {
 }
 
 uint64_t int8GemmColumnsBytes(const Node &n, const KernelStrategy &strategy) {
-  Int8RowsShape rs = int8RowsShape(n.getInput(1)->getType().shape, int8GemmPacking(n));
+  Int8RowsShape rs =
+      int8RowsShape(n.getInput(1)->getType().shape, int8GemmPacking(n, strategy.dot));
   return strategy.tileCols * rs.paddedTaps() * sizeof(int16_t);
 }
 
@@ -195,8 +212,7 @@ private:
       } else if (b->packing == Packing::ConvTapMajor) {
         b->packGroups = packing.groups;
         b->size = convTapMajorBytes(v->getType().shape, b->packGroups);
-      } else if (b->packing == Packing::Int8Rows ||
-                 b->packing == Packing::Int8RowsTransposed) {
+      } else if (isInt8Rows(b->packing)) {
         b->size = int8RowsShape(v->getType().shape, b->packing).bytes();
       }
       b->offset = f_.weightsSize;
@@ -477,13 +493,14 @@ void packConvTapMajor(const Tensor &w, int64_t groups, uint8_t *dst) {
 }
 
 /// Writes int8 weights as rows of taps padded to quads, each quad reordered
-/// (Packing::Int8Rows); the padding stays zero.
+/// (isInt8Rows); the padding stays zero.
 void packInt8Rows(const Tensor &w, Packing packing, uint8_t *dst) {
   Int8RowsShape rs = int8RowsShape(w.getType().shape, packing);
   const uint8_t *src = w.raw().data();
   for (int64_t r = 0; r < rs.rows; ++r)
     for (int64_t t = 0; t < rs.taps; ++t)
-      dst[r * rs.paddedTaps() + int8RowSlot(t)] = packing == Packing::Int8RowsTransposed
+      dst[r * rs.paddedTaps() + (isInt8RowsPaired(packing) ? int8RowSlot(t) : t)] =
+          isInt8RowsTransposed(packing)
                                          ? src[t * rs.rows + r]
                                          : src[r * rs.taps + t];
 }
@@ -507,6 +524,8 @@ std::vector<uint8_t> buildWeightsImage(const Function &f) {
       break;
     case Packing::Int8Rows:
     case Packing::Int8RowsTransposed:
+    case Packing::Int8RowsPaired:
+    case Packing::Int8RowsTransposedPaired:
       packInt8Rows(*b->constant, b->packing, image.data() + b->offset);
       break;
     }
@@ -528,10 +547,9 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
       os << ":tap-major";
     if (int64_t m = winogradTileOf(b->packing))
       os << ":winograd" << m << 'x' << m;
-    if (b->packing == Packing::Int8Rows)
-      os << ":int8-rows";
-    if (b->packing == Packing::Int8RowsTransposed)
-      os << ":int8-rows-transposed";
+    if (isInt8Rows(b->packing))
+      os << ":int8-rows" << (isInt8RowsTransposed(b->packing) ? "-transposed" : "")
+         << (isInt8RowsPaired(b->packing) ? "-paired" : "");
   };
   for (const Instr &in : f.instrs) {
     os << "  ";

@@ -19,7 +19,9 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
   case Kind::PlanePool: os << "plane"; return;
   case Kind::GenericPool: os << "generic"; return;
   case Kind::Int8: os << "int8"; return;
-  case Kind::Int8Depthwise: os << "int8 depthwise padded"; return;
+  case Kind::Int8Depthwise:
+    os << "int8 depthwise padded" << (s.dot == Int8Dot::ArmDsp ? " smlad" : "");
+    return;
   case Kind::Int8Gemm:
     os << "int8 gemm " << s.tile << 'x' << s.tileCols << ' '
        << (s.dot == Int8Dot::ArmDsp ? "smlad" : "scalar");

@@ -62,7 +62,8 @@ struct KernelStrategy {
     Int8Gemm,
     /// int8 depthwise Conv over one padded plane of int16 inputs with the
     /// offset added (int8DepthwisePlane, the temp), so that every window
-    /// is whole and the taps need no bounds tests.
+    /// is whole and the taps need no bounds tests; with `dot` ArmDsp, two
+    /// neighbouring taps of a row per SMLAD.
     Int8Depthwise,
   };
   Kind kind = Kind::Default;
@@ -71,7 +72,8 @@ struct KernelStrategy {
   /// Direct: the weights are packed tap-major (Packing::ConvTapMajor).
   /// Always for Pointwise, never for the others.
   bool packedWeights = false;
-  /// Int8Gemm: the columns of a block, and the multiply-add instructions.
+  /// Int8Gemm: the columns of a block; Int8Gemm and Int8Depthwise: the
+  /// multiply-add instructions.
   int64_t tileCols = 0;
   Int8Dot dot = Int8Dot::Scalar;
 
@@ -85,7 +87,9 @@ struct KernelStrategy {
   static KernelStrategy planePool() { return {Kind::PlanePool, 0, false}; }
   static KernelStrategy genericPool() { return {Kind::GenericPool, 0, false}; }
   static KernelStrategy int8() { return {Kind::Int8, 0, false}; }
-  static KernelStrategy int8Depthwise() { return {Kind::Int8Depthwise, 0, false}; }
+  static KernelStrategy int8Depthwise(Int8Dot dot) {
+    return {Kind::Int8Depthwise, 0, false, 0, dot};
+  }
   static KernelStrategy int8Gemm(int64_t rows, int64_t cols, Int8Dot dot) {
     return {Kind::Int8Gemm, rows, false, cols, dot};
   }

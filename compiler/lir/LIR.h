@@ -53,11 +53,18 @@ enum class Packing {
   /// int8 weights as rows of taps, each zero-padded to a multiple of
   /// kInt8Quad (KernelStrategy::Int8Gemm): a Conv's [O][ICg][KH][KW] as O
   /// rows of ICg*KH*KW taps; Int8RowsTransposed, a MatMul's [K][N] as N rows
-  /// of K. A kernel reads a row a quad (one aligned 32-bit word) at a time;
-  /// within a quad the taps are reordered (int8RowSlot).
+  /// of K. The Paired forms, for the Arm DSP, reorder each quad
+  /// (int8RowSlot), which a kernel reads as one aligned 32-bit word.
   Int8Rows,
   Int8RowsTransposed,
+  Int8RowsPaired,
+  Int8RowsTransposedPaired,
 };
+
+/// Whether `p` is one of the int8 row packings; which.
+bool isInt8Rows(Packing p);
+bool isInt8RowsTransposed(Packing p);
+bool isInt8RowsPaired(Packing p);
 
 /// Taps per word of Packing::Int8Rows.
 constexpr int64_t kInt8Quad = 4;
@@ -70,7 +77,7 @@ constexpr int64_t int8RowSlot(int64_t t) {
 }
 
 /// The rows and taps per row (before padding) of int8 weights of `shape`
-/// packed `packing` (Int8Rows or Int8RowsTransposed).
+/// packed `packing` (isInt8Rows).
 struct Int8RowsShape {
   int64_t rows, taps;
   int64_t paddedTaps() const { return (taps + kInt8Quad - 1) / kInt8Quad * kInt8Quad; }
@@ -168,9 +175,9 @@ bool isDepthwiseConv(const Node &conv);
 /// A Winograd Conv has a transform buffer instead (winogradLayout).
 std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &strategy);
 
-/// How KernelStrategy::Int8Gemm stores the weights of `n`: Int8Rows for a
-/// Conv, Int8RowsTransposed for a MatMul.
-Packing int8GemmPacking(const Node &n);
+/// How KernelStrategy::Int8Gemm with `dot` stores the weights of `n`: rows
+/// for a Conv, transposed for a MatMul, paired for the Arm DSP.
+Packing int8GemmPacking(const Node &n, Int8Dot dot);
 
 /// The temp of an Int8Gemm instruction: `strategy.tileCols` columns of int16
 /// inputs with the offset added, in tap order, each as long as a padded
@@ -178,10 +185,12 @@ Packing int8GemmPacking(const Node &n);
 uint64_t int8GemmColumnsBytes(const Node &n, const KernelStrategy &strategy);
 
 /// The padded plane of an Int8Depthwise instruction: rows x cols int16, the
-/// input's extent with its pads (or as far as the last window reaches).
+/// input's extent with its pads (or as far as the last window reaches),
+/// and one int16 more, which a pair of taps read at the plane's end may
+/// touch (its weight is 0).
 struct Int8DepthwisePlane {
   int64_t rows, cols;
-  uint64_t bytes() const { return rows * cols * sizeof(int16_t); }
+  uint64_t bytes() const { return (rows * cols + 1) * sizeof(int16_t); }
 };
 llvm::Expected<Int8DepthwisePlane> int8DepthwisePlane(const Node &conv);
 

@@ -161,9 +161,9 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
          quantizedInt8(n->getOutput()))) {
       if (auto gemm = int8GemmStrategy(g, *n, opts)) {
         sel.strategies[n] = *gemm;
-        sel.weights[n->getInput(1)] = {int8GemmPacking(*n), 1};
+        sel.weights[n->getInput(1)] = {int8GemmPacking(*n, opts.int8Dot), 1};
       } else if (int8DepthwiseFits(*n)) {
-        sel.strategies[n] = KernelStrategy::int8Depthwise();
+        sel.strategies[n] = KernelStrategy::int8Depthwise(opts.int8Dot);
       } else {
         sel.strategies[n] = KernelStrategy::int8();
       }

@@ -305,7 +305,18 @@ TEST_F(KilncCli, TFLiteInt8ModelCompilesWithInt8Kernels) {
   // One byte per element of the 1x96x96x3 int8 input.
   EXPECT_NE(readFile(outDir / "vww.h").find("VWW_IN_INPUT_1_INT8_SIZE 27648"),
             std::string::npos);
-  EXPECT_NE(readFile(dir / "vww.lir").find("Conv[int8]"), std::string::npos);
+  std::string lir = readFile(dir / "vww.lir");
+  EXPECT_NE(lir.find("Conv[int8 gemm 2x2 scalar]"), std::string::npos);
+  EXPECT_NE(lir.find("Conv[int8 depthwise padded]"), std::string::npos);
+  // On a Cortex-M4 the DSP's SMLAD kernels, over paired weights.
+  r = run((dir / "vww.bin").string() + " -o " + outDir.string() +
+          " --target thumbv7em-none-eabihf --mcpu cortex-m4 --float-abi hard --print-lir " +
+          (dir / "vww_m4.lir").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  lir = readFile(dir / "vww_m4.lir");
+  EXPECT_NE(lir.find("Conv[int8 gemm 2x2 smlad]"), std::string::npos);
+  EXPECT_NE(lir.find("Conv[int8 depthwise padded smlad]"), std::string::npos);
+  EXPECT_NE(lir.find(":int8-rows-paired"), std::string::npos);
 }
 
 TEST_F(KilncCli, TruncatedTFLiteModel) {

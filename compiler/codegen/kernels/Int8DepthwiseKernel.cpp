@@ -4,8 +4,11 @@
 // the temp, a plane of int16 values with the input offset added whose border
 // (the padding) is 0, written once per run. Every window then lies inside
 // the plane, so each output is its bias plus KH x KW products with no bounds
-// tests; the channel's weights are loaded into registers once. The sums
-// and the requantization are the portable kernel's (bit-exact).
+// tests; the channel's weights are loaded into registers once. With the Arm
+// DSP, each SMLAD multiplies two neighbouring taps of a window row, read as
+// one word, by a pair of weights packed once per channel (an odd row's last
+// pair has weight 0). The sums and the requantization are the portable
+// kernel's (bit-exact).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Kernels.h"
@@ -13,6 +16,8 @@
 #include "compiler/codegen/kernels/IntegerIR.h"
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/OpHelpers.h"
+
+#include "llvm/IR/IntrinsicsARM.h"
 
 namespace kiln {
 namespace codegen {
@@ -47,8 +52,8 @@ llvm::Error emitDepthwiseInt8(KernelBuilder &kb, const KernelArgs &args) {
   const int64_t dh = geom->dilations[0], dw = geom->dilations[1];
   const int64_t ph = geom->padsBegin[0], pw = geom->padsBegin[1];
   llvm::Value *biasTable = ir.table(int8Bias(n, O), "int8.bias");
-  auto [multTable, shiftTable] = multiplierTables(
-      ir, channelMultipliers(xt.quant, wt.quant, yt.quant, O, false));
+  Requantizer requant(ir, channelMultipliers(xt.quant, wt.quant, yt.quant, O, false),
+                      int8SumBound(n, KH * KW));
   llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty(), *i32 = b.getInt32Ty();
   llvm::Value *x = args.inputs[0], *w = args.inputs[1], *y = args.outputs[0];
   llvm::Value *planeBuf = args.temp;
@@ -67,14 +72,23 @@ llvm::Error emitDepthwiseInt8(KernelBuilder &kb, const KernelArgs &args) {
     forEachIndex(kb, multiplier, [&](llvm::Value *m) {
       llvm::Value *o = b.CreateAdd(b.CreateMul(nc[1], kb.idx(multiplier)), m);
       llvm::Value *bias = kb.load(i32, biasTable, o);
-      llvm::Value *mult = kb.load(i32, multTable, o);
-      llvm::Value *shift = kb.load(i32, shiftTable, o);
       const bool unrolled = KH * KW <= kUnrolledTaps;
+      const bool pairs = unrolled && dw == 1 && args.strategy.dot == lir::Int8Dot::ArmDsp;
       llvm::SmallVector<llvm::Value *, kUnrolledTaps> weights;
       if (unrolled)
         for (int64_t t = 0; t < KH * KW; ++t)
           weights.push_back(ir.widen(kb.load(i8, w, b.CreateAdd(b.CreateMul(o, kb.idx(KH * KW)), kb.idx(t)))));
-      kb.nest({OH, OW}, [&](llvm::ArrayRef<llvm::Value *> hw) {
+      // (w[kw], w[kw + 1]) as the low and high int16 of a word, per row.
+      llvm::SmallVector<llvm::Value *, kUnrolledTaps> weightPairs;
+      if (pairs)
+        for (int64_t kh = 0; kh < KH; ++kh)
+          for (int64_t kw = 0; kw < KW; kw += 2) {
+            llvm::Value *low = b.CreateAnd(weights[kh * KW + kw], ir.i32(0xFFFF));
+            llvm::Value *high = kw + 1 < KW ? b.CreateShl(weights[kh * KW + kw + 1], ir.i32(16))
+                                            : ir.i32(0);
+            weightPairs.push_back(b.CreateOr(low, high));
+          }
+      auto pixel = [&](llvm::ArrayRef<llvm::Value *> hw) {
         llvm::Value *corner = kb.linear({hw[0], hw[1]}, {sh * PW, sw});
         auto tap = [&](llvm::Value *kh, llvm::Value *kw) {
           return b.CreateSExt(
@@ -82,7 +96,17 @@ llvm::Error emitDepthwiseInt8(KernelBuilder &kb, const KernelArgs &args) {
               i32);
         };
         llvm::Value *acc = bias;
-        if (unrolled) {
+        if (pairs) {
+          for (int64_t kh = 0; kh < KH; ++kh)
+            for (int64_t kw = 0; kw < KW; kw += 2) {
+              // Taps kw and kw + 1: one (unaligned) 32-bit load.
+              llvm::Value *at = b.CreateAdd(corner, kb.idx(kh * dh * PW + kw));
+              llvm::Value *word = b.CreateAlignedLoad(
+                  i32, kb.gep(i16, planeBuf, at), llvm::Align(2));
+              acc = b.CreateIntrinsic(llvm::Intrinsic::arm_smlad, {},
+                                      {weightPairs[kh * ((KW + 1) / 2) + kw / 2], word, acc});
+            }
+        } else if (unrolled) {
           for (int64_t kh = 0; kh < KH; ++kh)
             for (int64_t kw = 0; kw < KW; ++kw)
               acc = b.CreateAdd(acc, b.CreateMul(weights[kh * KW + kw], tap(kb.idx(kh), kb.idx(kw))));
@@ -93,10 +117,11 @@ llvm::Error emitDepthwiseInt8(KernelBuilder &kb, const KernelArgs &args) {
             return llvm::SmallVector<llvm::Value *, 32>{b.CreateAdd(a[0], b.CreateMul(wv, x))};
           })[0];
         }
-        llvm::Value *v = b.CreateAdd(ir.mbqm(acc, mult, shift), ir.i32(yt.quant.zeroPoints[0]));
+        llvm::Value *v = b.CreateAdd(requant.apply(acc, o), ir.i32(yt.quant.zeroPoints[0]));
         kb.store(ir.clampToI8(v, range->min, range->max), y,
                  kb.linear({nc[0], o, hw[0], hw[1]}, {O * OH * OW, OH * OW, OW, 1}));
-      });
+      };
+      kb.nest({OH, OW}, pixel);
     });
   });
   return llvm::Error::success();

@@ -5,10 +5,11 @@
 // input offset added. A Conv's columns are its im2col, `tileCols` pixels at a
 // time in the instruction's temp; a MatMul's are its input rows. A block of
 // `tile` rows x `tileCols` columns keeps its int32 sums in registers while it
-// walks the taps a quad at a time: four weights in one 32-bit load, each
-// shared by the block's columns, as CMSIS-NN's kernels do. `dot` chooses the
-// multiply-adds: scalar, or the Arm DSP's SXTB16 and SMLAD, two products an
-// instruction. The sums and the requantization are the portable kernel's,
+// walks the taps, each weight shared by the block's columns. `dot` chooses
+// the multiply-adds: the Arm DSP's SXTB16 and SMLAD, two products an
+// instruction on a quad of weights read as one word, as CMSIS-NN's kernels
+// do; or a plain loop of products that LLVM vectorizes where the target has
+// vectors. The sums and the requantization are the portable kernel's,
 // so the results are bit-exact with the interpreter.
 //
 //===----------------------------------------------------------------------===//
@@ -34,7 +35,8 @@ struct Int8Gemm {
   const lir::KernelStrategy &strategy;
   lir::Int8RowsShape rows;
   llvm::Value *weights, *columns;
-  llvm::Value *biasTable, *multTable, *shiftTable;
+  llvm::Value *biasTable;
+  Requantizer requant;
   int32_t inOffset, outZp;
   tfl::ActivationRange range;
 
@@ -58,77 +60,76 @@ struct Int8Gemm {
     for (int64_t r = 0; r < R; ++r)
       for (int64_t c = 0; c < C; ++c)
         init.push_back(kb.load(i32, biasTable, rowIdx[r]));
+    if (strategy.dot == lir::Int8Dot::ArmDsp)
+      return smladSums(rowIdx, init);
+    return scalarSums(rowIdx, init);
+  }
+
+  /// A quad of taps a step: SXTB16 widens a weight word into the pairs
+  /// (t0, t1) and (t2, t3) (the Paired packing's order), and each SMLAD adds
+  /// two products to a sum.
+  Values smladSums(llvm::ArrayRef<llvm::Value *> rowIdx, llvm::ArrayRef<llvm::Value *> init) {
+    auto &b = kb.b;
+    const int64_t C = strategy.tileCols;
+    llvm::Type *i32 = b.getInt32Ty();
     const int64_t wordsPerRow = rowStride() / lir::kInt8Quad;
     Values sums = kb.loopCarried(wordsPerRow, init, [&](llvm::Value *q, llvm::ArrayRef<llvm::Value *> acc) {
       Values next(acc.begin(), acc.end());
-      llvm::SmallVector<llvm::Value *, 4> words;
-      for (int64_t r = 0; r < R; ++r)
-        words.push_back(kb.load(i32, weights,
-                                b.CreateAdd(b.CreateMul(rowIdx[r], kb.idx(wordsPerRow)), q)));
-      if (strategy.dot == lir::Int8Dot::ArmDsp)
-        smladQuad(words, q, next);
-      else
-        scalarQuad(words, q, next);
+      llvm::SmallVector<llvm::Value *, 4> low, high;
+      for (llvm::Value *row : rowIdx) {
+        llvm::Value *w =
+            kb.load(i32, weights, b.CreateAdd(b.CreateMul(row, kb.idx(wordsPerRow)), q));
+        low.push_back(b.CreateIntrinsic(llvm::Intrinsic::arm_sxtb16, {}, {w}));
+        llvm::Value *rotated = b.CreateIntrinsic(llvm::Intrinsic::fshr, {i32}, {w, w, ir.i32(8)});
+        high.push_back(b.CreateIntrinsic(llvm::Intrinsic::arm_sxtb16, {}, {rotated}));
+      }
+      for (int64_t c = 0; c < C; ++c) {
+        // Two int16 taps a word: the column's words 2q and 2q + 1.
+        llvm::Value *word = b.CreateAdd(kb.idx(c * rowStride() / 2), b.CreateShl(q, kb.idx(1)));
+        llvm::Value *x01 = kb.load(i32, columns, word);
+        llvm::Value *x23 = kb.load(i32, columns, b.CreateAdd(word, kb.idx(1)));
+        for (size_t r = 0; r < rowIdx.size(); ++r) {
+          llvm::Value *&s = next[r * C + c];
+          s = b.CreateIntrinsic(llvm::Intrinsic::arm_smlad, {}, {low[r], x01, s});
+          s = b.CreateIntrinsic(llvm::Intrinsic::arm_smlad, {}, {high[r], x23, s});
+        }
+      }
       return next;
     });
-    if (wordsPerRow > 1)
+    // Unrolled, a block of two columns spills its sums; one column does not
+    // and gains from it.
+    if (wordsPerRow > 1 && C > 1)
       kb.keepLoopRolled();
     return sums;
   }
 
-  /// SXTB16 widens a word into the weight pairs (t0, t1) and (t2, t3)
-  /// (int8RowSlot's order); each SMLAD adds two products to a sum.
-  void smladQuad(llvm::ArrayRef<llvm::Value *> words, llvm::Value *q, Values &acc) {
+  /// A tap a step, each sum a reduction of int8 x int16 products over the
+  /// row: LLVM vectorizes it with the target's widening multiply-adds
+  /// (x86 VPMADDWD, AArch64 SMLAL).
+  Values scalarSums(llvm::ArrayRef<llvm::Value *> rowIdx, llvm::ArrayRef<llvm::Value *> init) {
     auto &b = kb.b;
     const int64_t C = strategy.tileCols;
-    llvm::Type *i32 = b.getInt32Ty();
-    llvm::SmallVector<llvm::Value *, 4> low, high;
-    for (llvm::Value *w : words) {
-      low.push_back(b.CreateIntrinsic(llvm::Intrinsic::arm_sxtb16, {}, {w}));
-      llvm::Value *rotated = b.CreateIntrinsic(llvm::Intrinsic::fshr, {i32}, {w, w, ir.i32(8)});
-      high.push_back(b.CreateIntrinsic(llvm::Intrinsic::arm_sxtb16, {}, {rotated}));
-    }
-    for (int64_t c = 0; c < C; ++c) {
-      // Two int16 taps a word: the column's words 2q and 2q + 1.
-      llvm::Value *word = b.CreateAdd(kb.idx(c * rowStride() / 2), b.CreateShl(q, kb.idx(1)));
-      llvm::Value *x01 = kb.load(i32, columns, word);
-      llvm::Value *x23 = kb.load(i32, columns, b.CreateAdd(word, kb.idx(1)));
-      for (size_t r = 0; r < words.size(); ++r) {
-        llvm::Value *&s = acc[r * C + c];
-        s = b.CreateIntrinsic(llvm::Intrinsic::arm_smlad, {}, {low[r], x01, s});
-        s = b.CreateIntrinsic(llvm::Intrinsic::arm_smlad, {}, {high[r], x23, s});
-      }
-    }
-  }
-
-  void scalarQuad(llvm::ArrayRef<llvm::Value *> words, llvm::Value *q, Values &acc) {
-    auto &b = kb.b;
-    const int64_t C = strategy.tileCols;
-    llvm::Type *i16 = b.getInt16Ty();
-    for (int64_t k = 0; k < lir::kInt8Quad; ++k) {
+    llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty();
+    return kb.loopCarried(rowStride(), init, [&](llvm::Value *t, llvm::ArrayRef<llvm::Value *> acc) {
+      Values next(acc.begin(), acc.end());
       llvm::SmallVector<llvm::Value *, 2> x;
-      for (int64_t c = 0; c < C; ++c) {
-        llvm::Value *tap = b.CreateAdd(kb.idx(c * rowStride() + k),
-                                       b.CreateShl(q, kb.idx(2)));
-        x.push_back(b.CreateSExt(kb.load(i16, columns, tap), b.getInt32Ty()));
-      }
-      // The weight byte at int8RowSlot(k), sign-extended.
-      int slot = int(lir::int8RowSlot(k));
-      for (size_t r = 0; r < words.size(); ++r) {
-        llvm::Value *w = b.CreateAShr(b.CreateShl(words[r], ir.i32(24 - 8 * slot)), ir.i32(24));
+      for (int64_t c = 0; c < C; ++c)
+        x.push_back(b.CreateSExt(kb.load(i16, columns, b.CreateAdd(kb.idx(c * rowStride()), t)),
+                                 b.getInt32Ty()));
+      for (size_t r = 0; r < rowIdx.size(); ++r) {
+        llvm::Value *w = ir.widen(
+            kb.load(i8, weights, b.CreateAdd(b.CreateMul(rowIdx[r], kb.idx(rowStride())), t)));
         for (int64_t c = 0; c < C; ++c)
-          acc[r * C + c] = b.CreateAdd(acc[r * C + c], b.CreateMul(w, x[c]));
+          next[r * C + c] = b.CreateAdd(next[r * C + c], b.CreateMul(w, x[c]));
       }
-    }
+      return next;
+    });
   }
 
   /// Requantizes the sum of weight row `row` and stores it at y[yIndex].
   void storeOutput(llvm::Value *sum, llvm::Value *row, llvm::Value *y, llvm::Value *yIndex) {
     auto &b = kb.b;
-    llvm::Type *i32 = b.getInt32Ty();
-    llvm::Value *v = b.CreateAdd(
-        ir.mbqm(sum, kb.load(i32, multTable, row), kb.load(i32, shiftTable, row)),
-        ir.i32(outZp));
+    llvm::Value *v = b.CreateAdd(requant.apply(sum, row), ir.i32(outZp));
     kb.store(ir.clampToI8(v, range.min, range.max), y, yIndex);
   }
 
@@ -153,13 +154,23 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
     return range.takeError();
   if (!args.temp)
     return nodeError(n, "the int8 GEMM kernel needs its columns buffer");
-  Int8Gemm g{kb,          IntegerIR(kb), args.strategy, lir::int8RowsShape(wt.shape, lir::int8GemmPacking(n)),
-             args.inputs[1], args.temp, nullptr,       nullptr,
-             nullptr,     -xt.quant.zeroPoints[0], yt.quant.zeroPoints[0], *range};
-  g.biasTable = g.ir.table(int8Bias(n, channels), "int8.bias");
-  std::tie(g.multTable, g.shiftTable) = multiplierTables(
-      g.ir, channelMultipliers(xt.quant, wt.quant, yt.quant, channels, fullyConnected));
-  return g;
+  IntegerIR ir(kb);
+  lir::Int8RowsShape rows =
+      lir::int8RowsShape(wt.shape, lir::int8GemmPacking(n, args.strategy.dot));
+  Requantizer requant(
+      ir, channelMultipliers(xt.quant, wt.quant, yt.quant, channels, fullyConnected),
+      int8SumBound(n, rows.taps));
+  return Int8Gemm{kb,
+                  ir,
+                  args.strategy,
+                  rows,
+                  args.inputs[1],
+                  args.temp,
+                  ir.table(int8Bias(n, channels), "int8.bias"),
+                  requant,
+                  -xt.quant.zeroPoints[0],
+                  yt.quant.zeroPoints[0],
+                  *range};
 }
 
 llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {

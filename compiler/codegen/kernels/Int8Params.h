@@ -10,15 +10,37 @@
 
 #include "compiler/codegen/kernels/IntegerIR.h"
 
-#include <utility>
 #include <vector>
 
 namespace kiln {
 namespace codegen {
 
-/// Constant tables of the multipliers and of the shifts.
-std::pair<llvm::Value *, llvm::Value *>
-multiplierTables(IntegerIR &ir, llvm::ArrayRef<tfl::QuantizedMultiplier> m);
+/// Per-channel MultiplyByQuantizedMultiplier of int32 sums, from tables
+/// computed at compile time.
+///
+/// Where every sum and its left shift stay below 2^30 in magnitude (the
+/// kernel knows a bound), RoundingDivideByPOT is a rounding add and a shift:
+/// (x + 2^(e-1) - [x < 0]) >> e, with the two nudges per channel in tables
+/// (both 0 for e = 0). That is gemmlowp's result for every such x, and it
+/// needs no mask and no compares. Other sums take IntegerIR::mbqm.
+class Requantizer {
+public:
+  Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> m, int64_t sumBound);
+  /// The requantized `sum` of `channel`.
+  llvm::Value *apply(llvm::Value *sum, llvm::Value *channel);
+
+private:
+  IntegerIR ir;
+  llvm::Value *multiplier, *shift = nullptr;
+  /// The rounding shift's tables; leftShift is nullptr when every shift is
+  /// to the right.
+  llvm::Value *leftShift = nullptr, *rightShift = nullptr, *nudgeUp = nullptr,
+              *nudgeDown = nullptr;
+};
+
+/// A bound of |bias + sum of `taps` products| of int8 weights and int8
+/// inputs with their offset (|w| <= 128, |x - zp| <= 255).
+int64_t int8SumBound(const Node &n, int64_t taps);
 
 /// The int32 bias of each of `channels` outputs (0 without a bias); the
 /// kernels add the input offset to the inputs, so nothing is folded in.

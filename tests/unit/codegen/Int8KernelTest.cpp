@@ -175,6 +175,23 @@ TEST(Int8Kernels, FullyConnectedPerTensorAndPerChannel) {
     })) << spread;
 }
 
+/// Sums that may reach 2^30 (a bias near it) take gemmlowp's rounding
+/// with its compares; the others a rounding add (Requantizer). Scales
+/// 1000x apart put some channels' outputs inside the range.
+TEST(Int8Kernels, FullyConnectedLargeSumsRoundExactly) {
+  EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+    Value *x = g.addInput("x", q8({2, 16}, 0.1f, 3));
+    Tensor bias(TensorType(DType::I32, {6}));
+    for (int64_t i = 0; i < 6; ++i)
+      bias.data<int32_t>()[i] = (i % 2 ? -1 : 1) * ((1 << 30) - int32_t(i) * 977);
+    Node *n = addNode(g, OpKind::MatMul, "fc",
+                      {x, int8Weights(g, "w", {16, 6}, 1, 1000, 5),
+                       g.addConstant("b", std::move(bias))},
+                      {{kQuantAttr.str(), quantAttr(2e6f, 0)}});
+    g.addOutput("y", n->getOutput());
+  }));
+}
+
 TEST(Int8Kernels, AddSubMulBroadcastAndRescale) {
   for (OpKind kind : {OpKind::Add, OpKind::Sub, OpKind::Mul})
     for (float outScale : {0.01f, 3.0f})

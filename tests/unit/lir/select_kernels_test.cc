@@ -167,11 +167,13 @@ TEST(SelectKernels, Int8GemmDepthwiseAndPortable) {
             "Conv[int8 gemm 2x2 smlad]");
 }
 
-/// Packing::Int8Rows: rows of taps padded to quads, each quad stored t0 t2
-/// t1 t3; a MatMul's [K][N] transposed to N rows.
+/// Packing::Int8Rows: rows of taps padded to quads; a MatMul's [K][N]
+/// transposed to N rows; for the Arm DSP each quad stored t0 t2 t1 t3.
 TEST(SelectKernels, Int8RowsPacking) {
   auto g = buildInt8Graph();
-  auto f = lir::generateLIR(*g, {});
+  lir::LIROptions opts;
+  opts.int8Dot = lir::Int8Dot::ArmDsp;
+  auto f = lir::generateLIR(*g, opts);
   ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
   std::vector<uint8_t> image = lir::buildWeightsImage(*f);
   auto bufferOf = [&](llvm::StringRef name) -> const lir::Buffer & {
@@ -183,18 +185,28 @@ TEST(SelectKernels, Int8RowsPacking) {
   };
   // w1: 6 rows of 36 taps (a multiple of 4): row 1 starts 36, 38, 37, 39.
   const lir::Buffer &w1 = bufferOf("w1");
-  EXPECT_EQ(w1.packing, lir::Packing::Int8Rows);
+  EXPECT_EQ(w1.packing, lir::Packing::Int8RowsPaired);
   EXPECT_EQ(w1.size, 6u * 36);
   const uint8_t *row1 = image.data() + w1.offset + 36;
   EXPECT_EQ(std::vector<int>(row1, row1 + 4), (std::vector<int>{36, 38, 37, 39}));
   // w4 [5][3]: 3 rows of 5 taps padded to 8; row 2 is w4[k][2] = 3k + 2.
   const lir::Buffer &w4 = bufferOf("w4");
-  EXPECT_EQ(w4.packing, lir::Packing::Int8RowsTransposed);
+  EXPECT_EQ(w4.packing, lir::Packing::Int8RowsTransposedPaired);
   EXPECT_EQ(w4.size, 3u * 8);
   const uint8_t *row2 = image.data() + w4.offset + 16;
   EXPECT_EQ(std::vector<int>(row2, row2 + 8), (std::vector<int>{2, 8, 5, 11, 14, 0, 0, 0}));
-  EXPECT_EQ(bufferOf("w3").packing, lir::Packing::Int8Rows);
+  EXPECT_EQ(bufferOf("w3").packing, lir::Packing::Int8RowsPaired);
   EXPECT_EQ(bufferOf("w2").packing, lir::Packing::None);
+  // Without the DSP, taps in order.
+  auto scalar = lir::generateLIR(*g, {});
+  ASSERT_TRUE(static_cast<bool>(scalar)) << llvm::toString(scalar.takeError());
+  std::vector<uint8_t> plain = lir::buildWeightsImage(*scalar);
+  for (auto &b : scalar->buffers)
+    if (b->name == "w4") {
+      EXPECT_EQ(b->packing, lir::Packing::Int8RowsTransposed);
+      const uint8_t *row = plain.data() + b->offset + 16;
+      EXPECT_EQ(std::vector<int>(row, row + 8), (std::vector<int>{2, 5, 8, 11, 14, 0, 0, 0}));
+    }
 }
 
 } // namespace
