@@ -90,8 +90,10 @@ static const char *layer_names[MAX_LAYERS];
 static uint32_t layers;
 
 void kiln_profile_layer(uint32_t index, const char *name) {
-  if (index > MAX_LAYERS)
+  if (index > MAX_LAYERS) {
+    layers = MAX_LAYERS; /* the table shows the first MAX_LAYERS */
     return;
+  }
   layer_start[index] = ticks();
   if (name && index < MAX_LAYERS)
     layer_names[index] = name;

@@ -6,6 +6,7 @@
 #include "compiler/lir/MemoryPlanner.h"
 
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
 
 namespace kiln {
 
@@ -36,7 +37,10 @@ llvm::Expected<CompiledBundle> compileGraph(const Graph &lowered,
     return std::move(err);
   lir::LIROptions lirOpts = opts.lir;
   lirOpts.vectorLanes = target.info.vectorLanes;
-  lirOpts.int8Dot = target.info.dsp ? lir::Int8Dot::ArmDsp : lir::Int8Dot::Scalar;
+  // SMLAD pairs the low and high halves of words: little-endian order.
+  lirOpts.int8Dot = target.info.dsp && llvm::Triple(target.info.triple).isLittleEndian()
+                        ? lir::Int8Dot::ArmDsp
+                        : lir::Int8Dot::Scalar;
   auto f = planGraph(lowered, lirOpts);
   if (!f)
     return f.takeError();

@@ -84,10 +84,15 @@ llvm::SmallVector<llvm::Value *, 32> KernelBuilder::loopCarried(
         body,
     const llvm::Twine &name) {
   llvm::SmallVector<llvm::Value *, 32> result(init.begin(), init.end());
-  if (count <= 0)
+  if (count <= 0) {
+    lastLatch_ = nullptr;
     return result;
-  if (count == 1)
-    return body(idx(0), init);
+  }
+  if (count == 1) {
+    result = body(idx(0), init);
+    lastLatch_ = nullptr;
+    return result;
+  }
   llvm::Function *fn = b.GetInsertBlock()->getParent();
   llvm::LLVMContext &ctx = b.getContext();
   llvm::BasicBlock *pre = b.GetInsertBlock();

@@ -52,6 +52,8 @@ public:
             const llvm::Twine &name = "i") {
     if (count > 0)
       loop(idx(0), idx(count), body, name);
+    else
+      lastLatch_ = nullptr;
   }
   /// Loop nest over `extents` (outermost first); body gets the induction
   /// variables. Extent-1 dimensions get a constant 0, not a loop.

@@ -49,7 +49,7 @@ void emitByteCopy(KernelBuilder &kb, llvm::Value *src, llvm::Value *dst,
 llvm::Error emitInt8Gemm(KernelBuilder &kb, const KernelArgs &args);
 /// int8 depthwise Conv of strategy lir::KernelStrategy::Int8Depthwise
 /// (kernels/Int8DepthwiseKernel.cpp).
-llvm::Error emitDepthwiseInt8(KernelBuilder &kb, const KernelArgs &args);
+llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args);
 
 // One emitter per kernel family (kernels/*.cpp).
 llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args);

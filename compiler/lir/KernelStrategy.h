@@ -52,13 +52,15 @@ struct KernelStrategy {
     /// Any other pooling: the generic scalar kernel.
     GenericPool,
     /// TFLite's int8 semantics (an op over quantized int8 tensors): the
-    /// family's portable int8 kernel, int32 accumulators, requantized.
+    /// family's portable int8 kernel, int32 accumulators, requantized
+    /// (every int8 family but Conv's and MatMul's).
     Int8,
     /// int8 Conv (not depthwise) or MatMul as a GEMM: blocks of `tile`
     /// weight rows x `tileCols` columns of int16 inputs with the input
     /// offset added (a Conv's im2col, a few pixels at a time in the temp),
-    /// weights in rows of taps padded to quads (Packing::Int8Rows), products
-    /// summed by `dot`.
+    /// products summed by `dot`; weights packed as rows of taps
+    /// (Packing::Int8Rows) when `packedWeights`, else read as they are
+    /// (shared with other readers, or computed at run time).
     Int8Gemm,
     /// int8 depthwise Conv over one padded plane of int16 inputs with the
     /// offset added (int8DepthwisePlane, the temp), so that every window
@@ -70,7 +72,7 @@ struct KernelStrategy {
   /// Winograd: the output tile m; DepthwiseChannelBlock: channels per block.
   int64_t tile = 0;
   /// Direct: the weights are packed tap-major (Packing::ConvTapMajor).
-  /// Always for Pointwise, never for the others.
+  /// Always for Pointwise, never for the others. Int8Gemm: packed rows.
   bool packedWeights = false;
   /// Int8Gemm: the columns of a block; Int8Gemm and Int8Depthwise: the
   /// multiply-add instructions.
@@ -90,8 +92,8 @@ struct KernelStrategy {
   static KernelStrategy int8Depthwise(Int8Dot dot) {
     return {Kind::Int8Depthwise, 0, false, 0, dot};
   }
-  static KernelStrategy int8Gemm(int64_t rows, int64_t cols, Int8Dot dot) {
-    return {Kind::Int8Gemm, rows, false, cols, dot};
+  static KernelStrategy int8Gemm(int64_t rows, int64_t cols, Int8Dot dot, bool packed) {
+    return {Kind::Int8Gemm, rows, packed, cols, dot};
   }
 
   bool is(Kind k) const { return kind == k; }

@@ -226,8 +226,8 @@ struct LIROptions {
   /// The run may overwrite its inputs: inputs, outputs and intermediates are
   /// planned together in the I/O region, and scratch is empty.
   bool overwriteInputs = false;
-  /// The multiply-add instructions of int8 GEMM kernels (the target's DSP
-  /// or dot-product extensions).
+  /// The multiply-add instructions of the int8 Conv and MatMul kernels: the
+  /// Arm DSP's where the target has it.
   Int8Dot int8Dot = Int8Dot::Scalar;
 };
 

@@ -71,38 +71,47 @@ bool int8GemmOp(const Node &n) {
   return (n.is(OpKind::Conv) && !isDepthwiseConv(n)) || n.is(OpKind::MatMul);
 }
 
-/// The GEMM strategy of int8 `n` (int8GemmOp), whose constant int8 weights
+/// Whether int8 `n` is a 2-D Conv or a MatMul of matrices, the shapes the
+/// GEMM kernel runs; the others have no int8 kernel.
+bool int8GemmShapes(const Node &n) {
+  int rank = n.is(OpKind::Conv) ? 4 : n.is(OpKind::MatMul) ? 2 : 0;
+  return rank && n.getInput(0)->getType().rank() == rank &&
+         n.getInput(1)->getType().rank() == rank;
+}
+
+/// Whether int8 GEMM `n`'s weights can be packed: constant int8 weights that
 /// every reader reads as the weights of the same kind of op, so that one
-/// packing serves them; nullopt otherwise, and `n` has no int8 kernel.
-std::optional<KernelStrategy> int8GemmStrategy(const Graph &g, const Node &n,
-                                               const LIROptions &opts) {
-  if (!int8GemmOp(n))
-    return std::nullopt;
-  bool conv = n.is(OpKind::Conv);
+/// packing serves them all.
+bool int8WeightsPackable(const Graph &g, const Node &n) {
   const Value *w = n.getInput(1);
   if (!w->isConstant() || w->getType().dtype != DType::I8 ||
-      w->getType().rank() != (conv ? 4 : 2))
-    return std::nullopt;
+      w->getType().rank() != (n.is(OpKind::Conv) ? 4 : 2))
+    return false;
   if (llvm::any_of(g.getOutputs(), [&](const GraphOutput &o) { return o.value == w; }))
-    return std::nullopt;
-  bool sameUse = llvm::all_of(g.getUsers(w), [&](const Node *u) {
+    return false;
+  return llvm::all_of(g.getUsers(w), [&](const Node *u) {
     return int8GemmOp(*u) && u->getKind() == n.getKind() && u->getInput(0) != w &&
            (u->getNumInputs() < 3 || u->getInput(2) != w);
   });
-  if (!sameUse)
-    return std::nullopt;
-  // One row of inputs (a fully connected layer) shares each weight by
-  // nothing: four weight rows share the column instead.
-  bool oneRow = !conv && n.getInput(0)->getType().shape[0] == 1;
-  return oneRow ? KernelStrategy::int8Gemm(4, 1, opts.int8Dot)
-                : KernelStrategy::int8Gemm(2, 2, opts.int8Dot);
 }
 
-/// Whether int8 `n` is a 2-D depthwise Conv with constant weights whose
-/// padded plane resolves (Int8Depthwise).
+/// The GEMM strategy of int8 `n` (int8GemmOp). Weights it cannot pack it
+/// reads as they are, with scalar multiply-adds; the kernel names what it
+/// cannot run (weights computed at run time, a 1-D Conv).
+KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions &opts) {
+  bool packed = int8WeightsPackable(g, n);
+  Int8Dot dot = packed ? opts.int8Dot : Int8Dot::Scalar;
+  // One row of inputs (a fully connected layer) shares each weight by
+  // nothing: four weight rows share the column instead.
+  bool oneRow = n.is(OpKind::MatMul) && n.getInput(0)->getType().shape[0] == 1;
+  return oneRow ? KernelStrategy::int8Gemm(4, 1, dot, packed)
+                : KernelStrategy::int8Gemm(2, 2, dot, packed);
+}
+
+/// Whether int8 `n` is a 2-D depthwise Conv whose padded plane resolves
+/// (Int8Depthwise); the GEMM kernel reports what is wrong with the others.
 bool int8DepthwiseFits(const Node &n) {
-  if (!n.is(OpKind::Conv) || !isDepthwiseConv(n) || n.getInput(0)->getType().rank() != 4 ||
-      !n.getInput(1)->isConstant())
+  if (!n.is(OpKind::Conv) || !isDepthwiseConv(n) || n.getInput(0)->getType().rank() != 4)
     return false;
   auto plane = int8DepthwisePlane(n);
   if (!plane) {
@@ -159,11 +168,13 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
     if (n->getDef().hasTrait(kInt8KernelTrait) &&
         ((n->getNumInputs() && quantizedInt8(n->getInput(0))) ||
          quantizedInt8(n->getOutput()))) {
-      if (auto gemm = int8GemmStrategy(g, *n, opts)) {
-        sel.strategies[n] = *gemm;
-        sel.weights[n->getInput(1)] = {int8GemmPacking(*n, opts.int8Dot), 1};
-      } else if (int8DepthwiseFits(*n)) {
+      if (int8DepthwiseFits(*n)) {
         sel.strategies[n] = KernelStrategy::int8Depthwise(opts.int8Dot);
+      } else if (int8GemmShapes(*n)) {
+        KernelStrategy s = int8GemmStrategy(g, *n, opts);
+        sel.strategies[n] = s;
+        if (s.packedWeights)
+          sel.weights[n->getInput(1)] = {int8GemmPacking(*n, s.dot), 1};
       } else {
         sel.strategies[n] = KernelStrategy::int8();
       }

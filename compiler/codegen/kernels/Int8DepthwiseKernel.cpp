@@ -7,8 +7,8 @@
 // tests; the channel's weights are loaded into registers once. With the Arm
 // DSP, each SMLAD multiplies two neighbouring taps of a window row, read as
 // one word, by a pair of weights packed once per channel (an odd row's last
-// pair has weight 0). The sums and the requantization are the portable
-// kernel's (bit-exact).
+// pair has weight 0). The sums and the requantization are the
+// interpreter's (ops/Int8Conv.cpp), so the results are bit-exact with it.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Kernels.h"
@@ -22,11 +22,11 @@
 namespace kiln {
 namespace codegen {
 
-/// Windows of more taps than this read their weights in a loop instead of
-/// holding them in registers.
+/// Windows of more taps than 7x7 read their weights in a loop instead of
+/// holding them in registers (and in code: one multiply-add per tap).
 constexpr int64_t kUnrolledTaps = 49;
 
-llvm::Error emitDepthwiseInt8(KernelBuilder &kb, const KernelArgs &args) {
+llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
   IntegerIR ir(kb);
   auto &b = kb.b;

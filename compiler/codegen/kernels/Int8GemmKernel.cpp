@@ -5,12 +5,13 @@
 // input offset added. A Conv's columns are its im2col, `tileCols` pixels at a
 // time in the instruction's temp; a MatMul's are its input rows. A block of
 // `tile` rows x `tileCols` columns keeps its int32 sums in registers while it
-// walks the taps, each weight shared by the block's columns. `dot` chooses
+// walks the taps, each weight shared by the block's columns. The weights are
+// read packed, or as they are where other readers share them. `dot` chooses
 // the multiply-adds: the Arm DSP's SXTB16 and SMLAD, two products an
 // instruction on a quad of weights read as one word, as CMSIS-NN's kernels
 // do; or a plain loop of products that LLVM vectorizes where the target has
-// vectors. The sums and the requantization are the portable kernel's,
-// so the results are bit-exact with the interpreter.
+// vectors. The sums and the requantization are the interpreter's
+// (ops/Int8Conv.cpp), so the results are bit-exact with it.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Kernels.h"
@@ -34,13 +35,25 @@ struct Int8Gemm {
   IntegerIR ir;
   const lir::KernelStrategy &strategy;
   lir::Int8RowsShape rows;
+  bool transposed; ///< a MatMul's [K][N] weights
   llvm::Value *weights, *columns;
   llvm::Value *biasTable;
   Requantizer requant;
   int32_t inOffset, outZp;
   tfl::ActivationRange range;
 
+  /// Taps per column in the temp.
   int64_t rowStride() const { return rows.paddedTaps(); }
+
+  /// Weight (row, tap): packed rows, a Conv's [O][taps] or a MatMul's [K][N].
+  llvm::Value *weightIndex(llvm::Value *row, llvm::Value *t) {
+    auto &b = kb.b;
+    if (strategy.packedWeights)
+      return b.CreateAdd(b.CreateMul(row, kb.idx(rowStride())), t);
+    if (transposed)
+      return b.CreateAdd(b.CreateMul(t, kb.idx(rows.rows)), row);
+    return b.CreateAdd(b.CreateMul(row, kb.idx(rows.taps)), t);
+  }
 
   /// Column c's tap t in the temp: x + the input offset, as int16.
   void storeTap(llvm::Value *x8, int64_t c, llvm::Value *t) {
@@ -104,21 +117,20 @@ struct Int8Gemm {
   }
 
   /// A tap a step, each sum a reduction of int8 x int16 products over the
-  /// row: LLVM vectorizes it with the target's widening multiply-adds
-  /// (x86 VPMADDWD, AArch64 SMLAL).
+  /// row's taps (not its padding): LLVM vectorizes it with the target's
+  /// widening multiply-adds (x86 VPMADDWD, AArch64 SMLAL).
   Values scalarSums(llvm::ArrayRef<llvm::Value *> rowIdx, llvm::ArrayRef<llvm::Value *> init) {
     auto &b = kb.b;
     const int64_t C = strategy.tileCols;
     llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty();
-    return kb.loopCarried(rowStride(), init, [&](llvm::Value *t, llvm::ArrayRef<llvm::Value *> acc) {
+    return kb.loopCarried(rows.taps, init, [&](llvm::Value *t, llvm::ArrayRef<llvm::Value *> acc) {
       Values next(acc.begin(), acc.end());
       llvm::SmallVector<llvm::Value *, 2> x;
       for (int64_t c = 0; c < C; ++c)
         x.push_back(b.CreateSExt(kb.load(i16, columns, b.CreateAdd(kb.idx(c * rowStride()), t)),
                                  b.getInt32Ty()));
       for (size_t r = 0; r < rowIdx.size(); ++r) {
-        llvm::Value *w = ir.widen(
-            kb.load(i8, weights, b.CreateAdd(b.CreateMul(rowIdx[r], kb.idx(rowStride())), t)));
+        llvm::Value *w = ir.widen(kb.load(i8, weights, weightIndex(rowIdx[r], t)));
         for (int64_t c = 0; c < C; ++c)
           next[r * C + c] = b.CreateAdd(next[r * C + c], b.CreateMul(w, x[c]));
       }
@@ -164,6 +176,7 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
                   ir,
                   args.strategy,
                   rows,
+                  !n.is(OpKind::Conv),
                   args.inputs[1],
                   args.temp,
                   ir.table(int8Bias(n, channels), "int8.bias"),

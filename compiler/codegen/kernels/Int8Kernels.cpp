@@ -15,7 +15,6 @@
 #include "compiler/ops/QuantizedActivations.h"
 #include "compiler/ops/QuantizedTypes.h"
 
-
 namespace kiln {
 namespace codegen {
 namespace {

@@ -21,8 +21,8 @@ namespace codegen {
 /// Where every sum and its left shift stay below 2^30 in magnitude (the
 /// kernel knows a bound), RoundingDivideByPOT is a rounding add and a shift:
 /// (x + 2^(e-1) - [x < 0]) >> e, with the two nudges per channel in tables
-/// (both 0 for e = 0). That is gemmlowp's result for every such x, and it
-/// needs no mask and no compares. Other sums take IntegerIR::mbqm.
+/// (both 0 for e = 0). That is gemmlowp's result for every such x, without
+/// its mask and remainder. Other sums take IntegerIR::mbqm.
 class Requantizer {
 public:
   Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> m, int64_t sumBound);

@@ -9,7 +9,7 @@ KernelEmitter findKernelEmitter(OpKind kind, const lir::KernelStrategy &strategy
   if (strategy.is(lir::KernelStrategy::Kind::Int8Gemm))
     return emitInt8Gemm;
   if (strategy.is(lir::KernelStrategy::Kind::Int8Depthwise))
-    return emitDepthwiseInt8;
+    return emitInt8Depthwise;
   switch (getOpDef(kind).kernel) {
   case KernelFamily::Conv: return emitConv;
   case KernelFamily::ConvTranspose: return emitConvTranspose;

@@ -160,6 +160,26 @@ TEST(Int8Kernels, ConvsSharingWeights) {
   }));
 }
 
+/// Weights that are also a graph output stay as they are: the GEMM reads
+/// them unpacked, a Conv's [O][taps] and a MatMul's [K][N].
+TEST(Int8Kernels, UnpackedWeights) {
+  EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+    Value *x = g.addInput("x", q8({1, 3, 5, 6}, 0.05f, 4));
+    Value *w = int8Weights(g, "w", {5, 3, 3, 3}, 0, 100, 3);
+    Node *conv = addNode(g, OpKind::Conv, "conv", {x, w, int32Bias(g, "b", 5, 4)},
+                         {{"pads", Attr::ofInts({1, 1, 1, 1})},
+                          {kQuantAttr.str(), quantAttr(0.2f, -5)}});
+    Value *row = g.addInput("row", q8({1, 7}, 0.1f, -9));
+    Value *fcw = int8Weights(g, "fcw", {7, 5}, 1, 10, 5);
+    Node *fc = addNode(g, OpKind::MatMul, "fc", {row, fcw, int32Bias(g, "fcb", 5, 6)},
+                       {{kQuantAttr.str(), quantAttr(0.3f, 2)}});
+    g.addOutput("y", conv->getOutput());
+    g.addOutput("fc", fc->getOutput());
+    g.addOutput("w", w);
+    g.addOutput("fcw", fcw);
+  }));
+}
+
 TEST(Int8Kernels, FullyConnectedPerTensorAndPerChannel) {
   for (float spread : {0.0f, 1000.0f})
     EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
