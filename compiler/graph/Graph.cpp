@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 
 namespace kiln {
 
@@ -155,6 +156,14 @@ llvm::Expected<Node *> Graph::addNode(OpKind kind, llvm::StringRef name,
                        "attribute '" + kv.first + "' must be " +
                            attrKindName(spec->kind) + ", got " +
                            attrKindName(kv.second.getKind()));
+    if (spec->domain == AttrDomain::Flag && kv.second.getInt() != 0 && kv.second.getInt() != 1)
+      return nodeError(name, def.name,
+                       llvm::formatv("attribute '{0}' must be 0 or 1, got {1}", kv.first,
+                                     kv.second.getInt()));
+    if (spec->domain == AttrDomain::Finite && !std::isfinite(kv.second.getFloat()))
+      return nodeError(name, def.name,
+                       "attribute '" + kv.first + "' must be finite, got " +
+                           floatStr(kv.second.getFloat()));
   }
   for (const AttrSpec &spec : def.attrs) {
     if (attrs.count(spec.name))

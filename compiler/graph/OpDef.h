@@ -32,12 +32,32 @@ enum class OpKind : uint16_t {
 /// One attribute an op accepts. Attributes with a default are always present
 /// on a node after construction; those without one and not `required` may be
 /// absent (e.g. Conv's kernel_shape, inferred from the weights).
+/// The values an attribute may take within its kind; addNode rejects the
+/// others, naming the node and the attribute.
+enum class AttrDomain : uint8_t {
+  Any,
+  /// An int flag: 0 or 1.
+  Flag,
+  /// A float that is neither NaN nor infinite.
+  Finite,
+};
+
 struct AttrSpec {
   const char *name;
   AttrKind kind;
   std::optional<Attr> defaultValue;
   bool required = false;
+  AttrDomain domain = AttrDomain::Any;
 };
+
+/// An int flag (AttrDomain::Flag) with default `value`.
+inline AttrSpec flagAttr(const char *name, int64_t value) {
+  return {name, AttrKind::Int, Attr::ofInt(value), false, AttrDomain::Flag};
+}
+/// A finite float (AttrDomain::Finite) with default `value`.
+inline AttrSpec finiteAttr(const char *name, float value) {
+  return {name, AttrKind::Float, Attr::ofFloat(value), false, AttrDomain::Finite};
+}
 
 /// Computes the output types from the node's inputs (types, and constant
 /// data where the rule needs it, e.g. Reshape's shape) and attributes.

@@ -219,10 +219,10 @@ void registerMatMulOps(std::vector<OpDef> &defs) {
                   1,
                   1,
                   {
-                      {"alpha", AttrKind::Float, Attr::ofFloat(1.0f)},
-                      {"beta", AttrKind::Float, Attr::ofFloat(1.0f)},
-                      {"transA", AttrKind::Int, Attr::ofInt(0)},
-                      {"transB", AttrKind::Int, Attr::ofInt(0)},
+                      finiteAttr("alpha", 1.0f),
+                      finiteAttr("beta", 1.0f),
+                      flagAttr("transA", 0),
+                      flagAttr("transB", 0),
                   },
                   inferGemm,
                   evalGemm});

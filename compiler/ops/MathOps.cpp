@@ -57,8 +57,8 @@ OpDef mathDef(OpKind kind, const char *name, std::vector<AttrSpec> attrs = {}) {
 void registerMathOps(std::vector<OpDef> &defs) {
   defs.push_back(mathDef(OpKind::IsNaN, "IsNaN"));
   defs.push_back(mathDef(OpKind::IsInf, "IsInf",
-                         {{"detect_negative", AttrKind::Int, Attr::ofInt(1)},
-                          {"detect_positive", AttrKind::Int, Attr::ofInt(1)}}));
+                         {flagAttr("detect_negative", 1),
+                          flagAttr("detect_positive", 1)}));
   defs.push_back(mathDef(OpKind::Not, "Not"));
 }
 

@@ -324,7 +324,7 @@ void registerMovementOps(std::vector<OpDef> &defs) {
                      inferDepthSpace, evalDepthSpace));
   defs.push_back(def(OpKind::Trilu, "Trilu",
                      {{"k", AttrKind::Int, Attr::ofInt(0)},
-                      {"upper", AttrKind::Int, Attr::ofInt(1)}},
+                      flagAttr("upper", 1)},
                      inferTrilu, evalTrilu));
 }
 

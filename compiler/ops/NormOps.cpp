@@ -360,7 +360,7 @@ void registerNormOps(std::vector<OpDef> &defs) {
                   {
                       {"epsilon", AttrKind::Float, Attr::ofFloat(1e-5f)},
                       {"momentum", AttrKind::Float, Attr::ofFloat(0.9f)},
-                      {"training_mode", AttrKind::Int, Attr::ofInt(0)},
+                      flagAttr("training_mode", 0),
                   },
                   inferBatchNorm,
                   evalBatchNorm});
@@ -370,8 +370,8 @@ void registerNormOps(std::vector<OpDef> &defs) {
                   1,
                   1,
                   1,
-                  {{"alpha", AttrKind::Float, Attr::ofFloat(1e-4f)},
-                   {"beta", AttrKind::Float, Attr::ofFloat(0.75f)},
+                  {finiteAttr("alpha", 1e-4f),
+                   finiteAttr("beta", 0.75f),
                    {"bias", AttrKind::Float, Attr::ofFloat(1.0f)},
                    {"size", AttrKind::Int, std::nullopt, true}},
                   inferLRN,

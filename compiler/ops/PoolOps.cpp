@@ -189,7 +189,7 @@ void registerPoolOps(std::vector<OpDef> &defs) {
                   1,
                   {
                       {"auto_pad", AttrKind::String, Attr::ofString("NOTSET")},
-                      {"ceil_mode", AttrKind::Int, Attr::ofInt(0)},
+                      flagAttr("ceil_mode", 0),
                       {"dilations", AttrKind::Ints, std::nullopt},
                       {"kernel_shape", AttrKind::Ints, std::nullopt, true},
                       {"pads", AttrKind::Ints, std::nullopt},
@@ -208,8 +208,8 @@ void registerPoolOps(std::vector<OpDef> &defs) {
                   1,
                   {
                       {"auto_pad", AttrKind::String, Attr::ofString("NOTSET")},
-                      {"ceil_mode", AttrKind::Int, Attr::ofInt(0)},
-                      {"count_include_pad", AttrKind::Int, Attr::ofInt(0)},
+                      flagAttr("ceil_mode", 0),
+                      flagAttr("count_include_pad", 0),
                       {"kernel_shape", AttrKind::Ints, std::nullopt, true},
                       {"pads", AttrKind::Ints, std::nullopt},
                       {"strides", AttrKind::Ints, std::nullopt},

@@ -152,9 +152,9 @@ std::vector<AttrSpec> recurrentAttrs(OpKind kind) {
       {"hidden_size", AttrKind::Int, std::nullopt},
       {"layout", AttrKind::Int, Attr::ofInt(0)}};
   if (kind == OpKind::GRU)
-    attrs.push_back({"linear_before_reset", AttrKind::Int, Attr::ofInt(0)});
+    attrs.push_back(flagAttr("linear_before_reset", 0));
   if (kind == OpKind::LSTM)
-    attrs.push_back({"input_forget", AttrKind::Int, Attr::ofInt(0)});
+    attrs.push_back(flagAttr("input_forget", 0));
   return attrs;
 }
 

@@ -196,8 +196,8 @@ OpDef reduceDef(OpKind kind, const char *name) {
           1,
           1,
           {{"axes", AttrKind::Ints, std::nullopt},
-           {"keepdims", AttrKind::Int, Attr::ofInt(1)},
-           {"noop_with_empty_axes", AttrKind::Int, Attr::ofInt(0)},
+           flagAttr("keepdims", 1),
+           flagAttr("noop_with_empty_axes", 0),
            quantAttrSpec()},
           inferReduce,
           evalReduce};
@@ -211,8 +211,8 @@ OpDef argDef(OpKind kind, const char *name) {
           1,
           1,
           {{"axis", AttrKind::Int, Attr::ofInt(0)},
-           {"keepdims", AttrKind::Int, Attr::ofInt(1)},
-           {"select_last_index", AttrKind::Int, Attr::ofInt(0)}},
+           flagAttr("keepdims", 1),
+           flagAttr("select_last_index", 0)},
           inferReduce,
           evalReduce};
 }

@@ -220,7 +220,7 @@ void registerResizeOps(std::vector<OpDef> &defs) {
        {{"coordinate_transformation_mode", AttrKind::String,
          Attr::ofString("half_pixel")},
         {"cubic_coeff_a", AttrKind::Float, Attr::ofFloat(-0.75f)},
-        {"exclude_outside", AttrKind::Int, Attr::ofInt(0)},
+        flagAttr("exclude_outside", 0),
         {"extrapolation_value", AttrKind::Float, Attr::ofFloat(0.0f)},
         {"mode", AttrKind::String, Attr::ofString("nearest")},
         {"nearest_mode", AttrKind::String,

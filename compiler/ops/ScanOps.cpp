@@ -63,8 +63,8 @@ void registerScanOps(std::vector<OpDef> &defs) {
                   1,
                   1,
                   {{"axis", AttrKind::Int, std::nullopt, true},
-                   {"exclusive", AttrKind::Int, Attr::ofInt(0)},
-                   {"reverse", AttrKind::Int, Attr::ofInt(0)}},
+                   flagAttr("exclusive", 0),
+                   flagAttr("reverse", 0)},
                   inferCumSum,
                   evalCumSum});
 }

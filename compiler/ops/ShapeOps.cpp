@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <climits>
@@ -275,8 +276,11 @@ llvm::Expected<TypeList> inferPad(const Node &n) {
                                       pads.size(), x.str(), 2 * rank));
   Shape out;
   for (size_t i = 0; i < rank; ++i) {
-    int64_t begin = pads[i], end = pads[rank + i], size = x.shape[i];
-    if (size + begin + end < 0)
+    int64_t begin = pads[i], end = pads[rank + i], size = x.shape[i], padded;
+    if (llvm::AddOverflow(size, begin, padded) || llvm::AddOverflow(padded, end, padded))
+      return nodeError(n, llvm::formatv("pads {0} and {1} of dimension {2} overflow its "
+                                        "extent", begin, end, i));
+    if (padded < 0)
       return nodeError(n, llvm::formatv("pads remove more than the {0} "
                                         "elements of dimension {1}",
                                         size, i));
@@ -287,7 +291,7 @@ llvm::Expected<TypeList> inferPad(const Node &n) {
                                         most, i, size));
     if (mode == "edge" && most > 0 && size == 0)
       return nodeError(n, llvm::formatv("edge pad of empty dimension {0}", i));
-    out.push_back(size + begin + end);
+    out.push_back(padded);
   }
   return TypeList{TensorType(x.dtype, out)};
 }
@@ -434,7 +438,7 @@ void registerShapeOps(std::vector<OpDef> &defs) {
                      evalCopy));
   defs.back().traits |= kQuantPreservingTrait;
   defs.push_back(def(OpKind::Reshape, "Reshape", 1, 1,
-                     {{"allowzero", AttrKind::Int, Attr::ofInt(0)},
+                     {flagAttr("allowzero", 0),
                       {"shape", AttrKind::Ints, std::nullopt, true}},
                      inferReshape, evalCopy));
   defs.back().traits |= kQuantPreservingTrait;

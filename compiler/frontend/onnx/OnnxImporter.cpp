@@ -239,10 +239,12 @@ llvm::Error Importer::importInitializers() {
 /// Graph inputs backed by an initializer (ir_version >= 4 allows it, older
 /// versions require it) are constants: kiln compiles the weights in.
 llvm::Error Importer::importInputs() {
-  llvm::StringSet<> graphInputs;
+  llvm::StringSet<> listed, graphInputs;
   for (const onnx::ValueInfoProto &vi : model_.graph().input()) {
     if (vi.name().empty())
       return makeError("a graph input has no name");
+    if (!listed.insert(vi.name()).second)
+      return makeError("graph input '" + vi.name() + "' is listed twice");
     if (values_.count(vi.name()))
       continue;
     graphInputs.insert(vi.name());

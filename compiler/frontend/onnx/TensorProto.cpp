@@ -68,6 +68,13 @@ llvm::Expected<Tensor> tensorFromProto(const TensorProto &t) {
   TensorType type(*dtype, shape);
   size_t elemSize = dtypeSize(*dtype);
 
+  // Values in two fields are ambiguous: which would the model's author mean?
+  int typedFields = (t.float_data_size() > 0) + (t.int32_data_size() > 0) +
+                    (t.int64_data_size() > 0) + (t.double_data_size() > 0) +
+                    (t.uint64_data_size() > 0);
+  if (typedFields + t.has_raw_data() > 1)
+    return tensorError(t, "holds values in more than one data field");
+
   if (t.has_raw_data()) {
     const std::string &raw = t.raw_data();
     if (raw.size() / elemSize != static_cast<uint64_t>(count) ||

@@ -91,6 +91,14 @@ TEST(OnnxImporter, InitializerBackedInputIsAConstant) {
             llvm::ArrayRef<float>({1.5f, -2.0f}));
 }
 
+TEST(OnnxImporter, DuplicateGraphInputIsAnError) {
+  ModelBuilder b(13);
+  b.input("x", {2}).input("x", {2}).output("y", {2});
+  b.node("Relu", {"x"}, {"y"});
+  EXPECT_NE(importError(b).find("graph input 'x' is listed twice"), std::string::npos)
+      << importError(b);
+}
+
 TEST(OnnxImporter, ConstantNodeForms) {
   ModelBuilder b(13);
   b.input("x", {2, 3}).output("y").output("c", {2}, onnx::TensorProto::INT64);

@@ -126,6 +126,11 @@ TEST(TensorProto, MalformedProtosAreErrors) {
       proto(onnx::TensorProto::FLOAT, {int64_t(1) << 40, int64_t(1) << 40});
   EXPECT_EQ(convertError(overflow), "tensor 't': element count overflows");
 
+  onnx::TensorProto twoFields = proto(onnx::TensorProto::FLOAT, {1});
+  twoFields.add_float_data(1.0f);
+  twoFields.set_raw_data(std::string(4, '\0'));
+  EXPECT_EQ(convertError(twoFields), "tensor 't': holds values in more than one data field");
+
   EXPECT_EQ(convertError(proto(onnx::TensorProto::FLOAT, {2, -1})),
             "tensor 't': negative dimension -1");
   EXPECT_EQ(convertError(proto(onnx::TensorProto::COMPLEX64, {1})),

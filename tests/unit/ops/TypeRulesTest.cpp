@@ -310,6 +310,9 @@ TEST_F(TypeRules, TransposeConcatPad) {
               "reflect pad 3 needs dimension 1 to be larger");
   expectError(OpKind::Pad, {in({2, 3})}, {{"pads", Attr::ofInts({0, -4, 0, 0})}},
               "pads remove more than");
+  expectError(OpKind::Pad, {in({2, 3})},
+              {{"pads", Attr::ofInts({0, INT64_MAX, 0, 1})}},
+              "pads 9223372036854775807 and 1 of dimension 1 overflow its extent");
 }
 
 TEST_F(TypeRules, SmallShapeOps) {
