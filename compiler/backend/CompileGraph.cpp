@@ -38,9 +38,12 @@ llvm::Expected<CompiledBundle> compileGraph(const Graph &lowered,
   lir::LIROptions lirOpts = opts.lir;
   lirOpts.vectorLanes = target.info.vectorLanes;
   // SMLAD pairs the low and high halves of words: little-endian order.
-  lirOpts.int8Dot = target.info.dsp && llvm::Triple(target.info.triple).isLittleEndian()
-                        ? lir::Int8Dot::ArmDsp
-                        : lir::Int8Dot::Scalar;
+  if (target.info.dsp && llvm::Triple(target.info.triple).isLittleEndian())
+    lirOpts.int8Dot = lir::Int8Dot::ArmDsp;
+  else if (target.info.avx2)
+    lirOpts.int8Dot = lir::Int8Dot::Pmaddwd;
+  else
+    lirOpts.int8Dot = lir::Int8Dot::Scalar;
   auto f = planGraph(lowered, lirOpts);
   if (!f)
     return f.takeError();

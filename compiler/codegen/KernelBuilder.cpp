@@ -120,6 +120,22 @@ llvm::SmallVector<llvm::Value *, 32> KernelBuilder::loopCarried(
   return next;
 }
 
+void KernelBuilder::ifElse(llvm::Value *cond, llvm::function_ref<void()> then,
+                           llvm::function_ref<void()> otherwise) {
+  llvm::Function *fn = b.GetInsertBlock()->getParent();
+  auto *thenBB = llvm::BasicBlock::Create(b.getContext(), "then", fn);
+  auto *elseBB = llvm::BasicBlock::Create(b.getContext(), "else", fn);
+  auto *joinBB = llvm::BasicBlock::Create(b.getContext(), "join", fn);
+  b.CreateCondBr(cond, thenBB, elseBB);
+  b.SetInsertPoint(thenBB);
+  then();
+  b.CreateBr(joinBB);
+  b.SetInsertPoint(elseBB);
+  otherwise();
+  b.CreateBr(joinBB);
+  b.SetInsertPoint(joinBB);
+}
+
 void KernelBuilder::keepLoopRolled() {
   if (!lastLatch_)
     return;

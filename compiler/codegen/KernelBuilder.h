@@ -55,6 +55,10 @@ public:
     else
       lastLatch_ = nullptr;
   }
+  /// Emits `then` where `cond` holds and `otherwise` where it does not, and
+  /// continues after both.
+  void ifElse(llvm::Value *cond, llvm::function_ref<void()> then,
+              llvm::function_ref<void()> otherwise);
   /// Loop nest over `extents` (outermost first); body gets the induction
   /// variables. Extent-1 dimensions get a constant 0, not a loop.
   void nest(llvm::ArrayRef<int64_t> extents,

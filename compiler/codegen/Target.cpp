@@ -136,6 +136,7 @@ void readCapabilities(const llvm::TargetMachine &tm, TargetInfo &info) {
   if (triple.isX86()) {
     info.hardFloat = !softFloat;
     info.fma = info.hardFloat && has("fma");
+    info.avx2 = has("avx2");
     info.avx512Vnni = has("avx512vnni");
     info.avxVnni = has("avxvnni");
   } else if (triple.isAArch64()) {

@@ -58,6 +58,8 @@ struct TargetInfo {
   bool dsp = false;
   /// Arm M-profile Vector Extension (Helium), integer; mveFloat adds f32.
   bool mve = false, mveFloat = false;
+  /// x86 AVX2: 256-bit integer vectors (VPMADDWD).
+  bool avx2 = false;
   /// x86 int8 dot products: AVX-512 VNNI (zmm) and AVX-VNNI (VEX, ymm).
   bool avx512Vnni = false, avxVnni = false;
 };

@@ -53,35 +53,45 @@ uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups) {
 }
 
 Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
+  auto quads = [](int64_t taps) { return (taps + kInt8Quad - 1) / kInt8Quad * kInt8Quad; };
   if (isInt8RowsTransposed(packing))
-    return {shape[1], shape[0]};
+    return {shape[1], shape[0], quads(shape[0])};
   int64_t taps = 1;
   for (int64_t d : shape.drop_front())
     taps *= d;
-  return {shape[0], taps};
+  if (isInt8RowsWidened(packing))
+    return {shape[0], taps, taps / shape[1] * int8WidenedChannels(shape[1]), 2};
+  return {shape[0], taps, quads(taps)};
 }
 
 bool isInt8Rows(Packing p) {
   return p == Packing::Int8Rows || p == Packing::Int8RowsTransposed ||
-         p == Packing::Int8RowsPaired || p == Packing::Int8RowsTransposedPaired;
+         isInt8RowsPaired(p) || isInt8RowsWidened(p);
 }
 
 bool isInt8RowsTransposed(Packing p) {
   return p == Packing::Int8RowsTransposed || p == Packing::Int8RowsTransposedPaired;
 }
 
+bool isInt8RowsWidened(Packing p) { return p == Packing::Int8RowsWidened; }
+
 bool isInt8RowsPaired(Packing p) {
   return p == Packing::Int8RowsPaired || p == Packing::Int8RowsTransposedPaired;
 }
 
 Packing int8GemmPacking(const Node &n, Int8Dot dot) {
-  bool paired = dot == Int8Dot::ArmDsp;
-  if (n.is(OpKind::Conv))
-    return paired ? Packing::Int8RowsPaired : Packing::Int8Rows;
-  return paired ? Packing::Int8RowsTransposedPaired : Packing::Int8RowsTransposed;
+  bool conv = n.is(OpKind::Conv);
+  switch (dot) {
+  case Int8Dot::Scalar: return conv ? Packing::Int8Rows : Packing::Int8RowsTransposed;
+  case Int8Dot::ArmDsp: return conv ? Packing::Int8RowsPaired : Packing::Int8RowsTransposedPaired;
+  case Int8Dot::Pmaddwd:
+    // Only Convs take Pmaddwd (int8GemmStrategy).
+    return conv ? Packing::Int8RowsWidened : Packing::Int8RowsTransposed;
+  }
+  llvm_unreachable("Int8Dot");
 }
 
-llvm::Expected<Int8DepthwisePlane> int8DepthwisePlane(const Node &conv) {
+llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv) {
   const TensorType &x = conv.getInput(0)->getType(), &y = conv.getOutput()->getType();
   auto geom = resolveConvGeometry(conv, llvm::ArrayRef(x.shape).drop_front(2),
                                   llvm::ArrayRef(conv.getInput(1)->getType().shape).drop_front(2));
@@ -92,13 +102,35 @@ llvm::Expected<Int8DepthwisePlane> int8DepthwisePlane(const Node &conv) {
     extent[d] = paddedExtent(x.shape[2 + d], geom->padsBegin[d], geom->padsEnd[d],
                              y.shape[2 + d], geom->strides[d], geom->kernel[d],
                              geom->dilations[d]);
-  return Int8DepthwisePlane{extent[0], extent[1]};
+  return Int8PaddedPlane{extent[0], extent[1]};
 }
 
-uint64_t int8GemmColumnsBytes(const Node &n, const KernelStrategy &strategy) {
+bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy) {
+  if (strategy.dot != Int8Dot::Pmaddwd || !conv.is(OpKind::Conv))
+    return false;
+  const TensorType &x = conv.getInput(0)->getType(), &w = conv.getInput(1)->getType(),
+                   &y = conv.getOutput()->getType();
+  auto geom = resolveConvGeometry(conv, llvm::ArrayRef(x.shape).drop_front(2),
+                                  llvm::ArrayRef(w.shape).drop_front(2));
+  if (!geom) {
+    llvm::consumeError(geom.takeError());
+    return false;
+  }
+  bool unpadded = llvm::all_of(geom->padsBegin, [](int64_t p) { return p == 0; }) &&
+                  llvm::all_of(geom->padsEnd, [](int64_t p) { return p == 0; });
+  bool pointwise = w.shape[2] == 1 && w.shape[3] == 1 && geom->strides[0] == 1 &&
+                   geom->strides[1] == 1 && unpadded;
+  return !pointwise && geom->strides[1] == 1 && geom->dilations[1] == 1 &&
+         y.shape[3] % strategy.tileCols == 0;
+}
+
+uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy) {
   Int8RowsShape rs =
       int8RowsShape(n.getInput(1)->getType().shape, int8GemmPacking(n, strategy.dot));
-  return strategy.tileCols * rs.paddedTaps() * sizeof(int16_t);
+  uint64_t columns = strategy.tileCols * rs.paddedTaps * sizeof(int16_t);
+  if (!int8GemmReadsPlane(n, strategy))
+    return columns;
+  return columns + llvm::cantFail(int8PaddedPlane(n)).bytes(n.getInput(1)->getType().shape[1]);
 }
 
 /// Padded extent of one spatial dimension: the input with its pads, or as far
@@ -370,11 +402,11 @@ private:
                                 winogradLayout(n, instr.strategy.tile).bytes());
     else if (instr.strategy.is(KernelStrategy::Kind::Int8Gemm))
       instr.temp = f_.addBuffer(n.getName().str() + ".columns", Region::Scratch,
-                                int8GemmColumnsBytes(n, instr.strategy));
+                                int8GemmTempBytes(n, instr.strategy));
     else if (instr.strategy.is(KernelStrategy::Kind::Int8Depthwise))
       // selectKernels chose it only where the plane resolves.
       instr.temp = f_.addBuffer(n.getName().str() + ".plane", Region::Scratch,
-                                llvm::cantFail(int8DepthwisePlane(n)).bytes());
+                                llvm::cantFail(int8PaddedPlane(n)).bytes());
     else if ((instr.padded = paddedInput(n, instr.strategy)))
       instr.temp = f_.addBuffer(n.getName().str() + ".padded", Region::Scratch,
                                 instr.padded->bytes());
@@ -492,17 +524,35 @@ void packConvTapMajor(const Tensor &w, int64_t groups, uint8_t *dst) {
         }
 }
 
+/// Writes a Conv's int8 weights [O][C][KH][KW] as Int8RowsWidened: rows of
+/// little-endian int16 in (kernel position, channel) order, the channels
+/// padded to even; the padding stays zero.
+void packInt8RowsWidened(const Tensor &w, uint8_t *dst) {
+  llvm::ArrayRef<int64_t> shape = w.getType().shape;
+  Int8RowsShape rs = int8RowsShape(shape, Packing::Int8RowsWidened);
+  const int64_t C = shape[1], positions = shape[2] * shape[3];
+  const int64_t pairedC = int8WidenedChannels(C);
+  const int8_t *src = reinterpret_cast<const int8_t *>(w.raw().data());
+  for (int64_t r = 0; r < rs.rows; ++r)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t k = 0; k < positions; ++k) {
+        uint16_t wide = uint16_t(int16_t(src[(r * C + c) * positions + k]));
+        int64_t slot = r * rs.paddedTaps + k * pairedC + c;
+        dst[2 * slot] = uint8_t(wide);
+        dst[2 * slot + 1] = uint8_t(wide >> 8);
+      }
+}
+
 /// Writes int8 weights as rows of taps padded to quads, each quad reordered
-/// (isInt8Rows); the padding stays zero.
+/// for the Arm DSP where the packing says (isInt8Rows); the padding stays
+/// zero.
 void packInt8Rows(const Tensor &w, Packing packing, uint8_t *dst) {
   Int8RowsShape rs = int8RowsShape(w.getType().shape, packing);
   const uint8_t *src = w.raw().data();
   for (int64_t r = 0; r < rs.rows; ++r)
     for (int64_t t = 0; t < rs.taps; ++t)
-      dst[r * rs.paddedTaps() + (isInt8RowsPaired(packing) ? int8RowSlot(t) : t)] =
-          isInt8RowsTransposed(packing)
-                                         ? src[t * rs.rows + r]
-                                         : src[r * rs.taps + t];
+      dst[r * rs.paddedTaps + (isInt8RowsPaired(packing) ? int8RowSlot(t) : t)] =
+          isInt8RowsTransposed(packing) ? src[t * rs.rows + r] : src[r * rs.taps + t];
 }
 } // namespace
 
@@ -528,6 +578,9 @@ std::vector<uint8_t> buildWeightsImage(const Function &f) {
     case Packing::Int8RowsTransposedPaired:
       packInt8Rows(*b->constant, b->packing, image.data() + b->offset);
       break;
+    case Packing::Int8RowsWidened:
+      packInt8RowsWidened(*b->constant, image.data() + b->offset);
+      break;
     }
   }
   return image;
@@ -549,7 +602,8 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
       os << ":winograd" << m << 'x' << m;
     if (isInt8Rows(b->packing))
       os << ":int8-rows" << (isInt8RowsTransposed(b->packing) ? "-transposed" : "")
-         << (isInt8RowsPaired(b->packing) ? "-paired" : "");
+         << (isInt8RowsPaired(b->packing) ? "-paired" : "")
+         << (isInt8RowsWidened(b->packing) ? "-widened" : "");
   };
   for (const Instr &in : f.instrs) {
     os << "  ";

@@ -5,6 +5,15 @@
 namespace kiln {
 namespace lir {
 
+const char *int8DotName(Int8Dot dot) {
+  switch (dot) {
+  case Int8Dot::Scalar: return "scalar";
+  case Int8Dot::ArmDsp: return "smlad";
+  case Int8Dot::Pmaddwd: return "pmaddwd";
+  }
+  return "";
+}
+
 void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
   using Kind = KernelStrategy::Kind;
   switch (s.kind) {
@@ -23,8 +32,7 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
     os << "int8 depthwise padded" << (s.dot == Int8Dot::ArmDsp ? " smlad" : "");
     return;
   case Kind::Int8Gemm:
-    os << "int8 gemm " << s.tile << 'x' << s.tileCols << ' '
-       << (s.dot == Int8Dot::ArmDsp ? "smlad" : "scalar");
+    os << "int8 gemm " << s.tile << 'x' << s.tileCols << ' ' << int8DotName(s.dot);
     return;
   }
 }

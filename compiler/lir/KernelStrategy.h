@@ -24,7 +24,18 @@ enum class Int8Dot : uint8_t {
   /// Arm M-profile DSP: SXTB16 widens two int8 weights at once, SMLAD adds
   /// two 16-bit products (Cortex-M4, M7, M33).
   ArmDsp,
+  /// x86 AVX2 VPMADDWD: a Conv's pixels on the vector lanes, each lane
+  /// adding two int16 products (a weight pair of the row times the pixel's
+  /// two taps) per instruction.
+  Pmaddwd,
 };
+
+/// Pixels a vector of Int8Dot::Pmaddwd holds: the i32 lanes of a 256-bit
+/// register.
+constexpr int64_t kInt8PixelLanes = 8;
+
+/// How --print-lir names `dot`.
+const char *int8DotName(Int8Dot dot);
 
 struct KernelStrategy {
   enum class Kind : uint8_t {
@@ -59,11 +70,13 @@ struct KernelStrategy {
     /// weight rows x `tileCols` columns of int16 inputs with the input
     /// offset added (a Conv's im2col, a few pixels at a time in the temp),
     /// products summed by `dot`; weights packed as rows of taps
-    /// (Packing::Int8Rows) when `packedWeights`, else read as they are
-    /// (shared with other readers, or computed at run time).
+    /// (Packing::Int8Rows; widened to int16 for Pmaddwd) when
+    /// `packedWeights`, else read as they are (shared with other readers,
+    /// or computed at run time). With Pmaddwd the columns are stored in
+    /// pairs of taps, the block's pixels side by side.
     Int8Gemm,
     /// int8 depthwise Conv over one padded plane of int16 inputs with the
-    /// offset added (int8DepthwisePlane, the temp), so that every window
+    /// offset added (int8PaddedPlane, the temp), so that every window
     /// is whole and the taps need no bounds tests; with `dot` ArmDsp, two
     /// neighbouring taps of a row per SMLAD.
     Int8Depthwise,

@@ -59,12 +59,22 @@ enum class Packing {
   Int8RowsTransposed,
   Int8RowsPaired,
   Int8RowsTransposedPaired,
+  /// A Conv's int8 weights for x86 VPMADDWD (Int8Dot::Pmaddwd) as O rows of
+  /// int16, each tap a (kernel row, kernel column, channel) with the channels
+  /// padded to even: a pair of channels at one kernel position is one word
+  /// to broadcast, and meets a pair of input runs a kernel reads without
+  /// index arithmetic.
+  Int8RowsWidened,
 };
 
 /// Whether `p` is one of the int8 row packings; which.
 bool isInt8Rows(Packing p);
 bool isInt8RowsTransposed(Packing p);
 bool isInt8RowsPaired(Packing p);
+bool isInt8RowsWidened(Packing p);
+/// Channels of a pmaddwd row: a Conv's input channels per group, rounded up
+/// to a pair.
+inline int64_t int8WidenedChannels(int64_t channels) { return (channels + 1) / 2 * 2; }
 
 /// Taps per word of Packing::Int8Rows.
 constexpr int64_t kInt8Quad = 4;
@@ -76,12 +86,13 @@ constexpr int64_t int8RowSlot(int64_t t) {
   return (t & ~int64_t(3)) | ((t & 1) << 1) | ((t >> 1) & 1);
 }
 
-/// The rows and taps per row (before padding) of int8 weights of `shape`
-/// packed `packing` (isInt8Rows).
+/// The rows and taps per row of int8 weights of `shape` packed `packing`
+/// (isInt8Rows): the weights' taps, and the taps a packed row holds (padded
+/// to quads; for Int8RowsWidened, channels padded to even).
 struct Int8RowsShape {
-  int64_t rows, taps;
-  int64_t paddedTaps() const { return (taps + kInt8Quad - 1) / kInt8Quad * kInt8Quad; }
-  uint64_t bytes() const { return rows * paddedTaps(); }
+  int64_t rows, taps, paddedTaps;
+  int64_t bytesPerTap = 1; ///< 2 for Int8RowsWidened
+  uint64_t bytes() const { return rows * paddedTaps * bytesPerTap; }
 };
 Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing);
 
@@ -179,20 +190,30 @@ std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &stra
 /// for a Conv, transposed for a MatMul, paired for the Arm DSP.
 Packing int8GemmPacking(const Node &n, Int8Dot dot);
 
-/// The temp of an Int8Gemm instruction: `strategy.tileCols` columns of int16
-/// inputs with the offset added, in tap order, each as long as a padded
-/// weight row.
-uint64_t int8GemmColumnsBytes(const Node &n, const KernelStrategy &strategy);
-
-/// The padded plane of an Int8Depthwise instruction: rows x cols int16, the
-/// input's extent with its pads (or as far as the last window reaches),
-/// and one int16 more, which a pair of taps read at the plane's end may
-/// touch (its weight is 0).
-struct Int8DepthwisePlane {
+/// A Conv input's channels as planes of int16 with the input offset added
+/// and a zero border: rows x cols each, the input's extent with its pads (or
+/// as far as the last window reaches), and one int16 more, which a pair of
+/// taps read at the end may touch (its weight is 0). Int8Depthwise copies
+/// one channel at a time into its temp; an Int8Gemm that reads runs
+/// (int8GemmReadsPlane) a group's channels, after its columns.
+struct Int8PaddedPlane {
   int64_t rows, cols;
-  uint64_t bytes() const { return (rows * cols + 1) * sizeof(int16_t); }
+  uint64_t bytes(int64_t channels = 1) const {
+    return (channels * rows * cols + 1) * sizeof(int16_t);
+  }
 };
-llvm::Expected<Int8DepthwisePlane> int8DepthwisePlane(const Node &conv);
+llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv);
+
+/// Whether an Int8Gemm Conv with pixels on lanes (Int8Dot::Pmaddwd) reads
+/// each block's taps as runs of its padded planes: unit column stride and
+/// dilation, whole blocks in one output row, and not a unit-stride 1x1
+/// Conv without padding (whose runs are the input itself).
+bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy);
+
+/// The temp of an Int8Gemm instruction: `strategy.tileCols` columns of int16
+/// inputs with the offset added, each as long as a padded weight row; then
+/// the padded planes, where it reads them.
+uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy);
 
 /// What generateLIR may choose for the target.
 struct LIROptions {
@@ -227,7 +248,8 @@ struct LIROptions {
   /// planned together in the I/O region, and scratch is empty.
   bool overwriteInputs = false;
   /// The multiply-add instructions of the int8 Conv and MatMul kernels: the
-  /// Arm DSP's where the target has it.
+  /// Arm DSP's where the target has it, else x86 AVX2's VPMADDWD where it
+  /// has that.
   Int8Dot int8Dot = Int8Dot::Scalar;
 };
 

@@ -100,7 +100,17 @@ bool int8WeightsPackable(const Graph &g, const Node &n) {
 /// cannot run (weights computed at run time, a 1-D Conv).
 KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions &opts) {
   bool packed = int8WeightsPackable(g, n);
-  Int8Dot dot = packed ? opts.int8Dot : Int8Dot::Scalar;
+  if (packed && opts.int8Dot == Int8Dot::Pmaddwd && n.is(OpKind::Conv)) {
+    // Blocks of whole vectors of pixels, the last block overlapping the one
+    // before: 4 rows x 16 pixels (8 accumulators) where there are 16.
+    const TensorType &y = n.getOutput()->getType();
+    int64_t pixels = y.rank() == 4 ? y.shape[2] * y.shape[3] : 0;
+    if (pixels >= kInt8PixelLanes)
+      return KernelStrategy::int8Gemm(4, pixels >= 2 * kInt8PixelLanes ? 2 * kInt8PixelLanes
+                                                                       : kInt8PixelLanes,
+                                      Int8Dot::Pmaddwd, true);
+  }
+  Int8Dot dot = packed && opts.int8Dot == Int8Dot::ArmDsp ? Int8Dot::ArmDsp : Int8Dot::Scalar;
   // One row of inputs (a fully connected layer) shares each weight by
   // nothing: four weight rows share the column instead.
   bool oneRow = n.is(OpKind::MatMul) && n.getInput(0)->getType().shape[0] == 1;
@@ -113,7 +123,7 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
 bool int8DepthwiseFits(const Node &n) {
   if (!n.is(OpKind::Conv) || !isDepthwiseConv(n) || n.getInput(0)->getType().rank() != 4)
     return false;
-  auto plane = int8DepthwisePlane(n);
+  auto plane = int8PaddedPlane(n);
   if (!plane) {
     llvm::consumeError(plane.takeError());
     return false;
@@ -169,7 +179,8 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
         ((n->getNumInputs() && quantizedInt8(n->getInput(0))) ||
          quantizedInt8(n->getOutput()))) {
       if (int8DepthwiseFits(*n)) {
-        sel.strategies[n] = KernelStrategy::int8Depthwise(opts.int8Dot);
+        sel.strategies[n] = KernelStrategy::int8Depthwise(
+            opts.int8Dot == Int8Dot::ArmDsp ? Int8Dot::ArmDsp : Int8Dot::Scalar);
       } else if (int8GemmShapes(*n)) {
         KernelStrategy s = int8GemmStrategy(g, *n, opts);
         sel.strategies[n] = s;

@@ -298,8 +298,10 @@ const char *kTFLiteModels = "tests/tflite/models";
 TEST_F(KilncCli, TFLiteInt8ModelCompilesWithInt8Kernels) {
   fs::path model = fs::absolute(fs::path(kTFLiteModels) / "vww_96_int8.tflite");
   fs::copy_file(model, dir / "vww.bin");
+  // An x86-64 without AVX2: the portable kernels.
   RunResult r = run((dir / "vww.bin").string() + " -o " + outDir.string() +
-                    " --print-lir " + (dir / "vww.lir").string());
+                    " --target x86_64-unknown-linux-gnu --mcpu x86-64 --print-lir " +
+                    (dir / "vww.lir").string());
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_TRUE(fs::exists(outDir / "vww.o"));
   // One byte per element of the 1x96x96x3 int8 input.
@@ -308,6 +310,14 @@ TEST_F(KilncCli, TFLiteInt8ModelCompilesWithInt8Kernels) {
   std::string lir = readFile(dir / "vww.lir");
   EXPECT_NE(lir.find("Conv[int8 gemm 2x2 scalar]"), std::string::npos);
   EXPECT_NE(lir.find("Conv[int8 depthwise padded]"), std::string::npos);
+  // With AVX2, VPMADDWD over pixels on the lanes, over widened weights.
+  r = run((dir / "vww.bin").string() + " -o " + outDir.string() +
+          " --target x86_64-unknown-linux-gnu --mcpu haswell --print-lir " +
+          (dir / "vww_avx2.lir").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  lir = readFile(dir / "vww_avx2.lir");
+  EXPECT_NE(lir.find("Conv[int8 gemm 4x16 pmaddwd]"), std::string::npos);
+  EXPECT_NE(lir.find(":int8-rows-widened"), std::string::npos);
   // On a Cortex-M4 the DSP's SMLAD kernels, over paired weights.
   r = run((dir / "vww.bin").string() + " -o " + outDir.string() +
           " --target thumbv7em-none-eabihf --mcpu cortex-m4 --float-abi hard --print-lir " +

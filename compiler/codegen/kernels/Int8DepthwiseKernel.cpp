@@ -39,12 +39,12 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
                                   llvm::ArrayRef(wt.shape).drop_front(2));
   if (!geom)
     return geom.takeError();
-  auto plane = lir::int8DepthwisePlane(n);
+  auto plane = lir::int8PaddedPlane(n);
   if (!plane)
     return plane.takeError();
   if (!args.temp)
     return nodeError(n, "the int8 depthwise kernel needs its plane buffer");
-  const int64_t N = xt.shape[0], C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
+  const int64_t N = xt.shape[0], C = xt.shape[1];
   const int64_t O = wt.shape[0], KH = wt.shape[2], KW = wt.shape[3];
   const int64_t OH = yt.shape[2], OW = yt.shape[3], multiplier = O / C;
   const int64_t PW = plane->cols;
@@ -62,13 +62,7 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
   // The border stays 0 for every channel: only the interior is rewritten.
   kb.loop(plane->rows * PW, [&](llvm::Value *i) { kb.store(b.getInt16(0), planeBuf, i); });
   kb.nest({N, C}, [&](llvm::ArrayRef<llvm::Value *> nc) {
-    kb.nest({H, W}, [&](llvm::ArrayRef<llvm::Value *> hw) {
-      llvm::Value *v = b.CreateAdd(
-          ir.widen(kb.load(i8, x, kb.linear({nc[0], nc[1], hw[0], hw[1]}, {C * H * W, H * W, W, 1}))),
-          ir.i32(inOffset));
-      kb.store(b.CreateTrunc(v, i16), planeBuf,
-               kb.linear({hw[0], hw[1]}, {PW, 1}, kb.idx(ph * PW + pw)));
-    });
+    emitInt8PlaneInterior(ir, x, xt.shape, nc[0], nc[1], inOffset, planeBuf, PW, ph, pw);
     forEachIndex(kb, multiplier, [&](llvm::Value *m) {
       llvm::Value *o = b.CreateAdd(b.CreateMul(nc[1], kb.idx(multiplier)), m);
       llvm::Value *bias = kb.load(i32, biasTable, o);

@@ -9,8 +9,9 @@
 // read packed, or as they are where other readers share them. `dot` chooses
 // the multiply-adds: the Arm DSP's SXTB16 and SMLAD, two products an
 // instruction on a quad of weights read as one word, as CMSIS-NN's kernels
-// do; or a plain loop of products that LLVM vectorizes where the target has
-// vectors. The sums and the requantization are the interpreter's
+// do; x86 AVX2's VPMADDWD, a Conv's pixels on the vector lanes and a pair of
+// int16 weights broadcast to them, two products a lane an instruction; or a
+// plain loop of products. The sums and the requantization are the interpreter's
 // (ops/Int8Conv.cpp), so the results are bit-exact with it.
 //
 //===----------------------------------------------------------------------===//
@@ -21,6 +22,7 @@
 #include "compiler/ops/OpHelpers.h"
 
 #include "llvm/IR/IntrinsicsARM.h"
+#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace kiln {
@@ -43,7 +45,21 @@ struct Int8Gemm {
   tfl::ActivationRange range;
 
   /// Taps per column in the temp.
-  int64_t rowStride() const { return rows.paddedTaps(); }
+  int64_t rowStride() const { return rows.paddedTaps; }
+  /// The columns are pixels on vector lanes (Int8Dot::Pmaddwd).
+  bool pixelLanes() const { return strategy.dot == lir::Int8Dot::Pmaddwd; }
+
+  /// Where column c's tap t is in the temp: the column's taps in order, or
+  /// for pixels on lanes, [tap pair][column][2], so that a pair of taps of
+  /// consecutive columns is one vector.
+  llvm::Value *columnIndex(int64_t c, llvm::Value *t) {
+    auto &b = kb.b;
+    if (!pixelLanes())
+      return b.CreateAdd(kb.idx(c * rowStride()), t);
+    llvm::Value *pair = b.CreateLShr(t, kb.idx(1));
+    return b.CreateAdd(b.CreateMul(pair, kb.idx(2 * strategy.tileCols)),
+                       b.CreateAdd(kb.idx(2 * c), b.CreateAnd(t, kb.idx(1))));
+  }
 
   /// Weight (row, tap): packed rows, a Conv's [O][taps] or a MatMul's [K][N].
   llvm::Value *weightIndex(llvm::Value *row, llvm::Value *t) {
@@ -59,14 +75,16 @@ struct Int8Gemm {
   void storeTap(llvm::Value *x8, int64_t c, llvm::Value *t) {
     auto &b = kb.b;
     llvm::Value *v = b.CreateAdd(ir.widen(x8), ir.i32(inOffset));
-    kb.store(b.CreateTrunc(v, b.getInt16Ty()), columns,
-             b.CreateAdd(kb.idx(c * rowStride()), t));
+    kb.store(b.CreateTrunc(v, b.getInt16Ty()), columns, columnIndex(c, t));
   }
 
   /// The int32 sums of weight rows `rowIdx` by the temp's columns, from the
-  /// rows' biases; result [r * tileCols + c].
+  /// rows' biases; result [r * tileCols + c], or for pixels on lanes
+  /// [r * vectors + v], each a vector of kInt8PixelLanes columns.
   Values blockSums(llvm::ArrayRef<llvm::Value *> rowIdx) {
     auto &b = kb.b;
+    if (pixelLanes())
+      return pmaddwdSums(rowIdx);
     const int64_t R = strategy.tile, C = strategy.tileCols;
     llvm::Type *i32 = b.getInt32Ty();
     Values init;
@@ -116,6 +134,40 @@ struct Int8Gemm {
     return sums;
   }
 
+  /// A pair of taps a step: a vector of the pixels' int16 pairs, and each
+  /// row's pair of int16 weights (Packing::Int8RowsWidened) broadcast as one
+  /// word; VPMADDWD multiplies and adds the pairs lane by lane.
+  Values pmaddwdSums(llvm::ArrayRef<llvm::Value *> rowIdx) {
+    auto &b = kb.b;
+    const int64_t lanes = lir::kInt8PixelLanes, V = strategy.tileCols / lanes;
+    const int64_t pairsPerRow = rowStride() / 2;
+    llvm::Type *i32 = b.getInt32Ty();
+    auto *pairsTy = llvm::FixedVectorType::get(b.getInt16Ty(), 2 * lanes);
+    Values init;
+    for (llvm::Value *row : rowIdx) {
+      llvm::Value *bias = b.CreateVectorSplat(lanes, kb.load(i32, biasTable, row));
+      init.append(V, bias);
+    }
+    return kb.loopCarried(pairsPerRow, init, [&](llvm::Value *q, llvm::ArrayRef<llvm::Value *> acc) {
+      Values next(acc.begin(), acc.end());
+      Values x;
+      for (int64_t v = 0; v < V; ++v)
+        x.push_back(b.CreateAlignedLoad(
+            pairsTy, kb.gep(b.getInt16Ty(), columns, columnIndex(v * lanes, b.CreateShl(q, kb.idx(1)))),
+            llvm::Align(2)));
+      for (size_t r = 0; r < rowIdx.size(); ++r) {
+        llvm::Value *word =
+            kb.load(i32, weights, b.CreateAdd(b.CreateMul(rowIdx[r], kb.idx(pairsPerRow)), q));
+        llvm::Value *w = b.CreateBitCast(b.CreateVectorSplat(lanes, word), pairsTy);
+        for (int64_t v = 0; v < V; ++v) {
+          llvm::Value *&s = next[r * V + v];
+          s = b.CreateAdd(s, b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_wd, {}, {x[v], w}));
+        }
+      }
+      return next;
+    });
+  }
+
   /// A tap a step, each sum a reduction of int8 x int16 products over the
   /// row's taps (not its padding): LLVM vectorizes it with the target's
   /// widening multiply-adds (x86 VPMADDWD, AArch64 SMLAL).
@@ -138,11 +190,16 @@ struct Int8Gemm {
     });
   }
 
-  /// Requantizes the sum of weight row `row` and stores it at y[yIndex].
+  /// Requantizes the sum (or vector of sums) of weight row `row` and stores
+  /// it at y[yIndex] on.
   void storeOutput(llvm::Value *sum, llvm::Value *row, llvm::Value *y, llvm::Value *yIndex) {
     auto &b = kb.b;
-    llvm::Value *v = b.CreateAdd(requant.apply(sum, row), ir.i32(outZp));
-    kb.store(ir.clampToI8(v, range.min, range.max), y, yIndex);
+    llvm::Value *v = b.CreateAdd(requant.apply(sum, row), ir.like(sum, outZp));
+    llvm::Value *q = ir.clampToI8(v, range.min, range.max);
+    if (q->getType()->isVectorTy())
+      b.CreateAlignedStore(q, kb.gep(b.getInt8Ty(), y, yIndex), llvm::Align(1));
+    else
+      kb.store(q, y, yIndex);
   }
 
   /// Block index `block` of `size` along an extent of `extent`: min(block *
@@ -205,6 +262,7 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   const int64_t O = wt.shape[0], CG = wt.shape[1], KH = wt.shape[2], KW = wt.shape[3];
   const int64_t OW = yt.shape[3], P = yt.shape[2] * OW;
   const int64_t groups = n.getInt("group"), OG = O / groups;
+  const int64_t CGp = lir::int8WidenedChannels(CG);
   const int64_t R = args.strategy.tile, CB = args.strategy.tileCols;
   const int64_t sh = geom->strides[0], sw = geom->strides[1];
   const int64_t dh = geom->dilations[0], dw = geom->dilations[1];
@@ -224,7 +282,9 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
       kb.nest({CG, KH, KW}, [&](llvm::ArrayRef<llvm::Value *> t) {
         llvm::Value *ih = b.CreateAdd(ih0, b.CreateMul(t[1], kb.idx(dh)));
         llvm::Value *iw = b.CreateAdd(iw0, b.CreateMul(t[2], kb.idx(dw)));
-        llvm::Value *tap = kb.linear(t, {KH * KW, KW, 1});
+        // The taps in the weights' order: pixels on lanes pair channels.
+        llvm::Value *tap = g.pixelLanes() ? kb.linear({t[1], t[2], t[0]}, {KW * CGp, CGp, 1})
+                                          : kb.linear(t, {KH * KW, KW, 1});
         llvm::Value *inside = nullptr;
         if (guarded) {
           inside = b.CreateAnd(
@@ -250,37 +310,100 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
                     b.CreateICmpSLT(b.CreateAdd(ih0, kb.idx((KH - 1) * dh)), kb.idx(H))),
         b.CreateAnd(b.CreateICmpSGE(iw0, kb.idx(0)),
                     b.CreateICmpSLT(b.CreateAdd(iw0, kb.idx((KW - 1) * dw)), kb.idx(W))));
-    llvm::Function *fn = b.GetInsertBlock()->getParent();
-    auto *insideBB = llvm::BasicBlock::Create(b.getContext(), "im2col.inside", fn);
-    auto *borderBB = llvm::BasicBlock::Create(b.getContext(), "im2col.border", fn);
-    auto *joinBB = llvm::BasicBlock::Create(b.getContext(), "im2col.join", fn);
-    b.CreateCondBr(windowInside, insideBB, borderBB);
-    b.SetInsertPoint(insideBB);
-    fill(false);
-    b.CreateBr(joinBB);
-    b.SetInsertPoint(borderBB);
-    fill(true);
-    b.CreateBr(joinBB);
-    b.SetInsertPoint(joinBB);
+    kb.ifElse(windowInside, [&] { fill(false); }, [&] { fill(true); });
+  };
+
+  // Pixels on lanes read a block's taps as runs when the windows of
+  // consecutive pixels are consecutive: the input itself for a unit-stride
+  // 1x1 Conv without padding, else the group's padded planes
+  // (lir::int8GemmReadsPlane), after the columns in the temp.
+  const bool pointwise = g.pixelLanes() && KH == 1 && KW == 1 && sh == 1 && sw == 1 && unpadded;
+  const bool readsPlane = lir::int8GemmReadsPlane(n, args.strategy);
+  llvm::Type *i16 = b.getInt16Ty();
+  int64_t PR = 0, PC = 0;
+  llvm::Value *planes = nullptr;
+  if (readsPlane) {
+    auto plane = lir::int8PaddedPlane(n);
+    if (!plane)
+      return plane.takeError();
+    PR = plane->rows;
+    PC = plane->cols;
+    planes = kb.gep(i16, g.columns, kb.idx(CB * g.rowStride()));
+  }
+  // The group's channels from c0 into the planes; the borders are 0.
+  auto fillPlanes = [&](llvm::Value *bn, llvm::Value *c0) {
+    kb.loop(CG * PR * PC, [&](llvm::Value *i) { kb.store(b.getInt16(0), planes, i); });
+    kb.loop(CG, [&](llvm::Value *c) {
+      emitInt8PlaneInterior(g.ir, x, xt.shape, bn, b.CreateAdd(c0, c), g.inOffset,
+                            kb.gep(i16, planes, b.CreateMul(c, kb.idx(PR * PC))), PC, ph, pw);
+    });
+  };
+  // The block from pixel `first` into the temp, a pair of channels at each
+  // kernel position at a time: two runs of CB inputs interleaved into the
+  // pairs (an odd channel count's last pair reads its last channel twice;
+  // the second's weight is 0).
+  auto im2colRuns = [&](llvm::Value *bn, llvm::Value *c0, llvm::Value *first) {
+    llvm::SmallVector<int, 32> interleave;
+    for (int64_t c = 0; c < CB; ++c)
+      interleave.append({int(c), int(CB + c)});
+    auto *runTy = llvm::FixedVectorType::get(i16, CB);
+    // The block's corner in the planes (padded coordinates).
+    llvm::Value *corner =
+        readsPlane ? kb.linear({b.CreateUDiv(first, kb.idx(OW)), b.CreateURem(first, kb.idx(OW))},
+                               {sh * PC, 1})
+                   : nullptr;
+    llvm::Value *offset = b.CreateVectorSplat(CB, b.getInt16(uint16_t(g.inOffset)));
+    kb.nest({KH, KW, CGp / 2}, [&](llvm::ArrayRef<llvm::Value *> k) {
+      llvm::Value *run[2];
+      for (int j = 0; j < 2; ++j) {
+        llvm::Value *ic = b.CreateAdd(b.CreateShl(k[2], kb.idx(1)), kb.idx(j));
+        if (CG % 2)
+          ic = b.CreateSelect(b.CreateICmpULT(ic, kb.idx(CG)), ic, kb.idx(CG - 1));
+        if (readsPlane) {
+          llvm::Value *at = b.CreateAdd(corner, kb.linear({ic, k[0], k[1]}, {PR * PC, dh * PC, 1}));
+          run[j] = b.CreateAlignedLoad(runTy, kb.gep(i16, planes, at), llvm::Align(2));
+        } else {
+          llvm::Value *at = kb.linear({bn, b.CreateAdd(c0, ic), first}, {C * H * W, H * W, 1});
+          llvm::Value *bytes = b.CreateAlignedLoad(llvm::FixedVectorType::get(i8, CB),
+                                                   kb.gep(i8, x, at), llvm::Align(1));
+          run[j] = b.CreateAdd(b.CreateSExt(bytes, runTy), offset);
+        }
+      }
+      llvm::Value *pair = kb.linear(k, {KW * CGp / 2, CGp / 2, 1});
+      b.CreateAlignedStore(b.CreateShuffleVector(run[0], run[1], interleave),
+                           kb.gep(i16, g.columns, g.columnIndex(0, b.CreateShl(pair, kb.idx(1)))),
+                           llvm::Align(2));
+    });
   };
 
   kb.nest({N, groups}, [&](llvm::ArrayRef<llvm::Value *> ng) {
     llvm::Value *bn = ng[0], *group = ng[1];
     llvm::Value *c0 = b.CreateMul(group, kb.idx(CG));
+    if (readsPlane)
+      fillPlanes(bn, c0);
     kb.loop(llvm::divideCeil(P, CB), [&](llvm::Value *pb) {
-      llvm::SmallVector<llvm::Value *, 2> pixels;
-      for (int64_t c = 0; c < CB; ++c) {
-        pixels.push_back(g.clampedIndex(pb, CB, c, P));
-        im2col(bn, c0, pixels.back(), c);
-      }
+      llvm::SmallVector<llvm::Value *, 16> pixels;
+      // Pixels on lanes: whole vectors, the last block overlapping the one
+      // before (it writes the same values again). Otherwise a partial block
+      // repeats its last pixel.
+      llvm::Value *first = g.pixelLanes() ? g.clampedIndex(pb, CB, 0, P - CB + 1) : nullptr;
+      for (int64_t c = 0; c < CB; ++c)
+        pixels.push_back(first ? b.CreateAdd(first, kb.idx(c)) : g.clampedIndex(pb, CB, c, P));
+      if (readsPlane || pointwise)
+        im2colRuns(bn, c0, first);
+      else
+        for (int64_t c = 0; c < CB; ++c)
+          im2col(bn, c0, pixels[c], c);
       kb.loop(llvm::divideCeil(OG, R), [&](llvm::Value *ob) {
         llvm::SmallVector<llvm::Value *, 4> rows;
         for (int64_t r = 0; r < R; ++r)
           rows.push_back(b.CreateAdd(b.CreateMul(group, kb.idx(OG)), g.clampedIndex(ob, R, r, OG)));
         Values sums = g.blockSums(rows);
+        // A vector of sums covers kInt8PixelLanes consecutive pixels.
+        const int64_t step = g.pixelLanes() ? lir::kInt8PixelLanes : 1;
         for (int64_t r = 0; r < R; ++r)
-          for (int64_t c = 0; c < CB; ++c)
-            g.storeOutput(sums[r * CB + c], rows[r], y,
+          for (int64_t c = 0; c < CB; c += step)
+            g.storeOutput(sums[r * (CB / step) + c / step], rows[r], y,
                           kb.linear({bn, rows[r], pixels[c]}, {O * P, P, 1}));
       });
     });
@@ -297,6 +420,8 @@ llvm::Error emitMatMulInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   if (!gemm)
     return gemm.takeError();
   Int8Gemm &g = *gemm;
+  if (g.pixelLanes())
+    return nodeError(n, "int8 MatMul has no pixels to put on vector lanes");
   const int64_t R = args.strategy.tile, CB = args.strategy.tileCols;
   llvm::Type *i8 = b.getInt8Ty();
   llvm::Value *x = args.inputs[0], *y = args.outputs[0];

@@ -35,18 +35,21 @@ Requantizer::Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> 
 }
 
 llvm::Value *Requantizer::apply(llvm::Value *sum, llvm::Value *channel) {
-  KernelBuilder &kb = ir.kb;
   auto &b = ir.b;
-  llvm::Type *i32 = b.getInt32Ty();
-  llvm::Value *m = kb.load(i32, multiplier, channel);
+  auto param = [&](llvm::Value *table) -> llvm::Value * {
+    llvm::Value *v = ir.kb.load(b.getInt32Ty(), table, channel);
+    if (auto *vt = llvm::dyn_cast<llvm::FixedVectorType>(sum->getType()))
+      return b.CreateVectorSplat(vt->getNumElements(), v);
+    return v;
+  };
+  llvm::Value *m = param(multiplier);
   if (shift)
-    return ir.mbqm(sum, m, kb.load(i32, shift, channel));
-  llvm::Value *x = leftShift ? b.CreateShl(sum, kb.load(i32, leftShift, channel)) : sum;
+    return ir.mbqm(sum, m, param(shift));
+  llvm::Value *x = leftShift ? b.CreateShl(sum, param(leftShift)) : sum;
   llvm::Value *high = ir.roundedHighMul(x, m);
-  llvm::Value *nudge = b.CreateSelect(b.CreateICmpSLT(high, ir.i32(0)),
-                                      kb.load(i32, nudgeDown, channel),
-                                      kb.load(i32, nudgeUp, channel));
-  return b.CreateAShr(b.CreateAdd(high, nudge), kb.load(i32, rightShift, channel));
+  llvm::Value *nudge = b.CreateSelect(b.CreateICmpSLT(high, ir.like(high, 0)), param(nudgeDown),
+                                      param(nudgeUp));
+  return b.CreateAShr(b.CreateAdd(high, nudge), param(rightShift));
 }
 
 int64_t int8SumBound(const Node &n, int64_t taps) {
@@ -70,6 +73,21 @@ llvm::Expected<tfl::ActivationRange> weightedInt8Range(const Node &n) {
     if (const Value *v = n.getInput(i); v && !v->isConstant())
       return nodeError(n, "int8 weights and bias must be constants");
   return int8ActivationRange(n, n.getOutput()->getType().quant);
+}
+
+void emitInt8PlaneInterior(IntegerIR &ir, llvm::Value *x, llvm::ArrayRef<int64_t> xShape,
+                           llvm::Value *bn, llvm::Value *channel, int32_t inOffset,
+                           llvm::Value *plane, int64_t planeCols, int64_t padTop,
+                           int64_t padLeft) {
+  KernelBuilder &kb = ir.kb;
+  auto &b = ir.b;
+  const int64_t C = xShape[1], H = xShape[2], W = xShape[3];
+  kb.nest({H, W}, [&](llvm::ArrayRef<llvm::Value *> hw) {
+    llvm::Value *v = ir.widen(
+        kb.load(b.getInt8Ty(), x, kb.linear({bn, channel, hw[0], hw[1]}, {C * H * W, H * W, W, 1})));
+    kb.store(b.CreateTrunc(b.CreateAdd(v, ir.i32(inOffset)), b.getInt16Ty()), plane,
+             kb.linear({hw[0], hw[1]}, {planeCols, 1}, kb.idx(padTop * planeCols + padLeft)));
+  });
 }
 
 } // namespace codegen

@@ -26,7 +26,7 @@ namespace codegen {
 class Requantizer {
 public:
   Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> m, int64_t sumBound);
-  /// The requantized `sum` of `channel`.
+  /// The requantized `sum` (or vector of sums) of `channel`.
   llvm::Value *apply(llvm::Value *sum, llvm::Value *channel);
 
 private:
@@ -49,6 +49,15 @@ std::vector<int32_t> int8Bias(const Node &n, int64_t channels);
 /// The fused activation's clamp of an int8 Conv or MatMul, whose weights
 /// and bias must be constants.
 llvm::Expected<tfl::ActivationRange> weightedInt8Range(const Node &n);
+
+/// Copies channel `channel` of batch `bn` of int8 NCHW `x` of `xShape`, the
+/// input offset added, into the interior of an int16 padded plane
+/// (lir::Int8PaddedPlane) at `plane`, `planeCols` wide, from (padTop,
+/// padLeft). The border is the caller's to zero.
+void emitInt8PlaneInterior(IntegerIR &ir, llvm::Value *x, llvm::ArrayRef<int64_t> xShape,
+                           llvm::Value *bn, llvm::Value *channel, int32_t inOffset,
+                           llvm::Value *plane, int64_t planeCols, int64_t padTop,
+                           int64_t padLeft);
 
 } // namespace codegen
 } // namespace kiln

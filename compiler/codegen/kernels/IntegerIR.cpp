@@ -5,49 +5,54 @@
 namespace kiln {
 namespace codegen {
 
+llvm::Value *IntegerIR::like(llvm::Value *x, int64_t v) {
+  return llvm::ConstantInt::get(x->getType(), uint64_t(v), /*IsSigned=*/true);
+}
+
+llvm::Type *IntegerIR::widened(llvm::Value *x, unsigned bits) {
+  return x->getType()->getWithNewBitWidth(bits);
+}
+
 llvm::Value *IntegerIR::roundedHighMul(llvm::Value *a, llvm::Value *c) {
   // gemmlowp adds 2^30 (1 - 2^30 below zero) and divides by 2^31 toward
   // zero; for every product that is floor((ab + 2^30) / 2^31), one add and
   // an arithmetic shift (a 64-bit multiply, an add with carry and two
   // shifts on a 32-bit core).
-  llvm::Type *i64 = b.getInt64Ty();
+  llvm::Type *i64 = widened(a, 64);
   llvm::Value *ab = b.CreateMul(b.CreateSExt(a, i64), b.CreateSExt(c, i64));
-  return b.CreateTrunc(b.CreateAShr(b.CreateAdd(ab, b.getInt64(1 << 30)), 31),
-                       b.getInt32Ty());
+  return b.CreateTrunc(b.CreateAShr(b.CreateAdd(ab, like(ab, 1 << 30)), 31), a->getType());
 }
 
 llvm::Value *IntegerIR::srdhm(llvm::Value *a, llvm::Value *c) {
   llvm::Value *overflow =
-      b.CreateAnd(b.CreateICmpEQ(a, c), b.CreateICmpEQ(a, i32(INT32_MIN)));
-  return b.CreateSelect(overflow, i32(INT32_MAX), roundedHighMul(a, c));
+      b.CreateAnd(b.CreateICmpEQ(a, c), b.CreateICmpEQ(a, like(a, INT32_MIN)));
+  return b.CreateSelect(overflow, like(a, INT32_MAX), roundedHighMul(a, c));
 }
 
 llvm::Value *IntegerIR::rdbpot(llvm::Value *x, llvm::Value *exponent) {
   // mask = (1 << e) - 1; for e = 31 the wrap of 1 << 31 still gives it.
-  llvm::Value *mask = b.CreateSub(b.CreateShl(i32(1), exponent), i32(1));
+  llvm::Value *mask = b.CreateSub(b.CreateShl(like(x, 1), exponent), like(x, 1));
   llvm::Value *remainder = b.CreateAnd(x, mask);
-  llvm::Value *threshold =
-      b.CreateAdd(b.CreateAShr(mask, i32(1)),
-                  b.CreateZExt(b.CreateICmpSLT(x, i32(0)), b.getInt32Ty()));
+  llvm::Value *threshold = b.CreateAdd(b.CreateAShr(mask, like(x, 1)),
+                                       b.CreateZExt(b.CreateICmpSLT(x, like(x, 0)), x->getType()));
   return b.CreateAdd(b.CreateAShr(x, exponent),
-                     b.CreateZExt(b.CreateICmpSGT(remainder, threshold),
-                                  b.getInt32Ty()));
+                     b.CreateZExt(b.CreateICmpSGT(remainder, threshold), x->getType()));
 }
 
 llvm::Value *IntegerIR::mbqm(llvm::Value *x, llvm::Value *multiplier,
                              llvm::Value *shift) {
-  llvm::Value *positive = b.CreateICmpSGT(shift, i32(0));
-  llvm::Value *left = b.CreateSelect(positive, shift, i32(0));
-  llvm::Value *right = b.CreateSelect(positive, i32(0), b.CreateNeg(shift));
+  llvm::Value *positive = b.CreateICmpSGT(shift, like(shift, 0));
+  llvm::Value *left = b.CreateSelect(positive, shift, like(shift, 0));
+  llvm::Value *right = b.CreateSelect(positive, like(shift, 0), b.CreateNeg(shift));
   // A multiplier from QuantizeMultiplier is never INT32_MIN, so SRDHM's
   // saturation cannot happen.
   return rdbpot(roundedHighMul(b.CreateShl(x, left), multiplier), right);
 }
 
 llvm::Value *IntegerIR::clampToI8(llvm::Value *x, int32_t lo, int32_t hi) {
-  llvm::Value *v = b.CreateSelect(b.CreateICmpSLT(x, i32(lo)), i32(lo), x);
-  v = b.CreateSelect(b.CreateICmpSGT(v, i32(hi)), i32(hi), v);
-  return b.CreateTrunc(v, b.getInt8Ty());
+  llvm::Value *v = b.CreateSelect(b.CreateICmpSLT(x, like(x, lo)), like(x, lo), x);
+  v = b.CreateSelect(b.CreateICmpSGT(v, like(x, hi)), like(x, hi), v);
+  return b.CreateTrunc(v, widened(x, 8));
 }
 
 llvm::Value *IntegerIR::saturatingShiftLeft(llvm::Value *x, int exponent) {

@@ -4,7 +4,8 @@
 // operations, in the same order and widths, on i32 IR values, so that int8
 // kernels are bit-exact with the interpreter. Per-channel parameters that
 // TFLite computes in Prepare are computed at compile time by IntegerMath
-// itself and enter the code as constants.
+// itself and enter the code as constants. The arithmetic works on i32
+// values and on vectors of them alike.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_CODEGEN_KERNELS_INTEGERIR_H
@@ -28,6 +29,11 @@ public:
   llvm::Value *i32(int64_t v) { return b.getInt32(uint32_t(int32_t(v))); }
   /// An i8 loaded value as i32.
   llvm::Value *widen(llvm::Value *v) { return b.CreateSExt(v, b.getInt32Ty()); }
+
+  /// `v` of x's type: a vector's constant has it in every lane.
+  llvm::Value *like(llvm::Value *x, int64_t v);
+  /// x's integer type (or vector of it) with `bits` bits.
+  llvm::Type *widened(llvm::Value *x, unsigned bits);
 
   /// gemmlowp SaturatingRoundingDoublingHighMul.
   llvm::Value *srdhm(llvm::Value *a, llvm::Value *c);

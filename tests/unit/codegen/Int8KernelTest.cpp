@@ -142,7 +142,23 @@ INSTANTIATE_TEST_SUITE_P(
                  -128, 3, 0.1f, 1000, kRelu6},
         ConvCase{"Saturating", {1, 3, 5, 5}, {2, 3, 3, 3}, 1, {}, 17, 0, 0.0001f, 0, kNone},
         ConvCase{"NegativeShift", {1, 3, 5, 5}, {2, 3, 1, 1}, 1, {}, -128, 0, 50.0f, 0,
-                 kNone}),
+                 kNone},
+        // Pixels on vector lanes (x86 AVX2): whole output rows of blocks read
+        // as runs of padded planes, a group's planes, a 1x1 Conv's runs of the
+        // input with its last block overlapping, and rows of two blocks.
+        ConvCase{"RunsOfPlanes", {1, 5, 4, 32}, {20, 5, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -5, 3, 0.2f, 1000, kRelu},
+        ConvCase{"RunsStridedRowsDilated", {1, 3, 9, 16}, {8, 3, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})},
+                  {"strides", Attr::ofInts({2, 1})},
+                  {"dilations", Attr::ofInts({2, 1})}},
+                 100, -20, 0.3f, 1000, kNone},
+        ConvCase{"RunsOfGroupPlanes", {1, 6, 3, 16}, {8, 3, 3, 3}, 2,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -128, 0, 0.1f, 1000, kRelu6},
+        ConvCase{"PointwiseRunsOverlapping", {1, 7, 5, 7}, {9, 7, 1, 1}, 1, {}, 13, -1, 0.1f,
+                 1000, kNone},
+        ConvCase{"RowsOfEightPixels", {1, 4, 3, 4}, {5, 4, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 0, 0, 0.1f, 1000, kNone}),
     [](const auto &info) { return std::string(info.param.name); });
 
 /// Two Convs that share their weights read them packed once.

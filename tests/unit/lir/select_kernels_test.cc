@@ -165,6 +165,42 @@ TEST(SelectKernels, Int8GemmDepthwiseAndPortable) {
   opts.int8Dot = lir::Int8Dot::ArmDsp;
   EXPECT_EQ(kernelOf(strategies(*buildInt8Graph(), opts), "conv"),
             "Conv[int8 gemm 2x2 smlad]");
+  // x86 AVX2: Convs of 16 pixels or more put them on the lanes; the
+  // depthwise and the MatMuls keep their portable kernels.
+  opts.int8Dot = lir::Int8Dot::Pmaddwd;
+  text = strategies(*buildInt8Graph(), opts);
+  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 4x16 pmaddwd]");
+  EXPECT_EQ(kernelOf(text, "dw"), "Conv[int8 depthwise padded]");
+  EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
+  EXPECT_EQ(kernelOf(text, "fc2"), "MatMul[int8 gemm 2x2 scalar]");
+}
+
+/// Packing::Int8RowsWidened: int16 rows in (kernel position, channel) order,
+/// the channels padded to even.
+TEST(SelectKernels, Int8RowsWidenedPacking) {
+  auto g = buildInt8Graph();
+  lir::LIROptions opts;
+  opts.int8Dot = lir::Int8Dot::Pmaddwd;
+  auto f = lir::generateLIR(*g, opts);
+  ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
+  std::vector<uint8_t> image = lir::buildWeightsImage(*f);
+  for (auto &b : f->buffers) {
+    if (b->name != "w1")
+      continue;
+    ASSERT_EQ(b->packing, lir::Packing::Int8RowsWidened);
+    // [6][4][3][3] weights w = i (as int8): 6 rows of 9 positions x 4 channels.
+    ASSERT_EQ(b->size, 6u * 9 * 4 * 2);
+    auto at = [&](int64_t r, int64_t k, int64_t c) {
+      const uint8_t *p = image.data() + b->offset + 2 * ((r * 9 + k) * 4 + c);
+      return int16_t(uint16_t(p[0]) | uint16_t(p[1]) << 8);
+    };
+    for (int64_t r = 0; r < 6; ++r)
+      for (int64_t c = 0; c < 4; ++c)
+        for (int64_t k = 0; k < 9; ++k)
+          EXPECT_EQ(at(r, k, c), int8_t((r * 4 + c) * 9 + k));
+    return;
+  }
+  ADD_FAILURE() << "no buffer w1";
 }
 
 /// Packing::Int8Rows: rows of taps padded to quads; a MatMul's [K][N]
