@@ -104,6 +104,15 @@ const Flag kFlags[] = {
        o.quantize.percentile = p;
        return ok();
      }},
+    {"--keep-float", "", "NODE,...",
+     "with --quantize: these Conv, Gemm or MatMul nodes stay float",
+     [](Options &o, Value v) {
+       llvm::SmallVector<llvm::StringRef, 4> names;
+       v.split(names, ',', -1, false);
+       for (llvm::StringRef n : names)
+         o.quantize.keepFloat.push_back(n.trim().str());
+       return ok();
+     }},
     {"--save-qdq", "", "FILE.onnx",
      "with --quantize: also write the quantized model as QDQ ONNX",
      [](Options &o, Value v) { o.saveQdqPath = v.str(); return ok(); }},
@@ -190,8 +199,9 @@ parseCommandLine(llvm::ArrayRef<llvm::StringRef> args) {
     return flagError("no output directory given: use -o DIR");
   if (opts.quantizeInt8 != !opts.quantize.calibrationDir.empty())
     return flagError("--quantize int8 and --calibration DIR go together");
-  if (!opts.saveQdqPath.empty() && !opts.quantizeInt8)
-    return flagError("--save-qdq needs --quantize int8");
+  if ((!opts.saveQdqPath.empty() || !opts.quantize.keepFloat.empty()) &&
+      !opts.quantizeInt8)
+    return flagError("--save-qdq and --keep-float need --quantize int8");
   return std::move(cl);
 }
 

@@ -10,6 +10,7 @@
 #include "compiler/kilnc/ProgressDisplay.h"
 #include "compiler/pipeline/PassRegistry.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Process.h"
@@ -41,6 +42,8 @@ void printAccuracyReport(const kiln::AccuracyReport &report,
       os << llvm::formatv(", top-1 agreement {0:P1}", *o.top1Agreement);
     os << "\n";
   }
+  if (!report.floatNodes.empty())
+    os << "  kept in float: " << llvm::join(report.floatNodes, ", ") << "\n";
   os << "  tensors of largest int8 error:";
   for (const kiln::TensorError &t : report.worstTensors)
     os << llvm::formatv(" {0} ({1})", t.tensor, decibels(t.sqnrDb));

@@ -61,7 +61,8 @@ std::string accuracyReportJson(const AccuracyReport &report) {
       {"calibration_samples", int64_t(report.calibrationSamples)},
       {"held_out_samples", int64_t(report.heldOutSamples)},
       {"outputs", std::move(outputs)},
-      {"largest_error_tensors", std::move(tensors)}};
+      {"largest_error_tensors", std::move(tensors)},
+      {"float_nodes", llvm::json::Array(report.floatNodes)}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";

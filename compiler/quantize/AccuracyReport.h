@@ -54,6 +54,8 @@ struct AccuracyReport {
   /// The quantized tensors of least SQNR, worst first (at most
   /// kReportedTensors).
   std::vector<TensorError> worstTensors;
+  /// The layers kept in float (QuantizeOptions::keepFloat).
+  std::vector<std::string> floatNodes;
 };
 
 inline constexpr size_t kReportedTensors = 5;

@@ -131,16 +131,20 @@ llvm::Expected<std::vector<Value *>> quantizationPoints(const Graph &g) {
       if (r->getType().dtype == DType::F32 && !feedsFusedClamp(g, *r))
         points.push_back(r);
   }
-  bool anyWeights = llvm::any_of(g.getNodes(), [](const Node *n) {
-    return weightChannelAxis(*n).has_value();
-  });
+  bool anyWeights = llvm::any_of(
+      g.getNodes(), [](const Node *n) { return hasQuantizableWeights(*n); });
   if (points.empty() || !anyWeights)
     return quantizeError("the model has no float Conv, Gemm or MatMul with "
                          "constant weights to quantize");
   return std::move(points);
 }
 
-llvm::Error insertQDQ(Graph &g, const llvm::StringMap<QuantParams> &activations) {
+bool hasQuantizableWeights(const Node &n) {
+  return weightChannelAxis(n).has_value();
+}
+
+llvm::Error insertQDQ(Graph &g, const llvm::StringMap<QuantParams> &activations,
+                      const llvm::StringSet<> &keepFloat) {
   llvm::SmallVector<Value *, 32> points;
   for (Value *in : g.getInputs())
     points.push_back(in);
@@ -155,7 +159,7 @@ llvm::Error insertQDQ(Graph &g, const llvm::StringMap<QuantParams> &activations)
   }
   for (Node *n : g.getNodes()) {
     std::optional<int64_t> axis = weightChannelAxis(*n);
-    if (!axis)
+    if (!axis || keepFloat.count(n->getName()))
       continue;
     auto w = quantizedWeights(g, *n, n->getInput(1)->getConstant(), *axis);
     if (!w)

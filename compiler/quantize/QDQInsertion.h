@@ -14,6 +14,7 @@
 #include "compiler/graph/Graph.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 
 #include <vector>
@@ -32,12 +33,19 @@ std::vector<std::string> quantizationPreparePipeline();
 /// if the graph is quantized already or has nothing to quantize.
 llvm::Expected<std::vector<Value *>> quantizationPoints(const Graph &g);
 
+/// Whether `n` is a Conv, Gemm or 2-D MatMul with constant f32 weights,
+/// which insertQDQ quantizes per output channel.
+bool hasQuantizableWeights(const Node &n);
+
 /// Inserts QuantizeLinear -> DequantizeLinear with `activations[name]`
 /// after each quantization point named there (all its uses read the
 /// DequantizeLinear), and replaces the f32 constant weights of Conv, Gemm
 /// and 2-D MatMul by int8 ones, symmetric per output channel (scale max|w| /
-/// 127, values in [-127, 127]), behind a DequantizeLinear.
-llvm::Error insertQDQ(Graph &g, const llvm::StringMap<QuantParams> &activations);
+/// 127, values in [-127, 127]), behind a DequantizeLinear. The nodes named
+/// in `keepFloat` keep their float weights, so fold-qdq leaves them float
+/// between their input's DequantizeLinear and their result's QuantizeLinear.
+llvm::Error insertQDQ(Graph &g, const llvm::StringMap<QuantParams> &activations,
+                      const llvm::StringSet<> &keepFloat);
 
 } // namespace kiln
 

@@ -6,6 +6,9 @@
 #include "compiler/quantize/QDQInsertion.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <limits>
 
 #include <algorithm>
 #include <cmath>
@@ -98,7 +101,7 @@ float fakeQuantized(float x, const QuantParams &q) {
 /// Counts finished samples against the total for the progress callback.
 class ProgressCounter {
 public:
-  ProgressCounter(const QuantizeOptions &opts) : opts(opts) {}
+  explicit ProgressCounter(const QuantizeOptions &opts) : opts(opts) {}
   void start(llvm::StringRef phase, size_t total) {
     current = {phase, 0, total};
     report();
@@ -176,11 +179,12 @@ calibrate(ObserverBundle &observer, llvm::ArrayRef<const Sample *> samples,
 
 /// The int8 bundle of `importGraph` quantized with `params`.
 llvm::Expected<std::unique_ptr<JitBundle>>
-compileInt8(GraphImporter importGraph, const llvm::StringMap<QuantParams> &params) {
+compileInt8(GraphImporter importGraph, const llvm::StringMap<QuantParams> &params,
+            const llvm::StringSet<> &keepFloat) {
   auto g = preparedGraph(importGraph);
   if (!g)
     return g.takeError();
-  if (auto err = insertQDQ(**g, params))
+  if (auto err = insertQDQ(**g, params, keepFloat))
     return std::move(err);
   if (auto err = runPipeline(**g, defaultPipeline(), PipelineOptions{}))
     return std::move(err);
@@ -197,6 +201,18 @@ llvm::Expected<QuantizedModel> quantizeModel(GraphImporter importGraph,
   auto pointValues = quantizationPoints(**g);
   if (!pointValues)
     return pointValues.takeError();
+  llvm::StringSet<> keepFloat;
+  for (const std::string &name : opts.keepFloat) {
+    bool found = llvm::any_of((*g)->getNodes(), [&](const Node *n) {
+      return n->getName() == name && hasQuantizableWeights(*n);
+    });
+    if (!found)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "keep-float: the model has no Conv, Gemm or MatMul with constant "
+          "weights named '" + name + "'");
+    keepFloat.insert(name);
+  }
   std::vector<std::string> points;
   for (const Value *v : *pointValues)
     points.push_back(v->getName().str());
@@ -226,16 +242,17 @@ llvm::Expected<QuantizedModel> quantizeModel(GraphImporter importGraph,
 
   QuantizedModel result;
   result.qdqGraph = std::move(*g);
-  if (auto err = insertQDQ(*result.qdqGraph, params))
+  if (auto err = insertQDQ(*result.qdqGraph, params, keepFloat))
     return std::move(err);
 
-  auto int8 = compileInt8(importGraph, params);
+  auto int8 = compileInt8(importGraph, params, keepFloat);
   if (!int8)
     return int8.takeError();
   AccuracyReport &report = result.report;
   report.calibrator = opts.calibrator;
   report.calibrationSamples = calibration.size();
   report.heldOutSamples = heldOut.size();
+  report.floatNodes = opts.keepFloat;
   llvm::ArrayRef<GraphOutput> outputs = result.qdqGraph->getOutputs();
   std::vector<SqnrAccumulator> outputSqnr(outputs.size()), pointSqnr(points.size());
   std::vector<size_t> top1Agree(outputs.size(), 0);

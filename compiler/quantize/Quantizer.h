@@ -23,6 +23,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kiln {
 
@@ -38,6 +39,9 @@ struct QuantizeOptions {
   CalibratorKind calibrator = CalibratorKind::MinMax;
   /// The percentile calibrator's P.
   double percentile = 99.99;
+  /// Conv, Gemm and MatMul nodes that stay float (a layer that limits the
+  /// model's accuracy), by node name.
+  std::vector<std::string> keepFloat;
   /// Called as each sample is done; the library never prints.
   std::function<void(const QuantizeProgress &)> progress;
 };

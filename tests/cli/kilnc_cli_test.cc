@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -352,6 +353,38 @@ TEST_F(KilncCli, QuantizeWritesBundleReportAndQdqModel) {
   EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
 }
 
+TEST_F(KilncCli, KeepFloatLeavesTheLayerFloat) {
+  std::string model = (fs::path(modelsDir) / "lenet5.onnx").string();
+  fs::path qdq = dir / "lenet5.qdq.onnx";
+  const std::string conv = "/features/features.0/Conv";
+  RunResult r = run(model + " -o " + outDir.string() + " --quantize int8 --calibration " +
+                    (fs::path(ptqDir) / "calibration" / "lenet5").string() +
+                    " --keep-float " + conv + " --save-qdq " + qdq.string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("kept in float: " + conv), std::string::npos) << r.out;
+  EXPECT_NE(readFile(outDir / "lenet5.accuracy.json").find("\"" + conv + "\""),
+            std::string::npos);
+  // In the QDQ model the kept Conv reads float weights (an initializer), the
+  // other one int8 weights through a DequantizeLinear.
+  onnx::ModelProto saved;
+  ASSERT_TRUE(saved.ParseFromString(readFile(qdq)));
+  std::map<std::string, int> initializerTypes;
+  for (const auto &t : saved.graph().initializer())
+    initializerTypes[t.name()] = t.data_type();
+  unsigned floatWeights = 0, convs = 0;
+  for (const auto &n : saved.graph().node()) {
+    if (n.op_type() != "Conv")
+      continue;
+    ++convs;
+    auto it = initializerTypes.find(n.input(1));
+    bool isFloat = it != initializerTypes.end() && it->second == onnx::TensorProto::FLOAT;
+    EXPECT_EQ(isFloat, n.name() == conv) << n.name();
+    floatWeights += isFloat;
+  }
+  EXPECT_EQ(convs, 2u);
+  EXPECT_EQ(floatWeights, 1u);
+}
+
 TEST_F(KilncCli, QuantizeBadInputWritesNothing) {
   std::string lenet = (fs::path(modelsDir) / "lenet5.onnx").string();
   fs::path qdq = dir / "q.onnx";
@@ -377,6 +410,8 @@ TEST_F(KilncCli, QuantizeBadInputWritesNothing) {
   expectError(lenet + " --quantize int8 --calibration " + lenetSet + " --calibrator kl",
               "--calibrator must be minmax, percentile or entropy");
   expectError(lenet + " --quantize int4 --calibration " + lenetSet, "--quantize takes int8");
+  expectError(lenet + " --quantize int8 --calibration " + lenetSet + " --keep-float nosuch",
+              "no Conv, Gemm or MatMul with constant weights named 'nosuch'");
   expectError(lenet + " --quantize int8", "go together");
   expectError(lenet + " --calibration " + lenetSet, "go together");
   // A model without float layers: already int8.
