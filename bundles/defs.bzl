@@ -72,15 +72,28 @@ def _kiln_compile_impl(ctx):
         args.add("--dim", "%s=%s" % (dim, value))
     if ctx.attr.passes:
         args.add("--passes", ",".join(ctx.attr.passes))
+    outputs = [out_o, out_h, out_w]
+    calibration = ctx.files.calibration
+    if ctx.attr.quantize:
+        dirs = sorted({f.dirname: True for f in calibration}.keys())
+        if len(dirs) != 1:
+            fail("calibration: the .npy files of one directory, got %s" % (dirs or "none"))
+        args.add("--quantize", ctx.attr.quantize)
+        args.add("--calibration", dirs[0])
+        if ctx.attr.calibrator:
+            args.add("--calibrator", ctx.attr.calibrator)
+        outputs.append(ctx.actions.declare_file("%s/%s.accuracy.json" % (ctx.attr.out_dir, name)))
+    elif calibration or ctx.attr.calibrator:
+        fail("calibration and calibrator need quantize = \"int8\"")
     ctx.actions.run(
         executable = ctx.executable._kilnc,
         arguments = [args],
-        inputs = [ctx.file.model],
-        outputs = [out_o, out_h, out_w],
+        inputs = [ctx.file.model] + calibration,
+        outputs = outputs,
         mnemonic = "KilnCompile",
         progress_message = "kilnc %s -> %s" % (ctx.file.model.short_path, name),
     )
-    return [DefaultInfo(files = depset([out_o, out_h, out_w]))]
+    return [DefaultInfo(files = depset(outputs))]
 
 _kiln_compile = rule(
     implementation = _kiln_compile_impl,
@@ -104,6 +117,9 @@ _kiln_compile = rule(
         "profile_layers": attr.bool(),
         "dims": attr.string_dict(),
         "passes": attr.string_list(),
+        "quantize": attr.string(values = ["", "int8"]),
+        "calibration": attr.label_list(allow_files = [".npy"]),
+        "calibrator": attr.string(values = ["", "minmax", "percentile", "entropy"]),
         "_kilnc": attr.label(
             default = Label("//compiler/kilnc"),
             executable = True,
@@ -138,6 +154,9 @@ def kiln_bundle(
         winograd = True,
         overwrite_inputs = False,
         profile_layers = False,
+        quantize = "",
+        calibration = [],
+        calibrator = "",
         **kwargs):
     """Compiles `model` with kilnc and wraps the bundle in a cc_library `name`.
 
@@ -159,6 +178,13 @@ def kiln_bundle(
         least RAM, as in TFLM's arena).
       profile_layers: NAME_run calls kiln_profile_layer (kiln.h), which the
         program defines, before each layer and after the last.
+      quantize: "int8" for post-training quantization of a float model
+        (kilnc --quantize int8); the accuracy report is the output
+        NAME_kiln/NAME.accuracy.json.
+      calibration: with quantize, the calibration inputs: .npy files of one
+        directory, named as README's "Quantization" says, e.g.
+        glob(["calibration/*.npy"]). kilnc reads that directory's .npy files.
+      calibrator: with quantize, "minmax" (default), "percentile" or "entropy".
       **kwargs: passed to the cc_library (visibility, tags, ...); tags and
         target_compatible_with also to the kilnc step.
     """
@@ -183,6 +209,9 @@ def kiln_bundle(
         winograd = winograd,
         overwrite_inputs = overwrite_inputs,
         profile_layers = profile_layers,
+        quantize = quantize,
+        calibration = calibration,
+        calibrator = calibrator,
         tags = kwargs.get("tags"),
         target_compatible_with = kwargs.get("target_compatible_with"),
         visibility = ["//visibility:private"],

@@ -4,6 +4,7 @@
 #include "compiler/graph/Verifier.h"
 #include "compiler/lowering/Lowering.h"
 #include "compiler/pipeline/Pipeline.h"
+#include "compiler/quantize/QDQModelWriter.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -26,10 +27,29 @@ llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
   if (!target)
     return target.takeError();
 
-  auto graph = importModelFile(opts.modelPath, opts.import);
-  if (!graph)
-    return graph.takeError();
-  Graph &g = **graph;
+  auto importGraph = [&] { return importModelFile(opts.modelPath, opts.import); };
+  std::optional<QuantizedModel> quantized;
+  std::unique_ptr<Graph> graph;
+  if (opts.quantizeInt8) {
+    auto q = quantizeModel(importGraph, opts.quantize);
+    if (!q)
+      return q.takeError();
+    quantized = std::move(*q);
+    graph = std::move(quantized->qdqGraph);
+  } else {
+    auto imported = importGraph();
+    if (!imported)
+      return imported.takeError();
+    graph = std::move(*imported);
+  }
+  Graph &g = *graph;
+  std::string qdqModel;
+  if (!opts.saveQdqPath.empty()) {
+    auto bytes = writeQDQModel(g);
+    if (!bytes)
+      return bytes.takeError();
+    qdqModel = std::move(*bytes);
+  }
   PipelineOptions pipelineOpts;
   pipelineOpts.verifyEach = opts.verifyEachPass;
   std::vector<std::string> passes =
@@ -45,20 +65,40 @@ llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
   if (!bundle)
     return bundle.takeError();
   CompileResult result{std::move(*bundle)};
+  if (quantized) {
+    result.accuracy = std::move(quantized->report);
+    result.accuracyJson = accuracyReportJson(*result.accuracy);
+    result.qdqModel = std::move(qdqModel);
+  }
   llvm::raw_string_ostream text(result.graphText), dot(result.graphDot);
   printGraph(g, text);
   printGraphDot(g, dot);
   return std::move(result);
 }
 
+std::string accuracyReportPath(const CompileOptions &opts,
+                               llvm::StringRef bundleName) {
+  llvm::SmallString<128> path(opts.outputDir);
+  llvm::sys::path::append(path, bundleName + ".accuracy.json");
+  return path.str().str();
+}
+
 llvm::Expected<CompileResult> compileModel(const CompileOptions &opts) {
   auto result = compileToMemory(opts);
   if (!result)
     return result.takeError();
+  std::string reportPath =
+      result->accuracy ? accuracyReportPath(opts, result->files.name) : "";
+  if (!reportPath.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(opts.outputDir))
+      return llvm::createStringError(ec, "cannot create '" + opts.outputDir +
+                                             "': " + ec.message());
   std::pair<const std::string *, const std::string *> dumps[] = {
       {&opts.dumpGraphDotPath, &result->graphDot},
       {&opts.dumpGraphTextPath, &result->graphText},
-      {&opts.dumpLIRPath, &result->lirText}};
+      {&opts.dumpLIRPath, &result->lirText},
+      {&opts.saveQdqPath, &result->qdqModel},
+      {&reportPath, &result->accuracyJson}};
   std::vector<std::string> written;
   auto removeWritten = [&] {
     for (const std::string &p : written)

@@ -6,6 +6,7 @@
 #include "compiler/codegen/Target.h"
 #include "compiler/frontend/ModelImporter.h"
 #include "compiler/lir/LIR.h"
+#include "compiler/quantize/Quantizer.h"
 
 #include <optional>
 #include <string>
@@ -36,6 +37,12 @@ struct CompileOptions {
   /// Graph passes by registry name; empty means the default pipeline.
   std::vector<std::string> passes;
   bool verifyEachPass = true;
+  /// Post-training quantization to int8 (a float model and a calibration
+  /// directory); the report goes to NAME.accuracy.json in outputDir.
+  bool quantizeInt8 = false;
+  QuantizeOptions quantize;
+  /// With quantizeInt8: where the quantized model is written as QDQ ONNX.
+  std::string saveQdqPath;
   /// Debug outputs, written only when the compilation succeeds.
   std::string dumpGraphDotPath;
   std::string dumpGraphTextPath;
@@ -46,7 +53,15 @@ struct CompileOptions {
 /// the optimized, lowered graph as text.
 struct CompileResult : CompiledBundle {
   std::string graphText, graphDot;
+  /// With quantizeInt8: the accuracy report, as data and as JSON, and the
+  /// QDQ ONNX model.
+  std::optional<AccuracyReport> accuracy;
+  std::string accuracyJson, qdqModel;
 };
+
+/// The accuracy report's file in the output directory: NAME.accuracy.json.
+std::string accuracyReportPath(const CompileOptions &opts,
+                               llvm::StringRef bundleName);
 
 /// Resolve the target, import, optimize and lower, then compileGraph;
 /// nothing is written.

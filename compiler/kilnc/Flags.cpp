@@ -75,6 +75,47 @@ const Flag kFlags[] = {
        o.import.dimBindings[dimName.str()] = n;
        return ok();
      }},
+    {"--quantize", "", "int8",
+     "post-training quantization of a float model (needs --calibration); "
+     "writes NAME.accuracy.json too",
+     [](Options &o, Value v) {
+       if (v != "int8")
+         return flagError("--quantize takes int8, got '" + v + "'");
+       o.quantizeInt8 = true;
+       return ok();
+     }},
+    {"--calibration", "", "DIR",
+     "calibration inputs for --quantize: INPUT.npy or INPUT.TAG.npy files "
+     "(README: Quantization)",
+     [](Options &o, Value v) { o.quantize.calibrationDir = v.str(); return ok(); }},
+    {"--calibrator", "", "minmax|percentile|entropy",
+     "how --quantize picks activation ranges (default: minmax)",
+     [](Options &o, Value v) {
+       return setChoice(o.quantize.calibrator, parseCalibratorKind(v),
+                        "--calibrator must be minmax, percentile or entropy", v);
+     }},
+    {"--percentile", "", "P",
+     "the percentile calibrator's P, in (50, 100] (default: 99.99)",
+     [](Options &o, Value v) {
+       double p;
+       if (v.getAsDouble(p) || !(p > 50 && p <= 100))
+         return flagError("--percentile expects a number in (50, 100], got '" +
+                          v + "'");
+       o.quantize.percentile = p;
+       return ok();
+     }},
+    {"--keep-float", "", "NODE,...",
+     "with --quantize: these Conv, Gemm or MatMul nodes stay float",
+     [](Options &o, Value v) {
+       llvm::SmallVector<llvm::StringRef, 4> names;
+       v.split(names, ',', -1, false);
+       for (llvm::StringRef n : names)
+         o.quantize.keepFloat.push_back(n.trim().str());
+       return ok();
+     }},
+    {"--save-qdq", "", "FILE.onnx",
+     "with --quantize: also write the quantized model as QDQ ONNX",
+     [](Options &o, Value v) { o.saveQdqPath = v.str(); return ok(); }},
     {"--passes", "", "a,b,c", "graph passes to run (default: the standard pipeline)",
      [](Options &o, Value v) {
        llvm::SmallVector<llvm::StringRef, 8> names;
@@ -156,6 +197,11 @@ parseCommandLine(llvm::ArrayRef<llvm::StringRef> args) {
     return flagError("no model given (see --help)");
   if (opts.outputDir.empty())
     return flagError("no output directory given: use -o DIR");
+  if (opts.quantizeInt8 != !opts.quantize.calibrationDir.empty())
+    return flagError("--quantize int8 and --calibration DIR go together");
+  if ((!opts.saveQdqPath.empty() || !opts.quantize.keepFloat.empty()) &&
+      !opts.quantizeInt8)
+    return flagError("--save-qdq and --keep-float need --quantize int8");
   return std::move(cl);
 }
 

@@ -7,17 +7,47 @@
 
 #include "compiler/driver/Compiler.h"
 #include "compiler/kilnc/Flags.h"
+#include "compiler/kilnc/ProgressDisplay.h"
 #include "compiler/pipeline/PassRegistry.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
 
 namespace {
 
 int fail(const llvm::Twine &msg) {
   llvm::errs() << "kilnc: error: " << msg << "\n";
   return 1;
+}
+
+std::string decibels(double db) {
+  return std::isfinite(db) ? llvm::formatv("{0:F1} dB", db).str() : "exact";
+}
+
+void printAccuracyReport(const kiln::AccuracyReport &report,
+                         llvm::StringRef jsonPath) {
+  llvm::raw_ostream &os = llvm::outs();
+  os << llvm::formatv("int8 vs float ({0} calibration, {1} samples, {2} "
+                      "held out), also in {3}:\n",
+                      kiln::calibratorName(report.calibrator),
+                      report.calibrationSamples, report.heldOutSamples, jsonPath);
+  for (const kiln::OutputAccuracy &o : report.outputs) {
+    os << llvm::formatv("  output {0}: SQNR {1}", o.name, decibels(o.sqnrDb));
+    if (o.top1Agreement)
+      os << llvm::formatv(", top-1 agreement {0:P1}", *o.top1Agreement);
+    os << "\n";
+  }
+  if (!report.floatNodes.empty())
+    os << "  kept in float: " << llvm::join(report.floatNodes, ", ") << "\n";
+  os << "  tensors of largest int8 error:";
+  for (const kiln::TensorError &t : report.worstTensors)
+    os << llvm::formatv(" {0} ({1})", t.tensor, decibels(t.sqnrDb));
+  os << "\n";
 }
 
 } // namespace
@@ -39,7 +69,12 @@ int main(int argc, char **argv) {
   case kiln::cli::Command::Compile:
     break;
   }
-  const kiln::CompileOptions &opts = cl->options;
+  kiln::CompileOptions &opts = cl->options;
+  kiln::cli::ProgressDisplay progress(llvm::errs(),
+                                      llvm::sys::Process::StandardErrIsDisplayed());
+  opts.quantize.progress = [&](const kiln::QuantizeProgress &p) {
+    progress.update(p);
+  };
   auto result = kiln::compileModel(opts);
   if (!result)
     return fail(llvm::toString(result.takeError()));
@@ -50,5 +85,8 @@ int main(int argc, char **argv) {
       "(intermediates without reuse: {6} B)\n",
       opts.outputDir, r.files.name, r.numKernels, r.weightsSize, r.ioSize,
       r.scratchSize, r.unplannedScratchSize);
+  if (r.accuracy)
+    printAccuracyReport(*r.accuracy,
+                        kiln::accuracyReportPath(opts, r.files.name));
   return 0;
 }

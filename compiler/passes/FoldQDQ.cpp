@@ -29,6 +29,7 @@
 #include "compiler/ops/OpHelpers.h"
 #include "compiler/ops/QuantizedTypes.h"
 #include "compiler/passes/Passes.h"
+#include "compiler/passes/QDQGroups.h"
 
 #include <cmath>
 #include <limits>
@@ -84,21 +85,6 @@ Value *int8Behind(const Node &q, const QuantParams &want) {
     return nullptr;
   auto params = linearQuant(q);
   return params && params->params == want ? dq->getInput(0) : nullptr;
-}
-
-/// Whether `n` only moves its input's values, so that it does the same on
-/// int8 as on uint8 integers or the reals they stand for.
-bool isMove(const Node &n) {
-  switch (n.getKind()) {
-  case OpKind::Flatten:
-  case OpKind::Reshape:
-  case OpKind::Transpose:
-  case OpKind::Squeeze:
-  case OpKind::Unsqueeze:
-  case OpKind::Identity: return true;
-  case OpKind::MaxPool: return n.getNumOutputs() == 1;
-  default: return false;
-  }
 }
 
 /// Raw integer constant data as int8 with the quantization `q` (uint8
@@ -157,7 +143,7 @@ public:
   /// The int8 activation a DequantizeLinear result `f` stands for, also
   /// through moves of it.
   Value *activation(Value *f) {
-    if (f && f->isResult() && isMove(*f->getProducer()))
+    if (f && f->isResult() && isQuantMove(*f->getProducer()))
       return moved(*f->getProducer(), activation(f->getProducer()->getInput(0)));
     Node *dq = producerOf(f, OpKind::DequantizeLinear);
     auto q = dq ? linearQuant(*dq) : std::nullopt;
@@ -177,7 +163,7 @@ public:
   Value *int8Source(Value *raw, const QuantParams &q) {
     if (Node *prev = producerOf(raw, OpKind::QuantizeLinear))
       return int8Behind(*prev, q);
-    if (!raw->isResult() || !isMove(*raw->getProducer()))
+    if (!raw->isResult() || !isQuantMove(*raw->getProducer()))
       return nullptr;
     Node *move = raw->getProducer();
     Value *in = int8Source(move->getInput(0), q);
@@ -277,20 +263,6 @@ private:
   std::vector<Node *> added;
   bool failed_ = false;
 };
-
-/// An activation the int8 form of Conv, MatMul, Add, Sub and Mul clamps
-/// to in its requantization (TFLite's fused RELU, RELU6, RELU_N1_TO_1).
-bool isFusableClamp(const Activation &a) {
-  llvm::ArrayRef<float> p = a.getParams();
-  return a.getKind() == ActivationKind::Relu ||
-         (a.getKind() == ActivationKind::Clip &&
-          ((p[0] == 0 && p[1] == 6) || (p[0] == -1 && p[1] == 1)));
-}
-
-bool takesFusedClamp(const Node &n) {
-  return n.is(OpKind::Conv) || n.is(OpKind::MatMul) || n.is(OpKind::Gemm) ||
-         n.is(OpKind::Add) || n.is(OpKind::Sub) || n.is(OpKind::Mul);
-}
 
 /// The int8 form of `op` (with `clamp` fused) computed by `b`, or nullptr.
 Value *buildInt8(GroupBuilder &b, const Node &op, const QuantParams &out,

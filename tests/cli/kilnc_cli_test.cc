@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@ namespace {
 
 std::string kilncPath;
 std::string modelsDir;
+/// tests/ptq: calibration sets of the shipped models.
+std::string ptqDir;
 
 struct RunResult {
   int exitCode;
@@ -338,15 +341,105 @@ TEST_F(KilncCli, TruncatedTFLiteModel) {
   EXPECT_TRUE(noOutputs());
 }
 
+TEST_F(KilncCli, QuantizeWritesBundleReportAndQdqModel) {
+  std::string model = (fs::path(modelsDir) / "lenet5.onnx").string();
+  fs::path qdq = dir / "lenet5.qdq.onnx";
+  RunResult r = run(model + " -o " + outDir.string() + " --quantize int8 --calibration " +
+                    (fs::path(ptqDir) / "calibration" / "lenet5").string() +
+                    " --calibrator percentile --save-qdq " + qdq.string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char *f : {"lenet5.o", "lenet5.h", "lenet5.weights.bin", "lenet5.accuracy.json"})
+    EXPECT_TRUE(fs::exists(outDir / f)) << f;
+  onnx::ModelProto saved;
+  EXPECT_TRUE(saved.ParseFromString(readFile(qdq)));
+  EXPECT_GT(saved.graph().node_size(), 0);
+  std::string json = readFile(outDir / "lenet5.accuracy.json");
+  for (const char *key : {"\"calibrator\": \"percentile\"", "\"sqnr_db\"",
+                          "\"top1_agreement\"", "\"largest_error_tensors\""})
+    EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
+  EXPECT_NE(r.out.find("top-1 agreement"), std::string::npos) << r.out;
+  // Not a terminal: progress as plain lines, no bar redrawn in place.
+  EXPECT_NE(r.err.find("kilnc: calibrating: 16 samples\n"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
+}
+
+TEST_F(KilncCli, KeepFloatLeavesTheLayerFloat) {
+  std::string model = (fs::path(modelsDir) / "lenet5.onnx").string();
+  fs::path qdq = dir / "lenet5.qdq.onnx";
+  const std::string conv = "/features/features.0/Conv";
+  RunResult r = run(model + " -o " + outDir.string() + " --quantize int8 --calibration " +
+                    (fs::path(ptqDir) / "calibration" / "lenet5").string() +
+                    " --keep-float " + conv + " --save-qdq " + qdq.string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("kept in float: " + conv), std::string::npos) << r.out;
+  EXPECT_NE(readFile(outDir / "lenet5.accuracy.json").find("\"" + conv + "\""),
+            std::string::npos);
+  // In the QDQ model the kept Conv reads float weights (an initializer), the
+  // other one int8 weights through a DequantizeLinear.
+  onnx::ModelProto saved;
+  ASSERT_TRUE(saved.ParseFromString(readFile(qdq)));
+  std::map<std::string, int> initializerTypes;
+  for (const auto &t : saved.graph().initializer())
+    initializerTypes[t.name()] = t.data_type();
+  unsigned floatWeights = 0, convs = 0;
+  for (const auto &n : saved.graph().node()) {
+    if (n.op_type() != "Conv")
+      continue;
+    ++convs;
+    auto it = initializerTypes.find(n.input(1));
+    bool isFloat = it != initializerTypes.end() && it->second == onnx::TensorProto::FLOAT;
+    EXPECT_EQ(isFloat, n.name() == conv) << n.name();
+    floatWeights += isFloat;
+  }
+  EXPECT_EQ(convs, 2u);
+  EXPECT_EQ(floatWeights, 1u);
+}
+
+TEST_F(KilncCli, QuantizeBadInputWritesNothing) {
+  std::string lenet = (fs::path(modelsDir) / "lenet5.onnx").string();
+  fs::path qdq = dir / "q.onnx";
+  std::string out = " -o " + outDir.string() + " --save-qdq " + qdq.string();
+  auto expectError = [&](const std::string &args, const std::string &message) {
+    RunResult r = run(args + out);
+    EXPECT_NE(r.exitCode, 0) << args;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+    EXPECT_TRUE(noOutputs()) << args;
+    EXPECT_FALSE(fs::exists(qdq)) << args;
+  };
+  fs::path empty = dir / "empty";
+  fs::create_directories(empty);
+  expectError(lenet + " --quantize int8 --calibration " + empty.string(),
+              "has no samples for input 'input'");
+  fs::path misshaped = dir / "misshaped";
+  fs::create_directories(misshaped);
+  fs::copy_file(fs::path(ptqDir) / "calibration" / "mlp" / "input.000.npy",
+                misshaped / "input.000.npy");
+  expectError(lenet + " --quantize int8 --calibration " + misshaped.string(),
+              "input.000.npy: shape [10,784] does not fit input 'input'");
+  std::string lenetSet = (fs::path(ptqDir) / "calibration" / "lenet5").string();
+  expectError(lenet + " --quantize int8 --calibration " + lenetSet + " --calibrator kl",
+              "--calibrator must be minmax, percentile or entropy");
+  expectError(lenet + " --quantize int4 --calibration " + lenetSet, "--quantize takes int8");
+  expectError(lenet + " --quantize int8 --calibration " + lenetSet + " --keep-float nosuch",
+              "no Conv, Gemm or MatMul with constant weights named 'nosuch'");
+  expectError(lenet + " --quantize int8", "go together");
+  expectError(lenet + " --calibration " + lenetSet, "go together");
+  // A model without float layers: already int8.
+  expectError(fs::absolute(fs::path(kTFLiteModels) / "ad01_int8.tflite").string() +
+                  " --quantize int8 --calibration " + lenetSet,
+              "quantized already");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s KILNC MODELS_DIR\n", argv[0]);
+  if (argc != 4) {
+    fprintf(stderr, "usage: %s KILNC MODELS_DIR PTQ_DIR\n", argv[0]);
     return 2;
   }
   kilncPath = fs::absolute(argv[1]).string();
   modelsDir = fs::absolute(argv[2]).string();
+  ptqDir = fs::absolute(argv[3]).string();
   return RUN_ALL_TESTS();
 }

@@ -14,6 +14,7 @@
 #include "compiler/frontend/ModelImporter.h"
 #include "compiler/jit/BundleJit.h"
 #include "compiler/pipeline/Pipeline.h"
+#include "tests/common/Int8Graph.h"
 #include "tests/common/ReferenceCheck.h"
 
 #include "gtest/gtest.h"
@@ -57,24 +58,6 @@ std::vector<Expectation> expectations() {
     for (const char *type : {"u8", "s8"})
       e.push_back({std::string("layer_") + layer + "_" + type, op, 1, 1});
   return e;
-}
-
-unsigned countInt8(const Graph &g, OpKind kind) {
-  unsigned n = 0;
-  for (const Node *node : g.getNodes())
-    n += node->is(kind) && node->getOutput()->getType().dtype == DType::I8;
-  return n;
-}
-
-/// One step of the output `v`: 1 for integers, the scale of the int8 value
-/// a float output is dequantized from.
-double outputStep(const Value *v) {
-  if (v->getType().dtype != DType::F32)
-    return 1;
-  const Node *p = v->isResult() ? v->getProducer() : nullptr;
-  return p && p->is(OpKind::Dequantize)
-             ? p->getInput(0)->getType().quant.scales[0]
-             : 0;
 }
 
 class QdqModel : public ::testing::TestWithParam<Expectation> {};

@@ -1,0 +1,52 @@
+//===- QDQInsertion.h - A float graph as a QDQ graph -----------*- C++ -*-===//
+//
+// Post-training quantization writes its result in the form quantized ONNX
+// models have: a QuantizeLinear -> DequantizeLinear pair after every tensor
+// the int8 graph holds, and weights as int8 constants behind a
+// DequantizeLinear. fold-qdq then makes the int8 ops out of it exactly as it
+// does for a model quantized elsewhere, and the same graph, written as ONNX,
+// is what --save-qdq gives ONNX Runtime.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_QUANTIZE_QDQINSERTION_H
+#define KILN_QUANTIZE_QDQINSERTION_H
+
+#include "compiler/graph/Graph.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Error.h"
+
+#include <vector>
+
+namespace kiln {
+
+/// The passes that bring an imported float model to the form it is
+/// quantized in: constants folded, BatchNorm in the weights, zero padding in
+/// the Conv (so that one scale covers the folded weights, as on the device).
+std::vector<std::string> quantizationPreparePipeline();
+
+/// The float tensors that get their own int8 parameters, in graph order:
+/// float graph inputs and node results, except results of ops that only
+/// move values (they keep their input's parameters) and results whose only
+/// use is a clamp the producer's int8 form fuses (Conv -> Relu). An error
+/// if the graph is quantized already or has nothing to quantize.
+llvm::Expected<std::vector<Value *>> quantizationPoints(const Graph &g);
+
+/// Whether `n` is a Conv, Gemm or 2-D MatMul with constant f32 weights,
+/// which insertQDQ quantizes per output channel.
+bool hasQuantizableWeights(const Node &n);
+
+/// Inserts QuantizeLinear -> DequantizeLinear with `activations[name]`
+/// after each quantization point named there (all its uses read the
+/// DequantizeLinear), and replaces the f32 constant weights of Conv, Gemm
+/// and 2-D MatMul by int8 ones, symmetric per output channel (scale max|w| /
+/// 127, values in [-127, 127]), behind a DequantizeLinear. The nodes named
+/// in `keepFloat` keep their float weights, so fold-qdq leaves them float
+/// between their input's DequantizeLinear and their result's QuantizeLinear.
+llvm::Error insertQDQ(Graph &g, const llvm::StringMap<QuantParams> &activations,
+                      const llvm::StringSet<> &keepFloat);
+
+} // namespace kiln
+
+#endif

@@ -1,0 +1,35 @@
+#!/usr/bin/python3
+"""Writes the calibration sets of tests/ptq: for each shipped model
+(bundles/models/manifest.json), 20 samples of its input drawn as the
+reference inputs are (standard normal, regenerate.py), seeded, in two batch
+files of 10: calibration/MODEL/INPUT.000.npy and INPUT.001.npy, each of shape
+[10, rest of the input's shape]. kiln calibrates on 16 of them and holds out
+every fifth for the accuracy report.
+
+usage: make_calibration.py   (needs numpy; Debian's python3-numpy)
+"""
+import json
+import os
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS = os.path.join(HERE, "..", "..", "bundles", "models")
+SAMPLES_PER_FILE, FILES = 10, 2
+
+
+def main():
+    manifest = json.load(open(os.path.join(MODELS, "manifest.json")))
+    for seed, name in enumerate(sorted(manifest)):
+        entry = manifest[name]
+        rng = np.random.default_rng(1300 + seed)
+        out = os.path.join(HERE, "calibration", name)
+        os.makedirs(out, exist_ok=True)
+        rest = entry["input_shape"][1:]
+        for f in range(FILES):
+            batch = rng.standard_normal([SAMPLES_PER_FILE] + rest).astype("<f4")
+            np.save(os.path.join(out, "%s.%03d.npy" % (entry["input_name"], f)), batch)
+
+
+if __name__ == "__main__":
+    main()
