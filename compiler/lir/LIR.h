@@ -204,10 +204,15 @@ struct Int8PaddedPlane {
 };
 llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv);
 
+/// The largest column stride whose runs an Int8Gemm reads from its planes
+/// (a run of stride s is every s-th of s x tileCols loaded).
+constexpr int64_t kInt8RunStride = 2;
+
 /// Whether an Int8Gemm Conv with pixels on lanes (Int8Dot::Pmaddwd) reads
-/// each block's taps as runs of its padded planes: unit column stride and
-/// dilation, whole blocks in one output row, and not a unit-stride 1x1
-/// Conv without padding (whose runs are the input itself).
+/// each block's taps as runs of its padded planes: column stride at most
+/// kInt8RunStride, unit column dilation, whole blocks in one output row,
+/// and not a unit-stride 1x1 Conv without padding (whose runs are the input
+/// itself).
 bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy);
 
 /// The temp of an Int8Gemm instruction: `strategy.tileCols` columns of int16

@@ -102,13 +102,16 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
   bool packed = int8WeightsPackable(g, n);
   if (packed && opts.int8Dot == Int8Dot::Pmaddwd && n.is(OpKind::Conv)) {
     // Blocks of whole vectors of pixels, the last block overlapping the one
-    // before: 4 rows x 16 pixels (8 accumulators) where there are 16.
+    // before, 8 accumulators: 4 rows x 16 pixels, or 8 x 8 where rows of 8
+    // would split blocks of 16 (blocks in one output row read runs).
     const TensorType &y = n.getOutput()->getType();
-    int64_t pixels = y.rank() == 4 ? y.shape[2] * y.shape[3] : 0;
-    if (pixels >= kInt8PixelLanes)
-      return KernelStrategy::int8Gemm(4, pixels >= 2 * kInt8PixelLanes ? 2 * kInt8PixelLanes
-                                                                       : kInt8PixelLanes,
-                                      Int8Dot::Pmaddwd, true);
+    const int64_t lanes = kInt8PixelLanes;
+    int64_t width = y.rank() == 4 ? y.shape[3] : 0, pixels = width ? y.shape[2] * width : 0;
+    bool eights = width % (2 * lanes) != 0 && width % lanes == 0;
+    if (pixels >= 2 * lanes && !eights)
+      return KernelStrategy::int8Gemm(4, 2 * lanes, Int8Dot::Pmaddwd, true);
+    if (pixels >= lanes)
+      return KernelStrategy::int8Gemm(8, lanes, Int8Dot::Pmaddwd, true);
   }
   Int8Dot dot = packed && opts.int8Dot == Int8Dot::ArmDsp ? Int8Dot::ArmDsp : Int8Dot::Scalar;
   // One row of inputs (a fully connected layer) shares each weight by

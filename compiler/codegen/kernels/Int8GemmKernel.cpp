@@ -343,14 +343,19 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   // pairs (an odd channel count's last pair reads its last channel twice;
   // the second's weight is 0).
   auto im2colRuns = [&](llvm::Value *bn, llvm::Value *c0, llvm::Value *first) {
-    llvm::SmallVector<int, 32> interleave;
-    for (int64_t c = 0; c < CB; ++c)
+    llvm::SmallVector<int, 32> interleave, strided;
+    for (int64_t c = 0; c < CB; ++c) {
       interleave.append({int(c), int(CB + c)});
+      strided.push_back(int(c * sw));
+    }
     auto *runTy = llvm::FixedVectorType::get(i16, CB);
+    // A strided run: every sw-th of sw x CB; the planes' spare int16 covers
+    // the load past the last one.
+    auto *spanTy = llvm::FixedVectorType::get(i16, CB * sw);
     // The block's corner in the planes (padded coordinates).
     llvm::Value *corner =
         readsPlane ? kb.linear({b.CreateUDiv(first, kb.idx(OW)), b.CreateURem(first, kb.idx(OW))},
-                               {sh * PC, 1})
+                               {sh * PC, sw})
                    : nullptr;
     llvm::Value *offset = b.CreateVectorSplat(CB, b.getInt16(uint16_t(g.inOffset)));
     kb.nest({KH, KW, CGp / 2}, [&](llvm::ArrayRef<llvm::Value *> k) {
@@ -361,7 +366,9 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
           ic = b.CreateSelect(b.CreateICmpULT(ic, kb.idx(CG)), ic, kb.idx(CG - 1));
         if (readsPlane) {
           llvm::Value *at = b.CreateAdd(corner, kb.linear({ic, k[0], k[1]}, {PR * PC, dh * PC, 1}));
-          run[j] = b.CreateAlignedLoad(runTy, kb.gep(i16, planes, at), llvm::Align(2));
+          run[j] = b.CreateAlignedLoad(spanTy, kb.gep(i16, planes, at), llvm::Align(2));
+          if (sw > 1)
+            run[j] = b.CreateShuffleVector(run[j], strided);
         } else {
           llvm::Value *at = kb.linear({bn, b.CreateAdd(c0, ic), first}, {C * H * W, H * W, 1});
           llvm::Value *bytes = b.CreateAlignedLoad(llvm::FixedVectorType::get(i8, CB),

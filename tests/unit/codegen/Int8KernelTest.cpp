@@ -157,6 +157,11 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -128, 0, 0.1f, 1000, kRelu6},
         ConvCase{"PointwiseRunsOverlapping", {1, 7, 5, 7}, {9, 7, 1, 1}, 1, {}, 13, -1, 0.1f,
                  1000, kNone},
+        ConvCase{"RunsStrideTwo", {1, 4, 6, 32}, {8, 4, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}, {"strides", Attr::ofInts({2, 2})}},
+                 -9, 2, 0.2f, 1000, kRelu},
+        ConvCase{"PointwiseStrideTwoBlocksOfEight", {1, 6, 8, 16}, {10, 6, 1, 1}, 1,
+                 {{"strides", Attr::ofInts({2, 2})}}, 50, -60, 0.1f, 1000, kNone},
         ConvCase{"RowsOfEightPixels", {1, 4, 3, 4}, {5, 4, 3, 3}, 1,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 0, 0, 0.1f, 1000, kNone}),
     [](const auto &info) { return std::string(info.param.name); });

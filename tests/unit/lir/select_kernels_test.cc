@@ -165,11 +165,11 @@ TEST(SelectKernels, Int8GemmDepthwiseAndPortable) {
   opts.int8Dot = lir::Int8Dot::ArmDsp;
   EXPECT_EQ(kernelOf(strategies(*buildInt8Graph(), opts), "conv"),
             "Conv[int8 gemm 2x2 smlad]");
-  // x86 AVX2: Convs of 16 pixels or more put them on the lanes; the
+  // x86 AVX2: Convs put pixels on the lanes (rows of 8: blocks of 8); the
   // depthwise and the MatMuls keep their portable kernels.
   opts.int8Dot = lir::Int8Dot::Pmaddwd;
   text = strategies(*buildInt8Graph(), opts);
-  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 4x16 pmaddwd]");
+  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 8x8 pmaddwd]");
   EXPECT_EQ(kernelOf(text, "dw"), "Conv[int8 depthwise padded]");
   EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
   EXPECT_EQ(kernelOf(text, "fc2"), "MatMul[int8 gemm 2x2 scalar]");
