@@ -1,18 +1,20 @@
-"""A repository over ../shared/models, the large reference models CI provides.
+"""Repositories over model folders outside the clone: ../shared/models, the
+large reference models CI provides, and ../shared/suite, the large models of
+the suite (bundles/models/suite.py --large).
 
-A fresh clone has no ../shared: the repository is then empty and SHARED_MODELS
-lists nothing, so the tests that need those models are simply not defined.
-KILN_SHARED_MODELS overrides the location.
+A fresh clone has no ../shared: a repository is then empty and its list of
+models is empty, so the tests that need those models are simply not defined.
+The environment variable named by `env` (KILN_SHARED_MODELS,
+KILN_SUITE_MODELS) overrides the location.
 """
 
-_MODELS = ["mobilenet_v2", "resnet18"]
 _SUFFIXES = [".onnx", ".input.bin", ".output.bin"]
 
 def _impl(rctx):
     workspace = rctx.path(Label("//:WORKSPACE")).dirname
-    location = rctx.os.environ.get("KILN_SHARED_MODELS", str(workspace) + "/../shared/models")
+    location = rctx.os.environ.get(rctx.attr.env, str(workspace) + "/" + rctx.attr.default_dir)
     found = []
-    for model in _MODELS:
+    for model in rctx.attr.models:
         paths = [rctx.path(location + "/" + model + s) for s in _SUFFIXES]
         if all([p.exists for p in paths]):
             for p in paths:
@@ -20,10 +22,16 @@ def _impl(rctx):
             found.append(model)
     rctx.file("BUILD.bazel", "package(default_visibility = [\"//visibility:public\"])\n" +
                              "exports_files(glob([\"*\"]))\n")
-    rctx.file("defs.bzl", "SHARED_MODELS = %r\n" % found)
+    rctx.file("defs.bzl", "%s = %r\n" % (rctx.attr.list_name, found))
 
 kiln_shared_models = repository_rule(
     implementation = _impl,
-    environ = ["KILN_SHARED_MODELS"],
+    attrs = {
+        "models": attr.string_list(doc = "the models to look for"),
+        "env": attr.string(doc = "the variable that overrides the location"),
+        "default_dir": attr.string(doc = "the location relative to the workspace"),
+        "list_name": attr.string(doc = "the name defs.bzl gives the list of models found"),
+    },
+    environ = ["KILN_SHARED_MODELS", "KILN_SUITE_MODELS"],
     local = True,
 )

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what kiln needs from Debian's archive. Idempotent: only missing packages are fetched.
-# Usage: tools/install_deps.sh [host|cross|oracle|examples|all]   (default: host)
+# Usage: tools/install_deps.sh [host|cross|oracle|suite|examples|all]   (default: host)
 set -euo pipefail
 set_name=${1:-host}
 
@@ -25,15 +25,19 @@ oracle_pkgs=(
   python3-pyarmnn libarmnn-cpuref-backend22 libarmnntfliteparser22 python3-numpy python3-flatbuffers
   flatbuffers-compiler
 )
+# PyTorch and torchvision: needed only to regenerate the model suite
+# (bundles/models/suite.py), not to build or test.
+suite_pkgs=(python3-torch python3-torchvision python3-onnx python3-numpy libopenblas0-openmp)
 # The CMake example project (examples/cmake).
 examples_pkgs=(cmake)
 case "$set_name" in
   host) pkgs=("${host_pkgs[@]}") ;;
   cross) pkgs=("${cross_pkgs[@]}") ;;
   oracle) pkgs=("${oracle_pkgs[@]}") ;;
+  suite) pkgs=("${suite_pkgs[@]}") ;;
   examples) pkgs=("${examples_pkgs[@]}") ;;
-  all) pkgs=("${host_pkgs[@]}" "${cross_pkgs[@]}") ;;   # not oracle: CI does not need Arm NN
-  *) echo "usage: $0 [host|cross|oracle|examples|all]" >&2; exit 2 ;;
+  all) pkgs=("${host_pkgs[@]}" "${cross_pkgs[@]}") ;;   # not oracle or suite: CI needs neither
+  *) echo "usage: $0 [host|cross|oracle|suite|examples|all]" >&2; exit 2 ;;
 esac
 
 missing=()

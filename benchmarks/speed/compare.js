@@ -12,7 +12,14 @@ const files = fs.readdirSync(dir);
 const rounds = (prefix) => files.filter((f) => f.startsWith(prefix) && f.endsWith('.json'))
   .sort().map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
 const kiln = rounds('kiln_');
-const ort = rounds('ort_');
+// ort_R_FOLDER.json: a round's results over several model folders, merged
+// (a model in two folders, such as lenet5, keeps the first folder's by name).
+const ortFiles = files.filter((f) => /^ort_\d+_.*\.json$/.test(f)).sort();
+const roundOf = (f) => Number(f.split('_')[1]);
+const ort = [...new Set(ortFiles.map(roundOf))].sort((a, b) => a - b).map((r) => ({
+  results: ortFiles.filter((f) => roundOf(f) === r)
+    .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).results).flat(),
+}));
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const n = s.length;

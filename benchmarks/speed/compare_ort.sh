@@ -7,12 +7,16 @@
 #
 # Needs onnxruntime-node in $ORT_DIR (default /tmp/ort; see
 # ../shared/bench/README.md) and the models in $KILN_SHARED_MODELS (default
-# ../shared/models). $BAZEL overrides the bazel command.
+# ../shared/models); ONNX Runtime also runs the models of bundles/models (the
+# suite's small ones) and, when present, the suite's large ones in
+# $KILN_SUITE_MODELS (default ../shared/suite). $BAZEL overrides the bazel
+# command.
 set -euo pipefail
 rounds=${1:-3}
 bazel_cmd=${BAZEL:-bazel}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 models=${KILN_SHARED_MODELS:-$root/../shared/models}
+suite=${KILN_SUITE_MODELS:-$root/../shared/suite}
 ort_bench=${ORT_BENCH:-$root/../shared/bench/ort_bench.js}
 out=$(mktemp -d /tmp/kiln_speed.XXXXXX)
 cd "$root"
@@ -24,8 +28,13 @@ for r in $(seq "$rounds"); do
   $bazel_cmd run //benchmarks/speed:speed_bench -- --benchmark_color=false \
     --compile_reps=$compile --json="$out/kiln_$r.json" > "$out/kiln_$r.txt" 2>&1
   echo "round $r/$rounds: onnxruntime" >&2
-  ORT_DIR=${ORT_DIR:-/tmp/ort} node "$ort_bench" --models-dir "$models" --threads 1 \
-    --runs 50 --out "$out/ort_$r.json" > "$out/ort_$r.txt"
+  # One file per folder, which compare.js merges.
+  for folder in "bundled:$root/bundles/models" "shared:$models" "suite:$suite"; do
+    dir=${folder#*:}
+    [ -f "$dir/manifest.json" ] || continue
+    ORT_DIR=${ORT_DIR:-/tmp/ort} node "$ort_bench" --models-dir "$dir" --threads 1 \
+      --runs 50 --out "$out/ort_${r}_${folder%%:*}.json" >> "$out/ort_$r.txt"
+  done
 done
 node "$root/benchmarks/speed/compare.js" "$out"
 echo "(raw results in $out)" >&2

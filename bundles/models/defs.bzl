@@ -6,3 +6,13 @@ SHIPPED_MODELS = [
     "ds_cnn_kws",
     "resnet8_cifar",
 ]
+
+# The suite's small models (suite.py), shipped here too; its large ones are
+# in @suite_models (WORKSPACE).
+SUITE_MODELS = [
+    "unet_small",
+    "transformer_encoder",
+    "vit_tiny",
+    "lstm",
+    "gru",
+]

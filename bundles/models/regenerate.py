@@ -204,9 +204,12 @@ MODELS = {
 # --------------------------------------------------------------------------
 
 
-def build(name, seed):
-    """Returns (eval-mode model with seeded random weights, input tensor)."""
-    ctor, input_shape = MODELS[name]
+def build(name, seed, models=MODELS):
+    """Returns (eval-mode model with seeded random weights, input tensor).
+
+    models maps name -> (constructor, input shape); suite.py passes its own.
+    """
+    ctor, input_shape = models[name]
     torch.manual_seed(seed)
     model = ctor()
     gen = torch.Generator().manual_seed(seed + 1)
@@ -255,11 +258,11 @@ def count_flops(model, x):
     return y, dict(parts)
 
 
-def export(model, x, path):
+def export(model, x, path, opset=OPSET):
     torch.onnx.export(
         model, (x,), path,
         export_params=True,
-        opset_version=OPSET,
+        opset_version=opset,
         do_constant_folding=True,  # folds BN into Conv, leaves Constant/Clip as in the manifest
         input_names=["input"],
         output_names=["output"],
@@ -290,14 +293,14 @@ def onnx_summary(path):
     }
 
 
-def generate(name, seed, out_dir):
-    model, x = build(name, seed)
+def generate(name, seed, out_dir, models=MODELS, opset=OPSET):
+    model, x = build(name, seed, models)
     y, parts = count_flops(model, x)
     with torch.no_grad():
         y_plain = model(x)  # reference output, eager, without the counting mode
     assert torch.equal(y, y_plain)
     path = os.path.join(out_dir, name + ".onnx")
-    export(model, x, path)
+    export(model, x, path, opset)
 
     xi = x.numpy().astype("<f4")
     yo = y_plain.numpy().astype("<f4")
@@ -314,6 +317,22 @@ def generate(name, seed, out_dir):
         raise RuntimeError(f"{name}: ONNX shapes {entry['input_shape']}->{entry['output_shape']}"
                            f" differ from eager {list(x.shape)}->{list(y.shape)}")
     return entry
+
+
+def merge_manifest(out_dir, generated):
+    """Merges the generated entries into out_dir/manifest.json and reports them."""
+    manifest_path = os.path.join(out_dir, "manifest.json")
+    manifest = {}
+    if os.path.exists(manifest_path):
+        with open(manifest_path) as f:
+            manifest = json.load(f)
+    for name, entry in generated.items():
+        manifest[name] = entry
+        print(f"{name}: params={entry['params']} flops={entry['flops']} "
+              f"ops={sum(entry['onnx_ops'].values())} -> {os.path.join(out_dir, name + '.onnx')}")
+    with open(manifest_path, "w") as f:
+        json.dump(manifest, f, indent=1, sort_keys=True)
+        f.write("\n")
 
 
 CHECK_FIELDS = ("input_shape", "output_shape", "opset", "params", "flops", "onnx_ops")
@@ -362,24 +381,8 @@ def main(argv=None):
         ap.error(f"unknown model(s): {', '.join(unknown)}; known: {', '.join(ALL_MODELS)}")
     os.makedirs(args.out, exist_ok=True)
 
-    manifest_path = os.path.join(args.out, "manifest.json")
-    manifest = {}
-    if os.path.exists(manifest_path):
-        with open(manifest_path) as f:
-            manifest = json.load(f)
-
-    generated = {}
-    for name in names:
-        entry = generate(name, args.seed, args.out)
-        generated[name] = entry
-        manifest[name] = entry
-        print(f"{name}: params={entry['params']} flops={entry['flops']} "
-              f"ops={sum(entry['onnx_ops'].values())} -> {os.path.join(args.out, name + '.onnx')}")
-
-    with open(manifest_path, "w") as f:
-        json.dump(manifest, f, indent=1, sort_keys=True)
-        f.write("\n")
-
+    generated = {name: generate(name, args.seed, args.out) for name in names}
+    merge_manifest(args.out, generated)
     if args.check:
         return 1 if check(generated, args.check) else 0
     return 0

@@ -75,6 +75,8 @@ llvm::Error emitSoftmax(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitTranspose(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitConcat(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitPad(KernelBuilder &kb, const KernelArgs &args);
+/// Resize of the last two axes, f32 (kernels/ResizeKernel.cpp).
+llvm::Error emitResize(KernelBuilder &kb, const KernelArgs &args);
 
 /// Checks that `v` has dtype f32, naming the node otherwise.
 llvm::Error requireF32(const Node &n, const Value *v);

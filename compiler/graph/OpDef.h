@@ -94,6 +94,8 @@ enum class KernelFamily : uint8_t {
   Transpose,
   Concat,
   Pad,
+  /// Resize of the last two axes (f32); lowering rewrites the others.
+  Resize,
 };
 
 llvm::StringRef kernelFamilyName(KernelFamily f);

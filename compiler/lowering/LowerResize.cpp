@@ -1,7 +1,8 @@
 //===- LowerResize.cpp - Resize -> gathers, weights and sums --------------===//
 //
-// Resize is separable and its taps are known at compile time (resizeTaps),
-// so each resized axis becomes sum_t Gather(x, indices_t, axis) * weights_t
+// An f32 Resize of the last two axes stays for its one-pass kernel
+// (codegen/kernels/ResizeKernel.cpp). Any other Resize is separable and its
+// taps are known at compile time (resizeTaps), so each resized axis becomes sum_t Gather(x, indices_t, axis) * weights_t
 // with constant index and weight vectors (weights broadcast along the
 // axis); taps whose weights are all 0 are dropped and all-1 taps need no
 // Mul, so nearest-neighbour resizing is Gathers only. Positions outside a
@@ -14,6 +15,7 @@
 #include "compiler/graph/Rewrite.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 
 namespace kiln {
 
@@ -57,6 +59,12 @@ bool isIdentity(const ResizeTaps &a, int64_t inSize) {
 llvm::Expected<bool> lowerResize(Graph &g, Node *n) {
   std::vector<ResizeTaps> axes = resizeTaps(*n);
   Value *v = n->getInput(0);
+  // f32 images: the Resize kernel reads every output's taps in one pass.
+  llvm::ArrayRef<int64_t> shape = v->getType().shape;
+  if (v->getType().dtype == DType::F32 && shape.size() >= 2 &&
+      llvm::all_of(llvm::seq<size_t>(0, shape.size() - 2),
+                   [&](size_t d) { return isIdentity(axes[d], shape[d]); }))
+    return false;
   DType dtype = v->getType().dtype;
   std::string base = n->getName().str();
   for (size_t d = 0; d < axes.size(); ++d) {

@@ -25,6 +25,11 @@ llvm::Expected<bool> lowerBatchNorm(Graph &g, Node *bn);
 /// ConvTranspose: explicit kernel_shape, strides, dilations and pads
 /// (output_padding, output_shape and auto_pad folded into them).
 llvm::Expected<bool> makeConvTransposeExplicit(Graph &g, Node *n);
+/// 2-D ConvTranspose with constant weights, stride s -> one Conv computing
+/// the s^2 output phases as channels, interleaved by Reshape, Transpose,
+/// Reshape and cropped by a Slice (LowerConvTranspose.cpp); otherwise
+/// makeConvTransposeExplicit's form for the scattering kernel.
+llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n);
 
 /// 1-D Conv -> Reshape, 2-D Conv (explicit) over a height of 1, Reshape.
 llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv);
@@ -89,7 +94,8 @@ llvm::Expected<bool> lowerRecurrent(Graph &g, Node *n);
 /// (LowerQuant.cpp).
 llvm::Expected<bool> lowerQuantization(Graph &g, Node *n);
 
-/// Resize -> per resized axis, Gathers weighted and summed (LowerResize.cpp).
+/// Resize -> per resized axis, Gathers weighted and summed (LowerResize.cpp);
+/// an f32 Resize of the last two axes stays for the Resize kernel.
 llvm::Expected<bool> lowerResize(Graph &g, Node *n);
 
 /// Transpose: the default permutation (reversed axes) made explicit.

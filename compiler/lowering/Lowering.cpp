@@ -70,7 +70,7 @@ static llvm::Expected<bool> lowerNode(Graph &g, Node *n) {
   case OpKind::AveragePool:
     return makeWindowExplicit(g, n);
   case OpKind::ConvTranspose:
-    return makeConvTransposeExplicit(g, n);
+    return lowerConvTranspose(g, n);
   case OpKind::Flatten:
   case OpKind::Squeeze:
   case OpKind::Unsqueeze:

@@ -98,6 +98,7 @@ llvm::StringRef kernelFamilyName(KernelFamily f) {
   case KernelFamily::Transpose: return "transpose";
   case KernelFamily::Concat: return "concat";
   case KernelFamily::Pad: return "pad";
+  case KernelFamily::Resize: return "resize";
   }
   return "?";
 }

@@ -230,6 +230,7 @@ void registerResizeOps(std::vector<OpDef> &defs) {
         {"sizes", AttrKind::Ints, std::nullopt, /*required=*/true}},
        inferResize,
        evalResize});
+  defs.back().kernel = KernelFamily::Resize;
 }
 
 } // namespace kiln

@@ -1,8 +1,10 @@
 """The one input and one output of each model the end-to-end tests run, as
 (name, shape): known facts about the models (bundles/models/manifest.json,
 tests/e2e/models/make_fusion_probe.py, and PyTorch's export of the shared
-ones), against which run_bundle_test checks every field of the bundle's
-kiln_tensor descriptors and the header's tensor macros."""
+and suite ones), against which run_bundle_test checks every field of the
+bundle's kiln_tensor descriptors and the header's tensor macros."""
+
+load("@suite_models//:defs.bzl", "SUITE_LARGE_MODELS")
 
 _IMAGE = ("input", [1, 3, 224, 224])
 _CLASSES_10 = ("output", [1, 10])
@@ -15,4 +17,12 @@ MODEL_IO = {
     "fusion_probe": (("x", [1, 8, 4, 4]), ("y", [1, 24, 4, 4])),
     "mobilenet_v2": (_IMAGE, ("output", [1, 1000])),
     "resnet18": (_IMAGE, ("output", [1, 1000])),
+    "unet_small": (("input", [1, 3, 64, 64]), ("output", [1, 2, 64, 64])),
+    "transformer_encoder": (("input", [1, 16, 64]), ("output", [1, 16, 64])),
+    "vit_tiny": (("input", [1, 3, 32, 32]), _CLASSES_10),
+    "lstm": (("input", [16, 1, 32]), _CLASSES_10),
+    "gru": (("input", [16, 1, 32]), _CLASSES_10),
 }
+
+# The suite's large models (those present): torchvision classifiers.
+MODEL_IO.update({model: (_IMAGE, ("output", [1, 1000])) for model in SUITE_LARGE_MODELS})

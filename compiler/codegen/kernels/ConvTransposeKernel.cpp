@@ -5,7 +5,10 @@
 // stride + k * dilation - pad. A tap that lands outside the output adds 0 at
 // a clamped, in-bounds address, so the loops have no branches. Lowering made
 // kernel_shape, strides, dilations and pads explicit (pads may be negative:
-// output_shape asking for more than the natural size).
+// output_shape asking for more than the natural size). It runs only what
+// lowering does not turn into a sub-pixel Conv (LowerConvTranspose.cpp):
+// dilations, run-time weights, 1 or 3 spatial dimensions, pads beyond a
+// kernel.
 //
 //===----------------------------------------------------------------------===//
 

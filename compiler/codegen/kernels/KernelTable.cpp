@@ -25,6 +25,7 @@ KernelEmitter findKernelEmitter(OpKind kind, const lir::KernelStrategy &strategy
   case KernelFamily::Transpose: return emitTranspose;
   case KernelFamily::Concat: return emitConcat;
   case KernelFamily::Pad: return emitPad;
+  case KernelFamily::Resize: return emitResize;
   // A view has no kernel; the LIR binds its result to its input's bytes.
   case KernelFamily::View:
   case KernelFamily::None: break;

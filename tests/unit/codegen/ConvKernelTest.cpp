@@ -10,8 +10,6 @@ namespace {
 
 using namespace test;
 
-enum class Weights { Constant, Input };
-
 struct ConvCase {
   const char *name;
   Shape x, w;
@@ -23,16 +21,7 @@ struct ConvCase {
 };
 
 GraphBuilder convGraph(const ConvCase &c) {
-  return [c](Graph &g) {
-    Value *x = g.addInput("x", f32(c.x));
-    Value *w = c.weights == Weights::Constant ? randomConstant(g, "w", c.w)
-                                              : g.addInput("w", f32(c.w));
-    llvm::SmallVector<Value *, 3> inputs{x, w};
-    if (c.bias)
-      inputs.push_back(randomConstant(g, "b", {c.w[0]}));
-    Node *conv = addNode(g, OpKind::Conv, "conv", inputs, c.attrs);
-    g.addOutput("y", conv->getOutput());
-  };
+  return weightedNode(OpKind::Conv, c.x, c.w, c.bias ? c.w[0] : 0, c.attrs, c.weights);
 }
 
 class ConvKernel : public ::testing::TestWithParam<ConvCase> {};

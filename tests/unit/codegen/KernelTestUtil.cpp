@@ -65,5 +65,19 @@ GraphBuilder singleNode(OpKind kind, std::vector<TensorType> inputTypes,
   };
 }
 
+GraphBuilder weightedNode(OpKind kind, Shape x, Shape w, int64_t biasSize,
+                          AttrMap attrs, Weights weights) {
+  return [=](Graph &g) {
+    llvm::SmallVector<Value *, 3> inputs{
+        g.addInput("x", f32(x)), weights == Weights::Constant
+                                     ? randomConstant(g, "w", w)
+                                     : g.addInput("w", f32(w))};
+    if (biasSize)
+      inputs.push_back(randomConstant(g, "b", {biasSize}));
+    Node *n = addNode(g, kind, "node", inputs, attrs);
+    g.addOutput("y", n->getOutput());
+  };
+}
+
 } // namespace test
 } // namespace kiln

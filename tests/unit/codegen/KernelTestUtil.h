@@ -54,6 +54,16 @@ Tensor randomInput(const TensorType &type, uint64_t seed, float lo = -1.0f,
 GraphBuilder singleNode(OpKind kind, std::vector<TensorType> inputTypes,
                         AttrMap attrs = {});
 
+/// Where a convolution's weights come from: a constant, which the compiler
+/// may pack or transform, or a graph input, read as it is at run time.
+enum class Weights { Constant, Input };
+
+/// x -> `kind`(x, w[, b]) -> y, a convolution-like node: graph input "x" of
+/// shape `x`, weights of shape `w` as `weights` says, and a random constant
+/// bias of `biasSize` elements unless it is 0.
+GraphBuilder weightedNode(OpKind kind, Shape x, Shape w, int64_t biasSize,
+                          AttrMap attrs, Weights weights = Weights::Constant);
+
 } // namespace test
 } // namespace kiln
 

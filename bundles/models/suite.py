@@ -1,0 +1,211 @@
+#!/usr/bin/python3
+"""Generate kiln's model suite: architectures kiln was not tuned on.
+
+Issue 14: a user brings every kind of model, so the suite spans the
+architectures that exercise other kernels than the six test models do
+(ConvTranspose, Resize, skip Concats, attention, LayerNorm, GELU, recurrent
+cells, squeeze-excitation, grouped and 5x5 depthwise convolutions), exported
+at opsets 11 to 17. Each model is built, randomized, exported and described
+exactly as regenerate.py does it (same seed scheme, same NAME.onnx /
+NAME.input.bin / NAME.output.bin / .npy files, same manifest.json fields),
+with the opset listed per model below.
+
+Small models (under 1 MB of weights) are shipped in this folder, so their
+end-to-end tests run on a clean clone:
+    unet_small           U-Net on 1x3x64x64: 3 levels (16/32/64 channels), a
+                         ConvTranspose 2x2/2 and a bilinear Resize (half-pixel
+                         coordinates) upsampling, skip Concats; opset 11
+    transformer_encoder  2 post-norm encoder layers (4-head attention,
+                         LayerNormalization, GELU feed-forward 128 wide) on
+                         1x16x64 tokens; opset 17
+    vit_tiny             ViT on 1x3x32x32: 4x4 patches, 64 wide, 2 pre-norm
+                         layers, class token; opset 15
+    lstm                 2-layer LSTM (32 -> 64) over 16 steps, linear head;
+                         opset 14
+    gru                  2-layer GRU (32 -> 64) over 16 steps, linear head;
+                         opset 12
+Large models (torchvision, 1x3x224x224 -> 1x1000) are not shipped; write
+them elsewhere with --large and point KILN_SUITE_MODELS at that folder
+(default ../shared/suite, see tests/shared_models.bzl):
+    squeezenet1_1 (opset 11), shufflenet_v2_x1_0 (12), mobilenet_v3_small (13),
+    mobilenet_v3_large (14), efficientnet_b0 (15), mnasnet1_0 (16),
+    regnet_x_400mf (17), regnet_y_400mf (13), densenet121 (14),
+    googlenet (15), resnet50 (16)
+
+Requirements: tools/install_deps.sh suite (Debian 12's python3-torch 1.13,
+python3-torchvision 0.14, python3-onnx), run with /usr/bin/python3.
+
+Usage:
+    /usr/bin/python3 bundles/models/suite.py                  # small ones, into this folder
+    /usr/bin/python3 bundles/models/suite.py --large --out ../shared/suite
+    /usr/bin/python3 bundles/models/suite.py --models unet_small --out /tmp/m
+"""
+
+import argparse
+import os
+import sys
+
+import torch
+import torch.nn as nn
+
+import regenerate
+
+
+class DoubleConv(nn.Sequential):
+    """Two 3x3 conv + BatchNorm + ReLU, as every U-Net level has."""
+
+    def __init__(self, cin, cout):
+        super().__init__(*regenerate._conv_bn_relu(cin, cout, 3, 1, 1),
+                         *regenerate._conv_bn_relu(cout, cout, 3, 1, 1))
+
+
+class UNetSmall(nn.Module):
+    """Three-level U-Net; the two upsamplings are the two kinds users write:
+    a learned ConvTranspose 2x2 stride 2, and a bilinear resize."""
+
+    def __init__(self, classes=2):
+        super().__init__()
+        self.enc1 = DoubleConv(3, 16)
+        self.enc2 = DoubleConv(16, 32)
+        self.bottom = DoubleConv(32, 64)
+        self.pool = nn.MaxPool2d(2)
+        self.up2 = nn.ConvTranspose2d(64, 32, 2, stride=2)
+        self.dec2 = DoubleConv(64, 32)
+        self.up1 = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False)
+        self.dec1 = DoubleConv(48, 16)
+        self.head = nn.Conv2d(16, classes, 1)
+
+    def forward(self, x):
+        e1 = self.enc1(x)
+        e2 = self.enc2(self.pool(e1))
+        b = self.bottom(self.pool(e2))
+        d2 = self.dec2(torch.cat([self.up2(b), e2], 1))
+        d1 = self.dec1(torch.cat([self.up1(d2), e1], 1))
+        return self.head(d1)
+
+
+class EncoderLayer(nn.Module):
+    """A transformer encoder layer written out op by op (PyTorch's own layer
+    and nn.MultiheadAttention take a fused fast path in eval mode, which the
+    flop count cannot see): multi-head self-attention and a GELU feed-forward,
+    each with a residual and a LayerNorm, after (post-norm) or before it."""
+
+    def __init__(self, dim, heads, ff, norm_first):
+        super().__init__()
+        self.heads = heads
+        self.norm_first = norm_first
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.norm1 = nn.LayerNorm(dim)
+        self.norm2 = nn.LayerNorm(dim)
+        self.ff = nn.Sequential(nn.Linear(dim, ff), nn.GELU(), nn.Linear(ff, dim))
+
+    def attention(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).reshape(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        a = torch.softmax(q @ k.transpose(-2, -1) / (d // self.heads) ** 0.5, -1)
+        return self.proj((a @ v).transpose(1, 2).reshape(b, t, d))
+
+    def forward(self, x):
+        if self.norm_first:
+            x = x + self.attention(self.norm1(x))
+            return x + self.ff(self.norm2(x))
+        x = self.norm1(x + self.attention(x))
+        return self.norm2(x + self.ff(x))
+
+
+class TransformerEncoder(nn.Sequential):
+    """Post-norm encoder layers (BERT style)."""
+
+    def __init__(self, dim=64, heads=4, ff=128, depth=2):
+        super().__init__(*[EncoderLayer(dim, heads, ff, False) for _ in range(depth)])
+
+
+class ViTTiny(nn.Module):
+    """Vision transformer: patch embedding, class token, pre-norm layers, head."""
+
+    def __init__(self, image=32, patch=4, dim=64, heads=4, ff=128, depth=2, classes=10):
+        super().__init__()
+        self.embed = nn.Conv2d(3, dim, patch, stride=patch)
+        tokens = (image // patch) ** 2 + 1
+        self.cls = nn.Parameter(torch.randn(1, 1, dim) * 0.02)
+        self.pos = nn.Parameter(torch.randn(1, tokens, dim) * 0.02)
+        self.encoder = nn.Sequential(*[EncoderLayer(dim, heads, ff, True) for _ in range(depth)])
+        self.norm = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, x):
+        t = self.embed(x).flatten(2).transpose(1, 2)
+        t = torch.cat([self.cls.expand(t.shape[0], -1, -1), t], 1) + self.pos
+        return self.head(self.norm(self.encoder(t))[:, 0])
+
+
+class Recurrent(nn.Module):
+    """A 2-layer LSTM or GRU over (steps, 1, features), a linear head on the last step."""
+
+    def __init__(self, cell, features=32, hidden=64, classes=10):
+        super().__init__()
+        self.rnn = cell(features, hidden, num_layers=2)
+        self.head = nn.Linear(hidden, classes)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.head(y[-1])
+
+
+def _torchvision(name, **kwargs):
+    import torchvision
+    return getattr(torchvision.models, name)(weights=None, **kwargs)
+
+
+# name -> (constructor, input shape, opset)
+SMALL = {
+    "unet_small": (UNetSmall, (1, 3, 64, 64), 11),
+    "transformer_encoder": (TransformerEncoder, (1, 16, 64), 17),
+    "vit_tiny": (ViTTiny, (1, 3, 32, 32), 15),
+    "lstm": (lambda: Recurrent(nn.LSTM), (16, 1, 32), 14),
+    "gru": (lambda: Recurrent(nn.GRU), (16, 1, 32), 12),
+}
+_IMAGE = (1, 3, 224, 224)
+LARGE = {
+    "squeezenet1_1": (lambda: _torchvision("squeezenet1_1"), _IMAGE, 11),
+    "shufflenet_v2_x1_0": (lambda: _torchvision("shufflenet_v2_x1_0"), _IMAGE, 12),
+    "mobilenet_v3_small": (lambda: _torchvision("mobilenet_v3_small"), _IMAGE, 13),
+    "mobilenet_v3_large": (lambda: _torchvision("mobilenet_v3_large"), _IMAGE, 14),
+    "efficientnet_b0": (lambda: _torchvision("efficientnet_b0"), _IMAGE, 15),
+    "mnasnet1_0": (lambda: _torchvision("mnasnet1_0"), _IMAGE, 16),
+    "regnet_x_400mf": (lambda: _torchvision("regnet_x_400mf"), _IMAGE, 17),
+    "regnet_y_400mf": (lambda: _torchvision("regnet_y_400mf"), _IMAGE, 13),
+    "densenet121": (lambda: _torchvision("densenet121"), _IMAGE, 14),
+    "googlenet": (lambda: _torchvision("googlenet", aux_logits=False, init_weights=True),
+                  _IMAGE, 15),
+    "resnet50": (lambda: _torchvision("resnet50"), _IMAGE, 16),
+}
+SUITE = {**SMALL, **LARGE}
+
+
+def main(argv=None):
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description="Generate kiln's model suite (seeded random weights).")
+    ap.add_argument("--out", default=here, help="output folder (default: this script's folder)")
+    ap.add_argument("--models", default=",".join(SMALL),
+                    help="comma-separated models (default: %(default)s); one of: "
+                    + ", ".join(SUITE))
+    ap.add_argument("--large", action="store_true", help="the large (torchvision) models")
+    ap.add_argument("--seed", type=int, default=1234, help="random seed (default: %(default)s)")
+    args = ap.parse_args(argv)
+
+    names = list(LARGE) if args.large else [n for n in args.models.split(",") if n]
+    unknown = [n for n in names if n not in SUITE]
+    if unknown:
+        ap.error(f"unknown model(s): {', '.join(unknown)}; known: {', '.join(SUITE)}")
+    os.makedirs(args.out, exist_ok=True)
+    shapes = {name: (ctor, shape) for name, (ctor, shape, _) in SUITE.items()}
+    generated = {name: regenerate.generate(name, args.seed, args.out, shapes, SUITE[name][2])
+                 for name in names}
+    regenerate.merge_manifest(args.out, generated)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+//===- LowerConvTranspose.cpp - ConvTranspose -> sub-pixel Conv -----------===//
+//
+// A transposed convolution of stride s is s^2 ordinary convolutions, one
+// per output phase, interleaved (sub-pixel decomposition). Per spatial
+// dimension, with q = o + pad = s*m + r, output o receives the taps
+// k = r + s*t (t = 0..T-1, T = ceil(K/s)) from inputs i = m - t:
+//
+//   y[s*m + r - pad] = sum_t x[m - t] * w[r + s*t]
+//
+// which is a correlation of x with the reversed taps of phase r, padded by
+// T-1. All phases read the same input window, so they are one Conv whose
+// output channels are (channel, phase) pairs, with the phases' kernels
+// zero-filled to T taps; a Reshape, Transpose and Reshape interleave the
+// phases into the output grid and a Slice crops it. The Conv then runs on
+// the convolution kernels (register-tiled GEMM; a 2x2 stride-2 kernel
+// becomes a 1x1 Conv) instead of the scattering ConvTranspose kernel,
+// which stays for what this does not cover: dilations, run-time weights,
+// other than 2 spatial dimensions, and pads that reach beyond a kernel.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lowering/LowerRules.h"
+#include "compiler/graph/Rewrite.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <optional>
+
+namespace kiln {
+
+namespace {
+
+/// The decomposition along one spatial dimension.
+struct SubPixelAxis {
+  int64_t stride, taps;
+  /// The Conv's pads and the Slice's start in the interleaved grid.
+  int64_t padBegin, padEnd, cropStart;
+};
+
+/// The decomposition of a dimension of input size `in`, kernel `k`,
+/// stride `s`, begin pad `pad` and output size `out`, or nothing when its
+/// Conv would need negative pads.
+std::optional<SubPixelAxis> subPixelAxis(int64_t in, int64_t k, int64_t s,
+                                         int64_t pad, int64_t out) {
+  auto floorDiv = [](int64_t a, int64_t b) {
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+  };
+  int64_t taps = (k + s - 1) / s;
+  // The phase-grid rows m the output needs: [mLo, mHi).
+  int64_t mLo = floorDiv(pad, s), mHi = floorDiv(pad + out + s - 1, s);
+  SubPixelAxis a{s, taps, taps - 1 - mLo, mHi - in, pad - s * mLo};
+  if (a.padBegin < 0 || a.padEnd < 0)
+    return std::nullopt;
+  return a;
+}
+
+/// The Conv weights: [group * perGroupOut * s0 * s1, perGroupIn, T0, T1],
+/// output channel (c, r0, r1) holding phase (r0, r1)'s reversed taps of
+/// ConvTranspose filter c.
+Tensor subPixelWeights(const Tensor &w, int64_t group, const SubPixelAxis &a0,
+                       const SubPixelAxis &a1) {
+  llvm::ArrayRef<int64_t> ws = w.getShape(); // [Cin, Cout/group, K0, K1]
+  int64_t perGroupIn = ws[0] / group, perGroupOut = ws[1], k0 = ws[2], k1 = ws[3];
+  int64_t s0 = a0.stride, s1 = a1.stride, t0 = a0.taps, t1 = a1.taps;
+  Tensor v(TensorType(DType::F32, {group * perGroupOut * s0 * s1, perGroupIn, t0, t1}));
+  const float *src = w.data<float>();
+  float *dst = v.data<float>();
+  for (int64_t oc = 0; oc < v.getShape()[0]; ++oc) {
+    int64_t r1 = oc % s1, r0 = oc / s1 % s0, c = oc / (s0 * s1);
+    int64_t grp = c / perGroupOut, j = c % perGroupOut;
+    for (int64_t ci = 0; ci < perGroupIn; ++ci)
+      for (int64_t j0 = 0; j0 < t0; ++j0)
+        for (int64_t j1 = 0; j1 < t1; ++j1) {
+          int64_t kk0 = r0 + s0 * (t0 - 1 - j0), kk1 = r1 + s1 * (t1 - 1 - j1);
+          if (kk0 >= k0 || kk1 >= k1)
+            continue;
+          int64_t cin = grp * perGroupIn + ci;
+          dst[((oc * perGroupIn + ci) * t0 + j0) * t1 + j1] =
+              src[((cin * perGroupOut + j) * k0 + kk0) * k1 + kk1];
+        }
+  }
+  return v;
+}
+
+/// Each filter's bias repeated for its s0 * s1 phases.
+Tensor subPixelBias(const Tensor &b, int64_t phases) {
+  Tensor v(TensorType(DType::F32, {b.numElements() * phases}));
+  for (int64_t i = 0; i < v.numElements(); ++i)
+    v.data<float>()[i] = b.data<float>()[i / phases];
+  return v;
+}
+
+} // namespace
+
+llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n) {
+  auto explicitForm = makeConvTransposeExplicit(g, n);
+  if (!explicitForm)
+    return explicitForm.takeError();
+  const TensorType &xt = n->getInput(0)->getType();
+  const TensorType &yt = n->getOutput()->getType();
+  const Tensor *w = constantF32(n->getInput(1));
+  const Tensor *b = n->getInput(2) ? constantF32(n->getInput(2)) : nullptr;
+  if (xt.dtype != DType::F32 || xt.rank() != 4 || !w || (n->getInput(2) && !b) ||
+      llvm::any_of(n->getInts("dilations"), [](int64_t d) { return d != 1; }))
+    return *explicitForm;
+  llvm::ArrayRef<int64_t> strides = n->getInts("strides"), pads = n->getInts("pads");
+  llvm::SmallVector<SubPixelAxis, 2> axes;
+  for (size_t i = 0; i < 2; ++i) {
+    auto a = subPixelAxis(xt.shape[2 + i], w->getShape()[2 + i], strides[i], pads[i],
+                          yt.shape[2 + i]);
+    if (!a)
+      return *explicitForm;
+    axes.push_back(*a);
+  }
+  const SubPixelAxis &a0 = axes[0], &a1 = axes[1];
+  int64_t group = n->getInt("group"), phases = a0.stride * a1.stride;
+  int64_t filters = yt.shape[1], batch = xt.shape[0];
+  HelperNodeBuilder c(g, *n);
+  llvm::SmallVector<Value *, 3> convInputs{
+      n->getInput(0), c.constant("subpixel_weights", subPixelWeights(*w, group, a0, a1))};
+  if (b)
+    convInputs.push_back(c.constant("subpixel_bias", subPixelBias(*b, phases)));
+  Value *v = c.add("subpixel_conv", OpKind::Conv, convInputs,
+                   {{"auto_pad", Attr::ofString("NOTSET")},
+                    {"group", Attr::ofInt(group)},
+                    {"kernel_shape", Attr::ofInts({a0.taps, a1.taps})},
+                    {"strides", Attr::ofInts({1, 1})},
+                    {"dilations", Attr::ofInts({1, 1})},
+                    {"pads", Attr::ofInts({a0.padBegin, a1.padBegin, a0.padEnd,
+                                           a1.padEnd})}});
+  int64_t m0 = xt.shape[2] + a0.padBegin + a0.padEnd - a0.taps + 1;
+  int64_t m1 = xt.shape[3] + a1.padBegin + a1.padEnd - a1.taps + 1;
+  if (phases > 1) {
+    auto reshape = [](llvm::ArrayRef<int64_t> shape) {
+      return AttrMap{{"shape", Attr::ofInts(shape)}, {"allowzero", Attr::ofInt(1)}};
+    };
+    v = c.add("phases", OpKind::Reshape, {v},
+              reshape({batch, filters, a0.stride, a1.stride, m0, m1}));
+    v = c.add("interleave", OpKind::Transpose, {v},
+              {{"perm", Attr::ofInts({0, 1, 4, 2, 5, 3})}});
+    v = c.add("grid", OpKind::Reshape, {v},
+              reshape({batch, filters, m0 * a0.stride, m1 * a1.stride}));
+  }
+  if (m0 * a0.stride != yt.shape[2] || m1 * a1.stride != yt.shape[3])
+    v = c.add("crop", OpKind::Slice, {v},
+              {{"starts", Attr::ofInts({0, 0, a0.cropStart, a1.cropStart})},
+               {"ends", Attr::ofInts({batch, filters, a0.cropStart + yt.shape[2],
+                                      a1.cropStart + yt.shape[3]})},
+               {"axes", Attr::ofInts({0, 1, 2, 3})},
+               {"steps", Attr::ofInts({1, 1, 1, 1})}});
+  return c.replaceOrigin({v});
+}
+
+} // namespace kiln

@@ -1,0 +1,111 @@
+//===- ConvTransposeKernelTest.cpp - Sub-pixel Conv and the scatter kernel ===//
+//
+// Every ConvTranspose against the interpreter's own ConvTranspose. The
+// geometries lowering decomposes into one Conv over the output phases must
+// leave no ConvTranspose behind; the others must keep the scatter kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tests/unit/codegen/KernelTestUtil.h"
+
+#include <gtest/gtest.h>
+
+namespace kiln {
+namespace {
+
+using namespace test;
+
+struct ConvTransposeCase {
+  const char *name;
+  Shape x, w;
+  bool bias;
+  AttrMap attrs;
+  /// Whether lowering turns it into a Conv (else the scatter kernel runs).
+  bool subPixel;
+  Weights weights = Weights::Constant;
+};
+
+GraphBuilder convTransposeGraph(const ConvTransposeCase &c) {
+  int64_t group = c.attrs.count("group") ? c.attrs.at("group").getInt() : 1;
+  return weightedNode(OpKind::ConvTranspose, c.x, c.w, c.bias ? c.w[1] * group : 0,
+                      c.attrs, c.weights);
+}
+
+class ConvTransposeKernel : public ::testing::TestWithParam<ConvTransposeCase> {};
+
+TEST_P(ConvTransposeKernel, MatchesTheInterpreter) {
+  const ConvTransposeCase &c = GetParam();
+  JitCheck check;
+  check.expectGraph = [&](const Graph &g) {
+    EXPECT_EQ(countOps(g, OpKind::ConvTranspose), c.subPixel ? 0u : 1u);
+    EXPECT_EQ(countOps(g, OpKind::Conv), c.subPixel ? 1u : 0u);
+  };
+  EXPECT_TRUE(jitMatchesInterpreter(convTransposeGraph(c), check));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, ConvTransposeKernel,
+    ::testing::Values(
+        // U-Net upsampling: every phase one tap, a 1x1 Conv.
+        ConvTransposeCase{"K2Stride2", {1, 8, 5, 6}, {8, 4, 2, 2}, true,
+                          {{"strides", Attr::ofInts({2, 2})}}, true},
+        // The common 3x3 upsampling, output exactly twice the input.
+        ConvTransposeCase{"K3Stride2Pad1OutputPadding1", {1, 4, 5, 5}, {4, 3, 3, 3}, true,
+                          {{"strides", Attr::ofInts({2, 2})},
+                           {"pads", Attr::ofInts({1, 1, 1, 1})},
+                           {"output_padding", Attr::ofInts({1, 1})}},
+                          true},
+        ConvTransposeCase{"K4Stride2Pad1", {1, 3, 4, 7}, {3, 5, 4, 4}, false,
+                          {{"strides", Attr::ofInts({2, 2})},
+                           {"pads", Attr::ofInts({1, 1, 1, 1})}},
+                          true},
+        ConvTransposeCase{"K3Stride1Pad1", {1, 5, 6, 6}, {5, 4, 3, 3}, true,
+                          {{"pads", Attr::ofInts({1, 1, 1, 1})}}, true},
+        ConvTransposeCase{"K3Stride3", {1, 2, 4, 3}, {2, 3, 3, 3}, true,
+                          {{"strides", Attr::ofInts({3, 3})}}, true},
+        ConvTransposeCase{"K5Stride2NotAMultiple", {1, 3, 4, 4}, {3, 2, 5, 5}, true,
+                          {{"strides", Attr::ofInts({2, 2})},
+                           {"pads", Attr::ofInts({2, 1, 2, 0})}},
+                          true},
+        ConvTransposeCase{"MixedStridesAndKernels", {1, 3, 5, 4}, {3, 2, 3, 2}, true,
+                          {{"strides", Attr::ofInts({2, 1})},
+                           {"pads", Attr::ofInts({0, 1, 1, 0})}},
+                          true},
+        ConvTransposeCase{"Grouped", {1, 6, 4, 4}, {6, 2, 3, 3}, true,
+                          {{"group", Attr::ofInt(3)},
+                           {"strides", Attr::ofInts({2, 2})},
+                           {"pads", Attr::ofInts({1, 1, 1, 1})}},
+                          true},
+        ConvTransposeCase{"Batch2", {2, 3, 3, 4}, {3, 2, 2, 2}, true,
+                          {{"strides", Attr::ofInts({2, 2})}}, true},
+        ConvTransposeCase{"SameUpper", {1, 3, 5, 5}, {3, 2, 3, 3}, true,
+                          {{"auto_pad", Attr::ofString("SAME_UPPER")},
+                           {"strides", Attr::ofInts({2, 2})}},
+                          true},
+        ConvTransposeCase{"OutputShapeCrops", {1, 2, 4, 4}, {2, 3, 3, 3}, false,
+                          {{"strides", Attr::ofInts({2, 2})},
+                           {"output_shape", Attr::ofInts({7, 8})}},
+                          true},
+        // output_shape beyond the natural size: negative pads, the grid
+        // reaches past the input's last row.
+        ConvTransposeCase{"OutputShapeGrows", {1, 2, 3, 3}, {2, 2, 2, 2}, true,
+                          {{"strides", Attr::ofInts({2, 2})},
+                           {"output_shape", Attr::ofInts({8, 9})}},
+                          true},
+        // Pads as large as the kernel: the Conv would need negative pads.
+        ConvTransposeCase{"PadsBeyondTheKernel", {1, 2, 6, 6}, {2, 2, 2, 2}, true,
+                          {{"strides", Attr::ofInts({2, 2})},
+                           {"pads", Attr::ofInts({2, 2, 2, 2})}},
+                          false},
+        ConvTransposeCase{"Dilation2", {1, 2, 4, 4}, {2, 3, 3, 3}, true,
+                          {{"strides", Attr::ofInts({2, 2})},
+                           {"dilations", Attr::ofInts({2, 2})}},
+                          false},
+        ConvTransposeCase{"RunTimeWeights", {1, 2, 4, 4}, {2, 3, 2, 2}, false,
+                          {{"strides", Attr::ofInts({2, 2})}}, false, Weights::Input},
+        ConvTransposeCase{"OneDimensional", {1, 3, 7}, {3, 2, 4}, true,
+                          {{"strides", Attr::ofInts({2})}}, false}),
+    [](const auto &info) { return info.param.name; });
+
+} // namespace
+} // namespace kiln
