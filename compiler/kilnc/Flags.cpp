@@ -130,7 +130,7 @@ const Flag kFlags[] = {
      [](Options &o, Value v) { o.dumpGraphDotPath = v.str(); return ok(); }},
     {"--print-graph", "", "FILE", "write the optimized graph as text",
      [](Options &o, Value v) { o.dumpGraphTextPath = v.str(); return ok(); }},
-    {"--print-lir", "", "FILE", "write the low-level IR with its memory plan",
+    {"--print-lir", "", "FILE", "write the low-level IR with its memory plan (- for stdout)",
      [](Options &o, Value v) { o.dumpLIRPath = v.str(); return ok(); }},
     {"--list-passes", "", "", "list the registered passes and exit", nullptr,
      Command::ListPasses},

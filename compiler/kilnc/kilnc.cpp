@@ -75,6 +75,17 @@ int main(int argc, char **argv) {
   opts.quantize.progress = [&](const kiln::QuantizeProgress &p) {
     progress.update(p);
   };
+  // A dump path of "-" means standard output, after the summary.
+  std::pair<std::string *, std::string kiln::CompileResult::*> dumps[] = {
+      {&opts.dumpGraphDotPath, &kiln::CompileResult::graphDot},
+      {&opts.dumpGraphTextPath, &kiln::CompileResult::graphText},
+      {&opts.dumpLIRPath, &kiln::CompileResult::lirText}};
+  llvm::SmallVector<std::string kiln::CompileResult::*, 3> toStdout;
+  for (auto &[path, text] : dumps)
+    if (*path == "-") {
+      path->clear();
+      toStdout.push_back(text);
+    }
   auto result = kiln::compileModel(opts);
   if (!result)
     return fail(llvm::toString(result.takeError()));
@@ -88,5 +99,7 @@ int main(int argc, char **argv) {
   if (r.accuracy)
     printAccuracyReport(*r.accuracy,
                         kiln::accuracyReportPath(opts, r.files.name));
+  for (std::string kiln::CompileResult::*text : toStdout)
+    llvm::outs() << r.*text;
   return 0;
 }

@@ -251,6 +251,15 @@ TEST_F(KilncCli, ReportsSizesAndWritesDumps) {
     EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
 }
 
+TEST_F(KilncCli, DashWritesDumpToStdout) {
+  std::string model = (fs::path(modelsDir) / "lenet5.onnx").string();
+  RunResult r = run(model + " -o " + outDir.string() + " --print-lir -");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("Conv"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists("-"));
+  EXPECT_FALSE(fs::exists(outDir / "-"));
+}
+
 TEST_F(KilncCli, WinogradCanBeTurnedOff) {
   std::string model = (fs::path(modelsDir) / "resnet8_cifar.onnx").string();
   fs::path fast = dir / "fast", small = dir / "small";
