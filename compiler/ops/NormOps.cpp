@@ -298,8 +298,7 @@ llvm::Error evalLRN(const Node &n, llvm::ArrayRef<const Tensor *> in,
   double alpha = n.getFloat("alpha"), beta = n.getFloat("beta"),
          bias = n.getFloat("bias");
   int64_t batch = x.getShape()[0], channels = x.getShape()[1];
-  int64_t planeSize = batch * channels ? x.numElements() / (batch * channels)
-                                       : 0;
+  int64_t planeSize = batch * channels != 0 ? x.numElements() / (batch * channels) : 0;
   int64_t before = (size - 1) / 2, after = size - 1 - before;
   const float *px = x.data<float>();
   float *py = out[0].data<float>();

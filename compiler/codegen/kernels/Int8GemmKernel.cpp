@@ -1,18 +1,24 @@
 //===- Int8GemmKernel.cpp - int8 Conv and MatMul as blocked GEMMs ---------===//
 //
 // lir::KernelStrategy::Int8Gemm: an int8 Conv (not depthwise) or MatMul as a
-// GEMM of weight rows (Packing::Int8Rows) by columns of int16 inputs with the
-// input offset added. A Conv's columns are its im2col, `tileCols` pixels at a
-// time in the instruction's temp; a MatMul's are its input rows. A block of
-// `tile` rows x `tileCols` columns keeps its int32 sums in registers while it
-// walks the taps, each weight shared by the block's columns. The weights are
-// read packed, or as they are where other readers share them. `dot` chooses
-// the multiply-adds: the Arm DSP's SXTB16 and SMLAD, two products an
-// instruction on a quad of weights read as one word, as CMSIS-NN's kernels
-// do; x86 AVX2's VPMADDWD, a Conv's pixels on the vector lanes and a pair of
-// int16 weights broadcast to them, two products a lane an instruction; or a
-// plain loop of products. The sums and the requantization are the interpreter's
-// (ops/Int8Conv.cpp), so the results are bit-exact with it.
+// GEMM of weight rows by columns of int16 inputs with the input offset added.
+// A Conv's columns are its im2col, `tileCols` pixels at a time in the
+// instruction's temp; a MatMul's are its input rows. A block of `tile` rows x
+// `tileCols` columns keeps its int32 sums in registers while it walks the
+// taps, each weight shared by the block's columns. The weights are read
+// packed, or as they are where other readers share them. `dot` chooses the
+// multiply-adds:
+// - the Arm DSP (Packing::Int8RowsPaired): SXTB16 widens a quad of weights
+//   read as one word into two pairs, and SMLAD adds two products an
+//   instruction, as CMSIS-NN's kernels do;
+// - x86 AVX2 (Packing::Int8RowsWidened): a Conv's pixels on the vector lanes
+//   and a pair of int16 weights broadcast to them, VPMADDWD adding two
+//   products a lane an instruction. The columns are runs of the input (a
+//   unit-stride 1x1 Conv) or of the group's zero-bordered int16 planes
+//   (lir::int8GemmReadsPlane), else the im2col;
+// - a plain loop of products.
+// The sums and the requantization are the interpreter's (ops/Int8Conv.cpp),
+// so the results are bit-exact with it.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Kernels.h"
@@ -30,6 +36,9 @@ namespace codegen {
 namespace {
 
 using Values = llvm::SmallVector<llvm::Value *, 32>;
+
+/// Rows of at most this many quads of taps run unrolled on the Arm DSP.
+constexpr int64_t kUnrolledQuads = 4;
 
 /// The parts every Int8Gemm instruction shares.
 struct Int8Gemm {
@@ -106,30 +115,35 @@ struct Int8Gemm {
     const int64_t wordsPerRow = rowStride() / lir::kInt8Quad;
     Values sums = kb.loopCarried(wordsPerRow, init, [&](llvm::Value *q, llvm::ArrayRef<llvm::Value *> acc) {
       Values next(acc.begin(), acc.end());
-      llvm::SmallVector<llvm::Value *, 4> low, high;
-      for (llvm::Value *row : rowIdx) {
-        llvm::Value *w =
-            kb.load(i32, weights, b.CreateAdd(b.CreateMul(row, kb.idx(wordsPerRow)), q));
-        low.push_back(b.CreateIntrinsic(llvm::Intrinsic::arm_sxtb16, {}, {w}));
-        llvm::Value *rotated = b.CreateIntrinsic(llvm::Intrinsic::fshr, {i32}, {w, w, ir.i32(8)});
-        high.push_back(b.CreateIntrinsic(llvm::Intrinsic::arm_sxtb16, {}, {rotated}));
-      }
-      for (int64_t c = 0; c < C; ++c) {
-        // Two int16 taps a word: the column's words 2q and 2q + 1.
-        llvm::Value *word = b.CreateAdd(kb.idx(c * rowStride() / 2), b.CreateShl(q, kb.idx(1)));
-        llvm::Value *x01 = kb.load(i32, columns, word);
-        llvm::Value *x23 = kb.load(i32, columns, b.CreateAdd(word, kb.idx(1)));
+      llvm::SmallVector<llvm::Value *, 4> words;
+      for (llvm::Value *row : rowIdx)
+        words.push_back(
+            kb.load(i32, weights, b.CreateAdd(b.CreateMul(row, kb.idx(wordsPerRow)), q)));
+      // Pair (t0, t1) of every row and column, then pair (t2, t3): a row's
+      // widened pair is live across the columns only, which keeps a 2 x 2
+      // block's sums in registers.
+      for (int half = 0; half < 2; ++half) {
+        Values x;
+        for (int64_t c = 0; c < C; ++c)
+          x.push_back(kb.load(i32, columns,
+                              b.CreateAdd(kb.idx(c * rowStride() / 2 + half),
+                                          b.CreateShl(q, kb.idx(1)))));
         for (size_t r = 0; r < rowIdx.size(); ++r) {
-          llvm::Value *&s = next[r * C + c];
-          s = b.CreateIntrinsic(llvm::Intrinsic::arm_smlad, {}, {low[r], x01, s});
-          s = b.CreateIntrinsic(llvm::Intrinsic::arm_smlad, {}, {high[r], x23, s});
+          llvm::Value *w = half ? b.CreateIntrinsic(llvm::Intrinsic::fshr, {i32},
+                                                    {words[r], words[r], ir.i32(8)})
+                                : words[r];
+          llvm::Value *pair = b.CreateIntrinsic(llvm::Intrinsic::arm_sxtb16, {}, {w});
+          for (int64_t c = 0; c < C; ++c) {
+            llvm::Value *&s = next[r * C + c];
+            s = b.CreateIntrinsic(llvm::Intrinsic::arm_smlad, {}, {pair, x[c], s});
+          }
         }
       }
       return next;
     });
-    // Unrolled, a block of two columns spills its sums; one column does not
-    // and gains from it.
-    if (wordsPerRow > 1 && C > 1)
+    // Unrolled, the loop of a block of two columns grows the code by its
+    // taps; one column's, or a few quads', stays small and gains from it.
+    if (wordsPerRow > kUnrolledQuads && C > 1)
       kb.keepLoopRolled();
     return sums;
   }

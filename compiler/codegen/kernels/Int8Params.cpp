@@ -7,15 +7,35 @@
 namespace kiln {
 namespace codegen {
 
+/// The rows of Requantizer::fused. A channel that shifts left by l >= 0
+/// (e = 0) shifts its sum by l + 1 and rounds once: floor((sum 2^(l+1) M +
+/// 2^31) / 2^32), with no sign term.
+static std::vector<int32_t> fusedRequantRows(llvm::ArrayRef<tfl::QuantizedMultiplier> m,
+                                             bool preShift) {
+  std::vector<int32_t> rows;
+  for (const tfl::QuantizedMultiplier &q : m) {
+    int e = q.shift < 0 ? -q.shift : 0;
+    uint64_t rounding = e ? (uint64_t(1) << 30) + (uint64_t(1) << (30 + e)) : uint64_t(1) << 31;
+    rows.insert(rows.end(), {q.multiplier, int32_t(uint32_t(rounding)),
+                             int32_t(uint32_t(rounding >> 32)), e ? e - 1 : 0});
+    if (preShift)
+      rows.insert(rows.end(), {e ? 0 : q.shift + 1, e ? INT32_MIN : 0});
+  }
+  return rows;
+}
+
 Requantizer::Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> m,
                          int64_t sumBound)
     : ir(ir) {
   std::vector<int32_t> mult, shifts, left, right, up, down;
   int maxLeft = 0;
+  bool fusable = true;
   for (const tfl::QuantizedMultiplier &q : m) {
+    int l = q.shift > 0 ? q.shift : 0, e = q.shift > 0 ? 0 : -q.shift;
+    fusable &= e == 0 || q.multiplier >= (1 << 30);
+    fusedPreShift |= e == 0;
     mult.push_back(q.multiplier);
     shifts.push_back(q.shift);
-    int l = q.shift > 0 ? q.shift : 0, e = q.shift > 0 ? 0 : -q.shift;
     maxLeft = std::max(maxLeft, l);
     left.push_back(l);
     right.push_back(e);
@@ -29,13 +49,38 @@ Requantizer::Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> 
     rightShift = ir.table(right, "int8.shift.right");
     nudgeUp = ir.table(up, "int8.nudge.up");
     nudgeDown = ir.table(down, "int8.nudge.down");
+    if (fusable)
+      fused = ir.table(fusedRequantRows(m, fusedPreShift), "int8.requant");
   } else {
     shift = ir.table(shifts, "int8.shift");
   }
 }
 
+llvm::Value *Requantizer::applyFused(llvm::Value *sum, llvm::Value *channel) {
+  auto &b = ir.b;
+  llvm::Type *i64 = b.getInt64Ty();
+  llvm::Value *row = b.CreateMul(
+      channel, llvm::ConstantInt::get(channel->getType(), fusedPreShift ? 6 : 4));
+  auto field = [&](int k) {
+    return ir.kb.load(b.getInt32Ty(), fused,
+                      b.CreateAdd(row, llvm::ConstantInt::get(channel->getType(), k)));
+  };
+  llvm::Value *signBit = fusedPreShift ? field(5) : ir.i32(INT32_MIN);
+  llvm::Value *negative = b.CreateZExt(b.CreateAnd(sum, signBit), i64);
+  if (fusedPreShift)
+    sum = b.CreateShl(sum, field(4));
+  llvm::Value *rounding = b.CreateOr(b.CreateZExt(field(1), i64),
+                                     b.CreateShl(b.CreateZExt(field(2), i64), 32));
+  llvm::Value *product = b.CreateMul(b.CreateSExt(sum, i64), b.CreateSExt(field(0), i64));
+  llvm::Value *total = b.CreateSub(b.CreateAdd(product, rounding), negative);
+  llvm::Value *high = b.CreateTrunc(b.CreateLShr(total, 32), b.getInt32Ty());
+  return b.CreateAShr(high, field(3));
+}
+
 llvm::Value *Requantizer::apply(llvm::Value *sum, llvm::Value *channel) {
   auto &b = ir.b;
+  if (fused && !sum->getType()->isVectorTy())
+    return applyFused(sum, channel);
   auto param = [&](llvm::Value *table) -> llvm::Value * {
     llvm::Value *v = ir.kb.load(b.getInt32Ty(), table, channel);
     if (auto *vt = llvm::dyn_cast<llvm::FixedVectorType>(sum->getType()))

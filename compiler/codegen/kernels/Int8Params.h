@@ -23,6 +23,15 @@ namespace codegen {
 /// (x + 2^(e-1) - [x < 0]) >> e, with the two nudges per channel in tables
 /// (both 0 for e = 0). That is gemmlowp's result for every such x, without
 /// its mask and remainder. Other sums take IntegerIR::mbqm.
+///
+/// A scalar sum whose channels all shift right (e >= 1) with a multiplier
+/// M >= 2^30 takes both roundings in one 64-bit multiply-add and a shift:
+/// (sum * M + 2^30 + 2^(e-1) * 2^31 - [sum < 0] * 2^31) >> (31 + e), from
+/// one table of {M, the constant's two words, e - 1} per channel. The sign
+/// of the sum stands for the sign of SRDHM's result: they differ only for
+/// M = 2^30 and sum = -1, where both give 0. Channels with e = 0 shift the
+/// sum left by one more than their left shift instead and have no sign
+/// term, from two more words a row.
 class Requantizer {
 public:
   Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> m, int64_t sumBound);
@@ -36,6 +45,12 @@ private:
   /// to the right.
   llvm::Value *leftShift = nullptr, *rightShift = nullptr, *nudgeUp = nullptr,
               *nudgeDown = nullptr;
+  /// {M, low and high word of the rounding constant, e - 1} per channel
+  /// (and {the left shift + 1 or 0, 0 or the sign bit} with fusedPreShift), or
+  /// nullptr.
+  llvm::Value *fused = nullptr;
+  bool fusedPreShift = false;
+  llvm::Value *applyFused(llvm::Value *sum, llvm::Value *channel);
 };
 
 /// A bound of |bias + sum of `taps` products| of int8 weights and int8

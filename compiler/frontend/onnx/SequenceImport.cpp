@@ -36,10 +36,6 @@ llvm::Expected<int64_t> positionInput(const PendingNode &n, unsigned i,
   return pos < 0 ? pos + length : pos;
 }
 
-std::string outputName(const PendingNode &n) {
-  return n.getOutputName(0);
-}
-
 /// SplitToSequence: a Split, each piece squeezed when there is no `split`
 /// input and keepdims is 0.
 llvm::Expected<ValueList> splitToSequence(NodeEmitter &e, PendingNode &n) {

@@ -233,6 +233,28 @@ TEST(Int8Kernels, FullyConnectedLargeSumsRoundExactly) {
   }));
 }
 
+/// Scales whose ratio is 2^-e / 2 give the multiplier 2^30, where the
+/// one-multiply requantization (Requantizer) stands the sum's sign for
+/// SRDHM's; sums of -1, 0 and 1 are among the 512 rows of one tap. The
+/// channels' shifts are mixed (e = 0 beside e >= 1), all to the right, or
+/// one to the left (the rounding add).
+TEST(Int8Kernels, RequantizeMultiplierOfExactlyHalf) {
+  for (float outScale : {1.0f, 2.0f, 64.0f, 0.2f})
+    EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+      Value *x = g.addInput("x", q8({512, 1}, 0.5f, 0));
+      TensorType wt(DType::I8, {1, 4});
+      wt.quant.scales = {0.25f, 1.6f, 0.5f, 0.1f};
+      wt.quant.zeroPoints = {0, 0, 0, 0};
+      wt.quant.axis = 1;
+      Tensor w(wt);
+      for (auto [i, v] : llvm::enumerate(std::initializer_list<int8_t>{1, -1, 3, -127}))
+        w.data<int8_t>()[i] = v;
+      Node *n = addNode(g, OpKind::MatMul, "fc", {x, g.addConstant("w", std::move(w))},
+                        {{kQuantAttr.str(), quantAttr(outScale, -3)}});
+      g.addOutput("y", n->getOutput());
+    })) << outScale;
+}
+
 TEST(Int8Kernels, AddSubMulBroadcastAndRescale) {
   for (OpKind kind : {OpKind::Add, OpKind::Sub, OpKind::Mul})
     for (float outScale : {0.01f, 3.0f})
