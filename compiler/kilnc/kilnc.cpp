@@ -70,10 +70,10 @@ int main(int argc, char **argv) {
     break;
   }
   kiln::CompileOptions &opts = cl->options;
-  kiln::cli::ProgressDisplay progress(llvm::errs(),
-                                      llvm::sys::Process::StandardErrIsDisplayed());
+  kiln::cli::ProgressDisplay progress(
+      llvm::errs(), llvm::sys::Process::StandardErrIsDisplayed(), "kilnc", "samples");
   opts.quantize.progress = [&](const kiln::QuantizeProgress &p) {
-    progress.update(p);
+    progress.update(p.phase, p.done, p.total);
   };
   // A dump path of "-" means standard output, after the summary.
   std::pair<std::string *, std::string kiln::CompileResult::*> dumps[] = {
