@@ -4,7 +4,7 @@ BAZEL ?= bazel
 # The cross configs of .bazelrc (README "Targets"): make test-aarch64, ...
 CROSS_TESTS := test-aarch64 test-cortex-m3 test-cortex-m4 test-cortex-m7
 
-.PHONY: all deps deps-cross build demo demo-cortex-m test $(CROSS_TESTS) footprint bench bench-ort \
+.PHONY: all deps deps-cross build demo demo-cortex-m test test-report-browser $(CROSS_TESTS) footprint bench bench-ort \
 	bench-device install examples examples-bazel examples-install examples-cmake \
 	examples-make clean
 
@@ -30,6 +30,11 @@ demo-cortex-m: deps-cross
 
 test: deps
 	$(BAZEL) test //...
+
+# kilnc --report's page in headless Chromium (a manual test: the browser is large).
+test-report-browser: deps
+	bash tools/install_deps.sh browser
+	$(BAZEL) test //tests/cli:report_browser_test
 
 # Every test that can run on the target, under QEMU.
 $(CROSS_TESTS): test-%: deps-cross

@@ -85,6 +85,12 @@ def _kiln_compile_impl(ctx):
         outputs.append(ctx.actions.declare_file("%s/%s.accuracy.json" % (ctx.attr.out_dir, name)))
     elif calibration or ctx.attr.calibrator:
         fail("calibration and calibrator need quantize = \"int8\"")
+    if ctx.attr.report:
+        args.add("--report")
+        outputs += [
+            ctx.actions.declare_file("%s/%s.report.%s" % (ctx.attr.out_dir, name, ext))
+            for ext in ("html", "json")
+        ]
     ctx.actions.run(
         executable = ctx.executable._kilnc,
         arguments = [args],
@@ -120,6 +126,7 @@ _kiln_compile = rule(
         "quantize": attr.string(values = ["", "int8"]),
         "calibration": attr.label_list(allow_files = [".npy"]),
         "calibrator": attr.string(values = ["", "minmax", "percentile", "entropy"]),
+        "report": attr.bool(),
         "_kilnc": attr.label(
             default = Label("//compiler/kilnc"),
             executable = True,
@@ -157,6 +164,7 @@ def kiln_bundle(
         quantize = "",
         calibration = [],
         calibrator = "",
+        report = False,
         **kwargs):
     """Compiles `model` with kilnc and wraps the bundle in a cc_library `name`.
 
@@ -185,6 +193,8 @@ def kiln_bundle(
         directory, named as README's "Quantization" says, e.g.
         glob(["calibration/*.npy"]). kilnc reads that directory's .npy files.
       calibrator: with quantize, "minmax" (default), "percentile" or "entropy".
+      report: also write the compile report (kilnc --report), the outputs
+        NAME_kiln/NAME.report.html and NAME.report.json of NAME_compile.
       **kwargs: passed to the cc_library (visibility, tags, ...); tags and
         target_compatible_with also to the kilnc step.
     """
@@ -212,6 +222,7 @@ def kiln_bundle(
         quantize = quantize,
         calibration = calibration,
         calibrator = calibrator,
+        report = report,
         tags = kwargs.get("tags"),
         target_compatible_with = kwargs.get("target_compatible_with"),
         visibility = ["//visibility:private"],

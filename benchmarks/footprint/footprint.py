@@ -21,6 +21,9 @@ import subprocess
 import sys
 import textwrap
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from progress import QUIET_BAZEL_RUN, Progress  # noqa: E402
+
 PACKAGE = "//benchmarks/footprint"
 
 # (name in the table, .bazelrc config or None for the host).
@@ -129,17 +132,20 @@ def measure(config):
             rows[name[: -len("_compile")]] = row
         else:
             probes[name[len("stack_"):]] = name
+    progress = Progress("footprint", len([m for m in rows if m in probes]))
     for model, row in rows.items():
         if model not in probes:
             row["stack"] = None
             continue
-        out = bazel(["run", "%s:%s" % (PACKAGE, probes[model])], config)
+        progress.start("%s: stack of %s" % (config or "host", model))
+        out = bazel(["run"] + QUIET_BAZEL_RUN + ["%s:%s" % (PACKAGE, probes[model])], config)
         row["stack"] = int(re.search(r"\bstack=(\d+)", out).group(1))
         # The probe filled the input as the dtype its descriptor gives.
         probed = re.search(r"\binput=(\w+)", out).group(1)
         if probed != row["inputs"][0]:
             sys.exit("footprint: %s: the probe saw input dtype %s, the header says %s"
                      % (model, probed, row["inputs"][0]))
+    progress.finish()
     return rows
 
 

@@ -21,10 +21,16 @@ ort_bench=${ORT_BENCH:-$root/../shared/bench/ort_bench.js}
 out=$(mktemp -d /tmp/kiln_speed.XXXXXX)
 cd "$root"
 $bazel_cmd build //benchmarks/speed:speed_bench
+began=$SECONDS
+# Each round's start with the time so far and, from the second on, an estimate
+# of the time left (the first round also measures compile times: a bit long).
 for r in $(seq "$rounds"); do
   compile=0
   [ "$r" = 1 ] && compile=1
-  echo "round $r/$rounds: kiln" >&2
+  elapsed=$((SECONDS - began))
+  left=""
+  [ "$r" -gt 1 ] && left=", about $((elapsed / (r - 1) * (rounds - r + 1))) s left"
+  echo "round $r/$rounds: kiln (${elapsed} s so far$left)" >&2
   $bazel_cmd run //benchmarks/speed:speed_bench -- --benchmark_color=false \
     --compile_reps=$compile --json="$out/kiln_$r.json" > "$out/kiln_$r.txt" 2>&1
   echo "round $r/$rounds: onnxruntime" >&2
@@ -36,5 +42,6 @@ for r in $(seq "$rounds"); do
       --runs 50 --out "$out/ort_${r}_${folder%%:*}.json" >> "$out/ort_$r.txt"
   done
 done
+echo "$rounds rounds in $((SECONDS - began)) s" >&2
 node "$root/benchmarks/speed/compare.js" "$out"
 echo "(raw results in $out)" >&2

@@ -73,6 +73,12 @@ llvm::Expected<CompiledBundle> compileGraph(const Graph &lowered,
     result.outputs.push_back({t.name, t.type, t.buffer->offset});
   llvm::raw_string_ostream lirText(result.lirText);
   lir::printLIR(*f, lirText);
+  if (opts.report) {
+    auto report = report::buildCompileReport(*f, target.info, result.files.object);
+    if (!report)
+      return report.takeError();
+    result.report = std::move(*report);
+  }
   return std::move(result);
 }
 

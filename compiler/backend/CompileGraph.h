@@ -12,9 +12,11 @@
 #include "compiler/codegen/Target.h"
 #include "compiler/graph/Graph.h"
 #include "compiler/lir/LIR.h"
+#include "compiler/report/CompileReport.h"
 
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,8 @@ struct BackendOptions {
   bool embedWeights = false;
   /// NAME_run calls kiln_profile_layer before each layer (kiln.h).
   bool profileLayers = false;
+  /// Fill CompiledBundle::report, from the LIR while it exists.
+  bool report = false;
 };
 
 /// Where one input or output tensor lives in the bundle's I/O region.
@@ -53,6 +57,8 @@ struct CompiledBundle {
   std::vector<BundleTensor> inputs, outputs;
   /// The LIR with its memory plan, as text (kilnc --print-lir).
   std::string lirText;
+  /// With BackendOptions::report.
+  std::optional<report::CompileReport> report;
 };
 
 /// An error unless `name` is a valid bundle name (isValidBundleName), for

@@ -5,6 +5,8 @@
 #include "compiler/lowering/Lowering.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/quantize/QDQModelWriter.h"
+#include "compiler/report/ReportHtml.h"
+#include "compiler/report/ReportJson.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -21,6 +23,7 @@ llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
   backend.lir = opts.lir;
   backend.embedWeights = opts.codegen.embedWeights;
   backend.profileLayers = opts.codegen.profileLayers;
+  backend.report = opts.report;
   if (auto err = checkBundleName(backend.bundleName))
     return std::move(err);
   auto target = resolveTarget(opts.codegen.target);
@@ -70,16 +73,20 @@ llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
     result.accuracyJson = accuracyReportJson(*result.accuracy);
     result.qdqModel = std::move(qdqModel);
   }
+  if (result.report) {
+    result.reportHtml = report::reportHtml(*result.report);
+    result.reportJson = report::reportJson(*result.report);
+  }
   llvm::raw_string_ostream text(result.graphText), dot(result.graphDot);
   printGraph(g, text);
   printGraphDot(g, dot);
   return std::move(result);
 }
 
-std::string accuracyReportPath(const CompileOptions &opts,
-                               llvm::StringRef bundleName) {
+std::string outputPath(const CompileOptions &opts, llvm::StringRef bundleName,
+                       llvm::StringRef suffix) {
   llvm::SmallString<128> path(opts.outputDir);
-  llvm::sys::path::append(path, bundleName + ".accuracy.json");
+  llvm::sys::path::append(path, bundleName + suffix);
   return path.str().str();
 }
 
@@ -87,9 +94,15 @@ llvm::Expected<CompileResult> compileModel(const CompileOptions &opts) {
   auto result = compileToMemory(opts);
   if (!result)
     return result.takeError();
-  std::string reportPath =
-      result->accuracy ? accuracyReportPath(opts, result->files.name) : "";
-  if (!reportPath.empty())
+  // Files beside the bundle's: the directory must exist before they are
+  // written, ahead of the bundle.
+  auto besideBundle = [&](bool wanted, llvm::StringRef suffix) {
+    return wanted ? outputPath(opts, result->files.name, suffix) : "";
+  };
+  std::string accuracyPath = besideBundle(bool(result->accuracy), ".accuracy.json");
+  std::string htmlPath = besideBundle(opts.report, ".report.html");
+  std::string jsonPath = besideBundle(opts.report, ".report.json");
+  if (result->accuracy || opts.report)
     if (std::error_code ec = llvm::sys::fs::create_directories(opts.outputDir))
       return llvm::createStringError(ec, "cannot create '" + opts.outputDir +
                                              "': " + ec.message());
@@ -98,7 +111,9 @@ llvm::Expected<CompileResult> compileModel(const CompileOptions &opts) {
       {&opts.dumpGraphTextPath, &result->graphText},
       {&opts.dumpLIRPath, &result->lirText},
       {&opts.saveQdqPath, &result->qdqModel},
-      {&reportPath, &result->accuracyJson}};
+      {&accuracyPath, &result->accuracyJson},
+      {&htmlPath, &result->reportHtml},
+      {&jsonPath, &result->reportJson}};
   std::vector<std::string> written;
   auto removeWritten = [&] {
     for (const std::string &p : written)

@@ -43,6 +43,9 @@ struct CompileOptions {
   QuantizeOptions quantize;
   /// With quantizeInt8: where the quantized model is written as QDQ ONNX.
   std::string saveQdqPath;
+  /// Write the compile report, NAME.report.html and NAME.report.json, in
+  /// outputDir.
+  bool report = false;
   /// Debug outputs, written only when the compilation succeeds.
   std::string dumpGraphDotPath;
   std::string dumpGraphTextPath;
@@ -57,11 +60,15 @@ struct CompileResult : CompiledBundle {
   /// QDQ ONNX model.
   std::optional<AccuracyReport> accuracy;
   std::string accuracyJson, qdqModel;
+  /// With CompileOptions::report: the report rendered (CompiledBundle::report
+  /// holds its data).
+  std::string reportHtml, reportJson;
 };
 
-/// The accuracy report's file in the output directory: NAME.accuracy.json.
-std::string accuracyReportPath(const CompileOptions &opts,
-                               llvm::StringRef bundleName);
+/// A file of the bundle's beside NAME.o: outputDir/NAME`suffix`, e.g.
+/// ".accuracy.json".
+std::string outputPath(const CompileOptions &opts, llvm::StringRef bundleName,
+                       llvm::StringRef suffix);
 
 /// Resolve the target, import, optimize and lower, then compileGraph;
 /// nothing is written.

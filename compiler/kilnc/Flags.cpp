@@ -126,6 +126,10 @@ const Flag kFlags[] = {
      }},
     {"--no-verify", "", "", "do not verify the graph after each pass",
      [](Options &o, Value) { o.verifyEachPass = false; return ok(); }},
+    {"--report", "", "",
+     "write NAME.report.html (layers, kernels, memory plan, footprint, warnings; "
+     "one offline page) and NAME.report.json",
+     [](Options &o, Value) { o.report = true; return ok(); }},
     {"--dump-graph", "", "FILE.dot", "write the optimized graph as Graphviz dot",
      [](Options &o, Value v) { o.dumpGraphDotPath = v.str(); return ok(); }},
     {"--print-graph", "", "FILE", "write the optimized graph as text",

@@ -70,10 +70,10 @@ int main(int argc, char **argv) {
     break;
   }
   kiln::CompileOptions &opts = cl->options;
-  kiln::cli::ProgressDisplay progress(llvm::errs(),
-                                      llvm::sys::Process::StandardErrIsDisplayed());
+  kiln::cli::ProgressDisplay progress(
+      llvm::errs(), llvm::sys::Process::StandardErrIsDisplayed(), "kilnc", "samples");
   opts.quantize.progress = [&](const kiln::QuantizeProgress &p) {
-    progress.update(p);
+    progress.update(p.phase, p.done, p.total);
   };
   // A dump path of "-" means standard output, after the summary.
   std::pair<std::string *, std::string kiln::CompileResult::*> dumps[] = {
@@ -96,9 +96,13 @@ int main(int argc, char **argv) {
       "(intermediates without reuse: {6} B)\n",
       opts.outputDir, r.files.name, r.numKernels, r.weightsSize, r.ioSize,
       r.scratchSize, r.unplannedScratchSize);
+  if (r.report)
+    llvm::outs() << llvm::formatv("  report {0}, .report.json ({1} warnings)\n",
+                                  kiln::outputPath(opts, r.files.name, ".report.html"),
+                                  r.report->warnings.size());
   if (r.accuracy)
     printAccuracyReport(*r.accuracy,
-                        kiln::accuracyReportPath(opts, r.files.name));
+                        kiln::outputPath(opts, r.files.name, ".accuracy.json"));
   for (std::string kiln::CompileResult::*text : toStdout)
     llvm::outs() << r.*text;
   return 0;

@@ -197,7 +197,8 @@ TEST_F(KilncCli, CodegenErrorLeavesNothingBehind) {
   addNode(m, "ReduceSum", "sum_i8", {"x"}, {"y"});
   addValueInfo(m.mutable_graph()->mutable_output(), "y", {"1", "1", "1"},
                onnx::TensorProto::INT8);
-  RunResult r = run(writeModel(m, "sum_i8.onnx").string() + " -o " + outDir.string());
+  RunResult r =
+      run(writeModel(m, "sum_i8.onnx").string() + " -o " + outDir.string() + " --report");
   EXPECT_NE(r.exitCode, 0);
   EXPECT_NE(r.err.find("sum_i8"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("ReduceSum"), std::string::npos) << r.err;
@@ -239,10 +240,12 @@ TEST_F(KilncCli, SameInputsSameBytes) {
 TEST_F(KilncCli, ReportsSizesAndWritesDumps) {
   std::string model = (fs::path(modelsDir) / "lenet5.onnx").string();
   RunResult r = run(model + " -o " + outDir.string() + " --name digits --dump-graph " +
-                    (dir / "g.dot").string() + " --print-lir " + (dir / "g.lir").string());
+                    (dir / "g.dot").string() + " --print-lir " + (dir / "g.lir").string() +
+                    " --report");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("scratch"), std::string::npos) << r.out;
-  for (const char *f : {"digits.o", "digits.h", "digits.weights.bin"})
+  for (const char *f : {"digits.o", "digits.h", "digits.weights.bin", "digits.report.html",
+                        "digits.report.json"})
     EXPECT_TRUE(fs::exists(outDir / f)) << f;
   EXPECT_NE(readFile(dir / "g.dot").find("digraph"), std::string::npos);
   EXPECT_NE(readFile(dir / "g.lir").find("Conv"), std::string::npos);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/kilnc/ProgressDisplay.h"
 #include "tests/conformance/Isolation.h"
 #include "tests/conformance/OnnxSuite.h"
 #include "tests/conformance/Report.h"
@@ -17,6 +18,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -166,6 +168,12 @@ int main(int argc, char **argv) {
 
   auto start = std::chrono::steady_clock::now();
   size_t done = 0;
+  // Without -v, a bar on a terminal; plain lines in a log.
+  kiln::cli::ProgressDisplay progress(
+      llvm::errs(), llvm::sys::Process::StandardErrIsDisplayed(), "onnx_conformance",
+      "cases");
+  if (!verbose)
+    progress.update("running", 0, dirs.size());
   runIsolated(dirs, {jobs, timeout}, [&](size_t i, const CaseResult &r) {
     records[i].result = r;
     ++done;
@@ -174,6 +182,8 @@ int main(int argc, char **argv) {
                                     dirs.size(), records[i].key,
                                     statusName(r.status),
                                     r.detail.empty() ? "" : ": ", r.detail);
+    else
+      progress.update("running", done, dirs.size());
   });
   double seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
