@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what kiln needs from Debian's archive. Idempotent: only missing packages are fetched.
-# Usage: tools/install_deps.sh [host|cross|oracle|suite|examples|all]   (default: host)
+# Usage: tools/install_deps.sh [host|cross|oracle|suite|examples|cache|all]   (default: host)
 set -euo pipefail
 set_name=${1:-host}
 
@@ -30,14 +30,18 @@ oracle_pkgs=(
 suite_pkgs=(python3-torch python3-torchvision python3-onnx python3-numpy libopenblas0-openmp)
 # The CMake example project (examples/cmake).
 examples_pkgs=(cmake)
+# The HTTP cache of the remote-cache test (make test-remote-cache): nginx's
+# WebDAV module takes Bazel's PUTs; the test starts its own server.
+cache_pkgs=(nginx curl)
 case "$set_name" in
   host) pkgs=("${host_pkgs[@]}") ;;
   cross) pkgs=("${cross_pkgs[@]}") ;;
   oracle) pkgs=("${oracle_pkgs[@]}") ;;
   suite) pkgs=("${suite_pkgs[@]}") ;;
   examples) pkgs=("${examples_pkgs[@]}") ;;
+  cache) pkgs=("${cache_pkgs[@]}") ;;
   all) pkgs=("${host_pkgs[@]}" "${cross_pkgs[@]}") ;;   # not oracle or suite: CI needs neither
-  *) echo "usage: $0 [host|cross|oracle|suite|examples|all]" >&2; exit 2 ;;
+  *) echo "usage: $0 [host|cross|oracle|suite|examples|cache|all]" >&2; exit 2 ;;
 esac
 
 missing=()
