@@ -4,6 +4,7 @@
 #include "onnx/onnx_pb.h"
 
 #include "gtest/gtest.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/TargetParser/Host.h"
 
 #include <cstdlib>

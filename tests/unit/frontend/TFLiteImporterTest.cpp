@@ -196,15 +196,15 @@ TEST(TFLiteImporter, RejectsEnumOptionsOutsideTheSchema) {
   Spoil s;
   s.fusedActivation = 42;
   EXPECT_EQ(importError(buildModel(s)),
-            "node 'y' (FULLY_CONNECTED): fused activation 42 is not a TFLite activation");
+            "m: node 'y' (FULLY_CONNECTED): fused activation 42 is not a TFLite activation");
   s.fusedActivation = tflite::ActivationFunctionType_SIGN_BIT;
   EXPECT_EQ(importError(buildModel(s)),
-            "node 'y' (FULLY_CONNECTED): fused activation SIGN_BIT is not supported");
+            "m: node 'y' (FULLY_CONNECTED): fused activation SIGN_BIT is not supported");
   s = {};
   s.opCode = tflite::BuiltinOperator_AVERAGE_POOL_2D;
   s.poolPadding = 7;
   EXPECT_EQ(importError(buildModel(s)),
-            "node 'y' (AVERAGE_POOL_2D): padding 7 is neither SAME nor VALID");
+            "m: node 'y' (AVERAGE_POOL_2D): padding 7 is neither SAME nor VALID");
 }
 
 TEST(TFLiteImporter, RejectsInconsistentQuantization) {
