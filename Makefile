@@ -6,7 +6,7 @@ CROSS_TESTS := test-aarch64 test-cortex-m3 test-cortex-m4 test-cortex-m7
 
 .PHONY: all deps deps-cross build demo demo-cortex-m test test-report-browser $(CROSS_TESTS) footprint bench bench-ort \
 	bench-device install examples examples-bazel examples-install examples-cmake \
-	examples-make clean
+	examples-make test-remote-cache clean
 
 all: build
 
@@ -36,6 +36,12 @@ test-report-browser: deps
 	bash tools/install_deps.sh browser
 	$(BAZEL) test //tests/cli:report_browser_test
 
+# Every bundle built in one checkout is served, identical, to another checkout
+# at another path through a shared HTTP cache (nginx on 127.0.0.1).
+test-remote-cache: deps
+	bash tools/install_deps.sh cache
+	BAZEL="$(BAZEL)" tests/remote_cache/bundles_cached_across_checkouts.sh
+
 # Every test that can run on the target, under QEMU.
 $(CROSS_TESTS): test-%: deps-cross
 	$(BAZEL) test --config=$* //...
@@ -44,14 +50,19 @@ $(CROSS_TESTS): test-%: deps-cross
 footprint: deps-cross
 	BAZEL="$(BAZEL)" benchmarks/footprint/footprint.py
 
+# The benchmarks measure this machine: bundles for its own CPU (LLVM's name for
+# it), named on the command line rather than the portable default x86-64-v3.
+BENCH_CPU ?= $(shell /usr/lib/llvm-19/bin/llc --version | sed -n 's/^ *Host CPU: //p')
+
 # Single-thread speed of every model next to this core's FMA peak: a table of
 # latency, GFLOP/s, % of peak, compile time, weights and scratch bytes.
 bench: deps
-	$(BAZEL) run //benchmarks/speed:speed_bench -- --benchmark_color=false
+	$(BAZEL) run --//bundles:host_cpu=$(BENCH_CPU) //benchmarks/speed:speed_bench -- \
+	  --benchmark_color=false
 
 # The same against ONNX Runtime (one intra-op thread), alternating rounds.
 bench-ort: deps
-	BAZEL="$(BAZEL)" benchmarks/speed/compare_ort.sh 3
+	BAZEL="$(BAZEL)" BENCH_CPU=$(BENCH_CPU) benchmarks/speed/compare_ort.sh 3
 
 # Instructions per inference of the small and MLPerf Tiny models on the Cortex-M4 and
 # Cortex-M7 boards; writes benchmarks/device/RESULTS.md.

@@ -16,11 +16,20 @@ The bundle is compiled for the target platform (--platforms, or a .bazelrc
 config such as --config=cortex-m4): kilnc's --target, --mcpu and --float-abi
 come from the platforms in //targets, so one BUILD file builds the same model
 for every target. Attributes given explicitly override them.
+
+kilnc is never left to detect the build machine's CPU: that would make the
+output depend on the machine while the action's cache key does not, and a
+shared cache would serve an AVX-512 bundle to a machine without it. On the
+host platform the CPU is the build setting //bundles:host_cpu (x86-64-v3
+unless --@kiln//bundles:host_cpu=CPU says otherwise); with `target` given and
+no `mcpu`, it is "generic".
 """
 
+load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
+
 # kilnc's code generation flags (kiln_bundle attributes) for each platform in
-# //targets. Other platforms (the host) get kilnc's defaults: the host triple,
-# CPU and features.
+# //targets. Other platforms (the host) get the host triple and the CPU of
+# //bundles:host_cpu.
 KILNC_TARGET_FLAGS = {
     "linux_aarch64": {"target": "aarch64-linux-gnu", "mcpu": "generic"},
     "cortex_m3": {"target": "thumbv7m-none-eabi", "mcpu": "cortex-m3", "float_abi": "soft"},
@@ -43,6 +52,13 @@ _EMBED_WEIGHTS_BY_DEFAULT = select({
     "//conditions:default": False,
 })
 
+def _mcpu(ctx):
+    if ctx.attr.mcpu:
+        return ctx.attr.mcpu
+    if ctx.attr.target:
+        return "generic"
+    return ctx.attr._host_cpu[BuildSettingInfo].value
+
 def _kiln_compile_impl(ctx):
     name = ctx.attr.bundle_name
     out_o = ctx.outputs.object
@@ -54,8 +70,7 @@ def _kiln_compile_impl(ctx):
     args.add("--name", name)
     if ctx.attr.target:
         args.add("--target", ctx.attr.target)
-    if ctx.attr.mcpu:
-        args.add("--mcpu", ctx.attr.mcpu)
+    args.add("--mcpu", _mcpu(ctx))
     if ctx.attr.mattr:
         args.add("--mattr", ctx.attr.mattr)
     if ctx.attr.float_abi:
@@ -127,6 +142,7 @@ _kiln_compile = rule(
         "calibration": attr.label_list(allow_files = [".npy"]),
         "calibrator": attr.string(values = ["", "minmax", "percentile", "entropy"]),
         "report": attr.bool(),
+        "_host_cpu": attr.label(default = Label("//bundles:host_cpu")),
         "_kilnc": attr.label(
             default = Label("//compiler/kilnc"),
             executable = True,
@@ -176,7 +192,8 @@ def kiln_bundle(
         (default: on bare-metal platforms only).
       dims: {"symbolic_dim": value} bindings for inputs with symbolic shapes.
       target, mcpu, float_abi: code generation target (default: the target
-        platform's; with target given, kilnc's defaults for the others).
+        platform's; on the host, the CPU of //bundles:host_cpu; with target
+        given, "generic" and kilnc's default float ABI).
       mattr: target features, added to the CPU's.
       passes: graph passes to run instead of the default pipeline.
       winograd: Winograd convolution where it qualifies (faster; more

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what kiln needs from Debian's archive. Idempotent: only missing packages are fetched.
-# Usage: tools/install_deps.sh [host|cross|oracle|suite|examples|browser|all]   (default: host)
+# Usage: tools/install_deps.sh [host|cross|oracle|suite|examples|browser|cache|all]   (default: host)
 set -euo pipefail
 set_name=${1:-host}
 
@@ -34,6 +34,9 @@ examples_pkgs=(cmake)
 # (//tests/cli:report_browser_test, make test-report-browser): ~290 MB
 # installed, so not part of host.
 browser_pkgs=(chromium)
+# The HTTP cache of the remote-cache test (make test-remote-cache): nginx's
+# WebDAV module takes Bazel's PUTs; the test starts its own server.
+cache_pkgs=(nginx curl)
 case "$set_name" in
   host) pkgs=("${host_pkgs[@]}") ;;
   cross) pkgs=("${cross_pkgs[@]}") ;;
@@ -41,8 +44,9 @@ case "$set_name" in
   suite) pkgs=("${suite_pkgs[@]}") ;;
   examples) pkgs=("${examples_pkgs[@]}") ;;
   browser) pkgs=("${browser_pkgs[@]}") ;;
+  cache) pkgs=("${cache_pkgs[@]}") ;;
   all) pkgs=("${host_pkgs[@]}" "${cross_pkgs[@]}") ;;   # not oracle or suite: CI needs neither
-  *) echo "usage: $0 [host|cross|oracle|suite|examples|browser|all]" >&2; exit 2 ;;
+  *) echo "usage: $0 [host|cross|oracle|suite|examples|browser|cache|all]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -10,7 +10,7 @@
 # ../shared/models); ONNX Runtime also runs the models of bundles/models (the
 # suite's small ones) and, when present, the suite's large ones in
 # $KILN_SUITE_MODELS (default ../shared/suite). $BAZEL overrides the bazel
-# command.
+# command; the bundles are for the CPU $BENCH_CPU (default x86-64-v3).
 set -euo pipefail
 rounds=${1:-3}
 bazel_cmd=${BAZEL:-bazel}
@@ -20,7 +20,8 @@ suite=${KILN_SUITE_MODELS:-$root/../shared/suite}
 ort_bench=${ORT_BENCH:-$root/../shared/bench/ort_bench.js}
 out=$(mktemp -d /tmp/kiln_speed.XXXXXX)
 cd "$root"
-$bazel_cmd build //benchmarks/speed:speed_bench
+cpu_flag=--//bundles:host_cpu=${BENCH_CPU:-x86-64-v3}
+$bazel_cmd build "$cpu_flag" //benchmarks/speed:speed_bench
 began=$SECONDS
 # Each round's start with the time so far and, from the second on, an estimate
 # of the time left (the first round also measures compile times: a bit long).
@@ -31,7 +32,7 @@ for r in $(seq "$rounds"); do
   left=""
   [ "$r" -gt 1 ] && left=", about $((elapsed / (r - 1) * (rounds - r + 1))) s left"
   echo "round $r/$rounds: kiln (${elapsed} s so far$left)" >&2
-  $bazel_cmd run //benchmarks/speed:speed_bench -- --benchmark_color=false \
+  $bazel_cmd run "$cpu_flag" //benchmarks/speed:speed_bench -- --benchmark_color=false \
     --compile_reps=$compile --json="$out/kiln_$r.json" > "$out/kiln_$r.txt" 2>&1
   echo "round $r/$rounds: onnxruntime" >&2
   # One file per folder, which compare.js merges.

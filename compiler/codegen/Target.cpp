@@ -31,6 +31,28 @@ std::optional<RelocModelKind> parseRelocModel(llvm::StringRef s) {
 
 namespace {
 
+/// The triple of `opts`, the host's if none. Normalized, as clang and llc do:
+/// Triple's constructor reads components by position, so "aarch64-linux-gnu"
+/// would have OS "gnu" (unknown: taken for bare metal) and
+/// "thumbv7em-none-eabihf" no EABIHF environment (soft-float default, GNU
+/// instead of __aeabi_* helper names).
+llvm::Triple targetTriple(const TargetOptions &opts) {
+  return llvm::Triple(llvm::Triple::normalize(
+      opts.triple.empty() ? llvm::sys::getDefaultTargetTriple() : opts.triple));
+}
+
+} // namespace
+
+std::optional<std::string> detectedHostCPU(const TargetOptions &opts) {
+  if (!opts.cpu.empty() ||
+      targetTriple(opts).getTriple() !=
+          llvm::Triple(llvm::sys::getDefaultTargetTriple()).getTriple())
+    return std::nullopt;
+  return llvm::sys::getHostCPUName().str();
+}
+
+namespace {
+
 /// Registers LLVM's targets once (thread-safe).
 void initializeLLVMTargets() {
   static std::once_flag once;
@@ -47,13 +69,7 @@ void initializeLLVMTargets() {
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const TargetOptions &opts, TargetInfo &info) {
   initializeLLVMTargets();
-  std::string hostTriple = llvm::sys::getDefaultTargetTriple();
-  // Normalized, as clang and llc do: Triple's constructor reads components by
-  // position, so "aarch64-linux-gnu" would have OS "gnu" (unknown: taken for
-  // bare metal) and "thumbv7em-none-eabihf" no EABIHF environment (soft-float
-  // default, GNU instead of __aeabi_* helper names).
-  llvm::Triple triple(llvm::Triple::normalize(
-      opts.triple.empty() ? hostTriple : opts.triple));
+  llvm::Triple triple = targetTriple(opts);
   std::string error;
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple.getTriple(), error);
@@ -64,9 +80,8 @@ createTargetMachine(const TargetOptions &opts, TargetInfo &info) {
 
   std::string cpu = opts.cpu;
   std::string features = opts.features;
-  bool isHost = triple.getTriple() == llvm::Triple(hostTriple).getTriple();
-  if (isHost && cpu.empty()) {
-    cpu = llvm::sys::getHostCPUName().str();
+  if (std::optional<std::string> host = detectedHostCPU(opts)) {
+    cpu = *host;
     if (features.empty()) {
       llvm::SubtargetFeatures f;
       // Sorted, so the feature string (and the object) is deterministic.

@@ -24,6 +24,11 @@ struct TargetOptions {
   RelocModelKind relocModel = RelocModelKind::Default;
 };
 
+/// The build machine's CPU where resolveTarget detects it for `opts` (the
+/// host target and no CPU given), or nullopt. Such a bundle may not run on
+/// another machine, so the CLI says so.
+std::optional<std::string> detectedHostCPU(const TargetOptions &opts);
+
 std::optional<FloatABIKind> parseFloatABI(llvm::StringRef s);
 std::optional<RelocModelKind> parseRelocModel(llvm::StringRef s);
 

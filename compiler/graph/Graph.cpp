@@ -1,4 +1,5 @@
 #include "compiler/graph/Graph.h"
+#include "compiler/graph/CheckedMath.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -98,18 +99,12 @@ void Graph::addOutput(llvm::StringRef name, Value *v) {
 /// a negative extent) is an error here, so no later stage multiplies
 /// extents into an overflow or plans an impossible buffer.
 static llvm::Error checkResultSize(const Node &n, const TensorType &t) {
-  int64_t count = 1;
-  for (int64_t d : t.shape) {
-    if (d < 0)
-      return nodeError(n, "a result would have the negative extent " +
-                              shapeStr(t.shape));
-    if (d != 0 && count > kMaxTensorElements / d)
-      return nodeError(n, "a result of shape " + shapeStr(t.shape) +
-                              " would exceed kiln's limit of " +
-                              std::to_string(kMaxTensorElements) +
-                              " elements per tensor");
-    count *= d;
-  }
+  if (llvm::any_of(t.shape, [](int64_t d) { return d < 0; }))
+    return nodeError(n, "a result would have the negative extent " + shapeStr(t.shape));
+  if (!checkedElementCount(t.shape, kMaxTensorElements))
+    return nodeError(n, "a result of shape " + shapeStr(t.shape) +
+                            " would exceed kiln's limit of " +
+                            std::to_string(kMaxTensorElements) + " elements per tensor");
   return llvm::Error::success();
 }
 
@@ -134,6 +129,43 @@ llvm::Expected<llvm::SmallVector<TensorType, 1>> inferTypes(const Node &n) {
   return types;
 }
 
+/// What `a` must be where it is outside `domain` ("0 or 1, got 2"), or
+/// nullopt.
+static std::optional<std::string> outsideDomain(const AttrDomain &domain, const Attr &a) {
+  using Kind = AttrDomain::Kind;
+  switch (domain.kind) {
+  case Kind::Any:
+    return std::nullopt;
+  case Kind::IntRange: {
+    int64_t one = a.getInt();
+    llvm::ArrayRef<int64_t> values = a.getKind() == AttrKind::Int ? llvm::ArrayRef(one) : a.getInts();
+    if (llvm::all_of(values, [&](int64_t v) { return v >= domain.min && v <= domain.max; }))
+      return std::nullopt;
+    std::string range = domain.min == 0 && domain.max == 1
+                            ? "0 or 1"
+                            : llvm::formatv("in [{0}, {1}]", domain.min, domain.max).str();
+    return range + ", got " + a.str();
+  }
+  case Kind::NotNaN:
+  case Kind::Finite: {
+    float one = a.getFloat();
+    llvm::ArrayRef<float> values = a.getKind() == AttrKind::Float ? llvm::ArrayRef(one) : a.getFloats();
+    bool finite = domain.kind == Kind::Finite;
+    if (llvm::all_of(values, [&](float v) { return finite ? std::isfinite(v) : !std::isnan(v); }))
+      return std::nullopt;
+    return std::string(finite ? "finite" : "a number") + ", got " + a.str();
+  }
+  case Kind::OneOf:
+    if (llvm::is_contained(domain.strings, a.getString()))
+      return std::nullopt;
+    std::string allowed;
+    for (const char *s : domain.strings)
+      allowed += std::string(allowed.empty() ? "" : ", ") + '"' + s + '"';
+    return "one of " + allowed + ", got " + a.str();
+  }
+  return std::nullopt;
+}
+
 llvm::Expected<Node *> Graph::addNode(OpKind kind, llvm::StringRef name,
                                       llvm::ArrayRef<Value *> inputs,
                                       AttrMap attrs, Node *insertBefore) {
@@ -156,14 +188,8 @@ llvm::Expected<Node *> Graph::addNode(OpKind kind, llvm::StringRef name,
                        "attribute '" + kv.first + "' must be " +
                            attrKindName(spec->kind) + ", got " +
                            attrKindName(kv.second.getKind()));
-    if (spec->domain == AttrDomain::Flag && kv.second.getInt() != 0 && kv.second.getInt() != 1)
-      return nodeError(name, def.name,
-                       llvm::formatv("attribute '{0}' must be 0 or 1, got {1}", kv.first,
-                                     kv.second.getInt()));
-    if (spec->domain == AttrDomain::Finite && !std::isfinite(kv.second.getFloat()))
-      return nodeError(name, def.name,
-                       "attribute '" + kv.first + "' must be finite, got " +
-                           floatStr(kv.second.getFloat()));
+    if (std::optional<std::string> why = outsideDomain(spec->domain, kv.second))
+      return nodeError(name, def.name, "attribute '" + kv.first + "' must be " + *why);
   }
   for (const AttrSpec &spec : def.attrs) {
     if (attrs.count(spec.name))

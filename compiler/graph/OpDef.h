@@ -29,34 +29,59 @@ enum class OpKind : uint16_t {
 #include "compiler/graph/OpKinds.def"
 };
 
+/// The values an attribute may take within its kind. addNode rejects the
+/// others, naming the node, the op and the attribute, so type rules,
+/// lowering and kernels only ever see values they handle.
+struct AttrDomain {
+  enum class Kind : uint8_t {
+    Any,
+    /// An int, or each of ints, in [min, max].
+    IntRange,
+    /// A float, or each of floats, that is not NaN (an infinite bound such as
+    /// Clip's is meaningful).
+    NotNaN,
+    /// A float, or each of floats, neither NaN nor infinite.
+    Finite,
+    /// A string among `strings`.
+    OneOf,
+  };
+  Kind kind = Kind::Any;
+  int64_t min = 0, max = 0;
+  std::vector<const char *> strings;
+};
+
 /// One attribute an op accepts. Attributes with a default are always present
 /// on a node after construction; those without one and not `required` may be
 /// absent (e.g. Conv's kernel_shape, inferred from the weights).
-/// The values an attribute may take within its kind; addNode rejects the
-/// others, naming the node and the attribute.
-enum class AttrDomain : uint8_t {
-  Any,
-  /// An int flag: 0 or 1.
-  Flag,
-  /// A float that is neither NaN nor infinite.
-  Finite,
-};
-
 struct AttrSpec {
   const char *name;
   AttrKind kind;
   std::optional<Attr> defaultValue;
   bool required = false;
-  AttrDomain domain = AttrDomain::Any;
+  AttrDomain domain = {};
 };
 
-/// An int flag (AttrDomain::Flag) with default `value`.
+/// An int flag, 0 or 1, with default `value`.
 inline AttrSpec flagAttr(const char *name, int64_t value) {
-  return {name, AttrKind::Int, Attr::ofInt(value), false, AttrDomain::Flag};
+  return {name, AttrKind::Int, Attr::ofInt(value), false,
+          {AttrDomain::Kind::IntRange, 0, 1, {}}};
 }
-/// A finite float (AttrDomain::Finite) with default `value`.
+/// An int (or ints, by `kind`) in [min, max]; no default when `value` is
+/// nullopt.
+inline AttrSpec intRangeAttr(const char *name, AttrKind kind, std::optional<Attr> value,
+                             int64_t min, int64_t max, bool required = false) {
+  return {name, kind, std::move(value), required, {AttrDomain::Kind::IntRange, min, max, {}}};
+}
+/// A finite float with default `value`.
 inline AttrSpec finiteAttr(const char *name, float value) {
-  return {name, AttrKind::Float, Attr::ofFloat(value), false, AttrDomain::Finite};
+  return {name, AttrKind::Float, Attr::ofFloat(value), false, {AttrDomain::Kind::Finite}};
+}
+/// A string among `values`, with default `value`; required where it is null.
+inline AttrSpec enumAttr(const char *name, const char *value,
+                         std::vector<const char *> values) {
+  return {name, AttrKind::String,
+          value ? std::optional<Attr>(Attr::ofString(value)) : std::nullopt, !value,
+          {AttrDomain::Kind::OneOf, 0, 0, std::move(values)}};
 }
 
 /// Computes the output types from the node's inputs (types, and constant

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/codegen/Target.h"
 #include "compiler/driver/Compiler.h"
 #include "compiler/kilnc/Flags.h"
 #include "compiler/kilnc/ProgressDisplay.h"
@@ -86,6 +87,10 @@ int main(int argc, char **argv) {
       path->clear();
       toStdout.push_back(text);
     }
+  if (std::optional<std::string> cpu = kiln::detectedHostCPU(opts.codegen.target))
+    llvm::errs() << "kilnc: note: compiling for this machine's CPU (" << *cpu
+                 << ") as --mcpu is not given; the bundle may not run on other CPUs "
+                    "(pin one with --mcpu=CPU, as kiln_bundle does)\n";
   auto result = kiln::compileModel(opts);
   if (!result)
     return fail(llvm::toString(result.takeError()));

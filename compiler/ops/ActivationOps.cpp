@@ -145,8 +145,12 @@ AttrSpec fusedActivationAttrSpec() {
 void registerActivationOps(std::vector<OpDef> &defs) {
   for (const ActivationOp &a : kActivationOps) {
     std::vector<AttrSpec> attrs;
+    // Clip's bounds may be infinite (a model's -inf); no parameter is NaN.
+    AttrDomain::Kind domain = a.kind == ActivationKind::Clip ? AttrDomain::Kind::NotNaN
+                                                             : AttrDomain::Kind::Finite;
     for (const ActivationParam &p : activationParams(a.kind))
-      attrs.push_back({p.name, AttrKind::Float, Attr::ofFloat(p.defaultValue)});
+      attrs.push_back(
+          {p.name, AttrKind::Float, Attr::ofFloat(p.defaultValue), false, {domain}});
     if (hasInt8Form(a.kind))
       attrs.push_back(quantAttrSpec());
     defs.push_back({a.op, activationName(a.kind).data(), 1, 1, 1, 1,

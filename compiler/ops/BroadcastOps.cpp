@@ -180,9 +180,6 @@ llvm::Expected<TypeList> inferBroadcast(const Node &n) {
   if (k == OpKind::Mod && n.getInt("fmod") == 0 &&
       isFloatDType(inputType(n, 0).dtype))
     return nodeError(n, "fmod must be 1 for floating-point inputs");
-  if (k == OpKind::BitShift && n.getString("direction") != "LEFT" &&
-      n.getString("direction") != "RIGHT")
-    return nodeError(n, "direction must be LEFT or RIGHT");
   auto shape = broadcastInputShapes(n);
   if (!shape)
     return shape.takeError();
@@ -237,10 +234,10 @@ OpDef broadcastDef(OpKind kind, const char *name, unsigned minIn,
 void registerBroadcastOps(std::vector<OpDef> &defs) {
   defs.push_back(broadcastDef(OpKind::Pow, "Pow", 2, 2));
   defs.push_back(broadcastDef(OpKind::Mod, "Mod", 2, 2,
-                              {{"fmod", AttrKind::Int, Attr::ofInt(0)}}));
+                              {flagAttr("fmod", 0)}));
   defs.push_back(broadcastDef(
       OpKind::BitShift, "BitShift", 2, 2,
-      {{"direction", AttrKind::String, std::nullopt, /*required=*/true}}));
+      {enumAttr("direction", nullptr, {"LEFT", "RIGHT"})}));
   defs.push_back(broadcastDef(OpKind::Max, "Max", 1, UINT_MAX));
   defs.push_back(broadcastDef(OpKind::Min, "Min", 1, UINT_MAX));
   defs.push_back(broadcastDef(OpKind::Sum, "Sum", 1, UINT_MAX));

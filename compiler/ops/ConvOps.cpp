@@ -238,7 +238,7 @@ void registerConvOps(std::vector<OpDef> &defs) {
                   1,
                   1,
                   {
-                      {"auto_pad", AttrKind::String, Attr::ofString("NOTSET")},
+                      autoPadAttrSpec(),
                       {"dilations", AttrKind::Ints, std::nullopt},
                       {"group", AttrKind::Int, Attr::ofInt(1)},
                       {"kernel_shape", AttrKind::Ints, std::nullopt},
@@ -257,7 +257,7 @@ void registerConvOps(std::vector<OpDef> &defs) {
                   1,
                   1,
                   {
-                      {"auto_pad", AttrKind::String, Attr::ofString("NOTSET")},
+                      autoPadAttrSpec(),
                       {"dilations", AttrKind::Ints, std::nullopt},
                       {"group", AttrKind::Int, Attr::ofInt(1)},
                       {"kernel_shape", AttrKind::Ints, std::nullopt},

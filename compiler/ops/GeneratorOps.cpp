@@ -7,6 +7,7 @@
 // input's static type. All of them are folded to constants while importing.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/graph/CheckedMath.h"
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
@@ -70,20 +71,20 @@ llvm::Expected<DType> rangeDType(const Node &n) {
   return start.getDType();
 }
 
-int64_t rangeCount(const Node &n) {
-  double start = n.getAttr("start")->getTensor().getAsDouble(0);
-  double limit = n.getAttr("limit")->getTensor().getAsDouble(0);
-  double delta = n.getAttr("delta")->getTensor().getAsDouble(0);
-  return std::max<int64_t>(int64_t(std::ceil((limit - start) / delta)), 0);
-}
-
 llvm::Expected<TypeList> inferRange(const Node &n) {
   auto dt = rangeDType(n);
   if (!dt)
     return dt.takeError();
-  if (n.getAttr("delta")->getTensor().getAsDouble(0) == 0)
+  double start = n.getAttr("start")->getTensor().getAsDouble(0);
+  double limit = n.getAttr("limit")->getTensor().getAsDouble(0);
+  double delta = n.getAttr("delta")->getTensor().getAsDouble(0);
+  if (delta == 0)
     return nodeError(n, "delta must not be 0");
-  return TypeList{TensorType(*dt, {rangeCount(n)})};
+  std::optional<int64_t> count = checkedTruncToInt64(std::ceil((limit - start) / delta));
+  if (!count)
+    return nodeError(n, llvm::formatv("start {0}, limit {1} and delta {2} give no element count",
+                                      start, limit, delta));
+  return TypeList{TensorType(*dt, {std::max<int64_t>(*count, 0)})};
 }
 
 llvm::Error evalRange(const Node &n, llvm::ArrayRef<const Tensor *>,
@@ -195,7 +196,7 @@ OpDef windowDef(OpKind kind, const char *name) {
           1,
           {{"size", AttrKind::Int, std::nullopt, true},
            {"output_datatype", AttrKind::Int, Attr::ofInt(1)},
-           {"periodic", AttrKind::Int, Attr::ofInt(1)}},
+           flagAttr("periodic", 1)},
           inferWindow,
           evalWindow};
 }

@@ -65,9 +65,6 @@ llvm::Expected<TypeList> inferElements(const Node &n) {
     return nodeError(n, "updates " + updates.str() +
                             " must have the shape of indices " +
                             indices.str() + " and the dtype of data");
-  llvm::StringRef reduction = n.getString("reduction");
-  if (reduction != "none" && reduction != "add" && reduction != "mul")
-    return nodeError(n, "reduction '" + reduction + "' is not supported");
   return TypeList{TensorType(data.dtype, data.shape)};
 }
 
@@ -169,9 +166,6 @@ llvm::Expected<TypeList> inferND(const Node &n) {
   if (updates.shape != gathered || updates.dtype != data.dtype)
     return nodeError(n, "updates " + updates.str() + " must be " +
                             TensorType(data.dtype, gathered).str());
-  llvm::StringRef reduction = n.getString("reduction");
-  if (reduction != "none" && reduction != "add" && reduction != "mul")
-    return nodeError(n, "reduction '" + reduction + "' is not supported");
   return TypeList{TensorType(data.dtype, data.shape)};
 }
 
@@ -259,7 +253,7 @@ llvm::Error evalOneHot(const Node &n, llvm::ArrayRef<const Tensor *> in,
 }
 
 AttrSpec reductionAttr() {
-  return {"reduction", AttrKind::String, Attr::ofString("none")};
+  return enumAttr("reduction", "none", {"none", "add", "mul"});
 }
 
 } // namespace

@@ -42,8 +42,6 @@ llvm::Expected<TypeList> inferLoss(const Node &n) {
                                         x.shape[1], inputType(n, 2).str()));
   }
   llvm::StringRef reduction = n.getString("reduction");
-  if (reduction != "none" && reduction != "sum" && reduction != "mean")
-    return nodeError(n, "reduction '" + reduction + "' is not supported");
   TypeList types{TensorType(DType::F32, reduction == "none" ? targetShape
                                                             : Shape{})};
   if (isSoftmaxCE(n))
@@ -114,7 +112,7 @@ llvm::Error evalLoss(const Node &n, llvm::ArrayRef<const Tensor *> in,
 
 std::vector<AttrSpec> lossAttrs() {
   return {{"ignore_index", AttrKind::Int, std::nullopt},
-          {"reduction", AttrKind::String, Attr::ofString("mean")}};
+          enumAttr("reduction", "mean", {"none", "sum", "mean"})};
 }
 
 } // namespace

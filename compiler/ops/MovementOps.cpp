@@ -8,6 +8,7 @@
 // looking at them, so they work for every dtype.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/graph/CheckedMath.h"
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpHelpers.h"
@@ -181,8 +182,13 @@ llvm::Expected<TypeList> inferTile(const Node &n) {
                             " must have one non-negative entry per dimension "
                             "of " + x.str());
   Shape out;
-  for (size_t d = 0; d < x.rank(); ++d)
-    out.push_back(x.shape[d] * repeats[d]);
+  for (size_t d = 0; d < x.rank(); ++d) {
+    std::optional<int64_t> extent = llvm::checkedMul(x.shape[d], repeats[d]);
+    if (!extent)
+      return nodeError(n, "repeats " + shapeStr(repeats) + " of " + x.str() +
+                              " overflow int64");
+    out.push_back(*extent);
+  }
   return TypeList{TensorType(x.dtype, out)};
 }
 
@@ -214,19 +220,22 @@ llvm::Expected<TypeList> inferDepthSpace(const Node &n) {
     return nodeError(n, "input must be N x C x H x W and blocksize positive, "
                         "got " + x.str());
   int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+  std::optional<int64_t> square = llvm::checkedMul(b, b);
   if (n.is(OpKind::DepthToSpace)) {
-    llvm::StringRef mode = n.getString("mode");
-    if (mode != "DCR" && mode != "CRD")
-      return nodeError(n, "mode '" + mode + "' is not supported");
-    if (C % (b * b))
+    std::optional<int64_t> outH = llvm::checkedMul(H, b), outW = llvm::checkedMul(W, b);
+    if (!square || C % *square)
       return nodeError(n, "channels of " + x.str() +
                               " do not divide by blocksize^2");
-    return TypeList{TensorType(x.dtype, {N, C / (b * b), H * b, W * b})};
+    if (!outH || !outW)
+      return nodeError(n, llvm::formatv("blocksize {0} times the height and width of {1} "
+                                        "overflows int64", b, x.str()));
+    return TypeList{TensorType(x.dtype, {N, C / *square, *outH, *outW})};
   }
-  if (H % b || W % b)
+  if (!square || H % b || W % b)
     return nodeError(n, "height and width of " + x.str() +
                             " do not divide by the blocksize");
-  return TypeList{TensorType(x.dtype, {N, C * b * b, H / b, W / b})};
+  // b divides H and W, so C * b * b <= C * H * W fits.
+  return TypeList{TensorType(x.dtype, {N, C * *square, H / b, W / b})};
 }
 
 } // namespace
@@ -317,7 +326,7 @@ void registerMovementOps(std::vector<OpDef> &defs) {
                      inferTile, evalTile));
   defs.push_back(def(OpKind::DepthToSpace, "DepthToSpace",
                      {{"blocksize", AttrKind::Int, std::nullopt, true},
-                      {"mode", AttrKind::String, Attr::ofString("DCR")}},
+                      enumAttr("mode", "DCR", {"DCR", "CRD"})},
                      inferDepthSpace, evalDepthSpace));
   defs.push_back(def(OpKind::SpaceToDepth, "SpaceToDepth",
                      {{"blocksize", AttrKind::Int, std::nullopt, true}},

@@ -283,9 +283,6 @@ llvm::Expected<TypeList> inferLRN(const Node &n) {
   const TensorType &x = inputType(n, 0);
   if (x.rank() < 3)
     return nodeError(n, "input must be N x C x D1 x ..., got " + x.str());
-  if (n.getInt("size") < 1)
-    return nodeError(n, llvm::formatv("size must be positive, got {0}",
-                                      n.getInt("size")));
   return TypeList{x};
 }
 
@@ -328,7 +325,7 @@ void registerNormOps(std::vector<OpDef> &defs) {
                   1,
                   3,
                   {{"axis", AttrKind::Int, Attr::ofInt(-1)},
-                   {"epsilon", AttrKind::Float, Attr::ofFloat(1e-5f)},
+                   finiteAttr("epsilon", 1e-5f),
                    {"stash_type", AttrKind::Int, Attr::ofInt(1)}},
                   inferLayerNorm,
                   evalNormalize});
@@ -338,7 +335,7 @@ void registerNormOps(std::vector<OpDef> &defs) {
                   3,
                   1,
                   1,
-                  {{"epsilon", AttrKind::Float, Attr::ofFloat(1e-5f)}},
+                  {finiteAttr("epsilon", 1e-5f)},
                   inferInstanceNorm,
                   evalNormalize});
   defs.push_back({OpKind::MeanVarianceNormalization,
@@ -357,8 +354,8 @@ void registerNormOps(std::vector<OpDef> &defs) {
                   1,
                   1,
                   {
-                      {"epsilon", AttrKind::Float, Attr::ofFloat(1e-5f)},
-                      {"momentum", AttrKind::Float, Attr::ofFloat(0.9f)},
+                      finiteAttr("epsilon", 1e-5f),
+                      finiteAttr("momentum", 0.9f),
                       flagAttr("training_mode", 0),
                   },
                   inferBatchNorm,
@@ -371,8 +368,8 @@ void registerNormOps(std::vector<OpDef> &defs) {
                   1,
                   {finiteAttr("alpha", 1e-4f),
                    finiteAttr("beta", 0.75f),
-                   {"bias", AttrKind::Float, Attr::ofFloat(1.0f)},
-                   {"size", AttrKind::Int, std::nullopt, true}},
+                   finiteAttr("bias", 1.0f),
+                   intRangeAttr("size", AttrKind::Int, std::nullopt, 1, INT64_MAX, true)},
                   inferLRN,
                   evalLRN});
   for (auto [kind, name] : {std::pair{OpKind::Softmax, "Softmax"},
@@ -385,7 +382,8 @@ void registerNormOps(std::vector<OpDef> &defs) {
                     1,
                     1,
                     {{"axis", AttrKind::Int, Attr::ofInt(-1)},
-                     {kSoftmaxBetaAttr.data(), AttrKind::Float, std::nullopt}},
+                     {kSoftmaxBetaAttr.data(), AttrKind::Float, std::nullopt, false,
+                      {AttrDomain::Kind::Finite}}},
                     inferSoftmax,
                     evalSoftmax});
     defs.back().kernel = KernelFamily::Softmax;

@@ -111,6 +111,10 @@ bool StridedIndex::next() {
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+AttrSpec autoPadAttrSpec() {
+  return enumAttr("auto_pad", "NOTSET", {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"});
+}
+
 /// Window attributes come from the model; bounding them keeps every
 /// extent computed from them (d * (k - 1) + 1, s * (in - 1) + ...) far from
 /// overflow. Pads may be negative (ConvTranspose's), not huge.
@@ -188,7 +192,7 @@ resolveConvGeometry(const Node &n, llvm::ArrayRef<int64_t> inSizes,
                              k, in, i));
       g.padsBegin[i] = g.padsEnd[i] = 0;
       g.outSizes[i] = (in - k) / s + 1;
-    } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    } else { // SAME_UPPER or SAME_LOWER (autoPadAttrSpec)
       int64_t out = ceilDiv(in, s);
       int64_t total = std::max<int64_t>(0, (out - 1) * s + k - in);
       // The odd pad goes at the end for SAME_UPPER, at the start for LOWER.
@@ -196,8 +200,6 @@ resolveConvGeometry(const Node &n, llvm::ArrayRef<int64_t> inSizes,
       g.padsBegin[i] = autoPad == "SAME_UPPER" ? small : total - small;
       g.padsEnd[i] = total - g.padsBegin[i];
       g.outSizes[i] = out;
-    } else {
-      return nodeError(n, "unknown auto_pad '" + autoPad + "'");
     }
   }
   return g;
@@ -225,9 +227,6 @@ resolveConvTransposeGeometry(const Node &n, llvm::ArrayRef<int64_t> inSizes,
                                       "fit {0} spatial dimensions",
                                       rank));
   llvm::StringRef autoPad = n.getString("auto_pad");
-  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
-      autoPad != "SAME_LOWER")
-    return nodeError(n, "unknown auto_pad '" + autoPad + "'");
   g.padsBegin.resize(rank);
   g.padsEnd.resize(rank);
   g.outSizes.resize(rank);

@@ -95,6 +95,10 @@ struct ConvGeometry {
   }
 };
 
+/// A window op's auto_pad: NOTSET (the pads attribute), VALID, SAME_UPPER or
+/// SAME_LOWER.
+AttrSpec autoPadAttrSpec();
+
 /// Resolves the window geometry of a Conv / MaxPool / AveragePool node from
 /// its attributes (auto_pad, strides, dilations, pads and, where the op has
 /// it, ceil_mode) for input spatial sizes `inSizes` and kernel `kernel`.

@@ -40,9 +40,6 @@ llvm::Expected<TypeList> inferPool(const Node &n) {
   if (x.rank() < 3 || x.rank() > 5)
     return nodeError(n, "input must be N x C x D1 [x D2 [x D3]], got " +
                             x.str());
-  if (n.is(OpKind::MaxPool) && n.getInt("storage_order") != 0 &&
-      n.getInt("storage_order") != 1)
-    return nodeError(n, "storage_order must be 0 or 1");
   auto geom = poolGeometry(n, x.shape);
   if (!geom)
     return geom.takeError();
@@ -188,12 +185,12 @@ void registerPoolOps(std::vector<OpDef> &defs) {
                   1,
                   1,
                   {
-                      {"auto_pad", AttrKind::String, Attr::ofString("NOTSET")},
+                      autoPadAttrSpec(),
                       flagAttr("ceil_mode", 0),
                       {"dilations", AttrKind::Ints, std::nullopt},
                       {"kernel_shape", AttrKind::Ints, std::nullopt, true},
                       {"pads", AttrKind::Ints, std::nullopt},
-                      {"storage_order", AttrKind::Int, Attr::ofInt(0)},
+                      flagAttr("storage_order", 0),
                       {"strides", AttrKind::Ints, std::nullopt},
                   },
                   inferPool,
@@ -207,7 +204,7 @@ void registerPoolOps(std::vector<OpDef> &defs) {
                   1,
                   1,
                   {
-                      {"auto_pad", AttrKind::String, Attr::ofString("NOTSET")},
+                      autoPadAttrSpec(),
                       flagAttr("ceil_mode", 0),
                       flagAttr("count_include_pad", 0),
                       {"kernel_shape", AttrKind::Ints, std::nullopt, true},

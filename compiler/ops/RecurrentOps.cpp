@@ -147,10 +147,10 @@ llvm::Error evalRecurrent(const Node &n, llvm::ArrayRef<const Tensor *> in,
 
 std::vector<AttrSpec> recurrentAttrs(OpKind kind) {
   std::vector<AttrSpec> attrs{
-      {"clip", AttrKind::Float, std::nullopt},
-      {"direction", AttrKind::String, Attr::ofString("forward")},
+      {"clip", AttrKind::Float, std::nullopt, false, {AttrDomain::Kind::Finite}},
+      enumAttr("direction", "forward", {"forward", "reverse", "bidirectional"}),
       {"hidden_size", AttrKind::Int, std::nullopt},
-      {"layout", AttrKind::Int, Attr::ofInt(0)}};
+      flagAttr("layout", 0)};
   if (kind == OpKind::GRU)
     attrs.push_back(flagAttr("linear_before_reset", 0));
   if (kind == OpKind::LSTM)

@@ -20,13 +20,6 @@ llvm::Expected<RecurrentDims> recurrentDims(const Node &n) {
   d.gates = n.is(OpKind::LSTM) ? 4 : n.is(OpKind::GRU) ? 3 : 1;
   d.layout = n.getInt("layout");
   d.direction = n.getString("direction").str();
-  if (d.layout != 0 && d.layout != 1)
-    return nodeError(n, llvm::formatv("layout must be 0 or 1, got {0}",
-                                      d.layout));
-  if (d.direction != "forward" && d.direction != "reverse" &&
-      d.direction != "bidirectional")
-    return nodeError(n, "direction must be forward, reverse or "
-                        "bidirectional, got '" + d.direction + "'");
   if (n.is(OpKind::LSTM) && n.getInt("input_forget"))
     return nodeError(n, "input_forget=1 is not supported");
   d.dirs = d.direction == "bidirectional" ? 2 : 1;

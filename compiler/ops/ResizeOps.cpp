@@ -85,25 +85,12 @@ llvm::Expected<TypeList> inferResize(const Node &n) {
       return nodeError(n, "sizes " + shapeStr(sizes) +
                               " and scales must be positive");
   llvm::StringRef mode = n.getString("mode");
-  if (mode != "nearest" && mode != "linear" && mode != "cubic")
-    return nodeError(n, "mode '" + mode + "' is not supported");
   if (mode != "nearest" && !isFloatDType(x.dtype))
     return nodeError(n, "mode '" + mode + "' needs a float input, got " +
                             x.str());
-  llvm::StringRef ctm = n.getString("coordinate_transformation_mode");
-  static const char *const modes[] = {
-      "half_pixel",           "pytorch_half_pixel", "align_corners",
-      "asymmetric",           "tf_half_pixel_for_nn", "tf_crop_and_resize"};
-  if (!llvm::is_contained(modes, ctm))
-    return nodeError(n, "coordinate_transformation_mode '" + ctm +
-                            "' is not supported");
-  if (ctm == "tf_crop_and_resize" &&
+  if (n.getString("coordinate_transformation_mode") == "tf_crop_and_resize" &&
       (!n.hasAttr("roi") || n.getFloats("roi").size() != 2 * x.rank()))
     return nodeError(n, "tf_crop_and_resize needs a roi of 2 x rank values");
-  llvm::StringRef nearest = n.getString("nearest_mode");
-  if (nearest != "round_prefer_floor" && nearest != "round_prefer_ceil" &&
-      nearest != "floor" && nearest != "ceil")
-    return nodeError(n, "nearest_mode '" + nearest + "' is not supported");
   return TypeList{TensorType(x.dtype, sizes)};
 }
 
@@ -217,14 +204,15 @@ void registerResizeOps(std::vector<OpDef> &defs) {
        1,
        1,
        1,
-       {{"coordinate_transformation_mode", AttrKind::String,
-         Attr::ofString("half_pixel")},
-        {"cubic_coeff_a", AttrKind::Float, Attr::ofFloat(-0.75f)},
+       {enumAttr("coordinate_transformation_mode", "half_pixel",
+                 {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                  "tf_half_pixel_for_nn", "tf_crop_and_resize"}),
+        finiteAttr("cubic_coeff_a", -0.75f),
         flagAttr("exclude_outside", 0),
         {"extrapolation_value", AttrKind::Float, Attr::ofFloat(0.0f)},
-        {"mode", AttrKind::String, Attr::ofString("nearest")},
-        {"nearest_mode", AttrKind::String,
-         Attr::ofString("round_prefer_floor")},
+        enumAttr("mode", "nearest", {"nearest", "linear", "cubic"}),
+        enumAttr("nearest_mode", "round_prefer_floor",
+                 {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}),
         {"roi", AttrKind::Floats, std::nullopt},
         {"scales", AttrKind::Floats, std::nullopt, /*required=*/true},
         {"sizes", AttrKind::Ints, std::nullopt, /*required=*/true}},

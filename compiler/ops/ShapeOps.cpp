@@ -7,13 +7,13 @@
 // the attribute; the importer folds the constant input into it.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/graph/CheckedMath.h"
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpHelpers.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <climits>
@@ -84,18 +84,20 @@ llvm::Expected<TypeList> inferReshape(const Node &n) {
     }
   }
   int64_t total = x.numElements();
+  std::optional<int64_t> known = checkedElementCount(out);
+  if (!known)
+    return nodeError(n, "shape " + shapeStr(spec) + " has more elements than int64 counts");
   if (inferred >= 0) {
-    int64_t known = product(out);
-    if (known == 0 || total % known != 0)
+    if (*known == 0 || total % *known != 0)
       return nodeError(n, llvm::formatv("cannot infer the -1 in {0} for {1}",
                                         shapeStr(spec), x.str()));
-    out[inferred] = total / known;
+    out[inferred] = total / *known;
+    known = total;
   }
-  if (product(out) != total)
+  if (*known != total)
     return nodeError(n, llvm::formatv("cannot reshape {0} ({1} elements) to "
                                       "{2} ({3} elements)",
-                                      x.str(), total, shapeStr(out),
-                                      product(out)));
+                                      x.str(), total, shapeStr(out), *known));
   return TypeList{TensorType(x.dtype, out)};
 }
 
@@ -269,18 +271,20 @@ llvm::Expected<TypeList> inferPad(const Node &n) {
   llvm::ArrayRef<int64_t> pads = n.getInts("pads");
   llvm::StringRef mode = n.getString("mode");
   size_t rank = x.rank();
-  if (mode != "constant" && mode != "reflect" && mode != "edge")
-    return nodeError(n, "unsupported mode '" + mode + "'");
   if (pads.size() != 2 * rank)
     return nodeError(n, llvm::formatv("pads has {0} entries, {1} needs {2}",
                                       pads.size(), x.str(), 2 * rank));
   Shape out;
   for (size_t i = 0; i < rank; ++i) {
-    int64_t begin = pads[i], end = pads[rank + i], size = x.shape[i], padded;
-    if (llvm::AddOverflow(size, begin, padded) || llvm::AddOverflow(padded, end, padded))
-      return nodeError(n, llvm::formatv("pads {0} and {1} of dimension {2} overflow its "
-                                        "extent", begin, end, i));
-    if (padded < 0)
+    int64_t begin = pads[i], end = pads[rank + i], size = x.shape[i];
+    std::optional<int64_t> padded = llvm::checkedAdd(size, begin);
+    if (padded)
+      padded = llvm::checkedAdd(*padded, end);
+    if (!padded)
+      return nodeError(n, llvm::formatv("pads {0} and {1} of dimension {2} (extent {3}) "
+                                        "overflow int64",
+                                        begin, end, i, size));
+    if (*padded < 0)
       return nodeError(n, llvm::formatv("pads remove more than the {0} "
                                         "elements of dimension {1}",
                                         size, i));
@@ -291,7 +295,7 @@ llvm::Expected<TypeList> inferPad(const Node &n) {
                                         most, i, size));
     if (mode == "edge" && most > 0 && size == 0)
       return nodeError(n, llvm::formatv("edge pad of empty dimension {0}", i));
-    out.push_back(padded);
+    out.push_back(*padded);
   }
   return TypeList{TensorType(x.dtype, out)};
 }
@@ -454,7 +458,7 @@ void registerShapeOps(std::vector<OpDef> &defs) {
   defs.back().traits |= kQuantPreservingTrait;
   defs.back().kernel = KernelFamily::Concat;
   defs.push_back(def(OpKind::Pad, "Pad", 1, 1,
-                     {{"mode", AttrKind::String, Attr::ofString("constant")},
+                     {enumAttr("mode", "constant", {"constant", "reflect", "edge"}),
                       {"pads", AttrKind::Ints, std::nullopt, true},
                       {"value", AttrKind::Float, Attr::ofFloat(0.0f)}},
                      inferPad, evalPad));

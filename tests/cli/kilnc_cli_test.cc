@@ -4,6 +4,8 @@
 #include "onnx/onnx_pb.h"
 
 #include "gtest/gtest.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -234,6 +236,25 @@ TEST_F(KilncCli, SameInputsSameBytes) {
       EXPECT_FALSE(a.empty()) << f;
       EXPECT_TRUE(a == b) << f << " differs between two compilations" << extra;
     }
+  }
+}
+
+// Without --mcpu the bundle is for this machine's CPU, which kilnc names on
+// stderr: a build cache must not serve it to another machine.
+TEST_F(KilncCli, DetectedHostCPUIsNamed) {
+  std::string model = (fs::path(modelsDir) / "lenet5.onnx").string() + " -o " + outDir.string();
+  RunResult detected = run(model);
+  ASSERT_EQ(detected.exitCode, 0) << detected.err;
+  EXPECT_NE(detected.err.find("kilnc: note: compiling for this machine's CPU (" +
+                              llvm::sys::getHostCPUName().str() +
+                              ") as --mcpu is not given"),
+            std::string::npos)
+      << detected.err;
+  EXPECT_NE(detected.err.find("--mcpu=CPU"), std::string::npos) << detected.err;
+  for (const char *pinned : {" --mcpu=x86-64-v3", " --target=thumbv7em-none-eabihf"}) {
+    RunResult r = run(model + pinned);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.err.find("note"), std::string::npos) << pinned << ": " << r.err;
   }
 }
 

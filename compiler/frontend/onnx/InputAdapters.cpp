@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontend/onnx/AdapterUtils.h"
+#include "compiler/graph/CheckedMath.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -85,7 +86,10 @@ llvm::Expected<ValueList> emitResize(NodeEmitter &e, PendingNode &n) {
     if (!v)
       return v.takeError();
     for (size_t d = 0; d < v->size() && d < in.size(); ++d) {
-      sizes.push_back(int64_t((*v)[d]));
+      std::optional<int64_t> size = checkedTruncToInt64((*v)[d]);
+      if (!size)
+        return n.error(llvm::formatv("sizes entry {0} is not an int64", (*v)[d]));
+      sizes.push_back(*size);
       scales.push_back((*v)[d] / in[d]);
     }
   } else {
@@ -99,8 +103,14 @@ llvm::Expected<ValueList> emitResize(NodeEmitter &e, PendingNode &n) {
                                  "input",
                                  scales.size(), in.size()));
   if (sizes.empty())
-    for (size_t d = 0; d < in.size(); ++d)
-      sizes.push_back(int64_t(double(in[d]) * scales[d]));
+    for (size_t d = 0; d < in.size(); ++d) {
+      std::optional<int64_t> size = checkedTruncToInt64(double(in[d]) * scales[d]);
+      if (!size)
+        return n.error(llvm::formatv("scale {0} of dimension {1} ({2} elements) gives no "
+                                     "int64 size",
+                                     scales[d], d, in[d]));
+      sizes.push_back(*size);
+    }
   auto ctm = n.attrs.find("coordinate_transformation_mode");
   if (!legacy && ctm != n.attrs.end() &&
       ctm->second.getString() == "tf_crop_and_resize") {

@@ -14,6 +14,7 @@
 #include "compiler/frontend/onnx/SequenceImport.h"
 #include "compiler/frontend/onnx/TensorProto.h"
 #include "compiler/frontend/onnx/UnsupportedOps.h"
+#include "compiler/graph/CheckedMath.h"
 #include "compiler/ops/OpHelpers.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -286,7 +287,6 @@ Importer::inputType(const onnx::ValueInfoProto &vi) const {
     return makeError("input '" + name +
                      "' has no shape; kiln compiles static shapes only");
   Shape shape;
-  int64_t count = 1;
   for (int i = 0; i < tt.shape().dim_size(); ++i) {
     const onnx::TensorShapeProto::Dimension &d = tt.shape().dim(i);
     int64_t value;
@@ -308,11 +308,10 @@ Importer::inputType(const onnx::ValueInfoProto &vi) const {
       return makeError(llvm::formatv("input '{0}' dimension {1} is negative "
                                      "({2})",
                                      name, i, value));
-    if (value != 0 && count > kMaxTensorElements / value)
-      return makeError("input '" + name + "' is too large");
-    count *= value;
     shape.push_back(value);
   }
+  if (!checkedElementCount(shape, kMaxTensorElements))
+    return makeError("input '" + name + "' is too large");
   return TensorType(*dtype, shape);
 }
 

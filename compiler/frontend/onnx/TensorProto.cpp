@@ -2,6 +2,7 @@
 
 #include "compiler/frontend/onnx/TensorProto.h"
 #include "compiler/frontend/onnx/OnnxImporter.h"
+#include "compiler/graph/CheckedMath.h"
 #include "compiler/ops/OpHelpers.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -56,15 +57,15 @@ llvm::Expected<Tensor> tensorFromProto(const TensorProto &t) {
     return tensorError(t, llvm::toString(dtype.takeError()));
 
   Shape shape;
-  int64_t count = 1;
   for (int64_t d : t.dims()) {
     if (d < 0)
       return tensorError(t, llvm::formatv("negative dimension {0}", d));
-    if (d != 0 && count > std::numeric_limits<int64_t>::max() / d)
-      return tensorError(t, "element count overflows");
-    count *= d;
     shape.push_back(d);
   }
+  std::optional<int64_t> elements = checkedElementCount(shape);
+  if (!elements)
+    return tensorError(t, "element count overflows");
+  int64_t count = *elements;
   TensorType type(*dtype, shape);
   size_t elemSize = dtypeSize(*dtype);
 

@@ -1,4 +1,5 @@
 #include "compiler/frontend/tflite/TFLiteModel.h"
+#include "compiler/graph/CheckedMath.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -92,12 +93,8 @@ llvm::Expected<TensorType> tensorType(const tflite::Tensor &t, int index) {
         return tensorError(t, index, llvm::formatv("dimension {0} is negative", d));
       type.shape.push_back(d);
     }
-  int64_t elements = 1;
-  for (int64_t d : type.shape) {
-    if (d != 0 && elements > kMaxTensorElements / d)
-      return tensorError(t, index, "has too many elements");
-    elements *= d;
-  }
+  if (!checkedElementCount(type.shape, kMaxTensorElements))
+    return tensorError(t, index, "has too many elements");
 
   const tflite::QuantizationParameters *q = t.quantization();
   if (!q || !q->scale() || q->scale()->size() == 0)

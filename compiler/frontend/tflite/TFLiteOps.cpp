@@ -107,8 +107,12 @@ fusedActivation(const OpContext &ctx, tflite::ActivationFunctionType f) {
   case tflite::ActivationFunctionType_TANH:
     return *Activation::make(ActivationKind::Tanh);
   default:
-    return ctx.error(llvm::formatv("fused activation {0} is not supported",
-                                   tflite::EnumNameActivationFunctionType(f)));
+    // EnumName is empty for a value outside the schema's enum.
+    llvm::StringRef name = tflite::EnumNameActivationFunctionType(f);
+    if (name.empty())
+      return ctx.error(llvm::formatv("fused activation {0} is not a TFLite activation",
+                                     int(f)));
+    return ctx.error("fused activation " + name + " is not supported");
   }
 }
 
@@ -154,6 +158,8 @@ struct Window {
 /// Conv/pool attributes for an NCHW input of shape `nhwc` (N,H,W,C).
 llvm::Expected<AttrMap> windowAttrs(const OpContext &ctx, const Shape &nhwc,
                                     const Window &w) {
+  if (w.padding != tflite::Padding_SAME && w.padding != tflite::Padding_VALID)
+    return ctx.error(llvm::formatv("padding {0} is neither SAME nor VALID", int(w.padding)));
   if (w.sh < 1 || w.sw < 1 || w.dh < 1 || w.dw < 1 || w.kh < 1 || w.kw < 1)
     return ctx.error(llvm::formatv("window {0}x{1}, strides {2}x{3} and "
                                    "dilations {4}x{5} must be positive",

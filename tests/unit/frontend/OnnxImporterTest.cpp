@@ -13,6 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <limits>
+
 namespace kiln {
 namespace {
 
@@ -240,6 +243,81 @@ TEST(OnnxImporter, AbsurdSizesAreErrorsNotOverflows) {
               std::string::npos)
         << msg;
   }
+}
+
+// The probe's pad that adds 2^63-1 to an extent of 1: an overflow, named as
+// such (it once read "pads remove more than the 1 elements").
+TEST(OnnxImporter, PadOverflowIsNamed) {
+  ModelBuilder b(13);
+  b.input("x", {1, 2}).int64Initializer("pads", {4}, {INT64_MAX, 0, 0, 0});
+  b.output("y");
+  b.node("Pad", {"x", "pads"}, {"y"}, "pad");
+  EXPECT_EQ(importError(b),
+            "node 'pad' (Pad): pads 9223372036854775807 and 0 of dimension 0 (extent 1) "
+            "overflow int64");
+}
+
+/// The message of importing a one-node model over f32 `a` [2,3] and `b`
+/// [3,2] (both used where the op has two inputs), after `set` adds
+/// attributes to the node.
+std::string oneNodeError(const char *op, std::vector<int64_t> aShape,
+                      const std::function<void(onnx::NodeProto &)> &set) {
+  ModelBuilder b(13);
+  std::vector<test::Dim> dims(aShape.begin(), aShape.end());
+  b.input("a", dims).input("b", {3, 2}).output("y");
+  bool binary = std::string(op) == "Gemm";
+  onnx::NodeProto &n = binary ? b.node(op, {"a", "b"}, {"y"}, "the_node")
+                              : b.node(op, {"a"}, {"y"}, "the_node");
+  set(n);
+  return importError(b);
+}
+
+TEST(OnnxImporter, AttributesOutsideTheirDomainAreErrors) {
+  for (int64_t bad : {int64_t(2), int64_t(100000), INT64_MIN})
+    for (const char *flag : {"transA", "transB"})
+      EXPECT_EQ(oneNodeError("Gemm", {2, 3}, [&](onnx::NodeProto &n) { test::setInt(n, flag, bad); }),
+                "node 'the_node' (Gemm): attribute '" + std::string(flag) +
+                    "' must be 0 or 1, got " + std::to_string(bad));
+  EXPECT_EQ(oneNodeError("Gemm", {2, 3},
+                      [](onnx::NodeProto &n) {
+                        test::setFloat(n, "alpha", std::numeric_limits<float>::quiet_NaN());
+                      }),
+            "node 'the_node' (Gemm): attribute 'alpha' must be finite, got nan");
+  EXPECT_EQ(oneNodeError("Gemm", {2, 3},
+                      [](onnx::NodeProto &n) {
+                        test::setFloat(n, "beta", -std::numeric_limits<float>::infinity());
+                      }),
+            "node 'the_node' (Gemm): attribute 'beta' must be finite, got -inf");
+  auto pool = [](const std::function<void(onnx::NodeProto &)> &set) {
+    return oneNodeError("MaxPool", {1, 1, 4, 4}, [&](onnx::NodeProto &n) {
+      test::setInts(n, "kernel_shape", {2, 2});
+      set(n);
+    });
+  };
+  EXPECT_EQ(pool([](onnx::NodeProto &n) { test::setInt(n, "ceil_mode", 7); }),
+            "node 'the_node' (MaxPool): attribute 'ceil_mode' must be 0 or 1, got 7");
+  EXPECT_EQ(pool([](onnx::NodeProto &n) { test::setString(n, "auto_pad", "SAME"); }),
+            "node 'the_node' (MaxPool): attribute 'auto_pad' must be one of \"NOTSET\", "
+            "\"VALID\", \"SAME_UPPER\", \"SAME_LOWER\", got \"SAME\"");
+  EXPECT_EQ(oneNodeError("LeakyRelu", {2, 3},
+                      [](onnx::NodeProto &n) {
+                        test::setFloat(n, "alpha", std::numeric_limits<float>::infinity());
+                      }),
+            "node 'the_node' (LeakyRelu): attribute 'alpha' must be finite, got inf");
+  EXPECT_EQ(oneNodeError("DepthToSpace", {1, 4, 2, 2},
+                      [](onnx::NodeProto &n) {
+                        test::setInt(n, "blocksize", 2);
+                        test::setString(n, "mode", "dcr");
+                      }),
+            "node 'the_node' (DepthToSpace): attribute 'mode' must be one of \"DCR\", "
+            "\"CRD\", got \"dcr\"");
+}
+
+TEST(OnnxImporter, InitializerWithTwoDataFieldsIsAnError) {
+  ModelBuilder b = reluModel();
+  b.initializer("w", {1}, {1.0f});
+  b.proto().mutable_graph()->mutable_initializer(0)->set_raw_data(std::string(4, '\0'));
+  EXPECT_EQ(importError(b), "tensor 'w': holds values in more than one data field");
 }
 
 TEST(OnnxImporter, SymbolicDimensionNeedsABinding) {

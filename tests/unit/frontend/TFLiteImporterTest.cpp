@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct Spoil {
   int32_t weightsTensor = 1;
   /// Per-channel int8 weights with this many scales (0: float weights).
   int weightScales = 0;
+  /// The fused activation in the FULLY_CONNECTED options.
+  int8_t fusedActivation = tflite::ActivationFunctionType_NONE;
+  /// Pool2DOptions with this padding on the first op instead.
+  std::optional<int8_t> poolPadding;
 };
 
 const float kWeights[8] = {1, 2, 3, 4, -1, 0.5f, 0, 2};
@@ -75,8 +80,13 @@ std::string buildModel(const Spoil &s) {
   std::vector<flatbuffers::Offset<tflite::Operator>> ops = {tflite::CreateOperator(
       b, s.opcodeIndex, b.CreateVector(std::vector<int32_t>{0, s.weightsTensor, 2}),
       b.CreateVector(std::vector<int32_t>{3}),
-      tflite::BuiltinOptions_FullyConnectedOptions,
-      tflite::CreateFullyConnectedOptions(b).Union())};
+      s.poolPadding ? tflite::BuiltinOptions_Pool2DOptions
+                    : tflite::BuiltinOptions_FullyConnectedOptions,
+      s.poolPadding
+          ? tflite::CreatePool2DOptions(b, tflite::Padding(*s.poolPadding), 1, 1, 1, 1).Union()
+          : tflite::CreateFullyConnectedOptions(
+                b, tflite::ActivationFunctionType(s.fusedActivation))
+                .Union())};
   int32_t output = 3;
   if (s.secondOpCode >= 0) {
     codes.push_back(tflite::CreateOperatorCode(
@@ -178,6 +188,23 @@ TEST(TFLiteImporter, RejectsIndicesOutOfRange) {
   s.weightsTensor = 99;
   EXPECT_NE(importError(buildModel(s)).find("refers to tensor 99"),
             std::string::npos);
+}
+
+// Enum options outside the schema's values are errors naming the node and the
+// op, not read as a default.
+TEST(TFLiteImporter, RejectsEnumOptionsOutsideTheSchema) {
+  Spoil s;
+  s.fusedActivation = 42;
+  EXPECT_EQ(importError(buildModel(s)),
+            "m: node 'y' (FULLY_CONNECTED): fused activation 42 is not a TFLite activation");
+  s.fusedActivation = tflite::ActivationFunctionType_SIGN_BIT;
+  EXPECT_EQ(importError(buildModel(s)),
+            "m: node 'y' (FULLY_CONNECTED): fused activation SIGN_BIT is not supported");
+  s = {};
+  s.opCode = tflite::BuiltinOperator_AVERAGE_POOL_2D;
+  s.poolPadding = 7;
+  EXPECT_EQ(importError(buildModel(s)),
+            "m: node 'y' (AVERAGE_POOL_2D): padding 7 is neither SAME nor VALID");
 }
 
 TEST(TFLiteImporter, RejectsInconsistentQuantization) {

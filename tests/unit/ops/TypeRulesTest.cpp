@@ -102,7 +102,9 @@ TEST_F(TypeRules, Conv) {
   expectError(OpKind::Conv, {in({1, 3, 8, 8}), in({8, 3, 3, 3})},
               {{"pads", Attr::ofInts({1, 1})}}, "pads must have");
   expectError(OpKind::Conv, {in({1, 3, 8, 8}), in({8, 3, 3, 3})},
-              {{"auto_pad", Attr::ofString("FOO")}}, "unknown auto_pad 'FOO'");
+              {{"auto_pad", Attr::ofString("FOO")}},
+              "attribute 'auto_pad' must be one of \"NOTSET\", \"VALID\", \"SAME_UPPER\", "
+              "\"SAME_LOWER\", got \"FOO\"");
   // Graph-level attribute checks apply to every op.
   expectError(OpKind::Conv, {in({1, 3, 8, 8}), in({8, 3, 3, 3})},
               {{"group", Attr::ofFloat(1.0f)}}, "'group' must be int");
@@ -268,6 +270,31 @@ TEST_F(TypeRules, FlattenReshape) {
   expectError(OpKind::Reshape, {x}, {{"shape", Attr::ofInts({-2, -12})}},
               "negative entry");
   expectError(OpKind::Reshape, {x}, {}, "missing required attribute 'shape'");
+  // 2^32 * 2^32 wraps to 0 in int64: checked, not compared against a wrapped count.
+  expectError(OpKind::Reshape, {x}, {{"shape", Attr::ofInts({int64_t(1) << 32, int64_t(1) << 32, -1})}},
+              "shape [4294967296,4294967296,-1] has more elements than int64 counts");
+}
+
+// Extents multiplied by a model's attributes are checked, not wrapped.
+TEST_F(TypeRules, ShapeArithmeticOverflowIsAnError) {
+  expectError(OpKind::Tile, {in({2, 3})}, {{"repeats", Attr::ofInts({1, INT64_MAX / 2})}},
+              "repeats [1,4611686018427387903] of f32[2,3] overflow int64");
+  expectError(OpKind::DepthToSpace, {in({1, 4, 2, 2})},
+              {{"blocksize", Attr::ofInt(int64_t(1) << 32)}},
+              "channels of f32[1,4,2,2] do not divide by blocksize^2");
+  expectError(OpKind::DepthToSpace, {in({1, 1, 3, 2})},
+              {{"blocksize", Attr::ofInt(1)}, {"mode", Attr::ofString("XYZ")}},
+              "attribute 'mode' must be one of \"DCR\", \"CRD\", got \"XYZ\"");
+  expectError(OpKind::SpaceToDepth, {in({1, 1, 0, 0})},
+              {{"blocksize", Attr::ofInt(INT64_MAX)}},
+              "height and width of f32[1,1,0,0] do not divide by the blocksize");
+  auto scalar = [](float v) {
+    return Attr::ofTensor(Tensor::fromValues<float>(DType::F32, {}, {v}));
+  };
+  // (3e38 - 0) / 1e-30 elements: no int64 holds the count.
+  expectError(OpKind::Range, {},
+              {{"start", scalar(0)}, {"limit", scalar(3e38f)}, {"delta", scalar(1e-30f)}},
+              "give no element count");
 }
 
 TEST_F(TypeRules, TransposeConcatPad) {
@@ -303,7 +330,8 @@ TEST_F(TypeRules, TransposeConcatPad) {
   expectError(OpKind::Pad, {in({2, 3})},
               {{"pads", Attr::ofInts({0, 0, 0, 0})},
                {"mode", Attr::ofString("wrap")}},
-              "unsupported mode 'wrap'");
+              "attribute 'mode' must be one of \"constant\", \"reflect\", \"edge\", got "
+              "\"wrap\"");
   expectError(OpKind::Pad, {in({2, 3})},
               {{"pads", Attr::ofInts({0, 3, 0, 0})},
                {"mode", Attr::ofString("reflect")}},
@@ -312,7 +340,11 @@ TEST_F(TypeRules, TransposeConcatPad) {
               "pads remove more than");
   expectError(OpKind::Pad, {in({2, 3})},
               {{"pads", Attr::ofInts({0, INT64_MAX, 0, 1})}},
-              "pads 9223372036854775807 and 1 of dimension 1 overflow its extent");
+              "pads 9223372036854775807 and 1 of dimension 1 (extent 3) overflow int64");
+  // No overflow, but far beyond a tensor's size.
+  expectError(OpKind::Pad, {in({2, 3})},
+              {{"pads", Attr::ofInts({0, INT64_MAX - 3, 0, 0})}},
+              "a result of shape [2,9223372036854775807] would exceed kiln's limit");
 }
 
 TEST_F(TypeRules, SmallShapeOps) {
