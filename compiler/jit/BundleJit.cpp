@@ -125,6 +125,7 @@ JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name,
 
   std::unique_ptr<JitBundle> bundle(new JitBundle());
   bundle->name_ = name.str();
+  bundle->overwriteInputs_ = lirOpts.overwriteInputs;
   bundle->weightsSize_ = compiled->weightsSize;
   bundle->ioSize_ = compiled->ioSize;
   bundle->scratchSize_ = compiled->scratchSize;
@@ -188,8 +189,12 @@ JitBundle::runOnce(llvm::ArrayRef<Tensor> inputs, uint8_t poison) {
     std::memcpy(io.base() + inputs_[i].offset, inputs[i].rawData(),
                 inputs[i].sizeInBytes());
 
+  std::vector<uint8_t> ioBefore(io.base(), io.base() + ioSize_);
   if (int status = runFn_(weights_->base(), io.base(), scratch.base()))
     return jitError(llvm::formatv("{0}_run returned status {1}", name_, status));
+  if (!overwriteInputs_)
+    if (llvm::Error err = checkOnlyOutputsWritten(ioBefore, io.base()))
+      return std::move(err);
   for (auto [region, what] : {std::pair(&io, "I/O"), std::pair(&scratch, "scratch"),
                               std::pair(weights_.get(), "weights")})
     if (llvm::Error err = region->checkGuards(what))
@@ -202,6 +207,25 @@ JitBundle::runOnce(llvm::ArrayRef<Tensor> inputs, uint8_t poison) {
     outputs.emplace_back(
         o.type, llvm::ArrayRef<uint8_t>(io.base() + o.offset, o.type.sizeInBytes()));
   return std::move(outputs);
+}
+
+llvm::Error JitBundle::checkOnlyOutputsWritten(llvm::ArrayRef<uint8_t> before,
+                                               const uint8_t *io) const {
+  std::vector<bool> output(ioSize_, false);
+  for (const BundleTensor &o : outputs_)
+    std::fill_n(output.begin() + o.offset, o.type.sizeInBytes(), true);
+  for (uint64_t k = 0; k < ioSize_; ++k) {
+    if (output[k] || io[k] == before[k])
+      continue;
+    std::string where = "padding between its tensors";
+    for (const BundleTensor &in : inputs_)
+      if (k >= in.offset && k < in.offset + in.type.sizeInBytes())
+        where = "input '" + in.name + "'";
+    return jitError(llvm::formatv("{0}_run wrote to byte {1} of its I/O region, "
+                                  "in the {2}",
+                                  name_, k, where));
+  }
+  return llvm::Error::success();
 }
 
 llvm::Expected<std::unique_ptr<JitBundle>> compileGraphForJit(Graph &g) {

@@ -57,7 +57,9 @@ public:
   /// a NaN reference), every region between guard bytes: the two outputs
   /// must be identical, so an element never written or a read of memory
   /// never written is an error naming the output and element, as are a
-  /// write outside a region (naming it) or into the weights.
+  /// write outside a region (naming it), into the weights, or (unless the
+  /// bundle may overwrite its inputs) into the I/O region's inputs or the
+  /// padding between its tensors.
   llvm::Expected<std::vector<Tensor>> run(llvm::ArrayRef<Tensor> inputs);
 
   uint64_t weightsSize() const { return weightsSize_; }
@@ -94,11 +96,17 @@ private:
   /// One run on regions poisoned with `poison`: the outputs.
   llvm::Expected<std::vector<Tensor>> runOnce(llvm::ArrayRef<Tensor> inputs,
                                               uint8_t poison);
+  /// Success if the bytes of `io` outside the outputs are as `before` (the
+  /// region before the run), else an error naming the first changed byte.
+  llvm::Error checkOnlyOutputsWritten(llvm::ArrayRef<uint8_t> before,
+                                      const uint8_t *io) const;
 
   using RunFn = int (*)(const uint8_t *weights, uint8_t *io, uint8_t *scratch);
 
   std::string name_;
   TargetInfo targetInfo_;
+  /// Whether the I/O region also holds the intermediates (LIROptions).
+  bool overwriteInputs_ = false;
   /// The compile's TargetMachine, the JIT's compiler: it outlives jit_.
   std::unique_ptr<llvm::TargetMachine> targetMachine_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
