@@ -2,10 +2,13 @@
 large reference models CI provides, and ../shared/suite, the large models of
 the suite (bundles/models/suite.py --large).
 
-A fresh clone has no ../shared: a repository is then empty and its list of
-models is empty, so the tests that need those models are simply not defined.
-The environment variable named by `env` (KILN_SHARED_MODELS,
-KILN_SUITE_MODELS) overrides the location.
+defs.bzl gives the models found (LIST_NAME) and the models missing
+(LIST_NAME_MISSING), with the folder they were looked for in
+(LIST_NAME_FOLDER) and whether it exists (LIST_NAME_FOLDER_EXISTS): a fresh
+clone has no ../shared, so its tests are reported skipped, while a folder
+that exists but lacks a model (a broken CI setup) fails its test. The
+environment variable named by `env` (KILN_SHARED_MODELS, KILN_SUITE_MODELS)
+overrides the location.
 """
 
 _SUFFIXES = [".onnx", ".input.bin", ".output.bin"]
@@ -13,16 +16,24 @@ _SUFFIXES = [".onnx", ".input.bin", ".output.bin"]
 def _impl(rctx):
     workspace = rctx.path(Label("//:WORKSPACE")).dirname
     location = rctx.os.environ.get(rctx.attr.env, str(workspace) + "/" + rctx.attr.default_dir)
-    found = []
+    found, missing = [], []
     for model in rctx.attr.models:
         paths = [rctx.path(location + "/" + model + s) for s in _SUFFIXES]
         if all([p.exists for p in paths]):
             for p in paths:
                 rctx.symlink(p, p.basename)
             found.append(model)
+        else:
+            missing.append(model)
     rctx.file("BUILD.bazel", "package(default_visibility = [\"//visibility:public\"])\n" +
                              "exports_files(glob([\"*\"]))\n")
-    rctx.file("defs.bzl", "%s = %r\n" % (rctx.attr.list_name, found))
+    name = rctx.attr.list_name
+    rctx.file("defs.bzl", "".join([
+        "%s = %r\n" % (name, found),
+        "%s_MISSING = %r\n" % (name, missing),
+        "%s_FOLDER = %r\n" % (name, location),
+        "%s_FOLDER_EXISTS = %r\n" % (name, rctx.path(location).exists),
+    ]))
 
 kiln_shared_models = repository_rule(
     implementation = _impl,

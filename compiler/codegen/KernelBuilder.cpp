@@ -257,6 +257,7 @@ llvm::Value *KernelBuilder::exp(llvm::Value *x) {
                                                 llvm::cast<llvm::VectorType>(fty)->getElementCount())
                         : static_cast<llvm::Type *>(b.getInt32Ty());
   auto c = [&](double v) { return llvm::ConstantFP::get(fty, v); };
+  llvm::Value *in = x;
   // Clamped so 2^n stays a normal float: e^88.376 < FLT_MAX, e^-87.336 > FLT_MIN.
   x = minF(maxF(x, c(-87.33654)), c(88.37626));
   // Round to nearest by the 1.5*2^23 trick (no libm rint, no fast-math).
@@ -273,7 +274,9 @@ llvm::Value *KernelBuilder::exp(llvm::Value *x) {
   llvm::Value *ni = b.CreateFPToSI(n, ity);
   llvm::Value *bits = b.CreateShl(
       b.CreateAdd(ni, llvm::ConstantInt::get(ity, 127)), llvm::ConstantInt::get(ity, 23));
-  return b.CreateFMul(p, b.CreateBitCast(bits, fty));
+  llvm::Value *e = b.CreateFMul(p, b.CreateBitCast(bits, fty));
+  // The clamp turned NaN into its lower bound; e^NaN is NaN.
+  return b.CreateSelect(b.CreateFCmpUNO(in, in), in, e);
 }
 
 void KernelBuilder::stridedCopy(llvm::Type *elemTy, llvm::ArrayRef<int64_t> shape,

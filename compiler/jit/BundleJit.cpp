@@ -80,17 +80,40 @@ llvm::Expected<LinkedObject> linkInMemory(llvm::ArrayRef<char> object,
 JitBundle::JitBundle() = default;
 JitBundle::~JitBundle() = default;
 
-JitBundle::Region JitBundle::allocateRegion(uint64_t size) {
-  // aligned_alloc wants a size that is a multiple of the alignment, and a
-  // zero-sized region still gets a valid pointer.
-  uint64_t bytes = llvm::alignTo(std::max<uint64_t>(size, 1), lir::kBufferAlignment);
-  return Region(static_cast<uint8_t *>(std::aligned_alloc(lir::kBufferAlignment, bytes)));
+JitBundle::GuardedRegion::GuardedRegion(uint64_t size) : size_(size) {
+  // aligned_alloc wants a size that is a multiple of the alignment.
+  uint64_t bytes = 2 * kGuard + llvm::alignTo(size, lir::kBufferAlignment);
+  block_.reset(static_cast<uint8_t *>(std::aligned_alloc(lir::kBufferAlignment, bytes)));
+  if (block_)
+    std::memset(block_.get(), kGuardByte, bytes);
+}
+
+llvm::Error JitBundle::GuardedRegion::checkGuards(llvm::StringRef what) const {
+  auto changed = [](const uint8_t *guard, uint64_t &first, uint64_t &last) {
+    first = kGuard;
+    for (uint64_t k = 0; k < kGuard; ++k)
+      if (guard[k] != kGuardByte) {
+        first = std::min(first, k);
+        last = k;
+      }
+    return first < kGuard;
+  };
+  uint64_t first = 0, last = 0;
+  if (changed(block_.get(), first, last))
+    return jitError(llvm::formatv("wrote {0} byte(s) before the start of its {1} "
+                                  "region (from {2} bytes before it)",
+                                  last - first + 1, what, kGuard - first));
+  if (changed(base() + size_, first, last))
+    return jitError(llvm::formatv("wrote past the end of its {0} region of {1} "
+                                  "bytes (bytes {2} to {3} after it)",
+                                  what, size_, first, last));
+  return llvm::Error::success();
 }
 
 llvm::Expected<std::unique_ptr<JitBundle>>
 JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name,
-                   lir::LIROptions lirOpts) {
-  auto target = resolveTarget(TargetOptions{});
+                   lir::LIROptions lirOpts, const TargetOptions &targetOpts) {
+  auto target = resolveTarget(targetOpts);
   if (!target)
     return target.takeError();
   BackendOptions backend;
@@ -102,21 +125,23 @@ JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name,
 
   std::unique_ptr<JitBundle> bundle(new JitBundle());
   bundle->name_ = name.str();
+  bundle->overwriteInputs_ = lirOpts.overwriteInputs;
   bundle->weightsSize_ = compiled->weightsSize;
   bundle->ioSize_ = compiled->ioSize;
   bundle->scratchSize_ = compiled->scratchSize;
   bundle->inputs_ = std::move(compiled->inputs);
   bundle->outputs_ = std::move(compiled->outputs);
   const std::vector<uint8_t> &image = compiled->files.weights;
-  bundle->weights_ = allocateRegion(image.size());
-  if (!bundle->weights_)
+  bundle->weights_ = std::make_unique<GuardedRegion>(image.size());
+  if (!bundle->weights_->base())
     return jitError("cannot allocate the weights region");
-  std::memcpy(bundle->weights_.get(), image.data(), image.size());
+  std::memcpy(bundle->weights_->base(), image.data(), image.size());
   bundle->weightsImage_ = image;
 
   auto linked = linkInMemory(compiled->files.object, name, *target);
   if (!linked)
     return linked.takeError();
+  bundle->targetInfo_ = target->info;
   bundle->targetMachine_ = std::move(target->machine);
   bundle->jit_ = std::move(linked->jit);
   bundle->runFn_ = linked->run.toPtr<RunFn>();
@@ -140,51 +165,67 @@ JitBundle::run(llvm::ArrayRef<Tensor> inputs) {
   auto second = runOnce(inputs, 0xC3);
   if (!second)
     return second.takeError();
-  for (size_t o = 0; o < outputs_.size(); ++o)
-    if (std::memcmp((*first)[o].rawData(), (*second)[o].rawData(),
-                    (*first)[o].sizeInBytes()) != 0)
-      return jitError("output '" + outputs_[o].name +
-                      "' depends on what the regions held before the run: an "
-                      "element never written, or a read of bytes never written");
-  if (std::memcmp(weights_.get(), weightsImage_.data(), weightsImage_.size()) != 0)
-    return jitError(name_ + "_run wrote to its weights");
+  for (size_t o = 0; o < outputs_.size(); ++o) {
+    const uint8_t *a = (*first)[o].rawData(), *b = (*second)[o].rawData();
+    uint64_t bytes = (*first)[o].sizeInBytes();
+    uint64_t at = std::mismatch(a, a + bytes, b).first - a;
+    if (at != bytes)
+      return jitError(llvm::formatv(
+          "output '{0}' element {1} depends on what the regions held before the "
+          "run: an element never written, or a read of bytes never written",
+          outputs_[o].name, at / dtypeSize(outputs_[o].type.dtype)));
+  }
   return std::move(*first);
 }
 
 llvm::Expected<std::vector<Tensor>>
 JitBundle::runOnce(llvm::ArrayRef<Tensor> inputs, uint8_t poison) {
-  // Each region sits between guard bytes of its own pattern.
-  constexpr uint64_t kGuard = lir::kBufferAlignment;
-  constexpr uint8_t kGuardByte = 0xA7;
-  Region io = allocateRegion(ioSize_ + 2 * kGuard),
-         scratch = allocateRegion(scratchSize_ + 2 * kGuard);
-  if (!io || !scratch)
+  GuardedRegion io(ioSize_), scratch(scratchSize_);
+  if (!io.base() || !scratch.base())
     return jitError("cannot allocate the I/O and scratch regions");
-  std::memset(io.get(), kGuardByte, ioSize_ + 2 * kGuard);
-  std::memset(scratch.get(), kGuardByte, scratchSize_ + 2 * kGuard);
-  uint8_t *ioBase = io.get() + kGuard, *scratchBase = scratch.get() + kGuard;
-  std::memset(ioBase, poison, ioSize_);
-  std::memset(scratchBase, poison, scratchSize_);
+  std::memset(io.base(), poison, ioSize_);
+  std::memset(scratch.base(), poison, scratchSize_);
   for (size_t i = 0; i < inputs.size(); ++i)
-    std::memcpy(ioBase + inputs_[i].offset, inputs[i].rawData(),
+    std::memcpy(io.base() + inputs_[i].offset, inputs[i].rawData(),
                 inputs[i].sizeInBytes());
 
-  if (int status = runFn_(weights_.get(), ioBase, scratchBase))
+  std::vector<uint8_t> ioBefore(io.base(), io.base() + ioSize_);
+  if (int status = runFn_(weights_->base(), io.base(), scratch.base()))
     return jitError(llvm::formatv("{0}_run returned status {1}", name_, status));
-  auto guardsIntact = [&](const uint8_t *base, uint64_t size) {
-    for (uint64_t k = 0; k < kGuard; ++k)
-      if (base[k] != kGuardByte || base[kGuard + size + k] != kGuardByte)
-        return false;
-    return true;
-  };
-  if (!guardsIntact(io.get(), ioSize_) || !guardsIntact(scratch.get(), scratchSize_))
-    return jitError(name_ + "_run wrote outside its I/O or scratch region");
+  if (!overwriteInputs_)
+    if (llvm::Error err = checkOnlyOutputsWritten(ioBefore, io.base()))
+      return std::move(err);
+  for (auto [region, what] : {std::pair(&io, "I/O"), std::pair(&scratch, "scratch"),
+                              std::pair(weights_.get(), "weights")})
+    if (llvm::Error err = region->checkGuards(what))
+      return jitError(name_ + "_run " + llvm::toString(std::move(err)));
+  if (std::memcmp(weights_->base(), weightsImage_.data(), weightsImage_.size()) != 0)
+    return jitError(name_ + "_run wrote to its weights");
 
   std::vector<Tensor> outputs;
   for (const BundleTensor &o : outputs_)
     outputs.emplace_back(
-        o.type, llvm::ArrayRef<uint8_t>(ioBase + o.offset, o.type.sizeInBytes()));
+        o.type, llvm::ArrayRef<uint8_t>(io.base() + o.offset, o.type.sizeInBytes()));
   return std::move(outputs);
+}
+
+llvm::Error JitBundle::checkOnlyOutputsWritten(llvm::ArrayRef<uint8_t> before,
+                                               const uint8_t *io) const {
+  std::vector<bool> output(ioSize_, false);
+  for (const BundleTensor &o : outputs_)
+    std::fill_n(output.begin() + o.offset, o.type.sizeInBytes(), true);
+  for (uint64_t k = 0; k < ioSize_; ++k) {
+    if (output[k] || io[k] == before[k])
+      continue;
+    std::string where = "padding between its tensors";
+    for (const BundleTensor &in : inputs_)
+      if (k >= in.offset && k < in.offset + in.type.sizeInBytes())
+        where = "input '" + in.name + "'";
+    return jitError(llvm::formatv("{0}_run wrote to byte {1} of its I/O region, "
+                                  "in the {2}",
+                                  name_, k, where));
+  }
+  return llvm::Error::success();
 }
 
 llvm::Expected<std::unique_ptr<JitBundle>> compileGraphForJit(Graph &g) {

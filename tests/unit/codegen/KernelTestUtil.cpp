@@ -4,10 +4,46 @@
 #include "compiler/jit/BundleJit.h"
 #include "compiler/pipeline/Pipeline.h"
 
+#include <cstdlib>
 #include <random>
+
+#if defined(__x86_64__) && defined(__linux__)
+#include <fpu_control.h>
+#endif
 
 namespace kiln {
 namespace test {
+
+namespace {
+/// The target of the compiled copy: the host unless the environment says.
+TargetOptions testTarget() {
+  TargetOptions target;
+  if (const char *cpu = std::getenv("KILN_TEST_CPU"))
+    target.cpu = cpu;
+  if (const char *features = std::getenv("KILN_TEST_FEATURES"))
+    target.features = features;
+  return target;
+}
+
+/// Without SSE, x86-64 computes f32 in x87 registers, by default with a
+/// 64-bit mantissa, which breaks the kernels' rounding tricks (adding and
+/// subtracting 1.5 * 2^23) that an IEEE single-precision FPU, or soft
+/// float, keeps. While it lives, x87 results round to 24 bits, as on those.
+class X87SinglePrecision {
+public:
+#if defined(__x86_64__) && defined(__linux__)
+  X87SinglePrecision() {
+    _FPU_GETCW(saved_);
+    fpu_control_t single = (saved_ & ~_FPU_EXTENDED) | _FPU_SINGLE;
+    _FPU_SETCW(single);
+  }
+  ~X87SinglePrecision() { _FPU_SETCW(saved_); }
+
+private:
+  fpu_control_t saved_;
+#endif
+};
+} // namespace
 
 Tensor randomInput(const TensorType &type, uint64_t seed, float lo, float hi) {
   if (type.dtype == DType::F32)
@@ -43,15 +79,23 @@ Tensor randomInput(const TensorType &type, uint64_t seed, float lo, float hi) {
            << "passes: " << llvm::toString(std::move(err));
   if (check.expectGraph)
     check.expectGraph(*g);
-  auto bundle = JitBundle::compile(*g, "jit", check.lir);
+  auto bundle = JitBundle::compile(*g, "jit", check.lir, testTarget());
   if (!bundle)
     return ::testing::AssertionFailure()
            << "compile: " << llvm::toString(bundle.takeError());
-  auto got = (*bundle)->run(inputs);
+  if (const char *lanes = std::getenv("KILN_TEST_LANES"))
+    if ((*bundle)->targetInfo().vectorLanes != std::strtoul(lanes, nullptr, 10))
+      return ::testing::AssertionFailure()
+             << "compiled for " << (*bundle)->targetInfo().vectorLanes
+             << " vector lanes, KILN_TEST_LANES says " << lanes;
+  auto got = [&] {
+    X87SinglePrecision x87;
+    return (*bundle)->run(inputs);
+  }();
   if (!got)
     return ::testing::AssertionFailure()
            << "run: " << llvm::toString(got.takeError());
-  return outputsClose(*want, *got, check.rtol);
+  return outputsClose(*want, *got, check.rtol, check.scale);
 }
 
 GraphBuilder singleNode(OpKind kind, std::vector<TensorType> inputTypes,

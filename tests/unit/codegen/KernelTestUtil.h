@@ -4,6 +4,12 @@
 // goes through graph passes, codegen and the JIT, the other, untouched, is
 // run by the reference interpreter on the same inputs and is the oracle.
 //
+// The copy is compiled for the host, or for the CPU the environment names
+// (KILN_TEST_CPU, KILN_TEST_FEATURES), so that narrower vectors than the
+// host's, their tails and the scalar code of cores without vectors run here
+// too; KILN_TEST_LANES is then the f32 lanes the compile must get, so that a
+// configuration cannot quietly test the host's width again.
+//
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TESTS_UNIT_CODEGEN_KERNELTESTUTIL_H
 #define KILN_TESTS_UNIT_CODEGEN_KERNELTESTUTIL_H
@@ -29,8 +35,10 @@ struct JitCheck {
   float lo = -1.0f, hi = 1.0f;
   /// Explicit inputs (graph-input order), replacing the random ones.
   std::vector<Tensor> inputs;
-  /// Tolerance: rtol * max(1, max|ref|) per output, element-wise.
+  /// Tolerance: rtol * max(1, max|ref|) per output, element-wise, or with
+  /// Tolerance::OfElement, rtol * max(1, |ref|) for each element.
   double rtol = 1e-5;
+  Tolerance scale = Tolerance::OfOutput;
   uint64_t seed = 1;
   /// Checks on the graph after the passes, so that a test meant for a
   /// code path (a fused activation, a folded BatchNorm) fails when the

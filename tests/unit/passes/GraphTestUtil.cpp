@@ -1,6 +1,7 @@
 #include "tests/unit/passes/GraphTestUtil.h"
 
 #include "compiler/interpreter/Interpreter.h"
+#include "compiler/ops/OpHelpers.h"
 
 #include "llvm/Support/ErrorHandling.h"
 
@@ -82,9 +83,17 @@ Node *findOnly(const Graph &g, OpKind kind) {
   return found;
 }
 
+namespace {
+/// Element i as a double; f16 from its bits (Tensor::getAsDouble has no f16).
+double elementValue(const Tensor &t, int64_t i) {
+  return t.getDType() == DType::F16 ? halfToFloat(t.data<uint16_t>()[i])
+                                    : t.getAsDouble(i);
+}
+} // namespace
+
 ::testing::AssertionResult outputsClose(llvm::ArrayRef<Tensor> ref,
                                         llvm::ArrayRef<Tensor> got,
-                                        double rtol) {
+                                        double rtol, Tolerance scale) {
   if (ref.size() != got.size())
     return ::testing::AssertionFailure()
            << ref.size() << " reference outputs, " << got.size() << " got";
@@ -95,16 +104,18 @@ Node *findOnly(const Graph &g, OpKind kind) {
              << ", expected " << ref[o].getType().str();
     double maxAbs = 1.0;
     for (int64_t i = 0; i < ref[o].numElements(); ++i)
-      maxAbs = std::max(maxAbs, std::fabs(ref[o].getAsDouble(i)));
+      maxAbs = std::max(maxAbs, std::fabs(elementValue(ref[o], i)));
     for (int64_t i = 0; i < ref[o].numElements(); ++i) {
-      double want = ref[o].getAsDouble(i), have = got[o].getAsDouble(i);
-      if (std::isnan(want) && std::isnan(have))
+      double want = elementValue(ref[o], i), have = elementValue(got[o], i);
+      if ((std::isnan(want) && std::isnan(have)) || want == have)
         continue;
-      if (!(std::fabs(want - have) <= rtol * maxAbs))
+      double tol = rtol * (scale == Tolerance::OfOutput
+                               ? maxAbs
+                               : std::max(1.0, std::fabs(want)));
+      if (!(std::fabs(want - have) <= tol))
         return ::testing::AssertionFailure()
                << "output " << o << " element " << i << ": " << have
-               << ", expected " << want << " (tolerance " << rtol * maxAbs
-               << ")";
+               << ", expected " << want << " (tolerance " << tol << ")";
     }
   }
   return ::testing::AssertionSuccess();

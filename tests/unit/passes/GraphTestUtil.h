@@ -57,11 +57,18 @@ unsigned countOps(const Graph &g, OpKind kind);
 /// several.
 Node *findOnly(const Graph &g, OpKind kind);
 
-/// Whether every output of `got` is within rtol * max(1, max|ref|) of the
-/// matching output of `ref`, element by element (NaN matches only NaN).
+/// What a relative tolerance is relative to: the largest |ref| of the
+/// output (at least 1), or each element's own |ref| (at least 1), for
+/// outputs whose magnitudes span many orders (math functions at their edges).
+enum class Tolerance { OfOutput, OfElement };
+
+/// Whether every output of `got` is within rtol * max(1, |ref|) of the
+/// matching output of `ref`, element by element (NaN matches only NaN, an
+/// infinity only itself).
 ::testing::AssertionResult outputsClose(llvm::ArrayRef<Tensor> ref,
                                         llvm::ArrayRef<Tensor> got,
-                                        double rtol);
+                                        double rtol,
+                                        Tolerance scale = Tolerance::OfOutput);
 
 /// Runs both graphs with the reference interpreter on the same random inputs
 /// (seeded by `seed`) and compares their outputs with outputsClose.
