@@ -5,7 +5,7 @@ BAZEL ?= bazel
 CROSS_TESTS := test-aarch64 test-cortex-m3 test-cortex-m4 test-cortex-m7
 
 .PHONY: all deps deps-cross build demo demo-cortex-m test $(CROSS_TESTS) footprint bench bench-ort \
-	bench-device install examples examples-bazel examples-install examples-cmake \
+	bench-device fuzz test-asan test-ubsan install examples examples-bazel examples-install examples-cmake \
 	examples-make clean
 
 all: build
@@ -34,6 +34,18 @@ test: deps
 # Every test that can run on the target, under QEMU.
 $(CROSS_TESTS): test-%: deps-cross
 	$(BAZEL) test --config=$* //...
+
+# The unit and CLI tests and the fuzz regressions under ASan and UBSan (README
+# "Reliability"; why not all of //...: the README).
+SANITIZER_TESTS := //tests/unit/... //tests/cli/... //tests/fuzz:fuzz_replay_test
+
+test-asan test-ubsan: test-%: deps
+	$(BAZEL) test --config=$* $(SANITIZER_TESTS)
+
+# The libFuzzer targets of tests/fuzz, each for FUZZ_SECONDS (default 60);
+# FUZZ_TARGETS picks some (README "Reliability").
+fuzz: deps
+	BAZEL="$(BAZEL)" tests/fuzz/run_fuzzers.sh
 
 # docs/footprint.md: code, memory and stack of every model on every target.
 footprint: deps-cross

@@ -61,6 +61,15 @@ llvm::Expected<ValueList> emitResize(NodeEmitter &e, PendingNode &n) {
   };
   llvm::SmallVector<double, 8> scales;
   Shape sizes;
+  // A size that is NaN or beyond int64 has no integer value to convert to.
+  auto addSize = [&](double size, size_t d) -> llvm::Error {
+    if (!(size >= 0 && size < 0x1p63))
+      return n.error(llvm::formatv("output extent {0} of dimension {1} is not "
+                                   "a size",
+                                   size, d));
+    sizes.push_back(int64_t(size));
+    return llvm::Error::success();
+  };
   if (legacy) {
     if (n.opType == "Upsample" && e.getOpset() < 9) {
       auto it = n.attrs.find("scales");
@@ -85,7 +94,8 @@ llvm::Expected<ValueList> emitResize(NodeEmitter &e, PendingNode &n) {
     if (!v)
       return v.takeError();
     for (size_t d = 0; d < v->size() && d < in.size(); ++d) {
-      sizes.push_back(int64_t((*v)[d]));
+      if (auto err = addSize((*v)[d], d))
+        return std::move(err);
       scales.push_back((*v)[d] / in[d]);
     }
   } else {
@@ -100,7 +110,8 @@ llvm::Expected<ValueList> emitResize(NodeEmitter &e, PendingNode &n) {
                                  scales.size(), in.size()));
   if (sizes.empty())
     for (size_t d = 0; d < in.size(); ++d)
-      sizes.push_back(int64_t(double(in[d]) * scales[d]));
+      if (auto err = addSize(double(in[d]) * scales[d], d))
+        return std::move(err);
   auto ctm = n.attrs.find("coordinate_transformation_mode");
   if (!legacy && ctm != n.attrs.end() &&
       ctm->second.getString() == "tf_crop_and_resize") {
