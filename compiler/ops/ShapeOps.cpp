@@ -83,9 +83,11 @@ llvm::Expected<TypeList> inferReshape(const Node &n) {
       out.push_back(d);
     }
   }
-  int64_t total = x.numElements();
+  int64_t total = x.numElements(), known = 1;
+  for (int64_t d : out)
+    if (llvm::MulOverflow(known, d, known))
+      return nodeError(n, "shape " + shapeStr(spec) + " overflows int64");
   if (inferred >= 0) {
-    int64_t known = product(out);
     if (known == 0 || total % known != 0)
       return nodeError(n, llvm::formatv("cannot infer the -1 in {0} for {1}",
                                         shapeStr(spec), x.str()));
