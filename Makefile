@@ -5,8 +5,8 @@ BAZEL ?= bazel
 CROSS_TESTS := test-aarch64 test-cortex-m3 test-cortex-m4 test-cortex-m7
 
 .PHONY: all deps deps-cross build demo demo-cortex-m test $(CROSS_TESTS) footprint bench bench-ort \
-	bench-device fuzz test-asan test-ubsan install examples examples-bazel examples-install examples-cmake \
-	examples-make clean
+	bench-device fuzz test-asan test-ubsan test-sanitizers install examples examples-bazel \
+	examples-install examples-cmake examples-make clean
 
 all: build
 
@@ -35,11 +35,12 @@ test: deps
 $(CROSS_TESTS): test-%: deps-cross
 	$(BAZEL) test --config=$* //...
 
-# The unit and CLI tests and the fuzz regressions under ASan and UBSan (README
-# "Reliability"; why not all of //...: the README).
+# The unit and CLI tests and the fuzz regressions under ASan, UBSan or both in
+# one build (test-sanitizers, what CI runs); README "Reliability" says why not
+# all of //...
 SANITIZER_TESTS := //tests/unit/... //tests/cli/... //tests/fuzz:fuzz_replay_test
 
-test-asan test-ubsan: test-%: deps
+test-asan test-ubsan test-sanitizers: test-%: deps
 	$(BAZEL) test --config=$* $(SANITIZER_TESTS)
 
 # The libFuzzer targets of tests/fuzz, each for FUZZ_SECONDS (default 60);
