@@ -5,8 +5,8 @@ BAZEL ?= bazel
 CROSS_TESTS := test-aarch64 test-cortex-m3 test-cortex-m4 test-cortex-m7
 
 .PHONY: all deps deps-cross build demo demo-cortex-m test test-report-browser $(CROSS_TESTS) footprint bench bench-ort \
-	bench-device install examples examples-bazel examples-install examples-cmake \
-	examples-make test-remote-cache clean
+	bench-device fuzz test-asan test-ubsan test-sanitizers install examples examples-bazel \
+	examples-install examples-cmake examples-make test-remote-cache clean
 
 all: build
 
@@ -45,6 +45,19 @@ test-remote-cache: deps
 # Every test that can run on the target, under QEMU.
 $(CROSS_TESTS): test-%: deps-cross
 	$(BAZEL) test --config=$* //...
+
+# The unit and CLI tests and the fuzz regressions under ASan, UBSan or both in
+# one build (test-sanitizers, what CI runs); README "Reliability" says why not
+# all of //...
+SANITIZER_TESTS := //tests/unit/... //tests/cli/... //tests/fuzz:fuzz_replay_test
+
+test-asan test-ubsan test-sanitizers: test-%: deps
+	$(BAZEL) test --config=$* $(SANITIZER_TESTS)
+
+# The libFuzzer targets of tests/fuzz, each for FUZZ_SECONDS (default 60);
+# FUZZ_TARGETS picks some (README "Reliability").
+fuzz: deps
+	BAZEL="$(BAZEL)" tests/fuzz/run_fuzzers.sh
 
 # docs/footprint.md: code, memory and stack of every model on every target.
 footprint: deps-cross

@@ -42,12 +42,19 @@ def _flags(actions, flags, features = None):
         with_features = [with_feature_set(features = features)] if features else [],
     )
 
+# Clang is Debian's clang-19; binutils (Bazel's ar flags are GNU ar's) serve both.
+def _tool_path(gnu_target, tool, clang):
+    if clang and tool in ("gcc", "cpp"):
+        return "/usr/lib/llvm-19/bin/clang"
+    return "/usr/bin/%s-%s" % (gnu_target, tool)
+
 def _gcc_toolchain_config_impl(ctx):
     cpu_flags = ctx.attr.cpu_flags
 
     # gcc reports the system headers it includes with the paths it was given,
-    # which Bazel checks against cxx_builtin_include_directories.
-    common = ["-no-canonical-prefixes", "-fno-canonical-system-headers"]
+    # which Bazel checks against cxx_builtin_include_directories. (Clang
+    # reports them as found; Bazel normalizes the paths.)
+    common = [] if ctx.attr.clang else ["-no-canonical-prefixes", "-fno-canonical-system-headers"]
     link_flags = cpu_flags + common + ["-Wl,--gc-sections"] + ctx.attr.linkopts
     if ctx.file.startup:
         link_flags = link_flags + [ctx.file.startup.path, "-T", ctx.file.linker_script.path]
@@ -80,11 +87,11 @@ def _gcc_toolchain_config_impl(ctx):
         target_system_name = ctx.attr.gnu_target,
         target_cpu = ctx.attr.cpu,
         target_libc = ctx.attr.libc,
-        compiler = "gcc",
+        compiler = "clang" if ctx.attr.clang else "gcc",
         abi_version = "gcc",
         abi_libc_version = ctx.attr.libc,
         tool_paths = [
-            tool_path(name = t, path = "/usr/bin/%s-%s" % (ctx.attr.gnu_target, t))
+            tool_path(name = t, path = _tool_path(ctx.attr.gnu_target, t, ctx.attr.clang))
             for t in _TOOLS
         ],
         features = features,
@@ -95,6 +102,7 @@ _gcc_toolchain_config = rule(
     implementation = _gcc_toolchain_config_impl,
     attrs = {
         "gnu_target": attr.string(mandatory = True),
+        "clang": attr.bool(),
         "cpu": attr.string(mandatory = True),
         "libc": attr.string(mandatory = True),
         "cpu_flags": attr.string_list(),
@@ -151,8 +159,9 @@ def gcc_toolchain(
         cpu_flags = [],
         linkopts = [],
         startup = None,
-        linker_script = None):
-    """A cc toolchain over /usr/bin/<gnu_target>-gcc for one platform.
+        linker_script = None,
+        clang = False):
+    """A cc toolchain over /usr/bin/<gnu_target>-gcc (or clang-19) for one platform.
 
     Args:
       name: the toolchain() to register.
@@ -164,6 +173,7 @@ def gcc_toolchain(
       linkopts: further link flags (libraries come last on the link line).
       startup: a C file compiled with cpu_flags and linked into every binary.
       linker_script: the linker script every binary is linked with.
+      clang: compile and link with clang-19 instead of gcc.
 
     All but the toolchain() are tagged manual: `bazel build //...` for the
     host must not need the cross compilers. Toolchain resolution still uses
@@ -195,6 +205,7 @@ def gcc_toolchain(
         include_dirs = include_dirs,
         startup = runtime[0] if runtime else None,
         linker_script = linker_script,
+        clang = clang,
         tags = ["manual"],
     )
     none = ":" + name + "_no_files"

@@ -15,16 +15,21 @@ importModelFile(llvm::StringRef path, const OnnxImportOptions &onnx) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    path + ": cannot read file: " +
                                        buf.getError().message());
-  llvm::StringRef bytes = (*buf)->getBuffer();
-  llvm::StringRef stem = llvm::sys::path::stem(path);
+  return importModelBuffer((*buf)->getBuffer(), llvm::sys::path::stem(path),
+                           onnx);
+}
+
+llvm::Expected<std::unique_ptr<Graph>>
+importModelBuffer(llvm::StringRef bytes, llvm::StringRef modelName,
+                  const OnnxImportOptions &onnx) {
   if (!isTFLiteModel(bytes))
-    return importOnnxBuffer(bytes, stem, onnx);
+    return importOnnxBuffer(bytes, modelName, onnx);
   if (!onnx.dimBindings.empty())
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        path + ": --dim applies to ONNX models; a TFLite model's shapes are "
-               "static");
-  return importTFLiteBuffer(bytes, stem);
+        modelName + ": --dim applies to ONNX models; a TFLite model's shapes "
+                    "are static");
+  return importTFLiteBuffer(bytes, modelName);
 }
 
 } // namespace kiln

@@ -24,6 +24,12 @@ namespace kiln {
 llvm::Expected<std::unique_ptr<Graph>>
 importModelFile(llvm::StringRef path, const OnnxImportOptions &onnx);
 
+/// The same for a model already in memory; `modelName` names the graph and
+/// prefixes model-level errors.
+llvm::Expected<std::unique_ptr<Graph>>
+importModelBuffer(llvm::StringRef bytes, llvm::StringRef modelName,
+                  const OnnxImportOptions &onnx);
+
 } // namespace kiln
 
 #endif

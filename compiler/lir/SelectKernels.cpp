@@ -42,6 +42,9 @@ bool channelBlockFits(const Node &conv) {
   return out.rank() == 4 && out.shape[1] == in.shape[1] && out.shape[3] < kNarrowRow;
 }
 
+/// Window taps the plane-wise pooling kernel unrolls at most (16 x 16).
+constexpr int64_t kMaxPlanePoolTaps = 256;
+
 /// Whether `pool` (MaxPool, AveragePool) can run on the plane-wise vector
 /// kernel: f32 over two spatial dimensions, and for AveragePool a divisor
 /// that is the same for every window (no padding, or padding counted, and no
@@ -52,6 +55,13 @@ bool planePoolFits(const Node &pool) {
   const TensorType &in = pool.getInput(0)->getType();
   const TensorType &out = pool.getOutput()->getType();
   if (in.dtype != DType::F32 || in.rank() != 4)
+    return false;
+  // The kernel unrolls every tap of a window (a global pool loops instead):
+  // a huge window would be gigabytes of IR.
+  int64_t kh = pool.getIntAt("kernel_shape", 0, 1), kw = pool.getIntAt("kernel_shape", 1, 1);
+  bool global = out.shape[2] == 1 && out.shape[3] == 1 && kh == in.shape[2] && kw == in.shape[3];
+  if (!global && (kh > kMaxPlanePoolTaps || kw > kMaxPlanePoolTaps ||
+                  kh * kw > kMaxPlanePoolTaps))
     return false;
   if (pool.is(OpKind::MaxPool))
     return true;

@@ -179,6 +179,10 @@ llvm::Error Importer::importOp(const tflite::Operator &op) {
   OpContext ctx(g_, op, nodeName(op), opName(op), inputs, outTypes);
   if (auto err = findOpImporter(builtinCode(code))(ctx))
     return err;
+  if (ctx.results.size() != op.outputs()->size())
+    return ctx.error(llvm::formatv("the model declares {0} outputs, the op "
+                                   "has {1}",
+                                   op.outputs()->size(), ctx.results.size()));
   for (unsigned k = 0; k < op.outputs()->size(); ++k) {
     int32_t i = op.outputs()->Get(k);
     Value *v = ctx.results[k];

@@ -1,6 +1,7 @@
 #include "compiler/frontend/tflite/TFLiteModel.h"
 #include "compiler/graph/CheckedMath.h"
 
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -129,7 +130,10 @@ llvm::Expected<TensorType> tensorType(const tflite::Tensor &t, int index) {
   int64_t hi = dtype == DType::I8 ? 127 : std::numeric_limits<int32_t>::max();
   for (size_t i = 0; i < n; ++i) {
     float scale = q->scale()->Get(i);
-    int64_t zp = q->zero_point()->Get(i);
+    // The Verifier checks a vector's length word, not that 8-byte elements
+    // are 8-byte aligned: read them unaligned.
+    int64_t zp = int64_t(llvm::support::endian::read64le(
+        q->zero_point()->Data() + i * sizeof(int64_t)));
     if (!(scale > 0) || !std::isfinite(scale))
       return tensorError(t, index,
                          llvm::formatv("quantization scale {0} is not a positive "
