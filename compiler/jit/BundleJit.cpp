@@ -135,7 +135,9 @@ JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name,
   bundle->weights_ = std::make_unique<GuardedRegion>(image.size());
   if (!bundle->weights_->base())
     return jitError("cannot allocate the weights region");
-  std::memcpy(bundle->weights_->base(), image.data(), image.size());
+  // No weights: image.data() may be null, which memcpy must not be given.
+  if (!image.empty())
+    std::memcpy(bundle->weights_->base(), image.data(), image.size());
   bundle->weightsImage_ = image;
 
   auto linked = linkInMemory(compiled->files.object, name, *target);
