@@ -85,6 +85,14 @@ def _kiln_compile_impl(ctx):
         args.add("--profile-layers")
     for dim, value in sorted(ctx.attr.dims.items()):
         args.add("--dim", "%s=%s" % (dim, value))
+    const_files = []
+    by_input = {name: target for target, name in ctx.attr.const_inputs.items()}
+    for input_name in sorted(by_input.keys()):
+        npy = by_input[input_name].files.to_list()
+        if len(npy) != 1:
+            fail("const_inputs: '%s' must name one .npy file" % input_name)
+        args.add("--const-input", "%s=%s" % (input_name, npy[0].path))
+        const_files += npy
     if ctx.attr.passes:
         args.add("--passes", ",".join(ctx.attr.passes))
     outputs = [out_o, out_h, out_w]
@@ -97,9 +105,17 @@ def _kiln_compile_impl(ctx):
         args.add("--calibration", dirs[0])
         if ctx.attr.calibrator:
             args.add("--calibrator", ctx.attr.calibrator)
+        if ctx.attr.percentile:
+            args.add("--percentile", ctx.attr.percentile)
+        if ctx.attr.keep_float:
+            args.add("--keep-float", ",".join(ctx.attr.keep_float))
+        if ctx.attr.bias_correction:
+            args.add("--bias-correction")
         outputs.append(ctx.actions.declare_file("%s/%s.accuracy.json" % (ctx.attr.out_dir, name)))
-    elif calibration or ctx.attr.calibrator:
-        fail("calibration and calibrator need quantize = \"int8\"")
+    elif (calibration or ctx.attr.calibrator or ctx.attr.percentile or ctx.attr.keep_float or
+          ctx.attr.bias_correction):
+        fail("calibration, calibrator, percentile, keep_float and bias_correction need " +
+             "quantize = \"int8\"")
     if ctx.attr.report:
         args.add("--report")
         outputs += [
@@ -109,7 +125,7 @@ def _kiln_compile_impl(ctx):
     ctx.actions.run(
         executable = ctx.executable._kilnc,
         arguments = [args],
-        inputs = [ctx.file.model] + calibration,
+        inputs = [ctx.file.model] + calibration + const_files,
         outputs = outputs,
         mnemonic = "KilnCompile",
         progress_message = "kilnc %s -> %s" % (ctx.file.model.short_path, name),
@@ -137,10 +153,15 @@ _kiln_compile = rule(
         "overwrite_inputs": attr.bool(),
         "profile_layers": attr.bool(),
         "dims": attr.string_dict(),
+        # file -> input name: Bazel 4 has no string-keyed label dict.
+        "const_inputs": attr.label_keyed_string_dict(allow_files = [".npy"]),
         "passes": attr.string_list(),
         "quantize": attr.string(values = ["", "int8"]),
         "calibration": attr.label_list(allow_files = [".npy"]),
         "calibrator": attr.string(values = ["", "minmax", "percentile", "entropy"]),
+        "percentile": attr.string(),
+        "keep_float": attr.string_list(),
+        "bias_correction": attr.bool(),
         "report": attr.bool(),
         "_host_cpu": attr.label(default = Label("//bundles:host_cpu")),
         "_kilnc": attr.label(
@@ -150,6 +171,14 @@ _kiln_compile = rule(
         ),
     },
 )
+
+def _files_to_input_names(const_inputs):
+    by_file = {}
+    for input_name, npy in const_inputs.items():
+        if npy in by_file:
+            fail("const_inputs: '%s' and '%s' name the same file %s" % (by_file[npy], input_name, npy))
+        by_file[npy] = input_name
+    return by_file
 
 def kiln_bundle_defines(bundle_name):
     """local_defines that name a bundle to a C program written for any bundle.
@@ -169,6 +198,7 @@ def kiln_bundle(
         bundle_name = None,
         embed_weights = None,
         dims = {},
+        const_inputs = {},
         target = "",
         mcpu = "",
         mattr = "",
@@ -180,6 +210,9 @@ def kiln_bundle(
         quantize = "",
         calibration = [],
         calibrator = "",
+        percentile = "",
+        keep_float = [],
+        bias_correction = False,
         report = False,
         **kwargs):
     """Compiles `model` with kilnc and wraps the bundle in a cc_library `name`.
@@ -191,6 +224,8 @@ def kiln_bundle(
       embed_weights: link the weights into the object as read-only data
         (default: on bare-metal platforms only).
       dims: {"symbolic_dim": value} bindings for inputs with symbolic shapes.
+      const_inputs: {"input": "value.npy"}: graph inputs bound to the arrays
+        in .npy files (kilnc --const-input), for inputs that decide shapes.
       target, mcpu, float_abi: code generation target (default: the target
         platform's; on the host, the CPU of //bundles:host_cpu; with target
         given, "generic" and kilnc's default float ABI).
@@ -210,6 +245,12 @@ def kiln_bundle(
         directory, named as README's "Quantization" says, e.g.
         glob(["calibration/*.npy"]). kilnc reads that directory's .npy files.
       calibrator: with quantize, "minmax" (default), "percentile" or "entropy".
+      percentile: with calibrator = "percentile", its P as a string, e.g.
+        "99.9" (default "99.99").
+      keep_float: with quantize, Conv, Gemm or MatMul node names that stay
+        float (kilnc --keep-float).
+      bias_correction: with quantize, correct the biases for the int8
+        weights' mean shift (kilnc --bias-correction).
       report: also write the compile report (kilnc --report), the outputs
         NAME_kiln/NAME.report.html and NAME.report.json of NAME_compile.
       **kwargs: passed to the cc_library (visibility, tags, ...); tags and
@@ -232,6 +273,7 @@ def kiln_bundle(
         float_abi = float_abi,
         embed_weights = _EMBED_WEIGHTS_BY_DEFAULT if embed_weights == None else embed_weights,
         dims = dims,
+        const_inputs = _files_to_input_names(const_inputs),
         passes = passes,
         winograd = winograd,
         overwrite_inputs = overwrite_inputs,
@@ -239,6 +281,9 @@ def kiln_bundle(
         quantize = quantize,
         calibration = calibration,
         calibrator = calibrator,
+        percentile = percentile,
+        keep_float = keep_float,
+        bias_correction = bias_correction,
         report = report,
         tags = kwargs.get("tags"),
         target_compatible_with = kwargs.get("target_compatible_with"),

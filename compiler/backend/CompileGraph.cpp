@@ -54,6 +54,7 @@ llvm::Expected<CompiledBundle> compileGraph(const Graph &lowered,
   // Built once: the weights file, and the object's copy when embedded.
   result.files.weights = lir::buildWeightsImage(*f);
   BundleObjectOptions objectOpts;
+  objectOpts.embedWeights = opts.embedWeights;
   if (opts.embedWeights)
     objectOpts.embeddedWeights = result.files.weights;
   objectOpts.profileLayers = opts.profileLayers;

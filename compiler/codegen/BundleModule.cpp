@@ -88,7 +88,7 @@ public:
     }
     llvm::Function *run = buildRun(kernels, opts.profileLayers);
     llvm::GlobalVariable *weights = nullptr;
-    if (!opts.embeddedWeights.empty())
+    if (opts.embedWeights)
       weights = buildWeights(opts.embeddedWeights);
     buildDescriptor(run, weights);
     std::string err;

@@ -13,9 +13,11 @@ namespace kiln {
 
 /// What the bundle's object holds besides the kernels and NAME_run.
 struct BundleObjectOptions {
-  /// The weights image to link in as read-only data (section
+  /// Link `embeddedWeights` in as read-only data (section
   /// ".rodata.kiln_weights"), exported as NAME_weights and pointed to by
-  /// NAME_bundle.embedded_weights; empty for a weights file.
+  /// NAME_bundle.embedded_weights, which the header declares even for a
+  /// model without weights; false for a weights file.
+  bool embedWeights = false;
   llvm::ArrayRef<uint8_t> embeddedWeights;
   /// NAME_run calls kiln_profile_layer (kiln.h), which the program
   /// provides, before each layer and after the last.

@@ -1,5 +1,6 @@
 #include "compiler/driver/Compiler.h"
 
+#include "compiler/frontend/Npy.h"
 #include "compiler/graph/Printer.h"
 #include "compiler/graph/Verifier.h"
 #include "compiler/lowering/Lowering.h"
@@ -30,7 +31,14 @@ llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
   if (!target)
     return target.takeError();
 
-  auto importGraph = [&] { return importModelFile(opts.modelPath, opts.import); };
+  OnnxImportOptions importOpts = opts.import;
+  for (const auto &[inputName, path] : opts.constantInputFiles) {
+    auto value = readNpyFile(path);
+    if (!value)
+      return value.takeError();
+    importOpts.constantInputs[inputName] = std::move(*value);
+  }
+  auto importGraph = [&] { return importModelFile(opts.modelPath, importOpts); };
   std::optional<QuantizedModel> quantized;
   std::unique_ptr<Graph> graph;
   if (opts.quantizeInt8) {

@@ -8,6 +8,7 @@
 #include "compiler/lir/LIR.h"
 #include "compiler/quantize/Quantizer.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct CompileOptions {
   /// A C identifier; empty means derived from the model file's stem.
   std::string bundleName;
   OnnxImportOptions import;
+  /// Graph inputs bound to constants (--const-input NAME=FILE.npy): each
+  /// file is read into import.constantInputs before the import.
+  std::map<std::string, std::string> constantInputFiles;
   CodegenOptions codegen;
   /// Kernel strategies; vectorLanes is taken from the target.
   lir::LIROptions lir;

@@ -29,6 +29,11 @@ importModelBuffer(llvm::StringRef bytes, llvm::StringRef modelName,
         llvm::inconvertibleErrorCode(),
         modelName + ": --dim applies to ONNX models; a TFLite model's shapes "
                     "are static");
+  if (!onnx.constantInputs.empty())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        modelName + ": --const-input applies to ONNX models; a TFLite model's "
+                    "inputs are all run-time data");
   return importTFLiteBuffer(bytes, modelName);
 }
 

@@ -75,6 +75,16 @@ const Flag kFlags[] = {
        o.import.dimBindings[dimName.str()] = n;
        return ok();
      }},
+    {"--const-input", "", "NAME=FILE.npy",
+     "bind graph input NAME to the array in FILE.npy, for inputs that decide "
+     "shapes (a Reshape's shape, a Pad's pads, ...; repeatable)",
+     [](Options &o, Value v) {
+       auto [inputName, path] = v.split('=');
+       if (inputName.empty() || path.empty())
+         return flagError("--const-input expects NAME=FILE.npy, got '" + v + "'");
+       o.constantInputFiles[inputName.str()] = path.str();
+       return ok();
+     }},
     {"--quantize", "", "int8",
      "post-training quantization of a float model (needs --calibration); "
      "writes NAME.accuracy.json too",
@@ -113,6 +123,10 @@ const Flag kFlags[] = {
          o.quantize.keepFloat.push_back(n.trim().str());
        return ok();
      }},
+    {"--bias-correction", "", "",
+     "with --quantize: correct each Conv's and Gemm's bias for the mean shift "
+     "of its int8 weights, measured on the calibration set",
+     [](Options &o, Value) { o.quantize.biasCorrection = true; return ok(); }},
     {"--save-qdq", "", "FILE.onnx",
      "with --quantize: also write the quantized model as QDQ ONNX",
      [](Options &o, Value v) { o.saveQdqPath = v.str(); return ok(); }},
@@ -203,9 +217,11 @@ parseCommandLine(llvm::ArrayRef<llvm::StringRef> args) {
     return flagError("no output directory given: use -o DIR");
   if (opts.quantizeInt8 != !opts.quantize.calibrationDir.empty())
     return flagError("--quantize int8 and --calibration DIR go together");
-  if ((!opts.saveQdqPath.empty() || !opts.quantize.keepFloat.empty()) &&
+  if ((!opts.saveQdqPath.empty() || !opts.quantize.keepFloat.empty() ||
+       opts.quantize.biasCorrection) &&
       !opts.quantizeInt8)
-    return flagError("--save-qdq and --keep-float need --quantize int8");
+    return flagError("--save-qdq, --keep-float and --bias-correction need "
+                     "--quantize int8");
   return std::move(cl);
 }
 

@@ -33,9 +33,10 @@ std::string decibels(double db) {
 void printAccuracyReport(const kiln::AccuracyReport &report,
                          llvm::StringRef jsonPath) {
   llvm::raw_ostream &os = llvm::outs();
-  os << llvm::formatv("int8 vs float ({0} calibration, {1} samples, {2} "
-                      "held out), also in {3}:\n",
+  os << llvm::formatv("int8 vs float ({0} calibration{1}, {2} samples, {3} "
+                      "held out), also in {4}:\n",
                       kiln::calibratorName(report.calibrator),
+                      report.biasCorrection ? ", bias correction" : "",
                       report.calibrationSamples, report.heldOutSamples, jsonPath);
   for (const kiln::OutputAccuracy &o : report.outputs) {
     os << llvm::formatv("  output {0}: SQNR {1}", o.name, decibels(o.sqnrDb));

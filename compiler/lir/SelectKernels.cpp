@@ -84,7 +84,7 @@ bool int8GemmOp(const Node &n) {
 /// Whether int8 `n` is a 2-D Conv or a MatMul of matrices, the shapes the
 /// GEMM kernel runs; the others have no int8 kernel.
 bool int8GemmShapes(const Node &n) {
-  int rank = n.is(OpKind::Conv) ? 4 : n.is(OpKind::MatMul) ? 2 : 0;
+  size_t rank = n.is(OpKind::Conv) ? 4 : n.is(OpKind::MatMul) ? 2 : 0;
   return rank && n.getInput(0)->getType().rank() == rank &&
          n.getInput(1)->getType().rank() == rank;
 }

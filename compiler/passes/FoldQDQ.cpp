@@ -13,9 +13,9 @@
 // real values, the integers shifted. A group's int8 result goes back to the
 // model's raw integers through kiln.Dequantize and the group's own
 // QuantizeLinear (exact: the dequantized value is a multiple of the scale);
-// the next group reads the int8 value directly, and a DequantizeLinear of
-// the raw integers reads the kiln.Dequantize, so inside a chain of groups
-// only int8 tensors remain. A group whose op has no int8 form (or whose
+// the next group reads the int8 value directly, a DequantizeLinear of the
+// raw integers reads the kiln.Dequantize, and an int8 graph output is the
+// int8 value, so inside a chain of groups only int8 tensors remain. A group whose op has no int8 form (or whose
 // parameters do not fit it: non-constant or asymmetric weights, an int8 op
 // that needs per-tensor activations) stays in float between its DQ and Q.
 //
@@ -387,6 +387,20 @@ llvm::Expected<bool> shortcutDequantize(Graph &g, Node *dq) {
   return true;
 }
 
+/// A graph output that re-encodes a group's int8 result as int8 with the
+/// same parameters is that result itself: no float round trip at the edge,
+/// and the bundle's descriptor carries the output's scale and zero point.
+void outputInt8Directly(Graph &g) {
+  for (const GraphOutput &o : g.getOutputs()) {
+    Node *q = producerOf(o.value, OpKind::QuantizeLinear);
+    auto params = q ? linearQuant(*q) : std::nullopt;
+    if (!params || params->raw != DType::I8 || !g.getUsers(o.value).empty())
+      continue;
+    if (Value *y8 = int8Behind(*q, params->params))
+      g.replaceAllUsesWith(o.value, y8);
+  }
+}
+
 class FoldQDQPass : public Pass {
 public:
   llvm::StringRef getName() const override { return "fold-qdq"; }
@@ -400,6 +414,7 @@ public:
         NodeRewritePass("", OpKind::DequantizeLinear, shortcutDequantize).run(g);
     if (!shortcuts)
       return shortcuts.takeError();
+    outputInt8Directly(g);
     // The float ops the groups replaced.
     if (auto dce = createDeadCodeEliminationPass()->run(g); !dce)
       return dce.takeError();

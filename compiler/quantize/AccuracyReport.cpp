@@ -62,7 +62,10 @@ std::string accuracyReportJson(const AccuracyReport &report) {
       {"held_out_samples", int64_t(report.heldOutSamples)},
       {"outputs", std::move(outputs)},
       {"largest_error_tensors", std::move(tensors)},
-      {"float_nodes", llvm::json::Array(report.floatNodes)}};
+      {"float_nodes", llvm::json::Array(report.floatNodes)},
+      {"bias_correction", report.biasCorrection}};
+  if (report.calibrator == CalibratorKind::Percentile)
+    root["percentile"] = report.percentile;
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";

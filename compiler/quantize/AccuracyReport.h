@@ -49,6 +49,10 @@ struct TensorError {
 
 struct AccuracyReport {
   CalibratorKind calibrator = CalibratorKind::MinMax;
+  /// The percentile calibrator's P.
+  double percentile = 0;
+  /// Whether the biases were corrected (QuantizeOptions::biasCorrection).
+  bool biasCorrection = false;
   size_t calibrationSamples = 0, heldOutSamples = 0;
   std::vector<OutputAccuracy> outputs;
   /// The quantized tensors of least SQNR, worst first (at most

@@ -1,6 +1,6 @@
 #include "compiler/quantize/CalibrationSet.h"
 
-#include "compiler/quantize/Npy.h"
+#include "compiler/frontend/Npy.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -36,6 +36,9 @@ int inputOfStem(llvm::StringRef stem, llvm::ArrayRef<std::string> stems) {
 llvm::Error appendSamples(const Tensor &array, const Value &input,
                           llvm::StringRef path, std::vector<Tensor> &out) {
   const TensorType &want = input.getType();
+  if (array.getDType() != DType::F32)
+    return calibrationError(path + ": dtype " + dtypeName(array.getDType()) +
+                            "; calibration inputs are float32 ('<f4')");
   llvm::ArrayRef<int64_t> got = array.getShape();
   if (got == llvm::ArrayRef<int64_t>(want.shape)) {
     out.push_back(array);

@@ -50,38 +50,116 @@ std::optional<int64_t> weightChannelAxis(const Node &n) {
 
 Tensor scalarI8(int8_t v) { return Tensor::fromValues<int8_t>(DType::I8, {}, {v}); }
 
-/// DequantizeLinear(int8 weights) for the f32 weights `w`, per channel
-/// along `axis`, before `user`.
-llvm::Expected<Value *> quantizedWeights(Graph &g, Node &user, const Tensor &w,
-                                         int64_t axis) {
+/// Weights quantized symmetric per output channel: int8 values in
+/// [-127, 127] and one scale (max|w| / 127) per channel.
+struct PerChannelInt8 {
+  Tensor values;
+  std::vector<float> scales;
+  int64_t axis, inner;
+
+  int64_t channelOf(int64_t i) const {
+    return (i / inner) % int64_t(scales.size());
+  }
+  float dequantized(int64_t i) const {
+    return float(values.data<int8_t>()[i]) * scales[channelOf(i)];
+  }
+};
+
+PerChannelInt8 quantizePerChannel(const Tensor &w, int64_t axis) {
   llvm::ArrayRef<int64_t> shape = w.getShape();
-  int64_t channels = shape[axis], inner = 1;
+  PerChannelInt8 q{Tensor(TensorType(DType::I8, shape)),
+                   std::vector<float>(shape[axis], 0.0f), axis, 1};
   for (size_t d = axis + 1; d < shape.size(); ++d)
-    inner *= shape[d];
-  std::vector<float> scales(channels, 0.0f);
-  auto channelOf = [&](int64_t i) { return (i / inner) % channels; };
+    q.inner *= shape[d];
   llvm::ArrayRef<float> values = w.values<float>();
   for (int64_t i = 0; i < w.numElements(); ++i)
-    scales[channelOf(i)] = std::max(scales[channelOf(i)], std::fabs(values[i]));
-  for (float &s : scales)
+    q.scales[q.channelOf(i)] =
+        std::max(q.scales[q.channelOf(i)], std::fabs(values[i]));
+  for (float &s : q.scales)
     s = s > 0 ? s / 127 : 1.0f;
-  Tensor q(TensorType(DType::I8, shape));
   for (int64_t i = 0; i < w.numElements(); ++i)
-    q.data<int8_t>()[i] = int8_t(std::clamp<double>(
-        std::nearbyint(values[i] / scales[channelOf(i)]), -127, 127));
+    q.values.data<int8_t>()[i] = int8_t(std::clamp<double>(
+        std::nearbyint(values[i] / q.scales[q.channelOf(i)]), -127, 127));
+  return q;
+}
+
+/// DequantizeLinear(int8 weights) for `q`, before `user`.
+llvm::Expected<Value *> quantizedWeights(Graph &g, Node &user,
+                                         const PerChannelInt8 &q) {
+  int64_t channels = q.scales.size();
   std::string base = user.getName().str() + "/weights";
-  Value *qv = g.addConstant(g.uniqueName(base + "_int8"), std::move(q));
+  Value *qv = g.addConstant(g.uniqueName(base + "_int8"), q.values);
   Value *sv = g.addConstant(g.uniqueName(base + "_scale"),
-                            Tensor::fromValues<float>(DType::F32, {channels}, scales));
+                            Tensor::fromValues<float>(DType::F32, {channels}, q.scales));
   Value *zv = g.addConstant(
       g.uniqueName(base + "_zero_point"),
       Tensor::fromValues<int8_t>(DType::I8, {channels},
                                  std::vector<int8_t>(channels, 0)));
   auto dq = addHelperNode(g, user, "weights_dequantize", OpKind::DequantizeLinear,
-                          {qv, sv, zv}, {{"axis", Attr::ofInt(axis)}});
+                          {qv, sv, zv}, {{"axis", Attr::ofInt(q.axis)}});
   if (!dq)
     return dq.takeError();
   return (*dq)->getOutput();
+}
+
+/// Per output channel of `n` (a Conv or Gemm), how much the rounding of its
+/// weights `w` to `q` shifts the output's mean: sum over the weights of the
+/// channel of (dequantized - float) x the mean of the input channel each
+/// multiplies.
+std::vector<double> meanShift(const Node &n, const Tensor &w,
+                              const PerChannelInt8 &q,
+                              llvm::ArrayRef<double> inputMeans) {
+  std::vector<double> shift(q.scales.size(), 0.0);
+  llvm::ArrayRef<int64_t> shape = w.getShape();
+  llvm::ArrayRef<float> values = w.values<float>();
+  for (int64_t i = 0; i < w.numElements(); ++i) {
+    int64_t out = q.channelOf(i), in;
+    if (n.is(OpKind::Conv)) {
+      // [OC, IC / group, k...]: group g's outputs read its inputs.
+      int64_t taps = q.inner / shape[1];
+      int64_t perGroupOut = shape[0] / n.getInt("group");
+      in = out / perGroupOut * shape[1] + (i / taps) % shape[1];
+    } else {
+      // Gemm's B: [K, N], or [N, K] with transB.
+      in = q.axis == 1 ? i / shape[1] : i % shape[1];
+    }
+    shift[out] += (double(q.dequantized(i)) - values[i]) * inputMeans[in];
+  }
+  return shift;
+}
+
+/// Gives `n` the bias that cancels `shift`: Conv's B or Gemm's C (of N
+/// values; C scaled by alpha / beta), added where absent. Returns the node
+/// now holding the op (a new one where the bias was added); unchanged where
+/// the bias has another form (a Gemm's C of [M, N], beta = 0).
+llvm::Expected<Node *> correctBias(Graph &g, Node &n,
+                                   llvm::ArrayRef<double> shift) {
+  int64_t channels = shift.size();
+  double factor = 1.0;
+  if (n.is(OpKind::Gemm)) {
+    float beta = n.getFloat("beta");
+    if (beta == 0)
+      return &n;
+    factor = n.getFloat("alpha") / beta;
+  }
+  Tensor bias = Tensor::fromValues<float>(DType::F32, {channels},
+                                          std::vector<float>(channels, 0.0f));
+  if (Value *old = n.getInput(2)) {
+    const Tensor *b = constantF32(old);
+    if (!b || b->numElements() != channels ||
+        b->getShape().back() != channels)
+      return &n;
+    bias = b->reshaped({channels});
+  }
+  for (int64_t c = 0; c < channels; ++c)
+    bias.data<float>()[c] -= float(shift[c] * factor);
+  Value *corrected = g.addConstant(
+      g.uniqueName(n.getName().str() + "/corrected_bias"),
+      n.getInput(2) ? bias.reshaped(n.getInput(2)->getType().shape) : bias);
+  llvm::SmallVector<Value *, 3> in(n.getInputs().begin(), n.getInputs().end());
+  in.resize(3);
+  in[2] = corrected;
+  return rebuildNode(g, &n, in, n.getAttrs());
 }
 
 /// QuantizeLinear -> DequantizeLinear of `v` with `q`, read by all of `v`'s
@@ -143,8 +221,19 @@ bool hasQuantizableWeights(const Node &n) {
   return weightChannelAxis(n).has_value();
 }
 
+std::vector<BiasCorrectionInput>
+biasCorrectionInputs(const Graph &g, const llvm::StringSet<> &keepFloat) {
+  std::vector<BiasCorrectionInput> inputs;
+  for (const Node *n : g.getNodes())
+    if ((n->is(OpKind::Conv) || n->is(OpKind::Gemm)) && weightChannelAxis(*n) &&
+        !keepFloat.count(n->getName()))
+      inputs.push_back({n, n->getInput(0),
+                        n->is(OpKind::Gemm) && n->getInt("transA") ? 0 : 1});
+  return inputs;
+}
+
 llvm::Error insertQDQ(Graph &g, const llvm::StringMap<QuantParams> &activations,
-                      const llvm::StringSet<> &keepFloat) {
+                      const WeightQuantization &weights) {
   llvm::SmallVector<Value *, 32> points;
   for (Value *in : g.getInputs())
     points.push_back(in);
@@ -159,12 +248,22 @@ llvm::Error insertQDQ(Graph &g, const llvm::StringMap<QuantParams> &activations,
   }
   for (Node *n : g.getNodes()) {
     std::optional<int64_t> axis = weightChannelAxis(*n);
-    if (!axis || keepFloat.count(n->getName()))
+    if (!axis || weights.keepFloat.count(n->getName()))
       continue;
-    auto w = quantizedWeights(g, *n, n->getInput(1)->getConstant(), *axis);
-    if (!w)
-      return w.takeError();
-    n->setInput(1, *w);
+    const Tensor &w = n->getInput(1)->getConstant();
+    PerChannelInt8 q = quantizePerChannel(w, *axis);
+    auto means = weights.inputChannelMeans.find(n->getName());
+    if (means != weights.inputChannelMeans.end()) {
+      auto corrected =
+          correctBias(g, *n, meanShift(*n, w, q, means->second));
+      if (!corrected)
+        return corrected.takeError();
+      n = *corrected;
+    }
+    auto dq = quantizedWeights(g, *n, q);
+    if (!dq)
+      return dq.takeError();
+    n->setInput(1, *dq);
   }
   g.eraseUnusedConstants();
   return llvm::Error::success();

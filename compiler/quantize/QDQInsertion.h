@@ -37,15 +37,36 @@ llvm::Expected<std::vector<Value *>> quantizationPoints(const Graph &g);
 /// which insertQDQ quantizes per output channel.
 bool hasQuantizableWeights(const Node &n);
 
+/// How insertQDQ treats the weights.
+struct WeightQuantization {
+  /// Nodes whose weights stay float, so fold-qdq leaves them float between
+  /// their input's DequantizeLinear and their result's QuantizeLinear.
+  llvm::StringSet<> keepFloat;
+  /// Bias correction: per Conv or Gemm node, the mean over the calibration
+  /// set of each channel of its input (the weights' input-channel axis).
+  /// The rounding of its weights shifts each output's mean by (Wq - W)
+  /// times those means; its bias is corrected by as much.
+  llvm::StringMap<std::vector<double>> inputChannelMeans;
+};
+
+/// A Conv or Gemm that bias correction applies to: the value it reads and
+/// that value's channel axis, over which the means are taken.
+struct BiasCorrectionInput {
+  const Node *node;
+  const Value *input;
+  int64_t channelAxis;
+};
+std::vector<BiasCorrectionInput>
+biasCorrectionInputs(const Graph &g, const llvm::StringSet<> &keepFloat);
+
 /// Inserts QuantizeLinear -> DequantizeLinear with `activations[name]`
 /// after each quantization point named there (all its uses read the
 /// DequantizeLinear), and replaces the f32 constant weights of Conv, Gemm
 /// and 2-D MatMul by int8 ones, symmetric per output channel (scale max|w| /
-/// 127, values in [-127, 127]), behind a DequantizeLinear. The nodes named
-/// in `keepFloat` keep their float weights, so fold-qdq leaves them float
-/// between their input's DequantizeLinear and their result's QuantizeLinear.
+/// 127, values in [-127, 127]), behind a DequantizeLinear, as `weights`
+/// says.
 llvm::Error insertQDQ(Graph &g, const llvm::StringMap<QuantParams> &activations,
-                      const llvm::StringSet<> &keepFloat);
+                      const WeightQuantization &weights);
 
 } // namespace kiln
 

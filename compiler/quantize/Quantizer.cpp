@@ -177,14 +177,57 @@ calibrate(ObserverBundle &observer, llvm::ArrayRef<const Sample *> samples,
   return std::move(ranges);
 }
 
+/// Per node of `inputs`, the mean of each channel of its input over the
+/// calibration samples, from a float bundle that observes those inputs.
+llvm::Expected<llvm::StringMap<std::vector<double>>>
+inputChannelMeans(GraphImporter importGraph,
+                  llvm::ArrayRef<BiasCorrectionInput> inputs,
+                  llvm::ArrayRef<const Sample *> samples,
+                  ProgressCounter &progress) {
+  std::vector<std::string> names;
+  for (const BiasCorrectionInput &in : inputs)
+    names.push_back(in.input->getName().str());
+  auto observer = ObserverBundle::compile(importGraph, names);
+  if (!observer)
+    return observer.takeError();
+  std::vector<std::vector<double>> sums(inputs.size());
+  std::vector<int64_t> counts(inputs.size(), 0);
+  progress.start("bias correction", samples.size());
+  for (const Sample *s : samples) {
+    auto run = observer->run(*s);
+    if (!run)
+      return run.takeError();
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const Tensor &x = run->second[k];
+      llvm::ArrayRef<int64_t> shape = x.getShape();
+      int64_t axis = inputs[k].channelAxis, channels = shape[axis], inner = 1;
+      for (size_t d = axis + 1; d < shape.size(); ++d)
+        inner *= shape[d];
+      sums[k].resize(channels, 0.0);
+      llvm::ArrayRef<float> values = x.values<float>();
+      for (int64_t i = 0; i < x.numElements(); ++i)
+        sums[k][(i / inner) % channels] += values[i];
+      counts[k] += x.numElements() / channels;
+    }
+    progress.step();
+  }
+  llvm::StringMap<std::vector<double>> means;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    for (double &sum : sums[k])
+      sum /= double(counts[k]);
+    means[inputs[k].node->getName()] = std::move(sums[k]);
+  }
+  return std::move(means);
+}
+
 /// The int8 bundle of `importGraph` quantized with `params`.
 llvm::Expected<std::unique_ptr<JitBundle>>
 compileInt8(GraphImporter importGraph, const llvm::StringMap<QuantParams> &params,
-            const llvm::StringSet<> &keepFloat) {
+            const WeightQuantization &weights) {
   auto g = preparedGraph(importGraph);
   if (!g)
     return g.takeError();
-  if (auto err = insertQDQ(**g, params, keepFloat))
+  if (auto err = insertQDQ(**g, params, weights))
     return std::move(err);
   if (auto err = runPipeline(**g, defaultPipeline(), PipelineOptions{}))
     return std::move(err);
@@ -240,19 +283,31 @@ llvm::Expected<QuantizedModel> quantizeModel(GraphImporter importGraph,
     params[points[p]] = pointParams.back();
   }
 
+  WeightQuantization weights;
+  weights.keepFloat = keepFloat;
+  if (opts.biasCorrection) {
+    auto means = inputChannelMeans(
+        importGraph, biasCorrectionInputs(**g, keepFloat), calibration, progress);
+    if (!means)
+      return means.takeError();
+    weights.inputChannelMeans = std::move(*means);
+  }
+
   QuantizedModel result;
   result.qdqGraph = std::move(*g);
-  if (auto err = insertQDQ(*result.qdqGraph, params, keepFloat))
+  if (auto err = insertQDQ(*result.qdqGraph, params, weights))
     return std::move(err);
 
-  auto int8 = compileInt8(importGraph, params, keepFloat);
+  auto int8 = compileInt8(importGraph, params, weights);
   if (!int8)
     return int8.takeError();
   AccuracyReport &report = result.report;
   report.calibrator = opts.calibrator;
+  report.percentile = opts.percentile;
   report.calibrationSamples = calibration.size();
   report.heldOutSamples = heldOut.size();
   report.floatNodes = opts.keepFloat;
+  report.biasCorrection = opts.biasCorrection;
   llvm::ArrayRef<GraphOutput> outputs = result.qdqGraph->getOutputs();
   std::vector<SqnrAccumulator> outputSqnr(outputs.size()), pointSqnr(points.size());
   std::vector<size_t> top1Agree(outputs.size(), 0);

@@ -29,7 +29,8 @@ namespace kiln {
 
 /// How far a long step of quantization is, for a progress display.
 struct QuantizeProgress {
-  llvm::StringRef phase; ///< "calibrating", "histograms", "accuracy"
+  /// "calibrating", "histograms", "bias correction", "accuracy"
+  llvm::StringRef phase;
   size_t done = 0, total = 0;
 };
 
@@ -42,6 +43,10 @@ struct QuantizeOptions {
   /// Conv, Gemm and MatMul nodes that stay float (a layer that limits the
   /// model's accuracy), by node name.
   std::vector<std::string> keepFloat;
+  /// Correct each Conv's and Gemm's bias for the mean shift its weight
+  /// rounding causes, from the means of its input over the calibration set
+  /// (QDQInsertion.h, WeightQuantization).
+  bool biasCorrection = false;
   /// Called as each sample is done; the library never prints.
   std::function<void(const QuantizeProgress &)> progress;
 };

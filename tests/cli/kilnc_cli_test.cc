@@ -2,6 +2,7 @@
 // no output files; good input gives the same bytes every time.
 
 #include "onnx/onnx_pb.h"
+#include "tests/common/NpyHeader.h"
 
 #include "gtest/gtest.h"
 #include "llvm/ADT/StringRef.h"
@@ -188,6 +189,64 @@ TEST_F(KilncCli, SymbolicDimNeedsBinding) {
   std::string header = readFile(outDir / "symbolic.h");
   // 3 x 8 floats in, 3 x 8 floats out.
   EXPECT_NE(header.find("#define SYMBOLIC_IN_X_SIZE 96"), std::string::npos) << header;
+}
+
+/// A .npy file of int values in `descr` ('<i8' or '<i4').
+std::string npyInts(const std::string &descr, const std::vector<int64_t> &v) {
+  std::string bytes = kiln::test::npyHeader(descr, {int64_t(v.size())});
+  size_t width = descr == "<i8" ? 8 : 4;
+  for (int64_t x : v)
+    bytes.append(reinterpret_cast<const char *>(&x), width); // little-endian
+  return bytes;
+}
+
+/// An input that decides a shape is bound with --const-input; without it
+/// the error says how, and a value of the wrong type or for a name that is
+/// no input is an error that writes nothing.
+TEST_F(KilncCli, ConstInputBindsAShapeInput) {
+  onnx::ModelProto m = newModel();
+  addValueInfo(m.mutable_graph()->mutable_input(), "x", {"3", "4"});
+  addValueInfo(m.mutable_graph()->mutable_input(), "s", {"2"},
+               onnx::TensorProto::INT64);
+  addNode(m, "Reshape", "reshape", {"x", "s"}, {"y"});
+  addValueInfo(m.mutable_graph()->mutable_output(), "y", {"4", "3"});
+  std::string model = writeModel(m, "reshape.onnx").string();
+  writeFile(dir / "shape.npy", npyInts("<i8", {4, 3}));
+  writeFile(dir / "shape_i32.npy", npyInts("<i4", {4, 3}));
+
+  RunResult r = run(model + " -o " + outDir.string());
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("node 'reshape' (Reshape): input 1 (shape) must be a constant"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--const-input"), std::string::npos) << r.err;
+  EXPECT_TRUE(noOutputs());
+
+  r = run(model + " -o " + outDir.string() + " --const-input s=" +
+          (dir / "shape_i32.npy").string());
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("input 's' is i64[2] but its constant value is i32[2]"),
+            std::string::npos) << r.err;
+  EXPECT_TRUE(noOutputs());
+
+  r = run(model + " -o " + outDir.string() + " --const-input shape=" +
+          (dir / "shape.npy").string());
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("'shape', which is not a graph input"), std::string::npos) << r.err;
+  EXPECT_TRUE(noOutputs());
+
+  r = run(model + " -o " + outDir.string() + " --const-input s=" +
+          (dir / "missing.npy").string());
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("missing.npy"), std::string::npos) << r.err;
+  EXPECT_TRUE(noOutputs());
+
+  r = run(model + " -o " + outDir.string() + " --const-input s=" +
+          (dir / "shape.npy").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::string header = readFile(outDir / "reshape.h");
+  EXPECT_NE(header.find("#define RESHAPE_IN_X_SIZE 48"), std::string::npos) << header;
+  EXPECT_EQ(header.find("RESHAPE_IN_S_"), std::string::npos) << header;
+  EXPECT_NE(header.find("#define RESHAPE_OUT_Y_SIZE 48"), std::string::npos) << header;
 }
 
 TEST_F(KilncCli, CodegenErrorLeavesNothingBehind) {

@@ -9,7 +9,8 @@ def _macro_part(tensor_name):
 
 def _tensor_defines(prefix, tensor):
     """KILN_<prefix>_NAME, _MACRO and _SHAPE (and for an int8 tensor, given as
-    (name, shape, (scale, zero_point)), _DTYPE, _SCALE and _ZERO_POINT): what
+    (name, shape, (scale, zero_point)), or a uint8 one, (name, shape, (scale,
+    zero_point, "KILN_U8")), _DTYPE, _SCALE and _ZERO_POINT): what
     run_bundle_test checks a kiln_tensor and the header's macros for it
     against."""
     name, shape = tensor[0], tensor[1]
@@ -19,21 +20,23 @@ def _tensor_defines(prefix, tensor):
         "KILN_%s_SHAPE=%s" % (prefix, ",".join([str(d) for d in shape])),
     ]
     if len(tensor) > 2:
-        scale, zero_point = tensor[2]
+        scale, zero_point = tensor[2][0], tensor[2][1]
+        dtype = tensor[2][2] if len(tensor[2]) > 2 else "KILN_I8"
         defines += [
-            "KILN_%s_DTYPE=KILN_I8" % prefix,
+            "KILN_%s_DTYPE=%s" % (prefix, dtype),
             "KILN_%s_SCALE=%sf" % (prefix, scale),
             "KILN_%s_ZERO_POINT=%d" % (prefix, zero_point),
         ]
     return defines
 
-def kiln_model_test(name, model, io, reference_input, reference_output, embed_weights = None, exact = False, overwrite_inputs = False, **kwargs):
+def kiln_model_test(name, model, io, reference_input, reference_output, embed_weights = None, exact = False, overwrite_inputs = False, const_inputs = {}, **kwargs):
     """Defines the bundle `name + "_bundle"` and the cc_test `name`.
 
     io: the model's (input, output), each (name, shape) (model_io.bzl).
     exact: the output must equal the reference byte for byte (int8 against
     the reference interpreter's output).
     overwrite_inputs: kiln_bundle's (one arena in the io region).
+    const_inputs: kiln_bundle's ({"input": "value.npy"}).
     embed_weights defaults to kiln_bundle's: embedded on bare metal only.
     """
     bundle = name + "_bundle"
@@ -42,6 +45,7 @@ def kiln_model_test(name, model, io, reference_input, reference_output, embed_we
         model = model,
         embed_weights = embed_weights,
         overwrite_inputs = overwrite_inputs,
+        const_inputs = const_inputs,
         target_compatible_with = kwargs.get("target_compatible_with"),
         testonly = True,
     )
@@ -68,4 +72,18 @@ def kiln_model_test(name, model, io, reference_input, reference_output, embed_we
         data = [":%s_weights" % bundle, reference_input, reference_output],
         deps = [":" + bundle],
         **kwargs
+    )
+
+def interpreter_output(name, model, reference_input, out, optimized = False):
+    """The genrule `name`: the reference interpreter's output `out` for
+    `model` on `reference_input` (//tools/interpret), what an int8 bundle must
+    equal byte for byte. optimized: run the default pipeline first (fold-qdq
+    makes a QDQ model's int8 ops, the ones the bundle runs)."""
+    native.genrule(
+        name = name,
+        testonly = True,
+        srcs = [model, reference_input],
+        outs = [out],
+        cmd = "$(location %s) $(SRCS) $@%s" % (Label("//tools/interpret"), " --optimized" if optimized else ""),
+        tools = [Label("//tools/interpret")],
     )

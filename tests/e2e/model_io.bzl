@@ -15,6 +15,7 @@ MODEL_IO = {
     "ds_cnn_kws": (("input", [1, 1, 49, 10]), ("output", [1, 12])),
     "resnet8_cifar": (("input", [1, 3, 32, 32]), _CLASSES_10),
     "fusion_probe": (("x", [1, 8, 4, 4]), ("y", [1, 24, 4, 4])),
+    "const_input_probe": (("x", [1, 24]), ("y", [1, 5, 8])),
     "mobilenet_v2": (_IMAGE, ("output", [1, 1000])),
     "resnet18": (_IMAGE, ("output", [1, 1000])),
     "unet_small": (("input", [1, 3, 64, 64]), ("output", [1, 2, 64, 64])),

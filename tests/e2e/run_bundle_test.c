@@ -9,11 +9,12 @@
  * upper-case macro prefix>, KILN_BUNDLE_HEADER=<NAME.h>, and for its one input
  * and one output KILN_IN_NAME="<tensor name>", KILN_IN_MACRO=<the name as the
  * header's macros spell it>, KILN_IN_SHAPE=<d0,d1,...>, and for int8 tensors
- * KILN_IN_DTYPE=KILN_I8, KILN_IN_SCALE, KILN_IN_ZERO_POINT (and KILN_OUT_*).
+ * KILN_IN_DTYPE=KILN_I8 (or KILN_U8), KILN_IN_SCALE, KILN_IN_ZERO_POINT (and
+ * KILN_OUT_*).
  * Checks every field of the descriptor (kiln_bundle, kiln_tensor) against the
  * header's macros and those facts, runs the model on the reference input with
  * guard bytes around every region, compares with the reference output (float:
- * max abs error <= 1e-4 * max(1, max|ref|); int8: within 1 step on at least
+ * max abs error <= 1e-4 * max(1, max|ref|); int8 and uint8: within 1 step on at least
  * 99% of the elements and within 2 everywhere, as the reference may round
  * through float; with KILN_EXACT, equal to it), and checks kiln_check's and
  * the entry's error returns.
@@ -126,7 +127,7 @@ static void check_tensor(const char *what, const kiln_tensor *t, size_t io_size,
                          const char *name, const uint32_t *shape, uint32_t rank,
                          size_t offset, size_t size, kiln_dtype dtype, float scale,
                          int32_t zero_point) {
-  size_t elem_size = dtype == KILN_I8 ? 1 : 4;
+  size_t elem_size = dtype == KILN_I8 || dtype == KILN_U8 ? 1 : 4;
   uint32_t d;
   size_t elements = 1;
   CHECK(t->name && strcmp(t->name, name) == 0, "%s name '%s', model '%s'", what,
@@ -247,12 +248,13 @@ int main(int argc, char **argv) {
   CHECK(memcmp(weights, weights_file, b->weights_size) == 0,
         "the bundle wrote to its weights");
 
-  if (out->dtype == KILN_I8) {
-    const int8_t *got = (const int8_t *)(io.base + out->offset);
-    const int8_t *ref = (const int8_t *)expected;
+  if (out->dtype == KILN_I8 || out->dtype == KILN_U8) {
+    const uint8_t *got = io.base + out->offset;
+    const uint8_t *ref = expected;
     size_t off_by_more_than_one = 0;
     for (i = 0; i < out->size; ++i) {
-      int err = abs((int)got[i] - (int)ref[i]);
+      int err = out->dtype == KILN_I8 ? abs((int)(int8_t)got[i] - (int)(int8_t)ref[i])
+                                      : abs((int)got[i] - (int)ref[i]);
       if (err > max_err)
         max_err = err;
       off_by_more_than_one += err > 1;

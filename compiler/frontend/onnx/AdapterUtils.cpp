@@ -17,8 +17,11 @@ llvm::Expected<const Tensor *> constantInput(const PendingNode &n, unsigned i,
     return llvm::make_error<NonConstantInputError>(
         llvm::toString(n.error(llvm::formatv(
             "input {0} ({1}) must be a constant (run-time shapes are not "
-            "supported); '{2}' is computed at run time",
-            i, what, v->getName()))),
+            "supported); '{2}' is {3}",
+            i, what, v->getName(),
+            v->isInput() ? "a graph input: give it a value with --const-input "
+                           "NAME=FILE.npy"
+                         : "computed at run time"))),
         v->getName().str());
   return &v->getConstant();
 }

@@ -37,10 +37,19 @@ llvm::Expected<int64_t> axisAttr(const PendingNode &n, llvm::StringRef attr,
 llvm::Expected<int64_t> scalarIntInput(const PendingNode &n, unsigned i,
                                        llvm::StringRef what);
 
+/// Emits a node whose value-only input is computed at run time, as a
+/// formula over ops that take the value as an operand.
+using RuntimeValueForm = llvm::Expected<ValueList> (*)(NodeEmitter &,
+                                                       PendingNode &);
+
 /// Applies the rows of opsetInputs() (OpsetInputs.h) for `n`'s op at
 /// `opset`: the constants behind the inputs that the IR holds as attributes
-/// become those attributes, and the inputs are dropped.
-llvm::Error takeOpsetInputs(PendingNode &n, int64_t opset);
+/// become those attributes, and the inputs are dropped. Where such an input
+/// only carries a value (Clip's bounds, Trilu's k) and is computed at run
+/// time, `n` keeps its inputs and the op's runtime form is returned for the
+/// caller to emit; otherwise nullptr.
+llvm::Expected<RuntimeValueForm> takeOpsetInputs(PendingNode &n,
+                                                 int64_t opset);
 
 /// `v` reshaped to `shape` (folded when `v` is a constant).
 llvm::Expected<Value *> reshapeTo(NodeEmitter &e, const PendingNode &n,
@@ -85,6 +94,11 @@ llvm::Expected<ValueList> emitMaxUnpool(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitTrainingBatchNorm(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitDynamicQuantizeLinear(NodeEmitter &e,
                                                     PendingNode &n);
+/// Clip-11+ with a bound computed at run time: Max, then Min.
+llvm::Expected<ValueList> emitClipOfRuntimeBounds(NodeEmitter &e,
+                                                  PendingNode &n);
+/// Trilu with k computed at run time: a Where over the constant j - i.
+llvm::Expected<ValueList> emitTriluOfRuntimeK(NodeEmitter &e, PendingNode &n);
 
 // ONNX's quantization ops (QLinearOps.cpp).
 /// Checks input `i`, a scale, when it is a constant: every element must be

@@ -4,15 +4,18 @@
 // that formula: BatchNormalization in training mode (normalizing with the
 // batch's own statistics and updating the running ones, a deterministic
 // function of its inputs) and DynamicQuantizeLinear (the u8 quantization
-// whose scale and zero point come from the data's range). Each follows the
-// ONNX specification's formula (BatchNormalization-15,
-// DynamicQuantizeLinear-11).
+// whose scale and zero point come from the data's range), and Clip and Trilu
+// when a bound or k is computed at run time. Each follows the ONNX
+// specification's formula (BatchNormalization-15, DynamicQuantizeLinear-11,
+// Clip-13, Trilu-14).
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontend/onnx/AdapterUtils.h"
 
 #include "compiler/ops/OpHelpers.h"
+
+#include "llvm/Support/FormatVariadic.h"
 
 namespace kiln {
 namespace {
@@ -128,6 +131,64 @@ llvm::Expected<ValueList> emitDynamicQuantizeLinear(NodeEmitter &e,
   if (llvm::Error err = f.takeError())
     return std::move(err);
   return ValueList{y, scale, zp};
+}
+
+llvm::Expected<ValueList> emitClipOfRuntimeBounds(NodeEmitter &e,
+                                                  PendingNode &n) {
+  if (!n.getInput(0))
+    return n.error("input 0 (input) is missing");
+  for (unsigned i : {1u, 2u})
+    if (Value *bound = n.getInput(i);
+        bound && bound->getType().numElements() != 1)
+      return n.error(llvm::formatv("input {0} ({1}) must hold one value, got {2}",
+                                   i, i == 1 ? "min" : "max",
+                                   bound->getType().str()));
+  // ONNX's Clip is min(max(x, lo), hi): hi wins where lo > hi.
+  Formula f(e, n);
+  Value *lo = n.getInput(1), *hi = n.getInput(2);
+  Value *y = n.inputs[0];
+  if (lo)
+    y = f.add("at_least_min", OpKind::Max, {y, lo}, {},
+              hi ? "" : n.getOutputName(0));
+  if (hi)
+    y = f.add("at_most_max", OpKind::Min, {y, hi}, {}, n.getOutputName(0));
+  if (llvm::Error err = f.takeError())
+    return std::move(err);
+  return ValueList{y};
+}
+
+llvm::Expected<ValueList> emitTriluOfRuntimeK(NodeEmitter &e, PendingNode &n) {
+  Value *x = n.getInput(0), *k = n.getInput(1);
+  if (!x || !k)
+    return n.error("expects inputs input and k");
+  if (k->getType().numElements() != 1 || k->getType().dtype != DType::I64)
+    return n.error("input 1 (k) must be one int64 value, got " +
+                   k->getType().str());
+  const TensorType &xt = x->getType();
+  if (xt.rank() < 2)
+    return n.error("input must have rank 2 or more, got " + xt.str());
+  auto upper = intAttr(n, "upper", 1);
+  if (!upper)
+    return upper.takeError();
+  if (*upper != 0 && *upper != 1)
+    return n.error(llvm::formatv("attribute 'upper' must be 0 or 1, got {0}",
+                                 *upper));
+  // Element (i, j) of the last two dimensions is kept where j - i >= k
+  // (upper) or j - i <= k (lower).
+  int64_t rows = xt.shape[xt.rank() - 2], cols = xt.shape[xt.rank() - 1];
+  Tensor diagonal(TensorType(DType::I64, {rows, cols}));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      diagonal.data<int64_t>()[i * cols + j] = j - i;
+  Formula f(e, n);
+  Value *keep = f.add("keep", *upper ? OpKind::GreaterOrEqual : OpKind::LessOrEqual,
+                      {f.constant("diagonal", std::move(diagonal)), k});
+  Value *y = f.add("y", OpKind::Where,
+                   {keep, x, f.constant("zero", Tensor(TensorType(xt.dtype, {})))},
+                   {}, n.getOutputName(0));
+  if (llvm::Error err = f.takeError())
+    return std::move(err);
+  return ValueList{y};
 }
 
 } // namespace kiln

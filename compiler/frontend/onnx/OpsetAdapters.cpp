@@ -241,8 +241,11 @@ llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
   // hint of the first ONNX runtimes that means nothing since.
   if (e.getOpset() < 7)
     n.attrs.erase("consumed_inputs");
-  if (auto err = takeOpsetInputs(n, e.getOpset()))
-    return std::move(err);
+  auto runtimeForm = takeOpsetInputs(n, e.getOpset());
+  if (!runtimeForm)
+    return runtimeForm.takeError();
+  if (*runtimeForm)
+    return (*runtimeForm)(e, n);
   for (auto [formula, emit] : kFormulaOps)
     if (n.opType == formula)
       return emit(e, n);

@@ -5,7 +5,8 @@
 // cannot set the IR's attribute directly), the constant behind each input
 // becomes the attribute and the input is dropped. An input that is not
 // constant once the importer has folded what it can is an error naming the
-// node and the input.
+// node and the input, unless it only carries a value: then the op's runtime
+// form computes with it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +61,20 @@ const OpsetInput kOpsetInputs[] = {
 };
 // clang-format on
 
+/// Ops whose rows above only carry values: where one is computed at run
+/// time, the op is emitted as a formula that reads it as an operand.
+const std::pair<const char *, RuntimeValueForm> kRuntimeValueForms[] = {
+    {"Clip", emitClipOfRuntimeBounds},
+    {"Trilu", emitTriluOfRuntimeK},
+};
+
+RuntimeValueForm runtimeValueForm(llvm::StringRef opType) {
+  for (auto [op, form] : kRuntimeValueForms)
+    if (opType == op)
+      return form;
+  return nullptr;
+}
+
 llvm::Error rejectAttr(const PendingNode &n, const OpsetInput &row) {
   if (!n.attrs.count(row.attr))
     return llvm::Error::success();
@@ -106,7 +121,12 @@ llvm::Expected<Attr> attrOfInput(const PendingNode &n, const OpsetInput &row) {
 
 llvm::ArrayRef<OpsetInput> opsetInputs() { return kOpsetInputs; }
 
-llvm::Error takeOpsetInputs(PendingNode &n, int64_t opset) {
+bool takesRunTimeValues(llvm::StringRef opType) {
+  return runtimeValueForm(opType) != nullptr;
+}
+
+llvm::Expected<RuntimeValueForm> takeOpsetInputs(PendingNode &n,
+                                                 int64_t opset) {
   llvm::SmallVector<const OpsetInput *, 4> rows;
   for (const OpsetInput &row : kOpsetInputs) {
     if (n.opType != row.opType)
@@ -122,14 +142,18 @@ llvm::Error takeOpsetInputs(PendingNode &n, int64_t opset) {
       rows.push_back(&row);
   }
   if (rows.empty())
-    return llvm::Error::success();
+    return nullptr;
   for (const OpsetInput *row : rows)
     if (opset >= row->getAttrRemovedIn())
       if (auto err = rejectAttr(n, *row))
-        return err;
+        return std::move(err);
   // The ONNX form takes the IR op's inputs and the ones the table moves.
   if (auto err = checkMaxInputs(n, getOpDef(n.kind).maxInputs + rows.size()))
-    return err;
+    return std::move(err);
+  if (RuntimeValueForm form = runtimeValueForm(n.opType))
+    for (const OpsetInput *row : rows)
+      if (Value *v = n.getInput(row->input); v && !v->isConstant())
+        return form;
   for (const OpsetInput *row : rows) {
     if (!row->required && !n.getInput(row->input))
       continue;
@@ -141,7 +165,7 @@ llvm::Error takeOpsetInputs(PendingNode &n, int64_t opset) {
   for (const OpsetInput *row : llvm::reverse(rows))
     if (row->input < n.inputs.size())
       n.inputs.erase(n.inputs.begin() + row->input);
-  return llvm::Error::success();
+  return nullptr;
 }
 
 } // namespace kiln

@@ -4,7 +4,9 @@
 // Reshape-5's shape, Slice-10's starts, ...), kiln's IR keeps the attribute:
 // it decides a shape or a structural choice, so it must be known at compile
 // time. The table here lists every such input; one generic adapter
-// (OpsetInputs.cpp) applies it, so supporting another is adding a row.
+// (OpsetInputs.cpp) applies it, so supporting another is adding a row. A few
+// of them only carry a value; where that is computed at run time, the op is
+// imported as a formula that reads it.
 // Public so that the tests can walk the table.
 //
 //===----------------------------------------------------------------------===//
@@ -63,6 +65,10 @@ struct OpsetInput {
 
 /// The table, grouped by op.
 llvm::ArrayRef<OpsetInput> opsetInputs();
+
+/// Whether `opType`'s moved inputs only carry values (Clip's bounds, Trilu's
+/// k), so that one computed at run time is an operand, not an error.
+bool takesRunTimeValues(llvm::StringRef opType);
 
 } // namespace kiln
 

@@ -29,8 +29,8 @@ namespace conformance {
 namespace {
 
 constexpr int kMinModels = 932;
-constexpr int kMinImported = 704;
-constexpr int kMinWithConstantInputs = 137;
+constexpr int kMinImported = 726;
+constexpr int kMinWithConstantInputs = 115;
 
 TEST(OnnxNodeTests, ImportNeverCrashes) {
   std::vector<std::string> dirs = listCases("node");

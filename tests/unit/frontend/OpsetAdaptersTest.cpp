@@ -11,6 +11,8 @@
 #include "compiler/interpreter/Interpreter.h"
 #include "tests/unit/frontend/OnnxModelBuilder.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -65,6 +67,16 @@ std::vector<float> run(const Graph &g, llvm::ArrayRef<int64_t> shape,
   return std::vector<float>(v.begin(), v.end());
 }
 
+/// Imports `b` and runs it on `inputs`, one per graph input.
+llvm::Expected<std::vector<Tensor>> importAndRun(const ModelBuilder &b,
+                                                 std::vector<Tensor> inputs) {
+  auto g = importOk(b);
+  if (!g)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "import failed");
+  return runGraph(*g, inputs);
+}
+
 const std::vector<float> kRamp = {-3, -2, -1, 0, 1, 2, 3, 4};
 
 //===----------------------------------------------------------------------===//
@@ -112,19 +124,64 @@ TEST(OpsetAdapters, ClipWithOnlyAnUpperBound) {
   EXPECT_EQ(run(*g, {8}, kRamp), expected);
 }
 
+/// Bounds that are graph inputs are run-time operands: ONNX's formula
+/// min(max(x, lo), hi), where hi wins when lo > hi.
+TEST(OpsetAdapters, ClipWithRunTimeBounds) {
+  ModelBuilder b(13);
+  b.input("x", {8}).input("lo", {}).input("hi", {}).output("y", {8});
+  b.node("Clip", {"x", "lo", "hi"}, {"y"}, "clip");
+  for (auto [lo, hi] : {std::pair(-1.5f, 2.5f), std::pair(1.0f, -1.0f)}) {
+    auto out = importAndRun(
+        b, {Tensor::fromValues<float>(DType::F32, {8}, kRamp),
+            Tensor::fromValues<float>(DType::F32, {}, {lo}),
+            Tensor::fromValues<float>(DType::F32, {}, {hi})});
+    ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
+    std::vector<float> expected;
+    for (float v : kRamp)
+      expected.push_back(std::min(std::max(v, lo), hi));
+    llvm::ArrayRef<float> got = (*out)[0].values<float>();
+    EXPECT_EQ(std::vector<float>(got.begin(), got.end()), expected);
+  }
+}
+
 TEST(OpsetAdapters, ClipErrors) {
-  ModelBuilder runtimeBound(13);
-  runtimeBound.input("x", {8}).input("lo", {}).output("y");
-  runtimeBound.node("Clip", {"x", "lo"}, {"y"}, "clip");
-  EXPECT_EQ(importError(runtimeBound),
-            "node 'clip' (Clip): input 1 (min) must be a constant (run-time "
-            "shapes are not supported); 'lo' is computed at run time");
+  ModelBuilder wideBound(13);
+  wideBound.input("x", {8}).input("lo", {2}).output("y");
+  wideBound.node("Clip", {"x", "lo"}, {"y"}, "clip");
+  EXPECT_EQ(importError(wideBound),
+            "node 'clip' (Clip): input 1 (min) must hold one value, got f32[2]");
 
   ModelBuilder oldAttr(13);
   oldAttr.input("x", {8}).output("y");
   test::setFloat(oldAttr.node("Clip", {"x"}, {"y"}, "clip"), "min", 0.0f);
   EXPECT_EQ(importError(oldAttr),
             "node 'clip' (Clip): attribute 'min' is an input since opset 11");
+}
+
+/// Trilu's k as a graph input: element (i, j) is kept where j - i >= k
+/// (upper) or j - i <= k (lower), over every matrix of a batch.
+TEST(OpsetAdapters, TriluWithRunTimeK) {
+  for (int64_t upper : {0, 1}) {
+    ModelBuilder b(14);
+    b.input("x", {2, 3, 4}).input("k", {}, onnx::TensorProto::INT64);
+    b.output("y", {2, 3, 4});
+    test::setInt(b.node("Trilu", {"x", "k"}, {"y"}, "trilu"), "upper", upper);
+    std::vector<float> x(24);
+    for (size_t e = 0; e < x.size(); ++e)
+      x[e] = float(e + 1);
+    for (int64_t k : {-1, 0, 2}) {
+      SCOPED_TRACE(llvm::formatv("upper {0}, k {1}", upper, k).str());
+      auto out = importAndRun(b, {Tensor::fromValues<float>(DType::F32, {2, 3, 4}, x),
+                                  Tensor::fromValues<int64_t>(DType::I64, {}, {k})});
+      ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
+      llvm::ArrayRef<float> got = (*out)[0].values<float>();
+      for (int64_t e = 0; e < 24; ++e) {
+        int64_t i = e / 4 % 3, j = e % 4;
+        bool keep = upper ? j - i >= k : j - i <= k;
+        EXPECT_EQ(got[e], keep ? x[e] : 0.0f) << "element " << e;
+      }
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -228,8 +285,18 @@ TEST(OpsetAdapters, ReshapeShapeComputedAtRunTimeIsAnError) {
   b.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
   EXPECT_EQ(importError(b),
             "node 'reshape' (Reshape): input 1 (shape) must be a constant "
-            "(run-time shapes are not supported); 'shape' is computed at run "
-            "time");
+            "(run-time shapes are not supported); 'shape' is a graph input: "
+            "give it a value with --const-input NAME=FILE.npy");
+
+  ModelBuilder computed(13);
+  computed.input("x", {2, 3}).input("shape", {2}, onnx::TensorProto::INT64);
+  computed.output("y");
+  computed.node("Abs", {"shape"}, {"abs_shape"}, "abs");
+  computed.node("Reshape", {"x", "abs_shape"}, {"y"}, "reshape");
+  EXPECT_EQ(importError(computed),
+            "node 'reshape' (Reshape): input 1 (shape) must be a constant "
+            "(run-time shapes are not supported); 'abs_shape' is computed at "
+            "run time");
 }
 
 TEST(OpsetAdapters, SqueezeAndUnsqueezeAxesAttributeAndInput) {
@@ -347,8 +414,8 @@ TEST(OpsetAdapters, DropoutForms) {
   runtimeMode.node("Dropout", {"x", "", "t"}, {"y"}, "drop");
   EXPECT_EQ(importError(runtimeMode),
             "node 'drop' (Dropout): input 2 (training_mode) must be a "
-            "constant (run-time shapes are not supported); 't' is computed at "
-            "run time");
+            "constant (run-time shapes are not supported); 't' is a graph "
+            "input: give it a value with --const-input NAME=FILE.npy");
 }
 
 //===----------------------------------------------------------------------===//

@@ -4,7 +4,7 @@
 // numpy.save writes them (format 1.0).
 
 #include "compiler/quantize/CalibrationSet.h"
-#include "compiler/quantize/Npy.h"
+#include "tests/common/NpyHeader.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -15,28 +15,13 @@
 namespace kiln {
 namespace {
 
-/// A .npy file: header padded to a multiple of 64 bytes, as numpy pads it.
-std::string npyBytes(llvm::StringRef descr, llvm::ArrayRef<int64_t> shape,
+/// A .npy file of `dataBytes` zero bytes but the first float, `first`.
+std::string npyBytes(llvm::StringRef descr, std::vector<int64_t> shape,
                      size_t dataBytes, float first = 0) {
-  std::string dims;
-  for (int64_t d : shape)
-    dims += std::to_string(d) + ", ";
-  if (shape.size() > 1)
-    dims.resize(dims.size() - 2);
-  std::string header = "{'descr': '" + descr.str() +
-                       "', 'fortran_order': False, 'shape': (" + dims + "), }";
-  header.append(63 - (10 + header.size()) % 64, ' ');
-  header += '\n';
-  std::string bytes = "\x93NUMPY";
-  bytes += char(1);
-  bytes += char(0);
-  bytes += char(header.size() & 0xff);
-  bytes += char(header.size() >> 8);
-  bytes += header;
   std::string data(dataBytes, '\0');
   if (dataBytes >= 4)
     memcpy(data.data(), &first, 4);
-  return bytes + data;
+  return test::npyHeader(descr.str(), shape) + data;
 }
 
 class CalibrationSetTest : public ::testing::Test {
@@ -96,7 +81,7 @@ TEST_F(CalibrationSetTest, ErrorsNameTheFileOrInput) {
             std::string::npos)
       << loadError();
   write("image_0.npy", npyBytes("<f8", {1, 2, 3}, 48));
-  EXPECT_NE(loadError().find("image_0.npy: dtype '<f8'"), std::string::npos)
+  EXPECT_NE(loadError().find("image_0.npy: dtype f64; calibration inputs are float32"), std::string::npos)
       << loadError();
   write("image_0.npy", npyBytes("<f4", {1, 2, 3}, 20));
   EXPECT_NE(loadError().find("image_0.npy: 20 data bytes"), std::string::npos)

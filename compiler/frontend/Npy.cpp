@@ -1,6 +1,8 @@
-#include "compiler/quantize/Npy.h"
+#include "compiler/frontend/Npy.h"
 
 #include "llvm/Support/MemoryBuffer.h"
+
+#include <optional>
 
 namespace kiln {
 namespace {
@@ -17,6 +19,24 @@ llvm::StringRef headerField(llvm::StringRef header, llvm::StringRef key) {
     return {};
   llvm::StringRef rest = header.drop_front(at + key.size() + 2).ltrim();
   return rest.consume_front(":") ? rest.ltrim() : llvm::StringRef();
+}
+
+/// The DType of a numpy type string ('<f4', '|u1', ...): little-endian or
+/// one byte wide.
+std::optional<DType> dtypeOfDescr(llvm::StringRef descr) {
+  static const std::pair<const char *, DType> kCodes[] = {
+      {"f4", DType::F32}, {"f8", DType::F64}, {"f2", DType::F16},
+      {"i1", DType::I8},  {"i2", DType::I16}, {"i4", DType::I32},
+      {"i8", DType::I64}, {"u1", DType::U8},  {"u2", DType::U16},
+      {"u4", DType::U32}, {"u8", DType::U64}, {"b1", DType::Bool}};
+  if (descr.size() != 3)
+    return std::nullopt;
+  char order = descr[0];
+  for (auto [code, dtype] : kCodes)
+    if (descr.drop_front() == code &&
+        (order == '<' || (order == '|' && dtypeSize(dtype) == 1)))
+      return dtype;
+  return std::nullopt;
 }
 
 } // namespace
@@ -36,11 +56,15 @@ llvm::Expected<Tensor> parseNpy(llvm::StringRef bytes, llvm::StringRef path) {
     return npyError(path, "truncated header");
   llvm::StringRef header = bytes.slice(8 + lengthBytes, dataStart);
 
-  llvm::StringRef descr = headerField(header, "descr");
-  if (!descr.starts_with("'<f4'") && !descr.starts_with("'|f4'"))
-    return npyError(path, "dtype " + descr.take_until([](char c) {
-                            return c == ',';
-                          }) + ", expected float32 ('<f4')");
+  llvm::StringRef descrText = headerField(header, "descr");
+  llvm::StringRef descr;
+  if (descrText.consume_front("'"))
+    descr = descrText.take_until([](char c) { return c == '\''; });
+  std::optional<DType> dtype = dtypeOfDescr(descr);
+  if (!dtype)
+    return npyError(path, "dtype '" + descr +
+                              "'; kiln reads little-endian float, int, uint "
+                              "and bool arrays ('<f4', '<i8', '|u1', '|b1', ...)");
   if (!headerField(header, "fortran_order").starts_with("False"))
     return npyError(path, "Fortran-ordered data; save it in C order");
   llvm::StringRef shapeText = headerField(header, "shape");
@@ -58,7 +82,7 @@ llvm::Expected<Tensor> parseNpy(llvm::StringRef bytes, llvm::StringRef path) {
       return npyError(path, "bad shape (" + shapeText + ")");
     shape.push_back(n);
   }
-  TensorType type(DType::F32, shape);
+  TensorType type(*dtype, shape);
   if (type.numElements() > kMaxTensorElements ||
       bytes.size() - dataStart != type.sizeInBytes())
     return npyError(path, llvm::Twine(bytes.size() - dataStart) +
