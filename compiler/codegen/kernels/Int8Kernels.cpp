@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Kernels.h"
+#include "compiler/codegen/kernels/Int8Params.h"
 #include "compiler/codegen/kernels/IntegerIR.h"
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/OpHelpers.h"
@@ -123,15 +124,26 @@ llvm::Error emitBinaryInt8(KernelBuilder &kb, const KernelArgs &args) {
   // ADD/SUB scale each operand on its own before the sum: a table of the
   // 256 scaled values per operand, computed by IntegerMath itself.
   llvm::Value *scaledTables[2] = {nullptr, nullptr};
-  if (!p->isMul)
+  // |(a - zp) * (b - zp)| <= 255 * 255; for ADD/SUB, the largest scaled
+  // values' sum.
+  int64_t sumBound = 255 * 255;
+  if (!p->isMul) {
+    sumBound = 0;
     for (int i = 0; i < 2; ++i) {
       std::vector<int32_t> scaled;
-      for (int v = -128; v < 128; ++v)
+      int64_t largest = 0;
+      for (int v = -128; v < 128; ++v) {
         scaled.push_back(tfl::multiplyByQuantizedMultiplier(
             (v + (i ? add.input2Offset : add.input1Offset)) * (1 << add.leftShift),
             i ? add.input2 : add.input1));
+        largest = std::max<int64_t>(largest, std::abs(int64_t(scaled.back())));
+      }
       scaledTables[i] = ir.table(scaled, "int8.add.scaled");
+      sumBound += largest;
     }
+  }
+  Requantizer requant(ir, {p->isMul ? mul.output : add.output}, sumBound);
+  llvm::Value *onlyChannel = kb.idx(0);
   kb.nest(yt.shape, [&](llvm::ArrayRef<llvm::Value *> ivs) {
     llvm::Value *av = ir.widen(kb.load(i8, args.inputs[0], kb.linear(ivs, aStrides)));
     llvm::Value *bv = ir.widen(kb.load(i8, args.inputs[1], kb.linear(ivs, bStrides)));
@@ -139,7 +151,7 @@ llvm::Error emitBinaryInt8(KernelBuilder &kb, const KernelArgs &args) {
     if (p->isMul) {
       llvm::Value *prod = b.CreateMul(b.CreateSub(av, ir.i32(mul.input1ZeroPoint)),
                                       b.CreateSub(bv, ir.i32(mul.input2ZeroPoint)));
-      out = b.CreateAdd(ir.i32(mul.outputZeroPoint), ir.mbqm(prod, mul.output));
+      out = b.CreateAdd(ir.i32(mul.outputZeroPoint), requant.apply(prod, onlyChannel));
     } else {
       auto scaled = [&](int i, llvm::Value *v) {
         return kb.load(i32, scaledTables[i],
@@ -147,7 +159,7 @@ llvm::Error emitBinaryInt8(KernelBuilder &kb, const KernelArgs &args) {
       };
       llvm::Value *x1 = scaled(0, av), *x2 = scaled(1, bv);
       llvm::Value *raw = add.subtract ? b.CreateSub(x1, x2) : b.CreateAdd(x1, x2);
-      out = b.CreateAdd(ir.mbqm(raw, add.output), ir.i32(add.outputOffset));
+      out = b.CreateAdd(requant.apply(raw, onlyChannel), ir.i32(add.outputOffset));
     }
     kb.store(ir.clampToI8(out, p->range.min, p->range.max), args.outputs[0],
              kb.linear(ivs, yStrides));
