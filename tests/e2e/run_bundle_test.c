@@ -18,9 +18,19 @@
  * through float; with KILN_EXACT, equal to it), and checks kiln_check's and
  * the entry's error returns.
  *
+ * On Linux (the host and qemu-aarch64) it then runs the bundle with each
+ * region flush against PROT_NONE pages, once with every region's end at a
+ * page end (a read or write past it faults) and once with its start at a page
+ * start (one before it faults), the weights read-only, and io and scratch
+ * filled with zeros and then with NaN patterns: the output must be the same
+ * bytes every time.
+ *
  * Also runs on the cross targets (targets/): under qemu-aarch64, and as
  * bare-metal firmware with newlib, whose printf has no %zu (sizes print as
  * %lu) and whose file I/O goes through semihosting. */
+#if defined(__linux__)
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS, sigaction */
+#endif
 #include KILN_BUNDLE_HEADER
 
 #include <math.h>
@@ -101,6 +111,141 @@ static int region_guards_intact(const region *r) {
       return 0;
   return 1;
 }
+
+#if defined(__linux__)
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* A region between two PROT_NONE pages. The region sits at the start of the
+ * pages between them or, rounded up to KILN_ALIGNMENT, at their end; the slack
+ * between the region and the far guard page holds GUARD_BYTE, checked after
+ * each run. */
+typedef struct {
+  const char *name;
+  uint8_t *map, *body, *base;
+  size_t map_size, body_size, size;
+} paged_region;
+
+enum placement { AT_PAGE_END, AT_PAGE_START };
+
+#define NUM_PAGED 3
+static paged_region paged[NUM_PAGED]; /* weights, io, scratch; the fault handler reads them */
+
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+static paged_region paged_region_new(const char *name, size_t size, enum placement where) {
+  paged_region r;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  r.name = name;
+  r.size = size;
+  r.body_size = round_up(round_up(size, KILN_ALIGNMENT), page);
+  r.map_size = page + r.body_size + page;
+  r.map = mmap(NULL, r.map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (r.map == MAP_FAILED || mprotect(r.map, page, PROT_NONE) != 0 ||
+      mprotect(r.map + page + r.body_size, page, PROT_NONE) != 0) {
+    fprintf(stderr, "cannot map a guarded region of %lu bytes\n", (unsigned long)size);
+    exit(2);
+  }
+  r.body = r.map + page;
+  r.base = where == AT_PAGE_START ? r.body
+                                  : r.body + r.body_size - round_up(size, KILN_ALIGNMENT);
+  memset(r.body, GUARD_BYTE, r.body_size);
+  return r;
+}
+
+static int paged_slack_intact(const paged_region *r) {
+  const uint8_t *p;
+  for (p = r->body; p < r->base; ++p)
+    if (*p != GUARD_BYTE)
+      return 0;
+  for (p = r->base + r->size; p < r->body + r->body_size; ++p)
+    if (*p != GUARD_BYTE)
+      return 0;
+  return 1;
+}
+
+/* A fault names the region whose guard page (or read-only weights) was hit. */
+static void on_fault(int sig, siginfo_t *info, void *context) {
+  const uint8_t *at = info->si_addr;
+  int k;
+  (void)context;
+  for (k = 0; k < NUM_PAGED; ++k) {
+    const paged_region *r = &paged[k];
+    if (r->map && at >= r->map && at < r->map + r->map_size) {
+      long from_base = (long)(at - r->base);
+      fprintf(stderr, "FAIL: signal %d at %ld bytes from the start of the %lu-byte %s region%s\n",
+              sig, from_base, (unsigned long)r->size, r->name,
+              at >= r->body && at < r->body + r->body_size ? " (read-only)" : " (guard page)");
+      _exit(1);
+    }
+  }
+  fprintf(stderr, "FAIL: signal %d at %p, outside the guarded regions\n", sig, info->si_addr);
+  _exit(1);
+}
+
+/* Fills with a 32-bit pattern (a NaN for float tensors) or zeros. */
+static void fill32(uint8_t *p, size_t n, uint32_t pattern) {
+  size_t i;
+  for (i = 0; i + 4 <= n; i += 4)
+    memcpy(p + i, &pattern, 4);
+  memcpy(p + i, &pattern, n - i);
+}
+
+/* Runs the bundle on paged regions placed `where`, io and scratch filled with
+ * `pattern`, and compares its output with `expected_output`. */
+static void run_paged(const kiln_bundle *b, const uint8_t *weights, const uint8_t *input,
+                      const uint8_t *expected_output, enum placement where, uint32_t pattern) {
+  const kiln_tensor *in = &b->inputs[0], *out = &b->outputs[0];
+  const char *place = where == AT_PAGE_START ? "start" : "end";
+  int status, k;
+  paged[0] = paged_region_new("weights", b->weights_size, where);
+  paged[1] = paged_region_new("io", b->io_size, where);
+  paged[2] = paged_region_new("scratch", b->scratch_size, where);
+  memcpy(paged[0].base, weights, b->weights_size);
+  if (mprotect(paged[0].body, paged[0].body_size, PROT_READ) != 0) {
+    fprintf(stderr, "cannot make the weights read-only\n");
+    exit(2);
+  }
+  fill32(paged[1].base, b->io_size, pattern);
+  fill32(paged[2].base, b->scratch_size, pattern);
+  memcpy(paged[1].base + in->offset, input, in->size);
+  status = RUN(paged[0].base, paged[1].base, paged[2].base);
+  CHECK(status == KILN_OK, "run at the page %s, fill 0x%08lx, returned %d", place,
+        (unsigned long)pattern, status);
+  CHECK(memcmp(paged[1].base + out->offset, expected_output, out->size) == 0,
+        "output at the page %s with io and scratch filled with 0x%08lx differs from the "
+        "first run's",
+        place, (unsigned long)pattern);
+  for (k = 0; k < NUM_PAGED; ++k) {
+    CHECK(paged_slack_intact(&paged[k]), "the bundle wrote outside its %s region (page %s)",
+          paged[k].name, place);
+    munmap(paged[k].map, paged[k].map_size);
+    paged[k].map = NULL;
+  }
+}
+
+/* Every placement and fill: zeros, then NaN patterns (all ones, a quiet NaN
+ * with a payload, a signaling NaN). */
+static void run_between_guard_pages(const kiln_bundle *b, const uint8_t *weights,
+                                    const uint8_t *input, const uint8_t *expected_output) {
+  static const uint32_t fills[] = {0, 0xFFFFFFFFu, 0x7FC00001u, 0x7F800001u};
+  struct sigaction action;
+  size_t f;
+  memset(&action, 0, sizeof action);
+  action.sa_sigaction = on_fault;
+  action.sa_flags = SA_SIGINFO;
+  sigaction(SIGSEGV, &action, NULL);
+  sigaction(SIGBUS, &action, NULL);
+  for (f = 0; f < sizeof fills / sizeof fills[0]; ++f) {
+    run_paged(b, weights, input, expected_output, AT_PAGE_END, fills[f]);
+    run_paged(b, weights, input, expected_output, AT_PAGE_START, fills[f]);
+  }
+  printf("%s: same output between guard pages at both ends, weights read-only, io and "
+         "scratch zero or NaN-filled (%lu runs)\n",
+         b->name, (unsigned long)(2 * (sizeof fills / sizeof fills[0])));
+}
+#endif
 
 static size_t read_file(const char *path, uint8_t **out) {
   FILE *f = fopen(path, "rb");
@@ -305,6 +450,9 @@ int main(int argc, char **argv) {
           "the bundle wrote outside its regions on the second run");
     CHECK(memcmp(weights, weights_file, b->weights_size) == 0,
           "the bundle wrote to its weights on the second run");
+#if defined(__linux__)
+    run_between_guard_pages(b, weights, input, first);
+#endif
     free(first);
   }
 
