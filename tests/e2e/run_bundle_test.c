@@ -23,7 +23,9 @@
  * page end (a read or write past it faults) and once with its start at a page
  * start (one before it faults), the weights read-only, and io and scratch
  * filled with zeros and then with NaN patterns: the output must be the same
- * bytes every time.
+ * bytes every time. On the Cortex-M boards it runs it twice more with the MPU
+ * on, io and scratch NaN-filled, only flash, the stack and the three regions
+ * accessible: a stray access faults and fails the test.
  *
  * Also runs on the cross targets (targets/): under qemu-aarch64, and as
  * bare-metal firmware with newlib, whose printf has no %zu (sizes print as
@@ -247,6 +249,107 @@ static void run_between_guard_pages(const kiln_bundle *b, const uint8_t *weights
 }
 #endif
 
+#if defined(__arm__) && !defined(__linux__) && \
+    (defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__))
+#define TEST_IN_MPU_REGIONS 1
+/* The ARMv7-M MPU (PMSAv7; QEMU's mps2 boards emulate it): during the run
+ * only flash (code, read-only data, embedded weights), the stack and the
+ * regions passed to the bundle are accessible, with no default map behind
+ * them. A stray access is a MemManage fault, escalated to HardFault (MPU
+ * off), whose handler (targets/cortex_m/startup.c) exits with 131. */
+#define MPU_CTRL (*(volatile uint32_t *)0xE000ED94u)
+#define MPU_RNR (*(volatile uint32_t *)0xE000ED98u)
+#define MPU_RBAR (*(volatile uint32_t *)0xE000ED9Cu)
+#define MPU_RASR (*(volatile uint32_t *)0xE000EDA0u)
+#define RASR_XN (1u << 28)
+#define RASR_RW (3u << 24)
+#define RASR_RO (6u << 24)
+#define RASR_NORMAL (1u << 19) /* TEX=1, C=B=0: normal, non-cacheable */
+
+extern uint8_t __stack_limit[], __stack_top[]; /* mps2.ld */
+
+/* A region in a block of its own of the next power of two (the MPU's sizes
+ * and alignments), placed at the block's end or start. */
+typedef struct {
+  uint8_t *raw, *block, *base;
+  unsigned log2_size;
+} mpu_region;
+
+static mpu_region mpu_region_new(size_t size, int at_start) {
+  mpu_region r;
+  size_t block = 32; /* the smallest MPU region */
+  r.log2_size = 5;
+  while (block < size) {
+    block *= 2;
+    ++r.log2_size;
+  }
+  r.raw = malloc(2 * block);
+  if (!r.raw) {
+    fprintf(stderr, "out of memory for an MPU region of %lu bytes\n", (unsigned long)block);
+    exit(2);
+  }
+  r.block = r.raw + (block - (uintptr_t)r.raw % block) % block;
+  r.base = at_start ? r.block : r.block + block - (size + KILN_ALIGNMENT - 1) / KILN_ALIGNMENT * KILN_ALIGNMENT;
+  return r;
+}
+
+static void mpu_set(uint32_t index, uintptr_t base, unsigned log2_size, uint32_t attributes) {
+  MPU_RNR = index;
+  MPU_RBAR = (uint32_t)base;
+  MPU_RASR = attributes | ((uint32_t)(log2_size - 1) << 1) | 1u;
+}
+
+static unsigned log2_of(uintptr_t n) {
+  unsigned k = 0;
+  while (((uintptr_t)1 << k) < n)
+    ++k;
+  return k;
+}
+
+/* Runs the bundle with the MPU on, io and scratch filled with a NaN pattern,
+ * and compares the output with `expected_output`. */
+static void run_in_mpu_regions(const kiln_bundle *b, const uint8_t *weights,
+                               const uint8_t *input, const uint8_t *expected_output,
+                               int at_start) {
+  const kiln_tensor *in = &b->inputs[0], *out = &b->outputs[0];
+  const char *place = at_start ? "start" : "end";
+  mpu_region io = mpu_region_new(b->io_size, at_start);
+  mpu_region scratch = mpu_region_new(b->scratch_size, at_start);
+  mpu_region w = {NULL, NULL, NULL, 0};
+  int status;
+  memset(io.base, 0xFF, b->io_size);
+  memset(scratch.base, 0xFF, b->scratch_size);
+  memcpy(io.base + in->offset, input, in->size);
+  mpu_set(0, 0x00000000u, 22, RASR_RO | RASR_NORMAL); /* flash: 4 MiB */
+  mpu_set(1, (uintptr_t)__stack_limit, log2_of((uintptr_t)(__stack_top - __stack_limit)),
+          RASR_RW | RASR_XN | RASR_NORMAL);
+  mpu_set(2, (uintptr_t)io.block, io.log2_size, RASR_RW | RASR_XN | RASR_NORMAL);
+  mpu_set(3, (uintptr_t)scratch.block, scratch.log2_size, RASR_RW | RASR_XN | RASR_NORMAL);
+  /* Weights passed in from RAM get a read-only region of their own; they are
+   * copied into it, so a region too small for them fails the run. */
+  MPU_RNR = 4;
+  MPU_RASR = 0;
+  if ((uintptr_t)weights >= 0x20000000u) {
+    w = mpu_region_new(b->weights_size, at_start);
+    memcpy(w.base, weights, b->weights_size);
+    weights = w.base;
+    mpu_set(4, (uintptr_t)w.block, w.log2_size, RASR_RO | RASR_XN | RASR_NORMAL);
+  }
+  __asm__ volatile("dsb\n\tisb" ::: "memory");
+  MPU_CTRL = 1; /* on; no default map for privileged code; off in HardFault */
+  __asm__ volatile("dsb\n\tisb" ::: "memory");
+  status = RUN(weights, io.base, scratch.base);
+  MPU_CTRL = 0;
+  __asm__ volatile("dsb\n\tisb" ::: "memory");
+  CHECK(status == KILN_OK, "run in MPU regions (at their %s) returned %d", place, status);
+  CHECK(memcmp(io.base + out->offset, expected_output, out->size) == 0,
+        "output in MPU regions (at their %s, NaN-filled) differs from the first run's", place);
+  free(io.raw);
+  free(scratch.raw);
+  free(w.raw);
+}
+#endif
+
 static size_t read_file(const char *path, uint8_t **out) {
   FILE *f = fopen(path, "rb");
   long n;
@@ -452,6 +555,11 @@ int main(int argc, char **argv) {
           "the bundle wrote to its weights on the second run");
 #if defined(__linux__)
     run_between_guard_pages(b, weights, input, first);
+#elif defined(TEST_IN_MPU_REGIONS)
+    run_in_mpu_regions(b, weights, input, first, 0);
+    run_in_mpu_regions(b, weights, input, first, 1);
+    printf("%s: same output with the MPU on, regions at the end and at the start of theirs\n",
+           b->name);
 #endif
     free(first);
   }
