@@ -14,7 +14,14 @@
  * qemu-aarch64, or as bare-metal firmware.
  *
  * A function that writes the pattern byte itself at its deepest point would
- * be measured short by those bytes; the pattern makes that unlikely. */
+ * be measured short by those bytes; the pattern makes that unlikely.
+ *
+ * With KILN_CHECK_STACK_BOUND it is a test of the header's NAME_STACK_SIZE,
+ * kilnc's bound from the compiler's frame sizes: the measurement must not
+ * exceed it, and it must not exceed 4 x the measurement + 256 bytes (a bound
+ * too loose to size a stack with). With KILN_STACK_SIZE_MAY_BE_UNKNOWN the
+ * header may have no NAME_STACK_SIZE (soft float: float arithmetic calls the
+ * toolchain's run-time library, whose stack use kilnc cannot see). */
 #include KILN_BUNDLE_HEADER
 #include "benchmarks/common/zero_inputs.h"
 
@@ -96,6 +103,23 @@ int main(void) {
             STR(KILN_BUNDLE_NAME), PAINT_BYTES);
     return 1;
   }
+#ifdef KILN_CHECK_STACK_BOUND
+#if MACRO(_STACK_SIZE) /* an undefined macro is 0 here */
+  printf("%s: stack measured %lu B, NAME_STACK_SIZE %lu B\n", STR(KILN_BUNDLE_NAME),
+         (unsigned long)stack, (unsigned long)MACRO(_STACK_SIZE));
+  if (stack > MACRO(_STACK_SIZE) || MACRO(_STACK_SIZE) > 4 * stack + 256) {
+    fprintf(stderr, "FAIL: NAME_STACK_SIZE %lu is not between the measured %lu B and 4x + 256\n",
+            (unsigned long)MACRO(_STACK_SIZE), (unsigned long)stack);
+    return 1;
+  }
+#elif !defined(KILN_STACK_SIZE_MAY_BE_UNKNOWN)
+#error "the header has no NAME_STACK_SIZE"
+#else
+  printf("%s: stack measured %lu B, NAME_STACK_SIZE unknown (soft float)\n",
+         STR(KILN_BUNDLE_NAME), (unsigned long)stack);
+#endif
+  return 0;
+#endif
   printf("footprint %s weights=%lu io=%lu scratch=%lu stack=%lu input=%s\n",
          STR(KILN_BUNDLE_NAME), (unsigned long)MACRO(_WEIGHTS_SIZE),
          (unsigned long)MACRO(_IO_SIZE), (unsigned long)MACRO(_SCRATCH_SIZE),

@@ -61,8 +61,9 @@ llvm::Expected<CompiledBundle> compileGraph(const Graph &lowered,
   auto object = generateBundleObject(*f, name, *target.machine, objectOpts);
   if (!object)
     return object.takeError();
-  result.files.object = std::move(*object);
-  result.files.header = generateHeader(*f, name, opts.embedWeights);
+  result.files.object = std::move(object->bytes);
+  result.stack = object->stack;
+  result.files.header = generateHeader(*f, name, opts.embedWeights, result.stack);
   result.weightsSize = f->weightsSize;
   result.ioSize = f->ioSize;
   result.scratchSize = f->scratchSize;

@@ -9,6 +9,7 @@
 #define KILN_BACKEND_COMPILEGRAPH_H
 
 #include "compiler/bundle/BundleWriter.h"
+#include "compiler/codegen/StackBound.h"
 #include "compiler/codegen/Target.h"
 #include "compiler/graph/Graph.h"
 #include "compiler/lir/LIR.h"
@@ -54,6 +55,8 @@ struct CompiledBundle {
   /// Scratch bytes without buffer reuse (the sum of all intermediates).
   uint64_t unplannedScratchSize = 0;
   size_t numKernels = 0;
+  /// NAME_run's stack use at most (NAME_STACK_SIZE), or why it is unknown.
+  StackBound stack;
   std::vector<BundleTensor> inputs, outputs;
   /// The LIR with its memory plan, as text (kilnc --print-lir).
   std::string lirText;

@@ -2,6 +2,7 @@
 #ifndef KILN_BUNDLE_BUNDLEWRITER_H
 #define KILN_BUNDLE_BUNDLEWRITER_H
 
+#include "compiler/codegen/StackBound.h"
 #include "compiler/lir/LIR.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -26,9 +27,11 @@ bool isValidBundleName(llvm::StringRef name);
 std::string bundleNameFromStem(llvm::StringRef stem);
 
 /// The generated C header NAME.h: region sizes, alignment and every I/O
-/// tensor's offset and size as macros; NAME_bundle and NAME_run declarations.
+/// tensor's offset and size as macros, NAME_STACK_SIZE where `stack` is
+/// known (a comment saying why not otherwise); NAME_bundle and NAME_run
+/// declarations.
 std::string generateHeader(const lir::Function &f, llvm::StringRef name,
-                           bool embeddedWeights);
+                           bool embeddedWeights, const StackBound &stack);
 
 /// Writes DIR/NAME.o, DIR/NAME.h and DIR/NAME.weights.bin (creating DIR).
 /// All or nothing: each file is written to a temporary name first and only

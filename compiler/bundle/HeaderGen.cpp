@@ -46,7 +46,7 @@ std::string commentSafe(llvm::StringRef s) {
 } // namespace
 
 std::string generateHeader(const lir::Function &f, llvm::StringRef name,
-                           bool embeddedWeights) {
+                           bool embeddedWeights, const StackBound &stack) {
   std::string text;
   llvm::raw_string_ostream os(text);
   // Macros use the upper-cased name: LENET5_IO_SIZE for bundle "lenet5".
@@ -66,6 +66,14 @@ std::string generateHeader(const lir::Function &f, llvm::StringRef name,
   os << llvm::formatv("#define {0}_ALIGNMENT {1}\n", M, lir::kBufferAlignment);
   os << llvm::formatv("#define {0}_NUM_INPUTS {1}\n", M, f.inputs.size());
   os << llvm::formatv("#define {0}_NUM_OUTPUTS {1}\n\n", M, f.outputs.size());
+  if (stack.bytes) {
+    os << "/* Stack bytes " << name << "_run uses at most, below the caller's stack\n"
+       << " * pointer (from the compiler's frame sizes and the calls between them). */\n";
+    os << llvm::formatv("#define {0}_STACK_SIZE {1}\n\n", M, *stack.bytes);
+  } else {
+    os << "/* " << name << "_run's stack use is not known: "
+       << commentSafe(stack.unknownBecause) << ". */\n\n";
+  }
 
   os << "/* Byte offset and size of each tensor in the I/O region. */\n";
   llvm::StringSet<> used;

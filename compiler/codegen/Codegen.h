@@ -2,6 +2,7 @@
 #ifndef KILN_CODEGEN_CODEGEN_H
 #define KILN_CODEGEN_CODEGEN_H
 
+#include "compiler/codegen/StackBound.h"
 #include "compiler/codegen/Target.h"
 #include "compiler/lir/LIR.h"
 
@@ -45,8 +46,15 @@ emitObject(llvm::Module &m, llvm::TargetMachine &tm);
 /// TargetInfo::vectorLanes.
 unsigned targetVectorLanes(llvm::TargetMachine &tm);
 
-/// Module, optimization, object bytes for `f` (planned) on `tm`.
-llvm::Expected<llvm::SmallVector<char, 0>>
+/// The bundle's object file and what its code needs of the stack.
+struct BundleObject {
+  llvm::SmallVector<char, 0> bytes;
+  StackBound stack;
+};
+
+/// Module, optimization, object bytes for `f` (planned) on `tm`, and the
+/// bound on NAME_run's stack (`tm` emits .stack_sizes: createTargetMachine).
+llvm::Expected<BundleObject>
 generateBundleObject(const lir::Function &f, llvm::StringRef bundleName,
                      llvm::TargetMachine &tm, const BundleObjectOptions &opts);
 

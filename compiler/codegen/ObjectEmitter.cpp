@@ -50,14 +50,20 @@ emitObject(llvm::Module &m, llvm::TargetMachine &tm) {
   return std::move(bytes);
 }
 
-llvm::Expected<llvm::SmallVector<char, 0>>
+llvm::Expected<BundleObject>
 generateBundleObject(const lir::Function &f, llvm::StringRef bundleName,
                      llvm::TargetMachine &tm, const BundleObjectOptions &opts) {
   llvm::LLVMContext ctx;
   auto m = buildBundleModule(ctx, f, bundleName, tm, opts);
   if (!m)
     return m.takeError();
-  return emitObject(**m, tm);
+  auto bytes = emitObject(**m, tm);
+  if (!bytes)
+    return bytes.takeError();
+  auto stack = boundStack(**m, (bundleName + "_run").str(), *bytes);
+  if (!stack)
+    return stack.takeError();
+  return BundleObject{std::move(*bytes), std::move(*stack)};
 }
 
 } // namespace kiln

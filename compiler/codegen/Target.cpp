@@ -97,6 +97,9 @@ createTargetMachine(const TargetOptions &opts, TargetInfo &info) {
     cpu = "generic";
 
   llvm::TargetOptions to;
+  // Every function's frame size in the object (.stack_sizes, not loaded):
+  // what boundStack adds up into NAME_STACK_SIZE.
+  to.EmitStackSizeSection = true;
   switch (opts.floatABI) {
   case FloatABIKind::Default: break;
   case FloatABIKind::Soft: to.FloatABIType = llvm::FloatABI::Soft; break;

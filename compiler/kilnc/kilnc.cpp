@@ -99,9 +99,11 @@ int main(int argc, char **argv) {
   llvm::outs() << llvm::formatv(
       "kilnc: wrote {0}/{1}.o, {1}.h, {1}.weights.bin\n"
       "  kernels {2}, weights {3} B, io {4} B, scratch {5} B "
-      "(intermediates without reuse: {6} B)\n",
+      "(intermediates without reuse: {6} B), stack {7}\n",
       opts.outputDir, r.files.name, r.numKernels, r.weightsSize, r.ioSize,
-      r.scratchSize, r.unplannedScratchSize);
+      r.scratchSize, r.unplannedScratchSize,
+      r.stack.bytes ? std::to_string(*r.stack.bytes) + " B"
+                    : "unknown (" + r.stack.unknownBecause + ")");
   if (r.report)
     llvm::outs() << llvm::formatv("  report {0}, .report.json ({1} warnings)\n",
                                   kiln::outputPath(opts, r.files.name, ".report.html"),

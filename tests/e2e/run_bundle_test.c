@@ -19,9 +19,21 @@
  * through float; with KILN_EXACT, equal to it), and checks kiln_check's and
  * the entry's error returns.
  *
+ * On Linux (the host and qemu-aarch64) it then runs the bundle with each
+ * region flush against PROT_NONE pages, once with every region's end at a
+ * page end (a read or write past it faults) and once with its start at a page
+ * start (one before it faults), the weights read-only, and io and scratch
+ * filled with zeros and then with NaN patterns: the output must be the same
+ * bytes every time. On the Cortex-M boards it runs it twice more with the MPU
+ * on, io and scratch NaN-filled, only flash, the stack and the three regions
+ * accessible: a stray access faults and fails the test.
+ *
  * Also runs on the cross targets (targets/): under qemu-aarch64, and as
  * bare-metal firmware with newlib, whose printf has no %zu (sizes print as
  * %lu) and whose file I/O goes through semihosting. */
+#if defined(__linux__)
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS, sigaction */
+#endif
 #include KILN_BUNDLE_HEADER
 
 #include <math.h>
@@ -102,6 +114,242 @@ static int region_guards_intact(const region *r) {
       return 0;
   return 1;
 }
+
+#if defined(__linux__)
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* A region between two PROT_NONE pages. The region sits at the start of the
+ * pages between them or, rounded up to KILN_ALIGNMENT, at their end; the slack
+ * between the region and the far guard page holds GUARD_BYTE, checked after
+ * each run. */
+typedef struct {
+  const char *name;
+  uint8_t *map, *body, *base;
+  size_t map_size, body_size, size;
+} paged_region;
+
+enum placement { AT_PAGE_END, AT_PAGE_START };
+
+#define NUM_PAGED 3
+static paged_region paged[NUM_PAGED]; /* weights, io, scratch; the fault handler reads them */
+
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+static paged_region paged_region_new(const char *name, size_t size, enum placement where) {
+  paged_region r;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  r.name = name;
+  r.size = size;
+  r.body_size = round_up(round_up(size, KILN_ALIGNMENT), page);
+  r.map_size = page + r.body_size + page;
+  r.map = mmap(NULL, r.map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (r.map == MAP_FAILED || mprotect(r.map, page, PROT_NONE) != 0 ||
+      mprotect(r.map + page + r.body_size, page, PROT_NONE) != 0) {
+    fprintf(stderr, "cannot map a guarded region of %lu bytes\n", (unsigned long)size);
+    exit(2);
+  }
+  r.body = r.map + page;
+  r.base = where == AT_PAGE_START ? r.body
+                                  : r.body + r.body_size - round_up(size, KILN_ALIGNMENT);
+  memset(r.body, GUARD_BYTE, r.body_size);
+  return r;
+}
+
+static int paged_slack_intact(const paged_region *r) {
+  const uint8_t *p;
+  for (p = r->body; p < r->base; ++p)
+    if (*p != GUARD_BYTE)
+      return 0;
+  for (p = r->base + r->size; p < r->body + r->body_size; ++p)
+    if (*p != GUARD_BYTE)
+      return 0;
+  return 1;
+}
+
+/* A fault names the region whose guard page (or read-only weights) was hit. */
+static void on_fault(int sig, siginfo_t *info, void *context) {
+  const uint8_t *at = info->si_addr;
+  int k;
+  (void)context;
+  for (k = 0; k < NUM_PAGED; ++k) {
+    const paged_region *r = &paged[k];
+    if (r->map && at >= r->map && at < r->map + r->map_size) {
+      long from_base = (long)(at - r->base);
+      fprintf(stderr, "FAIL: signal %d at %ld bytes from the start of the %lu-byte %s region%s\n",
+              sig, from_base, (unsigned long)r->size, r->name,
+              at >= r->body && at < r->body + r->body_size ? " (read-only)" : " (guard page)");
+      _exit(1);
+    }
+  }
+  fprintf(stderr, "FAIL: signal %d at %p, outside the guarded regions\n", sig, info->si_addr);
+  _exit(1);
+}
+
+/* Fills with a 32-bit pattern (a NaN for float tensors) or zeros. */
+static void fill32(uint8_t *p, size_t n, uint32_t pattern) {
+  size_t i;
+  for (i = 0; i + 4 <= n; i += 4)
+    memcpy(p + i, &pattern, 4);
+  memcpy(p + i, &pattern, n - i);
+}
+
+/* Runs the bundle on paged regions placed `where`, io and scratch filled with
+ * `pattern`, and compares its output with `expected_output`. */
+static void run_paged(const kiln_bundle *b, const uint8_t *weights, const uint8_t *input,
+                      const uint8_t *expected_output, enum placement where, uint32_t pattern) {
+  const kiln_tensor *in = &b->inputs[0], *out = &b->outputs[0];
+  const char *place = where == AT_PAGE_START ? "start" : "end";
+  int status, k;
+  paged[0] = paged_region_new("weights", b->weights_size, where);
+  paged[1] = paged_region_new("io", b->io_size, where);
+  paged[2] = paged_region_new("scratch", b->scratch_size, where);
+  memcpy(paged[0].base, weights, b->weights_size);
+  if (mprotect(paged[0].body, paged[0].body_size, PROT_READ) != 0) {
+    fprintf(stderr, "cannot make the weights read-only\n");
+    exit(2);
+  }
+  fill32(paged[1].base, b->io_size, pattern);
+  fill32(paged[2].base, b->scratch_size, pattern);
+  memcpy(paged[1].base + in->offset, input, in->size);
+  status = RUN(paged[0].base, paged[1].base, paged[2].base);
+  CHECK(status == KILN_OK, "run at the page %s, fill 0x%08lx, returned %d", place,
+        (unsigned long)pattern, status);
+  CHECK(memcmp(paged[1].base + out->offset, expected_output, out->size) == 0,
+        "output at the page %s with io and scratch filled with 0x%08lx differs from the "
+        "first run's",
+        place, (unsigned long)pattern);
+  for (k = 0; k < NUM_PAGED; ++k) {
+    CHECK(paged_slack_intact(&paged[k]), "the bundle wrote outside its %s region (page %s)",
+          paged[k].name, place);
+    munmap(paged[k].map, paged[k].map_size);
+    paged[k].map = NULL;
+  }
+}
+
+/* Every placement and fill: zeros, then NaN patterns (all ones, a quiet NaN
+ * with a payload, a signaling NaN). */
+static void run_between_guard_pages(const kiln_bundle *b, const uint8_t *weights,
+                                    const uint8_t *input, const uint8_t *expected_output) {
+  static const uint32_t fills[] = {0, 0xFFFFFFFFu, 0x7FC00001u, 0x7F800001u};
+  struct sigaction action;
+  size_t f;
+  memset(&action, 0, sizeof action);
+  action.sa_sigaction = on_fault;
+  action.sa_flags = SA_SIGINFO;
+  sigaction(SIGSEGV, &action, NULL);
+  sigaction(SIGBUS, &action, NULL);
+  for (f = 0; f < sizeof fills / sizeof fills[0]; ++f) {
+    run_paged(b, weights, input, expected_output, AT_PAGE_END, fills[f]);
+    run_paged(b, weights, input, expected_output, AT_PAGE_START, fills[f]);
+  }
+  printf("%s: same output between guard pages at both ends, weights read-only, io and "
+         "scratch zero or NaN-filled (%lu runs)\n",
+         b->name, (unsigned long)(2 * (sizeof fills / sizeof fills[0])));
+}
+#endif
+
+#if defined(__arm__) && !defined(__linux__) && \
+    (defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__))
+#define TEST_IN_MPU_REGIONS 1
+/* The ARMv7-M MPU (PMSAv7; QEMU's mps2 boards emulate it): during the run
+ * only flash (code, read-only data, embedded weights), the stack and the
+ * regions passed to the bundle are accessible, with no default map behind
+ * them. A stray access is a MemManage fault, escalated to HardFault (MPU
+ * off), whose handler (targets/cortex_m/startup.c) exits with 131. */
+#define MPU_CTRL (*(volatile uint32_t *)0xE000ED94u)
+#define MPU_RNR (*(volatile uint32_t *)0xE000ED98u)
+#define MPU_RBAR (*(volatile uint32_t *)0xE000ED9Cu)
+#define MPU_RASR (*(volatile uint32_t *)0xE000EDA0u)
+#define RASR_XN (1u << 28)
+#define RASR_RW (3u << 24)
+#define RASR_RO (6u << 24)
+#define RASR_NORMAL (1u << 19) /* TEX=1, C=B=0: normal, non-cacheable */
+
+extern uint8_t __stack_limit[], __stack_top[]; /* mps2.ld */
+
+/* A region in a block of its own of the next power of two (the MPU's sizes
+ * and alignments), placed at the block's end or start. */
+typedef struct {
+  uint8_t *raw, *block, *base;
+  unsigned log2_size;
+} mpu_region;
+
+static mpu_region mpu_region_new(size_t size, int at_start) {
+  mpu_region r;
+  size_t block = 32; /* the smallest MPU region */
+  r.log2_size = 5;
+  while (block < size) {
+    block *= 2;
+    ++r.log2_size;
+  }
+  r.raw = malloc(2 * block);
+  if (!r.raw) {
+    fprintf(stderr, "out of memory for an MPU region of %lu bytes\n", (unsigned long)block);
+    exit(2);
+  }
+  r.block = r.raw + (block - (uintptr_t)r.raw % block) % block;
+  r.base = at_start ? r.block : r.block + block - (size + KILN_ALIGNMENT - 1) / KILN_ALIGNMENT * KILN_ALIGNMENT;
+  return r;
+}
+
+static void mpu_set(uint32_t index, uintptr_t base, unsigned log2_size, uint32_t attributes) {
+  MPU_RNR = index;
+  MPU_RBAR = (uint32_t)base;
+  MPU_RASR = attributes | ((uint32_t)(log2_size - 1) << 1) | 1u;
+}
+
+static unsigned log2_of(uintptr_t n) {
+  unsigned k = 0;
+  while (((uintptr_t)1 << k) < n)
+    ++k;
+  return k;
+}
+
+/* Runs the bundle with the MPU on, io and scratch filled with a NaN pattern,
+ * and compares the output with `expected_output`. */
+static void run_in_mpu_regions(const kiln_bundle *b, const uint8_t *weights,
+                               const uint8_t *input, const uint8_t *expected_output,
+                               int at_start) {
+  const kiln_tensor *in = &b->inputs[0], *out = &b->outputs[0];
+  const char *place = at_start ? "start" : "end";
+  mpu_region io = mpu_region_new(b->io_size, at_start);
+  mpu_region scratch = mpu_region_new(b->scratch_size, at_start);
+  mpu_region w = {NULL, NULL, NULL, 0};
+  int status;
+  memset(io.base, 0xFF, b->io_size);
+  memset(scratch.base, 0xFF, b->scratch_size);
+  memcpy(io.base + in->offset, input, in->size);
+  mpu_set(0, 0x00000000u, 22, RASR_RO | RASR_NORMAL); /* flash: 4 MiB */
+  mpu_set(1, (uintptr_t)__stack_limit, log2_of((uintptr_t)(__stack_top - __stack_limit)),
+          RASR_RW | RASR_XN | RASR_NORMAL);
+  mpu_set(2, (uintptr_t)io.block, io.log2_size, RASR_RW | RASR_XN | RASR_NORMAL);
+  mpu_set(3, (uintptr_t)scratch.block, scratch.log2_size, RASR_RW | RASR_XN | RASR_NORMAL);
+  /* Weights passed in from RAM get a read-only region of their own; they are
+   * copied into it, so a region too small for them fails the run. */
+  MPU_RNR = 4;
+  MPU_RASR = 0;
+  if ((uintptr_t)weights >= 0x20000000u) {
+    w = mpu_region_new(b->weights_size, at_start);
+    memcpy(w.base, weights, b->weights_size);
+    weights = w.base;
+    mpu_set(4, (uintptr_t)w.block, w.log2_size, RASR_RO | RASR_XN | RASR_NORMAL);
+  }
+  __asm__ volatile("dsb\n\tisb" ::: "memory");
+  MPU_CTRL = 1; /* on; no default map for privileged code; off in HardFault */
+  __asm__ volatile("dsb\n\tisb" ::: "memory");
+  status = RUN(weights, io.base, scratch.base);
+  MPU_CTRL = 0;
+  __asm__ volatile("dsb\n\tisb" ::: "memory");
+  CHECK(status == KILN_OK, "run in MPU regions (at their %s) returned %d", place, status);
+  CHECK(memcmp(io.base + out->offset, expected_output, out->size) == 0,
+        "output in MPU regions (at their %s, NaN-filled) differs from the first run's", place);
+  free(io.raw);
+  free(scratch.raw);
+  free(w.raw);
+}
+#endif
 
 static size_t read_file(const char *path, uint8_t **out) {
   FILE *f = fopen(path, "rb");
@@ -307,6 +555,14 @@ int main(int argc, char **argv) {
           "the bundle wrote outside its regions on the second run");
     CHECK(memcmp(weights, weights_file, b->weights_size) == 0,
           "the bundle wrote to its weights on the second run");
+#if defined(__linux__)
+    run_between_guard_pages(b, weights, input, first);
+#elif defined(TEST_IN_MPU_REGIONS)
+    run_in_mpu_regions(b, weights, input, first, 0);
+    run_in_mpu_regions(b, weights, input, first, 1);
+    printf("%s: same output with the MPU on, regions at the end and at the start of theirs\n",
+           b->name);
+#endif
     free(first);
   }
 
