@@ -145,6 +145,7 @@ std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &stra
   const TensorType &in = n.getInput(0)->getType();
   const TensorType &out = n.getOutput()->getType();
   bool conv = strategy.is(Kind::Direct) || strategy.is(Kind::Pointwise) ||
+              strategy.is(Kind::Grouped) ||
               strategy.is(Kind::DepthwiseRows) || strategy.is(Kind::DepthwiseChannelBlock);
   if (in.rank() != 4 || (!conv && !strategy.is(Kind::PlanePool)))
     return std::nullopt;
@@ -170,7 +171,10 @@ std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &stra
                               kernel[1], dilations[1]);
   if (interleaved)
     return PaddedInput{strategy.tile, rows, 1, cols};
-  int64_t channels = conv && !isDepthwiseConv(n) ? in.shape[1] : 1;
+  // A grouped strategy copies one group at a time.
+  int64_t channels = !conv || isDepthwiseConv(n) ? 1
+                     : strategy.is(Kind::Grouped) ? in.shape[1] / n.getInt("group")
+                                                  : in.shape[1];
   return PaddedInput{channels, rows, strides[1], (cols + strides[1] - 1) / strides[1]};
 }
 

@@ -23,6 +23,7 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
     return;
   case Kind::Direct: os << (s.packedWeights ? "direct" : "direct unpacked"); return;
   case Kind::Pointwise: os << "1x1 gemm"; return;
+  case Kind::Grouped: os << "grouped gemm"; return;
   case Kind::DepthwiseRows: os << "depthwise rows"; return;
   case Kind::DepthwiseChannelBlock: os << "depthwise channel-block " << s.tile; return;
   case Kind::PlanePool: os << "plane"; return;

@@ -49,6 +49,14 @@ struct KernelStrategy {
     /// left to the kernel's cost model (codegen/kernels/ConvKernel.cpp),
     /// which needs the function's vector registers.
     Direct,
+    /// A grouped Conv (not depthwise) with packed weights, as a batch of
+    /// one GEMM per group: group by group, the group's input is copied
+    /// (padded, when the Conv pads or strides) into a temp that holds that
+    /// one group, so the copy is still in cache when the group's tiles read
+    /// it. The tiles are the direct kernel's, oriented by its cost model:
+    /// the group's output channels on the lanes, or, for groups narrower
+    /// than that suits, its pixels.
+    Grouped,
     /// A 1x1 unpadded Conv with packed weights: a GEMM that reads the input
     /// in place (any stride; a copy would move more than it reads). Runs on
     /// the direct kernel.
@@ -95,6 +103,7 @@ struct KernelStrategy {
   static KernelStrategy winograd(int64_t m) { return {Kind::Winograd, m, false}; }
   static KernelStrategy direct(bool packed) { return {Kind::Direct, 0, packed}; }
   static KernelStrategy pointwise() { return {Kind::Pointwise, 0, true}; }
+  static KernelStrategy grouped() { return {Kind::Grouped, 0, true}; }
   static KernelStrategy depthwiseRows() { return {Kind::DepthwiseRows, 0, false}; }
   static KernelStrategy depthwiseChannelBlock(int64_t block) {
     return {Kind::DepthwiseChannelBlock, block, false};

@@ -169,6 +169,8 @@ KernelStrategy convStrategy(const Node &conv, Packing weights) {
   if (weights != Packing::ConvTapMajor)
     return KernelStrategy::direct(false);
   const TensorType &w = conv.getInput(1)->getType();
+  if (conv.getInt("group") > 1)
+    return KernelStrategy::grouped();
   bool unpadded = true;
   for (int i = 0; i < 4; ++i)
     unpadded &= !conv.getIntAt("pads", i, 0);

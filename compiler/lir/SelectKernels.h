@@ -37,7 +37,7 @@ struct KernelSelection {
 ///    (isWinogradConv) and opts.winograd; its tile is opts.winogradTile, or
 ///    chooseWinogradTile's, the smallest among the Convs sharing the weights;
 ///  - otherwise direct, 1x1 unpadded ones as Pointwise GEMMs, weights
-///    tap-major when no other reader sees them;
+///    tap-major when no other reader sees them; grouped ones as Grouped;
 ///  - depthwise with a channel block on the lanes when rows are too narrow for
 ///    vectors and the target has them (opts.vectorLanes > 1), else over rows;
 ///  - plane pooling when its windows allow (planePoolFits in SelectKernels.cpp), else

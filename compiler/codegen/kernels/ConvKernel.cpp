@@ -22,14 +22,26 @@
 // Bias seeds the accumulators and the fused activation runs on them before
 // the store.
 //
+// An input larger than the cache is cut into blocks of output rows (or, for
+// a plane read as one row, of pixels) whose input fits in L2; every output
+// channel tile passes over a block before the next one starts, so the input
+// comes from memory once instead of once per channel tile. The kernel name
+// then ends in the block, e.g. kiln.6.conv.p4x3v8b120.
+//
+// A grouped convolution with the Grouped strategy runs group by group: the
+// group's input is copied (padded) just before its tiles, so that they read
+// it from cache (kiln.7.conv.g.c14x1v8).
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/kernels/ConvInput.h"
 #include "compiler/codegen/kernels/RegisterTile.h"
 #include "compiler/lir/Winograd.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace kiln {
 namespace codegen {
@@ -42,6 +54,10 @@ constexpr unsigned kMaxTileVecs = 4;
 /// Input channels per iteration of a tile's innermost K loop.
 constexpr int64_t kUnrolledChannels = 4;
 
+/// Input bytes a cache block reads at most: a quarter of a 512 KiB L2, which
+/// leaves room for the weights and the output the block's tiles touch.
+constexpr int64_t kInputBlockBytes = 128 * 1024;
+
 struct ConvPlan {
   bool channelsOnLanes = false;
   unsigned rows = 1, vecs = 1;
@@ -50,6 +66,9 @@ struct ConvPlan {
   /// span * row length; with pixels on the lanes, vecs = span * the vectors
   /// of a row.
   int64_t span = 0;
+  /// When > 0, the output rows (a plane read as one row: its pixels, a
+  /// multiple of the tile's) of a cache block; 0 when the whole input fits.
+  int64_t block = 0;
   double cost = std::numeric_limits<double>::infinity();
 };
 
@@ -148,6 +167,35 @@ ConvPlan choosePlan(const ConvShape &s, const VectorInfo &vec, int64_t rowLen,
   return best;
 }
 
+/// The cache block of `p` (ConvPlan::block): as many output rows, or
+/// whole tiles of a plane's pixels when it is one row, as keep the input
+/// they read within kInputBlockBytes. Only pixels on the lanes block: there a
+/// tile reads a few weights and long runs of input, so the input is what
+/// must stay in cache; with channels on the lanes a tile reads as many
+/// weight bytes as input bytes, and its weights stay in L2 across the pixel
+/// tiles only without blocks. Weights larger than the input (re-read once per
+/// block) do not block either.
+int64_t cacheBlock(const ConvPlan &p, const ConvShape &s, int64_t rowLen, int64_t numRows,
+                   int64_t rowStride, int64_t pixelStep, unsigned lanes) {
+  if (p.span || p.channelsOnLanes)
+    return 0;
+  const int64_t channelBytes = s.ICg * int64_t(sizeof(float));
+  // A row of output reads the input rows up to the next one's, or its
+  // window's when that is shorter; a plane read as one row, its pixels.
+  int64_t rowBytes = numRows == 1 ? channelBytes * pixelStep * rowLen
+                                  : channelBytes * rowStride *
+                                        std::min(s.sh, (s.KH - 1) * s.dh + 1);
+  if (rowBytes * numRows <= kInputBlockBytes ||
+      s.OCg * s.reduction() * int64_t(sizeof(float)) > rowBytes * numRows)
+    return 0;
+  if (numRows == 1) {
+    int64_t tile = int64_t(p.vecs) * lanes;
+    int64_t tiles = kInputBlockBytes / (channelBytes * pixelStep * tile);
+    return std::max<int64_t>(1, tiles) * tile;
+  }
+  return std::max<int64_t>(1, kInputBlockBytes / rowBytes);
+}
+
 /// Everything a tile of one instruction needs.
 struct ConvEmitter {
   KernelBuilder &kb;
@@ -157,6 +205,8 @@ struct ConvEmitter {
   llvm::Value *outImage; ///< element offset of the image in y
   llvm::Value *g;
   bool packed;
+  /// `in` views this group's channels only (the Grouped strategy).
+  bool groupView;
   const ConvEpilogue &epilogue;
 
   void store(llvm::Value *v, llvm::Value *index, unsigned valid) {
@@ -245,7 +295,7 @@ struct ConvEmitter {
 
   /// Input view index of output pixel `pixel0` of row `oh` of the group.
   llvm::Value *inIndex(llvm::Value *oh, llvm::Value *pixel0) {
-    llvm::Value *group = add(in.offset, mul(g, s.ICg * in.planeStride));
+    llvm::Value *group = groupView ? in.offset : add(in.offset, mul(g, s.ICg * in.planeStride));
     return add(group, add(mul(oh, s.sh * in.rowStride), mul(pixel0, in.pixelStep)));
   }
 
@@ -333,7 +383,8 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
   case Kind::DepthwiseChannelBlock: return emitDepthwiseConv(kb, args);
   case Kind::Winograd: return emitWinogradConv(kb, args);
   case Kind::Direct:
-  case Kind::Pointwise: break;
+  case Kind::Pointwise:
+  case Kind::Grouped: break;
   default: return nodeError(n, "a convolution without a convolution strategy");
   }
   ConvShape s = ConvShape::of(n);
@@ -345,57 +396,86 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
   int64_t pixelStep = layout ? 1 : s.sw;
   bool flat = s.sh * rowStride == s.OW && pixelStep == 1;
   int64_t rowLen = flat ? s.OH * s.OW : s.OW, numRows = flat ? 1 : s.OH;
+  bool grouped = args.strategy.is(Kind::Grouped);
   ConvPlan plan = choosePlan(s, kb.vec, rowLen, numRows, packed, pixelStep == 1);
+  plan.block = cacheBlock(plan, s, rowLen, numRows, rowStride, pixelStep, kb.vec.lanes);
 
   llvm::Function *fn = kb.b.GetInsertBlock()->getParent();
   TileShape full = tileFor(plan.rows, int64_t(plan.vecs) * kb.vec.lanes, kb.vec.lanes);
   if (plan.span && !plan.channelsOnLanes)
     full.vecs = plan.vecs;
-  fn->setName(fn->getName() + (plan.channelsOnLanes ? ".c" : ".p") + full.str() +
-              (plan.span ? "r" + std::to_string(plan.span) : ""));
+  fn->setName(fn->getName() + (grouped ? ".g" : "") + (plan.channelsOnLanes ? ".c" : ".p") +
+              full.str() +
+              (plan.span ? "r" + std::to_string(plan.span) : "") +
+              (plan.block ? "b" + std::to_string(plan.block) : ""));
 
   llvm::Value *bias = n.getNumInputs() > 2 ? args.inputs[2] : nullptr;
   ConvEpilogue epilogue = ConvEpilogue::of(args);
   int64_t vecElems = int64_t(plan.vecs) * kb.vec.lanes;
   forEachIndex(kb, s.N, [&](llvm::Value *image) {
-    ConvInputView in = emitConvInput(kb, s, layout, args.inputs[0], args.temp,
-                                     image, kb.idx(0), s.C);
+    std::optional<ConvInputView> whole;
+    if (!grouped)
+      whole = emitConvInput(kb, s, layout, args.inputs[0], args.temp, image, kb.idx(0), s.C);
     forEachIndex(kb, s.G, [&](llvm::Value *g) {
+      ConvInputView in = whole ? *whole
+                               : emitConvInput(kb, s, layout, args.inputs[0], args.temp, image,
+                                               kb.b.CreateMul(g, kb.idx(s.ICg)), s.ICg);
       ConvEmitter e{kb, s, in, args.inputs[1], bias, args.outputs[0],
                     kb.b.CreateMul(image, kb.idx(s.OC * s.OH * s.OW)), g, packed,
-                    epilogue};
-      // Output channels outermost: one tile's weights stay in cache while
-      // the input streams past them.
-      if (plan.channelsOnLanes) {
-        forTiles(kb, s.OCg, vecElems, [&](llvm::Value *oc0, int64_t ocs) {
-          if (plan.span) {
+                    grouped, epilogue};
+      if (plan.span) {
+        // Output channels outermost: one tile's weights stay in cache while
+        // the (small) input streams past them.
+        if (plan.channelsOnLanes)
+          forTiles(kb, s.OCg, vecElems, [&](llvm::Value *oc0, int64_t ocs) {
             forTiles(kb, numRows, plan.span, [&](llvm::Value *oh, int64_t rows) {
               e.channelTile(static_cast<unsigned>(rows * rowLen), true, oh, kb.idx(0),
                             oc0, ocs);
             });
-            return;
-          }
-          forEachIndex(kb, numRows, [&](llvm::Value *oh) {
-            forTiles(kb, rowLen, plan.rows, [&](llvm::Value *ow0, int64_t pixels) {
-              e.channelTile(static_cast<unsigned>(pixels), false, oh, ow0, oc0, ocs);
-            });
           });
-        });
-      } else {
-        forTiles(kb, s.OCg, plan.rows, [&](llvm::Value *oc0, int64_t ocs) {
-          if (plan.span) {
+        else
+          forTiles(kb, s.OCg, plan.rows, [&](llvm::Value *oc0, int64_t ocs) {
             forTiles(kb, numRows, plan.span, [&](llvm::Value *oh, int64_t rows) {
               e.pixelTile(static_cast<unsigned>(ocs), oc0, oh, kb.idx(0), rowLen, rows);
             });
-            return;
-          }
-          forEachIndex(kb, numRows, [&](llvm::Value *oh) {
-            forTiles(kb, rowLen, vecElems, [&](llvm::Value *pixel0, int64_t pixels) {
-              e.pixelTile(static_cast<unsigned>(ocs), oc0, oh, pixel0, pixels);
+          });
+        return;
+      }
+      // The tiles of `rows` output rows from oh0, pixels [p0, p0 + pixels)
+      // of each: output channels outermost, so that one tile's weights stay
+      // in cache while the block's input streams past them.
+      auto blockTiles = [&](llvm::Value *oh0, int64_t rows, llvm::Value *p0, int64_t pixels) {
+        auto overPixels = [&](int64_t tile, auto body) {
+          forEachIndex(kb, rows, [&](llvm::Value *r) {
+            llvm::Value *oh = kb.b.CreateAdd(oh0, r);
+            forTiles(kb, pixels, tile, [&](llvm::Value *p, int64_t count) {
+              body(oh, kb.b.CreateAdd(p0, p), count);
             });
           });
+        };
+        if (plan.channelsOnLanes)
+          forTiles(kb, s.OCg, vecElems, [&](llvm::Value *oc0, int64_t ocs) {
+            overPixels(plan.rows, [&](llvm::Value *oh, llvm::Value *ow0, int64_t count) {
+              e.channelTile(static_cast<unsigned>(count), false, oh, ow0, oc0, ocs);
+            });
+          });
+        else
+          forTiles(kb, s.OCg, plan.rows, [&](llvm::Value *oc0, int64_t ocs) {
+            overPixels(vecElems, [&](llvm::Value *oh, llvm::Value *pixel0, int64_t count) {
+              e.pixelTile(static_cast<unsigned>(ocs), oc0, oh, pixel0, count);
+            });
+          });
+      };
+      if (!plan.block)
+        blockTiles(kb.idx(0), numRows, kb.idx(0), rowLen);
+      else if (numRows == 1)
+        forTiles(kb, rowLen, plan.block, [&](llvm::Value *p0, int64_t pixels) {
+          blockTiles(kb.idx(0), 1, p0, pixels);
         });
-      }
+      else
+        forTiles(kb, numRows, plan.block, [&](llvm::Value *oh0, int64_t rows) {
+          blockTiles(oh0, rows, kb.idx(0), rowLen);
+        });
     });
   });
   return llvm::Error::success();

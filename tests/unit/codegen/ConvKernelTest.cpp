@@ -74,6 +74,26 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"group", Attr::ofInt(2)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         ConvCase{"Group3NoBias", {2, 6, 5, 5}, {9, 2, 3, 3}, false,
                  {{"group", Attr::ofInt(3)}}},
+        // Grouped, one group after the other (lir::KernelStrategy::Grouped,
+        // each group's padded copy made just before its tiles): groups of 8
+        // and 16 output channels (whole vectors at 8 and 4 lanes), of 12 (a
+        // multiple of 4, not of 8) and of 9 (of neither); RegNet's strided
+        // and padded 3x3, a 1x1 that strides, rows wide enough for pixels
+        // on the lanes, and an unpadded one read in place.
+        ConvCase{"GroupedWidth8Stride2", {1, 32, 14, 14}, {32, 8, 3, 3}, true,
+                 {{"group", Attr::ofInt(4)},
+                  {"strides", Attr::ofInts({2, 2})},
+                  {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"GroupedWidth16", {1, 48, 9, 9}, {48, 16, 3, 3}, true,
+                 {{"group", Attr::ofInt(3)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"GroupedWidth12WideRows", {1, 24, 12, 40}, {24, 12, 3, 3}, true,
+                 {{"group", Attr::ofInt(2)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"GroupedWidth9AsymmetricPads", {1, 12, 7, 10}, {18, 6, 3, 3}, false,
+                 {{"group", Attr::ofInt(2)}, {"pads", Attr::ofInts({0, 1, 2, 1})}}},
+        ConvCase{"Grouped1x1Stride2", {1, 16, 9, 9}, {24, 8, 1, 1}, true,
+                 {{"group", Attr::ofInt(2)}, {"strides", Attr::ofInts({2, 2})}}},
+        ConvCase{"GroupedInPlaceBatch2", {2, 16, 10, 12}, {16, 8, 3, 3}, true,
+                 {{"group", Attr::ofInt(2)}}},
         ConvCase{"Depthwise", {1, 6, 7, 7}, {6, 1, 3, 3}, true,
                  {{"group", Attr::ofInt(6)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         // Rows narrower than kNarrowRow: channel blocks on the lanes
@@ -112,6 +132,12 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"KernelCoversInput", {1, 3, 4, 4}, {2, 3, 4, 4}, true, {}},
         ConvCase{"ManyChannels", {1, 32, 6, 6}, {16, 32, 3, 3}, true,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        // Inputs over ConvKernel.cpp's 128 KiB cache block, pixels on the
+        // lanes: a 1x1 plane cut into runs of pixels (147 KiB), and a padded
+        // 5x5 cut into blocks of rows (153 KiB: 58 rows, then 8).
+        ConvCase{"CacheBlocksOfPixels", {1, 16, 48, 48}, {8, 16, 1, 1}, true, {}},
+        ConvCase{"CacheBlocksOfRows", {1, 8, 66, 66}, {4, 8, 5, 5}, true,
+                 {{"pads", Attr::ofInts({2, 2, 2, 2})}}},
         // Winograd F(2x2, 3x3) (WinogradConvKernel.cpp): even and odd
         // output sizes, pads on some sides only, tile rows longer than a
         // vector, several blocks of tile rows, channels not a multiple of

@@ -105,6 +105,32 @@ TEST(SelectKernels, WinogradOffAndForcedTile) {
   EXPECT_EQ(kernelOf(strategies(*buildGraph(), opts), "wino"), "Conv[winograd F(2x2,3x3)]");
 }
 
+/// A grouped Conv runs group by group on any target, and its padded copy
+/// holds one group's planes: 8 channels of 18 x 18 (its stride 2 splits the
+/// columns into two phases of 9).
+TEST(SelectKernels, GroupedConvCopiesOneGroup) {
+  Graph g("grouped");
+  Value *x = g.addInput("x", TensorType(DType::F32, {1, 32, 16, 16}));
+  Value *w = g.addConstant("w", Tensor(TensorType(DType::F32, {32, 8, 3, 3})));
+  auto n = g.addNode(OpKind::Conv, "grouped", {x, w},
+                     {{"group", Attr::ofInt(4)},
+                      {"strides", Attr::ofInts({2, 2})},
+                      {"pads", Attr::ofInts({1, 1, 1, 1})}});
+  ASSERT_TRUE(static_cast<bool>(n)) << llvm::toString(n.takeError());
+  g.addOutput("y", (*n)->getOutput());
+  for (unsigned lanes : {1u, 4u, 16u}) {
+    lir::LIROptions opts;
+    opts.vectorLanes = lanes;
+    EXPECT_EQ(kernelOf(strategies(g, opts), "y"), "Conv[grouped gemm]") << lanes;
+    auto f = lir::generateLIR(g, opts);
+    ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
+    const lir::Instr &conv = f->instrs.back();
+    ASSERT_TRUE(conv.padded.has_value());
+    EXPECT_EQ(conv.padded->channels, 8);
+    EXPECT_EQ(conv.padded->bytes(), 8u * 18 * 18 * sizeof(float));
+  }
+}
+
 /// int8 layers: a 3x3 Conv, a depthwise one, a Conv whose weights a second
 /// Conv shares, and fully connected layers of one row and of two.
 std::unique_ptr<Graph> buildInt8Graph() {
