@@ -142,7 +142,9 @@ static paged_region paged_region_new(const char *name, size_t size, enum placeme
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   r.name = name;
   r.size = size;
-  r.body_size = round_up(round_up(size, KILN_ALIGNMENT), page);
+  /* An empty region (a model without weights) still gets a page: mprotect
+   * of no bytes fails under qemu-aarch64. */
+  r.body_size = round_up(round_up(size ? size : 1, KILN_ALIGNMENT), page);
   r.map_size = page + r.body_size + page;
   r.map = mmap(NULL, r.map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (r.map == MAP_FAILED || mprotect(r.map, page, PROT_NONE) != 0 ||
