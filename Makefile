@@ -114,6 +114,8 @@ examples-cmake: deps-cross examples-install
 	bash tools/install_deps.sh examples
 	$(CMAKE_EXAMPLE) $(EXAMPLES_OUT)/cmake-host
 	cmake --build $(EXAMPLES_OUT)/cmake-host
+	@# Without TARGET, kiln_add_bundle names the CPU (KILN_HOST_CPU); kilnc never picks this machine's.
+	grep -rq -e '--mcpu' $(EXAMPLES_OUT)/cmake-host/CMakeFiles
 	$(EXAMPLES_OUT)/cmake-host/demo $(EXAMPLES_OUT)/cmake-host/lenet5_kiln/lenet5.weights.bin $(LENET5_IO)
 	$(CMAKE_EXAMPLE) $(EXAMPLES_OUT)/cmake-m4 -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/examples/cmake/cortex-m4.cmake
 	cmake --build $(EXAMPLES_OUT)/cmake-m4

@@ -5,7 +5,10 @@
 # changes) into NAME.o, NAME.h and NAME.weights.bin, and makes NAME a static
 # library of the bundle: link it and #include "NAME.h". The weights file's
 # path is the target's KILN_WEIGHTS_FILE property. kilnc's options are
-# README's "Compiling a model"; without TARGET the bundle is for this machine.
+# README's "Compiling a model". Without TARGET the bundle is for the host
+# architecture and the CPU KILN_HOST_CPU (x86-64-v3 on x86-64, generic
+# elsewhere), never the build machine's own: a bundle built on one machine
+# runs on every machine of that level, as kiln_bundle's do in Bazel.
 #
 # `make install PREFIX=...` puts this file in PREFIX/lib/cmake/Kiln, kilnc
 # in PREFIX/bin and kiln.h in PREFIX/include: find_package(Kiln) with
@@ -19,6 +22,14 @@ if(NOT EXISTS "${KILNC}")
   message(FATAL_ERROR "kiln: no kilnc at ${KILNC} (set KILNC)")
 endif()
 
+if(CMAKE_HOST_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+  set(_kiln_default_host_cpu x86-64-v3)
+else()
+  set(_kiln_default_host_cpu generic)
+endif()
+set(KILN_HOST_CPU "${_kiln_default_host_cpu}" CACHE STRING
+    "the CPU of bundles built without TARGET or MCPU")
+
 function(kiln_add_bundle name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "EMBED_WEIGHTS" "MODEL;TARGET;MCPU;MATTR;FLOAT_ABI" "DIMS")
   if(NOT arg_MODEL)
@@ -30,6 +41,9 @@ function(kiln_add_bundle name)
   get_filename_component(model "${arg_MODEL}" ABSOLUTE)
   set(out "${CMAKE_CURRENT_BINARY_DIR}/${name}_kiln")
   set(flags --name ${name})
+  if(NOT arg_TARGET AND NOT arg_MCPU)
+    set(arg_MCPU "${KILN_HOST_CPU}")
+  endif()
   foreach(option TARGET MCPU MATTR FLOAT_ABI)
     if(arg_${option})
       string(TOLOWER "--${option}" flag)
