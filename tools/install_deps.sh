@@ -6,7 +6,7 @@ set_name=${1:-host}
 
 host_pkgs=(
   bazel-bootstrap bazel-skylib bazel-platforms bazel-rules-java
-  llvm-19-dev clang-19 lld-19 libclang-rt-19-dev libzstd-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
+  llvm-19-dev llvm-19-tools clang-19 lld-19 libclang-rt-19-dev libzstd-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
   flatbuffers-compiler libflatbuffers-dev

@@ -30,6 +30,15 @@ std::string floatStr(float v) {
   }
 }
 
+std::string doubleStr(double v) {
+  for (int digits = 15;; ++digits) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (digits >= 17 || std::strtod(buf, nullptr) == v)
+      return buf;
+  }
+}
+
 bool Attr::operator==(const Attr &o) const {
   if (kind_ != o.kind_)
     return false;
@@ -52,7 +61,11 @@ std::string Attr::str() const {
   switch (kind_) {
   case AttrKind::Int: os << i_; break;
   case AttrKind::Float: os << floatStr(f_); break;
-  case AttrKind::String: os << '"' << s_ << '"'; break;
+  case AttrKind::String:
+    os << '"';
+    os.write_escaped(s_);
+    os << '"';
+    break;
   case AttrKind::Ints:
     os << '[';
     for (size_t i = 0; i < ints_.size(); ++i)
@@ -65,7 +78,9 @@ std::string Attr::str() const {
       os << (i ? "," : "") << floatStr(floats_[i]);
     os << ']';
     break;
-  case AttrKind::Tensor: os << "tensor<" << t_->getType().str() << '>'; break;
+  case AttrKind::Tensor:
+    os << "tensor<" << t_->getType().str() << '>' << tensorDataStr(*t_);
+    break;
   case AttrKind::Activation: os << act_.str(); break;
   case AttrKind::Quant: os << quantStr(quant_); break;
   }

@@ -27,6 +27,8 @@ llvm::StringRef attrKindName(AttrKind k);
 
 /// The shortest decimal form of `v` that reads back as `v` (0.1f is "0.1").
 std::string floatStr(float v);
+/// The same for a double.
+std::string doubleStr(double v);
 
 class Attr {
 public:
@@ -67,8 +69,8 @@ public:
 
   bool operator==(const Attr &o) const;
   bool operator!=(const Attr &o) const { return !(*this == o); }
-  /// Printer form: 3, 0.5, "NOTSET", [1,1], [0.5,1], tensor<f32[3]>,
-  /// Clip(0,6).
+  /// Printer form: 3, 0.5, "NOTSET", [1,1], [0.5,1], tensor<f32[1]>[0]
+  /// (the data only when tensorDataStr prints it), Clip(0,6).
   std::string str() const;
 
 private:

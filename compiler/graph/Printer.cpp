@@ -48,8 +48,13 @@ void printGraph(const Graph &g, llvm::raw_ostream &os) {
   os << "graph " << g.getName() << " {\n";
   for (const Value *v : g.getInputs())
     os << "  input %" << v->getName() << " : " << v->getType().str() << '\n';
-  for (const Value *v : g.getConstants())
-    os << "  const %" << v->getName() << " : " << v->getType().str() << '\n';
+  for (const Value *v : g.getConstants()) {
+    os << "  const %" << v->getName() << " : " << v->getType().str();
+    std::string data = tensorDataStr(v->getConstant());
+    if (!data.empty())
+      os << " = " << data;
+    os << '\n';
+  }
   for (const Node *n : g.getNodes()) {
     os << "  ";
     for (unsigned i = 0; i < n->getNumOutputs(); ++i) {

@@ -20,12 +20,14 @@ namespace kiln {
 ///   graph NAME {
 ///     input %x : f32[1,1,28,28]
 ///     const %w : f32[8,1,3,3]
+///     const %shape : i64[2] = [1,-1]
 ///     %conv1 = Conv(%x, %w, none) {pads=[1,1,1,1]} : f32[1,8,28,28]
 ///     output "y" = %conv1
 ///   }
-/// Constants are listed without their data; an absent optional input prints
-/// as `none`; a node with several results prints `%a:0, %a:1 = ...` with one
-/// type per result.
+/// Constants of up to kPrintedElements elements are listed with their data,
+/// larger ones without; an absent optional input prints as `none`; a node
+/// with several results prints `%a:0, %a:1 = ...` with one type per result.
+/// Parser.h reads this form back.
 void printGraph(const Graph &g, llvm::raw_ostream &os);
 
 /// Prints a Graphviz digraph: one vertex per node labelled with op, name and

@@ -1,6 +1,9 @@
 #include "compiler/graph/Tensor.h"
 
+#include "compiler/graph/Attr.h"
+
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace kiln {
 
@@ -46,6 +49,34 @@ void Tensor::setFromDouble(int64_t i, double v) {
   case DType::F16: break;
   }
   llvm_unreachable("setFromDouble: unsupported dtype");
+}
+
+void Tensor::setFromInt(int64_t i, int64_t v) {
+  if (getDType() == DType::I64)
+    data<int64_t>()[i] = v;
+  else if (getDType() == DType::U64)
+    data<uint64_t>()[i] = static_cast<uint64_t>(v);
+  else
+    setFromDouble(i, static_cast<double>(v));
+}
+
+std::string tensorDataStr(const Tensor &t) {
+  if (t.numElements() > kPrintedElements || t.getDType() == DType::F16)
+    return "";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << '[';
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    os << (i ? "," : "");
+    switch (t.getDType()) {
+    case DType::F32: os << floatStr(t.data<float>()[i]); break;
+    case DType::F64: os << doubleStr(t.data<double>()[i]); break;
+    case DType::U64: os << t.data<uint64_t>()[i]; break;
+    default: os << t.getAsInt(i); break;
+    }
+  }
+  os << ']';
+  return s;
 }
 
 } // namespace kiln

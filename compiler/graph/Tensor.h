@@ -13,6 +13,7 @@
 
 #include <cassert>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace kiln {
@@ -63,6 +64,8 @@ public:
   int64_t getAsInt(int64_t i) const;
   /// Stores `v` converted to this tensor's dtype.
   void setFromDouble(int64_t i, double v);
+  /// Stores `v` exactly in an i64 or u64 tensor, converted in any other.
+  void setFromInt(int64_t i, int64_t v);
 
   /// Same bytes, new shape (element count must match).
   Tensor reshaped(llvm::ArrayRef<int64_t> shape) const {
@@ -80,6 +83,14 @@ private:
   TensorType type_;
   std::vector<uint8_t> bytes_;
 };
+
+/// Tensors of at most this many elements are printed with their data.
+inline constexpr int64_t kPrintedElements = 16;
+
+/// The elements of `t` as "[a,b,...]", flat in row-major order, in a form
+/// that reads back to the same bits; empty when `t` has more than
+/// kPrintedElements elements or is f16.
+std::string tensorDataStr(const Tensor &t);
 
 } // namespace kiln
 

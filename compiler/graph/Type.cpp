@@ -1,5 +1,7 @@
 #include "compiler/graph/Type.h"
 
+#include "compiler/graph/Attr.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 namespace kiln {
@@ -84,7 +86,7 @@ std::string quantStr(const QuantParams &q) {
   llvm::raw_string_ostream os(s);
   os << 'q';
   for (size_t i = 0; i < q.scales.size(); ++i)
-    os << (i ? ";" : ":") << q.scales[i] << ','
+    os << (i ? ";" : ":") << floatStr(q.scales[i]) << ','
        << (i < q.zeroPoints.size() ? q.zeroPoints[i] : 0);
   if (q.isPerChannel())
     os << "@" << q.axis;

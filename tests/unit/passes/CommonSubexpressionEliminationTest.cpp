@@ -45,21 +45,5 @@ TEST(CommonSubexpressionElimination, MergesRepeatedChains) {
   EXPECT_FALSE(runPass(*pass, *g));
 }
 
-TEST(CommonSubexpressionElimination, SameOpDifferentConstantsStay) {
-  GraphBuilder build = [](Graph &g) {
-    Value *x = g.addInput("x", f32({1, 3, 5, 5}));
-    Value *w1 = randomConstant(g, "w1", {4, 3, 3, 3});
-    Value *w2 = randomConstant(g, "w2", {4, 3, 3, 3});
-    Node *c1 = addNode(g, OpKind::Conv, "c1", {x, w1});
-    Node *c2 = addNode(g, OpKind::Conv, "c2", {x, w2});
-    Node *sum = addNode(g, OpKind::Add, "sum", {c1->getOutput(), c2->getOutput()});
-    g.addOutput("y", sum->getOutput());
-  };
-  auto g = buildGraph(build);
-  auto pass = createCommonSubexpressionEliminationPass();
-  EXPECT_FALSE(runPass(*pass, *g));
-  EXPECT_EQ(countOps(*g, OpKind::Conv), 2u);
-}
-
 } // namespace
 } // namespace kiln

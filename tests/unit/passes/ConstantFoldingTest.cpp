@@ -72,32 +72,5 @@ TEST(ConstantFolding, GraphOutputKeepsItsName) {
   EXPECT_TRUE(equivalent(*ref, *g));
 }
 
-TEST(ConstantFolding, LeavesNodesOfInputsAlone) {
-  auto g = buildGraph([](Graph &g) {
-    Value *x = g.addInput("x", f32({2}));
-    Node *relu = addNode(g, OpKind::Relu, "relu", {x});
-    g.addOutput("y", relu->getOutput());
-  });
-  auto pass = createConstantFoldingPass();
-  EXPECT_FALSE(runPass(*pass, *g));
-  EXPECT_EQ(g->getNumNodes(), 1u);
-}
-
-TEST(ConstantFolding, ReportsEvaluationErrors) {
-  // Dropout in training mode has no inference semantics.
-  auto g = buildGraph([](Graph &g) {
-    g.addInput("x", f32({2}));
-    Value *a = randomConstant(g, "a", {2});
-    Value *mode = g.addConstant(
-        "mode", Tensor::fromValues<uint8_t>(DType::Bool, {}, {uint8_t(1)}));
-    Node *drop = addNode(g, OpKind::Dropout, "drop", {a, nullptr, mode});
-    g.addOutput("y", drop->getOutput());
-  });
-  auto changed = createConstantFoldingPass()->run(*g);
-  ASSERT_FALSE(bool(changed));
-  EXPECT_NE(llvm::toString(changed.takeError()).find("node 'drop' (Dropout)"),
-            std::string::npos);
-}
-
 } // namespace
 } // namespace kiln

@@ -38,16 +38,5 @@ TEST(DeadCodeElimination, RemovesDeadChainsAndUnusedConstants) {
   EXPECT_FALSE(runPass(*pass, *g));
 }
 
-TEST(DeadCodeElimination, KeepsNodesWithAnyResultUsed) {
-  auto g = buildGraph([](Graph &g) {
-    Value *x = g.addInput("x", f32({2}));
-    Node *drop = addNode(g, OpKind::Dropout, "drop", {x});
-    g.addOutput("mask", drop->getOutput(1));
-  });
-  auto pass = createDeadCodeEliminationPass();
-  EXPECT_FALSE(runPass(*pass, *g));
-  EXPECT_EQ(g->getNumNodes(), 1u);
-}
-
 } // namespace
 } // namespace kiln

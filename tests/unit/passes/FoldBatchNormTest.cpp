@@ -137,37 +137,5 @@ TEST(FoldBatchNorm, MatMul) {
   EXPECT_TRUE(equivalent(*ref, *g));
 }
 
-TEST(FoldBatchNorm, LeavesWhatItCannotFold) {
-  auto g = buildGraph([](Graph &g) {
-    Value *x = g.addInput("x", f32({1, 2, 4, 4}));
-    Value *dynWeight = g.addInput("dyn_w", f32({2, 2, 1, 1}));
-    Value *dynMean = g.addInput("dyn_mean", f32({2}));
-    Value *w = randomConstant(g, "w", {2, 2, 1, 1});
-    // Conv result also read by another node.
-    Node *shared = addNode(g, OpKind::Conv, "shared", {x, w});
-    Node *bn1 = addBatchNorm(g, "bn1", shared->getOutput(), 2);
-    Node *relu = addNode(g, OpKind::Relu, "relu", {shared->getOutput()});
-    // Conv with a fused activation.
-    Node *act = addNode(g, OpKind::Conv, "act", {x, w},
-                        {{"kiln.activation", Attr::ofActivation(*Activation::make(ActivationKind::Relu))}});
-    Node *bn2 = addBatchNorm(g, "bn2", act->getOutput(), 2);
-    // Non-constant weights.
-    Node *dyn = addNode(g, OpKind::Conv, "dyn", {x, dynWeight});
-    Node *bn3 = addBatchNorm(g, "bn3", dyn->getOutput(), 2);
-    // Non-constant BN parameters.
-    Node *conv = addNode(g, OpKind::Conv, "conv", {x, w});
-    Value *scale = randomConstant(g, "s", {2}, 0.5f, 1.0f);
-    Node *bn4 = addNode(g, OpKind::BatchNormalization, "bn4",
-                        {conv->getOutput(), scale, scale, dynMean, scale});
-    g.addOutput("y1", bn1->getOutput());
-    g.addOutput("y2", bn2->getOutput());
-    g.addOutput("y3", bn3->getOutput());
-    g.addOutput("y4", bn4->getOutput());
-    g.addOutput("r", relu->getOutput());
-  });
-  EXPECT_FALSE(runPass(*createFoldBatchNormPass(), *g));
-  EXPECT_EQ(countOps(*g, OpKind::BatchNormalization), 4u);
-}
-
 } // namespace
 } // namespace kiln

@@ -115,33 +115,5 @@ TEST(FuseActivation, SiLUNeedsTheSigmoidOfTheSameValue) {
   EXPECT_FALSE(runPass(*createFuseActivationPass(), *g));
 }
 
-TEST(FuseActivation, LeavesWhatItCannotFuse) {
-  auto g = buildGraph([](Graph &g) {
-    Value *x = g.addInput("x", f32({1, 2, 4, 4}));
-    Value *w = randomConstant(g, "w", {2, 2, 1, 1});
-    // The Conv result has a second user.
-    Node *shared = addNode(g, OpKind::Conv, "shared", {x, w});
-    Node *relu1 = addNode(g, OpKind::Relu, "relu1", {shared->getOutput()});
-    // The Conv result is a graph output itself.
-    Node *out = addNode(g, OpKind::Conv, "out", {x, w});
-    Node *relu2 = addNode(g, OpKind::Relu, "relu2", {out->getOutput()});
-    // The Conv already has an activation.
-    Node *fused = addNode(g, OpKind::Conv, "fused", {x, w},
-                          {{"kiln.activation", Attr::ofActivation(*Activation::make(ActivationKind::Relu))}});
-    Node *sig = addNode(g, OpKind::Sigmoid, "sig", {fused->getOutput()});
-    // The producer is not a Conv or MatMul.
-    Node *sum = addNode(g, OpKind::Add, "sum", {x, x});
-    Node *relu3 = addNode(g, OpKind::Relu, "relu3", {sum->getOutput()});
-    g.addOutput("a", shared->getOutput());
-    g.addOutput("b", relu1->getOutput());
-    g.addOutput("c", out->getOutput());
-    g.addOutput("d", relu2->getOutput());
-    g.addOutput("e", sig->getOutput());
-    g.addOutput("f", relu3->getOutput());
-  });
-  EXPECT_FALSE(runPass(*createFuseActivationPass(), *g));
-  EXPECT_EQ(g->getNumNodes(), 8u);
-}
-
 } // namespace
 } // namespace kiln

@@ -84,18 +84,6 @@ TEST(SimplifyLayout, ReshapeChainsMergeAndNoOpsGo) {
   EXPECT_FALSE(runPass(*pass, *g));
 }
 
-TEST(SimplifyLayout, LeavesSingleLayoutChanges) {
-  auto g = buildGraph([](Graph &g) {
-    Value *x = g.addInput("x", f32({2, 3}));
-    Node *t = transpose(g, x, "t", {1, 0});
-    Node *r = reshape(g, t->getOutput(), "r", {6});
-    g.addOutput("y", r->getOutput());
-  });
-  auto pass = createSimplifyLayoutPass();
-  EXPECT_FALSE(runPass(*pass, *g));
-  EXPECT_EQ(g->getNumNodes(), 2u);
-}
-
 TEST(SimplifyLayout, TransposeSinksThroughElementwiseAndCancels) {
   // NCHW -> NHWC, two elementwise ops (one with a scalar), back to NCHW.
   GraphBuilder build = [](Graph &g) {
@@ -135,23 +123,6 @@ TEST(SimplifyLayout, TransposedOperandsBecomeOneTranspose) {
   EXPECT_TRUE(t->getInput(0)->getProducer()->is(OpKind::Add));
   EXPECT_EQ(g->getOutputs()[0].name, "y");
   EXPECT_TRUE(equivalent(*ref, *g));
-}
-
-TEST(SimplifyLayout, TransposeStaysWhereSinkingWouldAddOne) {
-  // Different permutations, a broadcast operand that is not a single
-  // element, and a Transpose with a second reader: nothing moves.
-  GraphBuilder build = [](Graph &g) {
-    Value *a = g.addInput("a", f32({3, 3}));
-    Value *b = g.addInput("b", f32({3, 3}));
-    Node *ta = transpose(g, a, "ta", {1, 0});
-    Node *add = addNode(g, OpKind::Add, "add", {ta->getOutput(), b});
-    Node *sub = addNode(g, OpKind::Sub, "sub", {ta->getOutput(), randomConstant(g, "row", {3})});
-    g.addOutput("y", add->getOutput());
-    g.addOutput("z", sub->getOutput());
-  };
-  auto g = buildGraph(build);
-  auto pass = createSimplifyLayoutPass();
-  EXPECT_FALSE(runPass(*pass, *g));
 }
 
 } // namespace
