@@ -223,10 +223,14 @@ llvm::Expected<CompileReport> buildCompileReport(const lir::Function &f,
     const PlacedBuffer &b = r.plan.buffers[i];
     if (b.size < kDominantShare * r.plan.size)
       break;
+    // The peak layer's own operands are what any plan must hold there.
+    if (b.begin >= r.plan.peakLayer || b.end <= r.plan.peakLayer)
+      continue;
     r.warnings.push_back(
         {Warning::Kind::DominantTensor, b.name,
-         llvm::formatv("'{0}' ({1} B, {2:P0} of {3}) is live at layer {4} ('{5}'), "
-                       "where the plan peaks; it lives from layer {6} to {7}",
+         llvm::formatv("'{0}' ({1} B, {2:P0} of {3}) is held across layer {4} "
+                       "('{5}'), where the plan peaks, from layer {6} to its "
+                       "last reader at layer {7}",
                        b.name, b.size, double(b.size) / r.plan.size,
                        lir::regionName(r.plan.region), r.plan.peakLayer,
                        r.layers[r.plan.peakLayer].name, b.begin, b.end)});

@@ -101,8 +101,11 @@ struct CompileReport {
   uint64_t totalMacs() const;
 };
 
-/// A buffer live at the peak that takes at least this share of the planned
-/// region is worth a warning: shrinking it shrinks the region.
+/// A buffer held across the peak layer (made before it, read after it: a skip
+/// connection, a Concat input waiting for its partners)
+/// that takes at least this share of the planned region is worth a warning:
+/// reordering or recomputing it shrinks the region. The peak layer's own
+/// operands are not: every plan holds them.
 constexpr double kDominantShare = 0.25;
 
 /// The report of `f` (planned) compiled for `target` into `object`.

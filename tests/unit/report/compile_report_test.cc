@@ -120,6 +120,23 @@ TEST_P(ShippedModelReport, HtmlHoldsBothPicturesAndEveryLayer) {
     EXPECT_TRUE(html.contains(l.name)) << l.name;
 }
 
+TEST_P(ShippedModelReport, WarnsOnlyOfLargeTensorsHeldAcrossThePeak) {
+  const CompileResult &r = compileWithReport(GetParam());
+  const report::MemoryPlan &plan = r.report->plan;
+  unsigned held = 0;
+  for (const report::PlacedBuffer &b : plan.buffers)
+    held += b.begin < plan.peakLayer && plan.peakLayer < b.end &&
+            b.size >= report::kDominantShare * plan.size;
+  unsigned warned = 0;
+  for (const report::Warning &w : r.report->warnings)
+    warned += w.kind == report::Warning::Kind::DominantTensor;
+  EXPECT_EQ(warned, held);
+  // A chain of layers holds nothing across a layer; its peak layer's own
+  // input and output are not worth a warning.
+  if (llvm::StringRef(GetParam()) != "resnet8_cifar")
+    EXPECT_EQ(warned, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, ShippedModelReport,
                          ::testing::Values("resnet8_cifar", "ds_cnn_kws", "lenet5"));
 
