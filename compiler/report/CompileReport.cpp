@@ -201,7 +201,8 @@ llvm::StringRef warningKindName(Warning::Kind kind) {
 
 llvm::Expected<CompileReport> buildCompileReport(const lir::Function &f,
                                                  const TargetInfo &target,
-                                                 llvm::ArrayRef<char> object) {
+                                                 llvm::ArrayRef<char> object,
+                                                 const StackBound &stack) {
   CompileReport r;
   r.bundleName = f.name;
   r.triple = target.triple;
@@ -213,7 +214,7 @@ llvm::Expected<CompileReport> buildCompileReport(const lir::Function &f,
   auto code = codeBytes(object);
   if (!code)
     return code.takeError();
-  r.footprint = {*code, f.weightsSize, f.scratchSize, f.ioSize, std::nullopt};
+  r.footprint = {*code, f.weightsSize, f.scratchSize, f.ioSize, stack};
 
   for (const LayerReport &l : r.layers)
     if (!l.slowFallback.empty())

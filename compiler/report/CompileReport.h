@@ -10,6 +10,7 @@
 #ifndef KILN_REPORT_COMPILEREPORT_H
 #define KILN_REPORT_COMPILEREPORT_H
 
+#include "compiler/codegen/StackBound.h"
 #include "compiler/codegen/Target.h"
 #include "compiler/lir/LIR.h"
 
@@ -79,9 +80,8 @@ struct Footprint {
   /// Executable sections of the object.
   uint64_t codeBytes = 0;
   uint64_t weightsBytes = 0, scratchBytes = 0, ioBytes = 0;
-  /// The entry function's stack, when something measured it; kilnc does
-  /// not (make footprint runs a probe on each target).
-  std::optional<uint64_t> stackBytes;
+  /// The entry's stack bound (NAME_STACK_SIZE), or why it is not known.
+  StackBound stack;
 };
 
 struct Warning {
@@ -108,10 +108,12 @@ struct CompileReport {
 /// operands are not: every plan holds them.
 constexpr double kDominantShare = 0.25;
 
-/// The report of `f` (planned) compiled for `target` into `object`.
+/// The report of `f` (planned) compiled for `target` into `object`, whose
+/// entry needs at most `stack`.
 llvm::Expected<CompileReport> buildCompileReport(const lir::Function &f,
                                                  const TargetInfo &target,
-                                                 llvm::ArrayRef<char> object);
+                                                 llvm::ArrayRef<char> object,
+                                                 const StackBound &stack);
 
 /// "warning" names for the JSON and HTML.
 llvm::StringRef warningKindName(Warning::Kind kind);

@@ -227,8 +227,9 @@ std::string reportHtml(const CompileReport &r) {
                       "stack: {4}.</p>\n",
                       bytes(fp.codeBytes), bytes(fp.weightsBytes), bytes(fp.scratchBytes),
                       bytes(fp.ioBytes),
-                      fp.stackBytes ? bytes(*fp.stackBytes)
-                                    : std::string("not measured here (make footprint)"));
+                      fp.stack.bytes
+                          ? bytes(*fp.stack.bytes) + " at most (NAME_STACK_SIZE)"
+                          : "unknown, " + escape(fp.stack.unknownBecause));
 
   os << "<h2>Warnings</h2>\n";
   if (r.warnings.empty())

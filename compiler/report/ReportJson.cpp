@@ -61,7 +61,10 @@ std::string reportJson(const CompileReport &r) {
                                        {"weights_bytes", fp.weightsBytes},
                                        {"scratch_bytes", fp.scratchBytes},
                                        {"io_bytes", fp.ioBytes},
-                                       {"stack_bytes", optional(fp.stackBytes)}}},
+                                       {"stack_bytes", optional(fp.stack.bytes)},
+                                       {"stack_unknown_because",
+                                        fp.stack.bytes ? llvm::json::Value(nullptr)
+                                                       : llvm::json::Value(fp.stack.unknownBecause)}}},
       {"total_macs", r.totalMacs()},
       {"layers", std::move(layers)},
       {"memory_plan",
