@@ -5,6 +5,7 @@
 #include "compiler/graph/Activation.h"
 #include "compiler/lir/MemoryPlanner.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Object/ObjectFile.h"
@@ -208,8 +209,22 @@ llvm::Expected<CompileReport> buildCompileReport(const lir::Function &f,
   r.triple = target.triple;
   r.cpu = target.cpu;
   llvm::DenseSet<const lir::Buffer *> seenWeights;
-  for (const lir::Instr &in : f.instrs)
-    r.layers.push_back(layerOf(in, seenWeights));
+  // The last writer of each buffer (by its root, so views and in-place
+  // results count), as the instructions run in order.
+  llvm::DenseMap<const lir::Buffer *, int> writer;
+  for (const lir::Instr &in : f.instrs) {
+    LayerReport layer = layerOf(in, seenWeights);
+    for (const lir::Buffer *b : in.inputs)
+      if (b && b->region != lir::Region::Weights) {
+        auto it = writer.find(b->root());
+        int from = it == writer.end() ? kGraphInput : it->second;
+        if (!llvm::is_contained(layer.producers, from))
+          layer.producers.push_back(from);
+      }
+    for (const lir::Buffer *b : in.outputs)
+      writer[b->root()] = int(r.layers.size());
+    r.layers.push_back(std::move(layer));
+  }
   r.plan = planOf(f);
   auto code = codeBytes(object);
   if (!code)

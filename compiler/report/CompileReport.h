@@ -50,7 +50,13 @@ struct LayerReport {
   std::vector<std::string> fused;
   /// Why the kernel is a slow fallback, or "" when it is not.
   std::string slowFallback;
+  /// Where each non-weight operand comes from: the index of the layer that
+  /// last wrote its buffer, or kGraphInput; the edges of the layer graph.
+  std::vector<int> producers;
 };
+
+/// A producer that is a graph input (or a buffer no layer writes).
+constexpr int kGraphInput = -1;
 
 /// One buffer of the planned region: where it sits and when it is live
 /// (instruction indices, inclusive).

@@ -39,6 +39,7 @@ std::string reportJson(const CompileReport &r) {
         {"strategy", l.strategy},
         {"activation", l.activation},
         {"fused", llvm::json::Array(l.fused)},
+        {"producers", llvm::json::Array(l.producers)},
         {"slow_fallback", l.slowFallback}});
   }
   llvm::json::Array buffers, liveAtPeak, warnings;

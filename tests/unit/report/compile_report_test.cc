@@ -116,6 +116,7 @@ TEST_P(ShippedModelReport, HtmlHoldsBothPicturesAndEveryLayer) {
   const CompileResult &r = compileWithReport(GetParam());
   llvm::StringRef html = r.reportHtml;
   EXPECT_TRUE(html.contains("<svg id=\"memory-plan\""));
+  EXPECT_TRUE(html.contains("<svg id=\"layer-graph\""));
   EXPECT_TRUE(html.contains("<svg id=\"footprint-bar\""));
   EXPECT_FALSE(html.contains("<script"));
   EXPECT_FALSE(html.contains("http://") && !html.contains("xmlns=\"http://www.w3.org/2000/svg\""));
@@ -142,6 +143,20 @@ TEST_P(ShippedModelReport, WarnsOnlyOfLargeTensorsHeldAcrossThePeak) {
 
 INSTANTIATE_TEST_SUITE_P(Models, ShippedModelReport,
                          ::testing::Values("resnet8_cifar", "ds_cnn_kws", "lenet5"));
+
+TEST(CompileReport, LayerGraphEdgesFollowTheData) {
+  // lenet5 is a chain: each layer reads the one before, the first the input.
+  const CompileResult &chain = compileWithReport("lenet5");
+  const std::vector<report::LayerReport> &layers = chain.report->layers;
+  EXPECT_EQ(layers.front().producers, std::vector<int>{report::kGraphInput});
+  for (size_t i = 1; i < layers.size(); ++i)
+    EXPECT_EQ(layers[i].producers, std::vector<int>{int(i) - 1}) << layers[i].name;
+  // resnet8_cifar's residual blocks: the block's second Conv (its Add fused)
+  // also reads the block's input, two layers back.
+  const CompileResult &resnet = compileWithReport("resnet8_cifar");
+  const report::LayerReport &second = resnet.report->layers[2];
+  EXPECT_EQ(second.producers, (std::vector<int>{1, 0})) << second.name;
+}
 
 TEST(CompileReport, KnownConvolution) {
   const CompileResult &r = compileWithReport("resnet8_cifar");
