@@ -76,7 +76,8 @@ llvm::Expected<CompiledBundle> compileGraph(const Graph &lowered,
   llvm::raw_string_ostream lirText(result.lirText);
   lir::printLIR(*f, lirText);
   if (opts.report) {
-    auto report = report::buildCompileReport(*f, target.info, result.files.object);
+    auto report = report::buildCompileReport(*f, target.info, result.files.object,
+                                             result.stack);
     if (!report)
       return report.takeError();
     result.report = std::move(*report);

@@ -11,6 +11,7 @@
 // zero (IntegerMath.h).
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/graph/AxisIndex.h"
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
@@ -23,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace kiln {
 namespace {
@@ -57,11 +59,7 @@ int64_t paramIndex(const Node &n, const Tensor &x, const Tensor &scale,
   if (scale.numElements() <= 1)
     return 0;
   llvm::ArrayRef<int64_t> shape = x.getShape();
-  int64_t axis = *normalizeAxis(n.getInt("axis"), shape.size());
-  int64_t inner = 1;
-  for (size_t d = axis + 1; d < shape.size(); ++d)
-    inner *= shape[d];
-  return (i / inner) % shape[axis];
+  return AxisIndex(shape, *normalizeAxis(n.getInt("axis"), shape.size()))(i);
 }
 
 llvm::Expected<TypeList> inferQuantize(const Node &n) {
@@ -171,15 +169,12 @@ llvm::Error evalTensorDequantize(const Node &, llvm::ArrayRef<const Tensor *> in
 Tensor dequantizedTensor(const Tensor &x) {
   const QuantParams &q = x.getType().quant;
   llvm::ArrayRef<int64_t> shape = x.getShape();
-  int64_t inner = 1, channels = 1;
-  if (q.isPerChannel()) {
-    channels = shape[q.axis];
-    for (size_t d = q.axis + 1; d < shape.size(); ++d)
-      inner *= shape[d];
-  }
+  std::optional<AxisIndex> channelOf;
+  if (q.isPerChannel())
+    channelOf.emplace(shape, q.axis);
   Tensor out(TensorType(DType::F32, shape));
   for (int64_t i = 0, e = x.numElements(); i < e; ++i) {
-    int64_t c = (i / inner) % channels;
+    int64_t c = channelOf ? (*channelOf)(i) : 0;
     out.data<float>()[i] =
         tfl::dequantizeInt8(x.data<int8_t>()[i], q.scales[c], q.zeroPoints[c]);
   }

@@ -5,6 +5,7 @@
 // once its scale s and shift t are folded into the producer's constants.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/graph/AxisIndex.h"
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/OpHelpers.h"
 #include "compiler/passes/BatchNormAffine.h"
@@ -53,14 +54,11 @@ std::optional<FoldSite> getFoldSite(const Node &p) {
 /// `w` with every slice along `axis` multiplied by its `scale` entry.
 Tensor scaleAlongAxis(const Tensor &w, unsigned axis,
                       llvm::ArrayRef<float> scale) {
-  llvm::ArrayRef<int64_t> shape = w.getShape();
-  int64_t inner = 1;
-  for (size_t d = axis + 1; d < shape.size(); ++d)
-    inner *= shape[d];
+  AxisIndex channelOf(w.getShape(), axis);
   Tensor out = w;
   float *data = out.data<float>();
   for (int64_t i = 0, e = w.numElements(); i < e; ++i)
-    data[i] *= scale[(i / inner) % shape[axis]];
+    data[i] *= scale[channelOf(i)];
   return out;
 }
 

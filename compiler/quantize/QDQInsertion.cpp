@@ -1,5 +1,6 @@
 #include "compiler/quantize/QDQInsertion.h"
 
+#include "compiler/graph/AxisIndex.h"
 #include "compiler/graph/Rewrite.h"
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/passes/QDQGroups.h"
@@ -55,11 +56,9 @@ Tensor scalarI8(int8_t v) { return Tensor::fromValues<int8_t>(DType::I8, {}, {v}
 struct PerChannelInt8 {
   Tensor values;
   std::vector<float> scales;
-  int64_t axis, inner;
+  int64_t axis;
+  AxisIndex channelOf;
 
-  int64_t channelOf(int64_t i) const {
-    return (i / inner) % int64_t(scales.size());
-  }
   float dequantized(int64_t i) const {
     return float(values.data<int8_t>()[i]) * scales[channelOf(i)];
   }
@@ -68,9 +67,8 @@ struct PerChannelInt8 {
 PerChannelInt8 quantizePerChannel(const Tensor &w, int64_t axis) {
   llvm::ArrayRef<int64_t> shape = w.getShape();
   PerChannelInt8 q{Tensor(TensorType(DType::I8, shape)),
-                   std::vector<float>(shape[axis], 0.0f), axis, 1};
-  for (size_t d = axis + 1; d < shape.size(); ++d)
-    q.inner *= shape[d];
+                   std::vector<float>(shape[axis], 0.0f), axis,
+                   AxisIndex(shape, axis)};
   llvm::ArrayRef<float> values = w.values<float>();
   for (int64_t i = 0; i < w.numElements(); ++i)
     q.scales[q.channelOf(i)] =
@@ -116,7 +114,7 @@ std::vector<double> meanShift(const Node &n, const Tensor &w,
     int64_t out = q.channelOf(i), in;
     if (n.is(OpKind::Conv)) {
       // [OC, IC / group, k...]: group g's outputs read its inputs.
-      int64_t taps = q.inner / shape[1];
+      int64_t taps = q.channelOf.inner() / shape[1];
       int64_t perGroupOut = shape[0] / n.getInt("group");
       in = out / perGroupOut * shape[1] + (i / taps) % shape[1];
     } else {

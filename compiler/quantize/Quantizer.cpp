@@ -1,5 +1,6 @@
 #include "compiler/quantize/Quantizer.h"
 
+#include "compiler/graph/AxisIndex.h"
 #include "compiler/jit/BundleJit.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/quantize/CalibrationSet.h"
@@ -200,14 +201,12 @@ inputChannelMeans(GraphImporter importGraph,
     for (size_t k = 0; k < inputs.size(); ++k) {
       const Tensor &x = run->second[k];
       llvm::ArrayRef<int64_t> shape = x.getShape();
-      int64_t axis = inputs[k].channelAxis, channels = shape[axis], inner = 1;
-      for (size_t d = axis + 1; d < shape.size(); ++d)
-        inner *= shape[d];
-      sums[k].resize(channels, 0.0);
+      AxisIndex channelOf(shape, inputs[k].channelAxis);
+      sums[k].resize(channelOf.extent(), 0.0);
       llvm::ArrayRef<float> values = x.values<float>();
       for (int64_t i = 0; i < x.numElements(); ++i)
-        sums[k][(i / inner) % channels] += values[i];
-      counts[k] += x.numElements() / channels;
+        sums[k][channelOf(i)] += values[i];
+      counts[k] += x.numElements() / channelOf.extent();
     }
     progress.step();
   }

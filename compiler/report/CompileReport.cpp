@@ -5,6 +5,7 @@
 #include "compiler/graph/Activation.h"
 #include "compiler/lir/MemoryPlanner.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Object/ObjectFile.h"
@@ -201,19 +202,34 @@ llvm::StringRef warningKindName(Warning::Kind kind) {
 
 llvm::Expected<CompileReport> buildCompileReport(const lir::Function &f,
                                                  const TargetInfo &target,
-                                                 llvm::ArrayRef<char> object) {
+                                                 llvm::ArrayRef<char> object,
+                                                 const StackBound &stack) {
   CompileReport r;
   r.bundleName = f.name;
   r.triple = target.triple;
   r.cpu = target.cpu;
   llvm::DenseSet<const lir::Buffer *> seenWeights;
-  for (const lir::Instr &in : f.instrs)
-    r.layers.push_back(layerOf(in, seenWeights));
+  // The last writer of each buffer (by its root, so views and in-place
+  // results count), as the instructions run in order.
+  llvm::DenseMap<const lir::Buffer *, int> writer;
+  for (const lir::Instr &in : f.instrs) {
+    LayerReport layer = layerOf(in, seenWeights);
+    for (const lir::Buffer *b : in.inputs)
+      if (b && b->region != lir::Region::Weights) {
+        auto it = writer.find(b->root());
+        int from = it == writer.end() ? kGraphInput : it->second;
+        if (!llvm::is_contained(layer.producers, from))
+          layer.producers.push_back(from);
+      }
+    for (const lir::Buffer *b : in.outputs)
+      writer[b->root()] = int(r.layers.size());
+    r.layers.push_back(std::move(layer));
+  }
   r.plan = planOf(f);
   auto code = codeBytes(object);
   if (!code)
     return code.takeError();
-  r.footprint = {*code, f.weightsSize, f.scratchSize, f.ioSize, std::nullopt};
+  r.footprint = {*code, f.weightsSize, f.scratchSize, f.ioSize, stack};
 
   for (const LayerReport &l : r.layers)
     if (!l.slowFallback.empty())
@@ -223,10 +239,14 @@ llvm::Expected<CompileReport> buildCompileReport(const lir::Function &f,
     const PlacedBuffer &b = r.plan.buffers[i];
     if (b.size < kDominantShare * r.plan.size)
       break;
+    // The peak layer's own operands are what any plan must hold there.
+    if (b.begin >= r.plan.peakLayer || b.end <= r.plan.peakLayer)
+      continue;
     r.warnings.push_back(
         {Warning::Kind::DominantTensor, b.name,
-         llvm::formatv("'{0}' ({1} B, {2:P0} of {3}) is live at layer {4} ('{5}'), "
-                       "where the plan peaks; it lives from layer {6} to {7}",
+         llvm::formatv("'{0}' ({1} B, {2:P0} of {3}) is held across layer {4} "
+                       "('{5}'), where the plan peaks, from layer {6} to its "
+                       "last reader at layer {7}",
                        b.name, b.size, double(b.size) / r.plan.size,
                        lir::regionName(r.plan.region), r.plan.peakLayer,
                        r.layers[r.plan.peakLayer].name, b.begin, b.end)});

@@ -10,6 +10,7 @@
 #ifndef KILN_REPORT_COMPILEREPORT_H
 #define KILN_REPORT_COMPILEREPORT_H
 
+#include "compiler/codegen/StackBound.h"
 #include "compiler/codegen/Target.h"
 #include "compiler/lir/LIR.h"
 
@@ -49,7 +50,13 @@ struct LayerReport {
   std::vector<std::string> fused;
   /// Why the kernel is a slow fallback, or "" when it is not.
   std::string slowFallback;
+  /// Where each non-weight operand comes from: the index of the layer that
+  /// last wrote its buffer, or kGraphInput; the edges of the layer graph.
+  std::vector<int> producers;
 };
+
+/// A producer that is a graph input (or a buffer no layer writes).
+constexpr int kGraphInput = -1;
 
 /// One buffer of the planned region: where it sits and when it is live
 /// (instruction indices, inclusive).
@@ -79,9 +86,8 @@ struct Footprint {
   /// Executable sections of the object.
   uint64_t codeBytes = 0;
   uint64_t weightsBytes = 0, scratchBytes = 0, ioBytes = 0;
-  /// The entry function's stack, when something measured it; kilnc does
-  /// not (make footprint runs a probe on each target).
-  std::optional<uint64_t> stackBytes;
+  /// The entry's stack bound (NAME_STACK_SIZE), or why it is not known.
+  StackBound stack;
 };
 
 struct Warning {
@@ -101,14 +107,19 @@ struct CompileReport {
   uint64_t totalMacs() const;
 };
 
-/// A buffer live at the peak that takes at least this share of the planned
-/// region is worth a warning: shrinking it shrinks the region.
+/// A buffer held across the peak layer (made before it, read after it: a skip
+/// connection, a Concat input waiting for its partners)
+/// that takes at least this share of the planned region is worth a warning:
+/// reordering or recomputing it shrinks the region. The peak layer's own
+/// operands are not: every plan holds them.
 constexpr double kDominantShare = 0.25;
 
-/// The report of `f` (planned) compiled for `target` into `object`.
+/// The report of `f` (planned) compiled for `target` into `object`, whose
+/// entry needs at most `stack`.
 llvm::Expected<CompileReport> buildCompileReport(const lir::Function &f,
                                                  const TargetInfo &target,
-                                                 llvm::ArrayRef<char> object);
+                                                 llvm::ArrayRef<char> object,
+                                                 const StackBound &stack);
 
 /// "warning" names for the JSON and HTML.
 llvm::StringRef warningKindName(Warning::Kind kind);

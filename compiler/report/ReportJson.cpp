@@ -39,6 +39,7 @@ std::string reportJson(const CompileReport &r) {
         {"strategy", l.strategy},
         {"activation", l.activation},
         {"fused", llvm::json::Array(l.fused)},
+        {"producers", llvm::json::Array(l.producers)},
         {"slow_fallback", l.slowFallback}});
   }
   llvm::json::Array buffers, liveAtPeak, warnings;
@@ -61,7 +62,10 @@ std::string reportJson(const CompileReport &r) {
                                        {"weights_bytes", fp.weightsBytes},
                                        {"scratch_bytes", fp.scratchBytes},
                                        {"io_bytes", fp.ioBytes},
-                                       {"stack_bytes", optional(fp.stackBytes)}}},
+                                       {"stack_bytes", optional(fp.stack.bytes)},
+                                       {"stack_unknown_because",
+                                        fp.stack.bytes ? llvm::json::Value(nullptr)
+                                                       : llvm::json::Value(fp.stack.unknownBecause)}}},
       {"total_macs", r.totalMacs()},
       {"layers", std::move(layers)},
       {"memory_plan",

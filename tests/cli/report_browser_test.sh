@@ -34,6 +34,7 @@ for model in "$@"; do
   [ -s "$page" ] && [ -s "$json" ] || { fail "$name: no report files"; continue; }
   if grep -q "<script" "$page"; then fail "$name: the page has a script"; fi
   buffers=$(grep -c '"first_layer"' "$json" || true)
+  layers=$(grep -c '"producers"' "$json" || true)
 
   # The probe: for each SVG, its laid-out size, its content's size, and how
   # many of its rects have an area.
@@ -49,15 +50,20 @@ const pre = document.createElement("pre"); pre.textContent = lines.join("\\n");\
 document.body.appendChild(pre);\
 </script></body>|' "$page" >"$out/probe.html"
   chrome --dump-dom "file://$out/probe.html" >"$out/dom.html"
-  for id in footprint-bar memory-plan; do
+  for id in footprint-bar layer-graph memory-plan; do
     read -r w h cw ch painted < <(grep -o "probe $id [0-9 ]*" "$out/dom.html" | cut -d' ' -f3-) ||
       { fail "$name: no SVG '$id' in the rendered page"; continue; }
     echo "$name: $id ${w}x${h}, content ${cw}x${ch}, $painted rects with an area"
     [ "$w" -gt 0 ] && [ "$h" -gt 0 ] && [ "$cw" -gt 0 ] && [ "$ch" -gt 0 ] ||
       fail "$name: SVG '$id' is empty"
-    # The footprint's four parts and four legend keys; the plan's frame,
-    # peak band and one box per buffer.
-    want=$([ "$id" = footprint-bar ] && echo 8 || echo $((buffers + 2)))
+    # The footprint's four parts and four legend keys; the graph's box for
+    # the inputs and one per layer; the plan's frame, peak band and one box
+    # per buffer.
+    case $id in
+      footprint-bar) want=8 ;;
+      layer-graph) want=$((layers + 1)) ;;
+      memory-plan) want=$((buffers + 2)) ;;
+    esac
     [ "$painted" -ge "$want" ] || fail "$name: SVG '$id' draws $painted rects, want $want"
   done
 

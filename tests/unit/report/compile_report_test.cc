@@ -57,6 +57,7 @@ TEST_P(ShippedModelReport, FootprintIsTheBundles) {
   EXPECT_EQ(fp.weightsBytes, r.weightsSize);
   EXPECT_EQ(fp.scratchBytes, r.scratchSize);
   EXPECT_EQ(fp.ioBytes, r.ioSize);
+  EXPECT_EQ(fp.stack.bytes, r.stack.bytes);
   EXPECT_GT(fp.codeBytes, 0u);
   EXPECT_LT(fp.codeBytes, r.files.object.size());
   // Every weights buffer counted once: the sum is the region but for the
@@ -103,8 +104,10 @@ TEST_P(ShippedModelReport, JsonParsesWithEveryLayer) {
   }
   EXPECT_EQ(uint64_t(*root.getObject("footprint")->getInteger("scratch_bytes")),
             r.scratchSize);
-  EXPECT_EQ(root.getObject("footprint")->get("stack_bytes")->kind(),
-            llvm::json::Value::Null);
+  // The host bound is known: the bundle calls nothing outside itself.
+  ASSERT_TRUE(r.stack.bytes.has_value());
+  EXPECT_EQ(uint64_t(*root.getObject("footprint")->getInteger("stack_bytes")),
+            *r.stack.bytes);
   EXPECT_EQ(root.getObject("memory_plan")->getArray("buffers")->size(),
             r.report->plan.buffers.size());
 }
@@ -113,6 +116,7 @@ TEST_P(ShippedModelReport, HtmlHoldsBothPicturesAndEveryLayer) {
   const CompileResult &r = compileWithReport(GetParam());
   llvm::StringRef html = r.reportHtml;
   EXPECT_TRUE(html.contains("<svg id=\"memory-plan\""));
+  EXPECT_TRUE(html.contains("<svg id=\"layer-graph\""));
   EXPECT_TRUE(html.contains("<svg id=\"footprint-bar\""));
   EXPECT_FALSE(html.contains("<script"));
   EXPECT_FALSE(html.contains("http://") && !html.contains("xmlns=\"http://www.w3.org/2000/svg\""));
@@ -120,8 +124,39 @@ TEST_P(ShippedModelReport, HtmlHoldsBothPicturesAndEveryLayer) {
     EXPECT_TRUE(html.contains(l.name)) << l.name;
 }
 
+TEST_P(ShippedModelReport, WarnsOnlyOfLargeTensorsHeldAcrossThePeak) {
+  const CompileResult &r = compileWithReport(GetParam());
+  const report::MemoryPlan &plan = r.report->plan;
+  unsigned held = 0;
+  for (const report::PlacedBuffer &b : plan.buffers)
+    held += b.begin < plan.peakLayer && plan.peakLayer < b.end &&
+            b.size >= report::kDominantShare * plan.size;
+  unsigned warned = 0;
+  for (const report::Warning &w : r.report->warnings)
+    warned += w.kind == report::Warning::Kind::DominantTensor;
+  EXPECT_EQ(warned, held);
+  // A chain of layers holds nothing across a layer; its peak layer's own
+  // input and output are not worth a warning.
+  if (llvm::StringRef(GetParam()) != "resnet8_cifar")
+    EXPECT_EQ(warned, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, ShippedModelReport,
                          ::testing::Values("resnet8_cifar", "ds_cnn_kws", "lenet5"));
+
+TEST(CompileReport, LayerGraphEdgesFollowTheData) {
+  // lenet5 is a chain: each layer reads the one before, the first the input.
+  const CompileResult &chain = compileWithReport("lenet5");
+  const std::vector<report::LayerReport> &layers = chain.report->layers;
+  EXPECT_EQ(layers.front().producers, std::vector<int>{report::kGraphInput});
+  for (size_t i = 1; i < layers.size(); ++i)
+    EXPECT_EQ(layers[i].producers, std::vector<int>{int(i) - 1}) << layers[i].name;
+  // resnet8_cifar's residual blocks: the block's second Conv (its Add fused)
+  // also reads the block's input, two layers back.
+  const CompileResult &resnet = compileWithReport("resnet8_cifar");
+  const report::LayerReport &second = resnet.report->layers[2];
+  EXPECT_EQ(second.producers, (std::vector<int>{1, 0})) << second.name;
+}
 
 TEST(CompileReport, KnownConvolution) {
   const CompileResult &r = compileWithReport("resnet8_cifar");
