@@ -54,9 +54,9 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
   const int64_t sh = geom->strides[0], sw = geom->strides[1];
   const int64_t dh = geom->dilations[0], dw = geom->dilations[1];
   const int64_t ph = geom->padsBegin[0], pw = geom->padsBegin[1];
-  llvm::Value *biasTable = ir.table(int8Bias(n, O), "int8.bias");
-  Requantizer requant(ir, channelMultipliers(xt.quant, wt.quant, yt.quant, O, false),
-                      int8SumBound(n, KH * KW));
+  Int8Channels channels = int8Channels(n, O, false, *range);
+  llvm::Value *biasTable = ir.table(channels.bias, "int8.bias");
+  Requantizer requant(ir, channels.multipliers, channels.sumBounds);
   llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty(), *i32 = b.getInt32Ty();
   llvm::Value *x = args.inputs[0], *w = args.inputs[1], *y = args.outputs[0];
   llvm::Value *planeBuf = args.temp;
