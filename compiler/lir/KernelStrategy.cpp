@@ -31,6 +31,8 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
   case Kind::Int8: os << "int8"; return;
   case Kind::Int8Depthwise:
     os << "int8 depthwise padded" << (s.dot == Int8Dot::ArmDsp ? " smlad" : "");
+    if (s.tileCols)
+      os << " 3x3 1x" << s.tileCols;
     return;
   case Kind::Int8Gemm:
     os << "int8 gemm " << s.tile << 'x' << s.tileCols << ' ' << int8DotName(s.dot);

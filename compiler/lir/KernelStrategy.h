@@ -86,7 +86,9 @@ struct KernelStrategy {
     /// int8 depthwise Conv over one padded plane of int16 inputs with the
     /// offset added (int8PaddedPlane, the temp), so that every window
     /// is whole and the taps need no bounds tests; with `dot` ArmDsp, two
-    /// neighbouring taps of a row per SMLAD.
+    /// neighbouring taps of a row per SMLAD. `tileCols` 2 (ArmDsp, 3x3
+    /// windows of unit dilation, column stride 1 or 2): two neighbouring
+    /// outputs per step share each window row's words and weight pairs.
     Int8Depthwise,
   };
   Kind kind = Kind::Default;
@@ -95,8 +97,9 @@ struct KernelStrategy {
   /// Direct: the weights are packed tap-major (Packing::ConvTapMajor).
   /// Always for Pointwise, never for the others. Int8Gemm: packed rows.
   bool packedWeights = false;
-  /// Int8Gemm: the columns of a block; Int8Gemm and Int8Depthwise: the
-  /// multiply-add instructions.
+  /// Int8Gemm: the columns of a block; Int8Depthwise: the outputs of a row
+  /// per step, or 0 for one. Int8Gemm and Int8Depthwise: the multiply-add
+  /// instructions.
   int64_t tileCols = 0;
   Int8Dot dot = Int8Dot::Scalar;
 
@@ -111,8 +114,8 @@ struct KernelStrategy {
   static KernelStrategy planePool() { return {Kind::PlanePool, 0, false}; }
   static KernelStrategy genericPool() { return {Kind::GenericPool, 0, false}; }
   static KernelStrategy int8() { return {Kind::Int8, 0, false}; }
-  static KernelStrategy int8Depthwise(Int8Dot dot) {
-    return {Kind::Int8Depthwise, 0, false, 0, dot};
+  static KernelStrategy int8Depthwise(Int8Dot dot, int64_t pixels = 0) {
+    return {Kind::Int8Depthwise, 0, false, pixels, dot};
   }
   static KernelStrategy int8Gemm(int64_t rows, int64_t cols, Int8Dot dot, bool packed) {
     return {Kind::Int8Gemm, rows, packed, cols, dot};

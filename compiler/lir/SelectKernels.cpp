@@ -2,6 +2,7 @@
 
 #include "compiler/lir/SelectKernels.h"
 #include "compiler/lir/Winograd.h"
+#include "compiler/ops/OpHelpers.h"
 #include "compiler/ops/QuantizedTypes.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -144,6 +145,21 @@ bool int8DepthwiseFits(const Node &n) {
   return true;
 }
 
+/// The Int8Depthwise strategy of `n` (int8DepthwiseFits): with the Arm DSP,
+/// 3x3 windows of unit dilation and column stride 1 or 2 take two outputs
+/// per step, whose SMLADs share each window row's words.
+KernelStrategy int8DepthwiseStrategy(const Node &n, const LIROptions &opts) {
+  if (opts.int8Dot != Int8Dot::ArmDsp)
+    return KernelStrategy::int8Depthwise(Int8Dot::Scalar);
+  const TensorType &x = n.getInput(0)->getType(), &w = n.getInput(1)->getType();
+  // int8DepthwiseFits resolved the geometry for the plane.
+  ConvGeometry geom = llvm::cantFail(resolveConvGeometry(
+      n, llvm::ArrayRef(x.shape).drop_front(2), llvm::ArrayRef(w.shape).drop_front(2)));
+  bool pairs = w.shape[2] == 3 && w.shape[3] == 3 && geom.dilations[0] == 1 &&
+               geom.dilations[1] == 1 && geom.strides[1] <= 2;
+  return KernelStrategy::int8Depthwise(Int8Dot::ArmDsp, pairs ? 2 : 0);
+}
+
 /// The packing of Conv weights `w`, which every user reads (see
 /// packableConvWeights).
 WeightsPacking choosePacking(const Graph &g, const Value *w, const LIROptions &opts) {
@@ -194,8 +210,7 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
         ((n->getNumInputs() && quantizedInt8(n->getInput(0))) ||
          quantizedInt8(n->getOutput()))) {
       if (int8DepthwiseFits(*n)) {
-        sel.strategies[n] = KernelStrategy::int8Depthwise(
-            opts.int8Dot == Int8Dot::ArmDsp ? Int8Dot::ArmDsp : Int8Dot::Scalar);
+        sel.strategies[n] = int8DepthwiseStrategy(*n, opts);
       } else if (int8GemmShapes(*n)) {
         KernelStrategy s = int8GemmStrategy(g, *n, opts);
         sel.strategies[n] = s;

@@ -420,7 +420,7 @@ TEST_F(KilncCli, TFLiteInt8ModelCompilesWithInt8Kernels) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   lir = readFile(dir / "vww_m4.lir");
   EXPECT_NE(lir.find("Conv[int8 gemm 2x2 smlad]"), std::string::npos);
-  EXPECT_NE(lir.find("Conv[int8 depthwise padded smlad]"), std::string::npos);
+  EXPECT_NE(lir.find("Conv[int8 depthwise padded smlad 3x3 1x2]"), std::string::npos);
   EXPECT_NE(lir.find(":int8-rows-paired"), std::string::npos);
 }
 

@@ -141,16 +141,20 @@ def conv2d(x, w, b, pad, group=1):
     return y + b.reshape(1, -1, 1, 1)
 
 
-def conv_block(bld, x, name, cout, k, group=1, relu=True):
-    """DQ'd x -> Conv (per-channel int8 weights, int32 bias) [-> Relu] -> QDQ."""
+def conv_block(bld, x, name, cout, k, group=1, relu=True, pad=None, stride=1):
+    """DQ'd x -> Conv (per-channel int8 weights, int32 bias) [-> Relu] -> QDQ;
+    padded k // 2 on every side unless `pad` says."""
+    pad = k // 2 if pad is None else pad
     cin = bld.values[x].shape[1]
     w = RNG.normal(0, 1 / np.sqrt(cin // group * k * k), (cout, cin // group, k, k))
     b = RNG.normal(0, 0.1, cout)
     wq, wscale = bld.weights(name + "_w", w.astype(np.float32), 0)
     in_scale, _ = bld.act_params(x.removesuffix("_dq"))
     bq = bld.bias(name + "_b", b, in_scale * wscale)
-    y = bld.node("Conv", [x, wq, bq], name, pads=[k // 2] * 4, group=group)
-    bld.values[y] = conv2d(bld.values[x], bld.values[wq], bld.values[bq], k // 2, group)
+    strides = {"strides": [stride] * 2} if stride != 1 else {}
+    y = bld.node("Conv", [x, wq, bq], name, pads=[pad] * 4, group=group, **strides)
+    full = conv2d(bld.values[x], bld.values[wq], bld.values[bq], pad, group)
+    bld.values[y] = full[:, :, ::stride, ::stride]
     if relu:
         y = bld.node("Relu", [y], name + "_relu")
         bld.values[y] = np.maximum(bld.values[name], 0)
@@ -230,6 +234,19 @@ def layer(kind, dtype):
         bld.values[f] = v.reshape(len(x), -1)
         return bld.integer_model(dense(bld, f, "fc", 16)), x
     return bld.integer_model(bld.qdq(y)), x
+
+
+def depthwise_windows():
+    """A chain of int8 depthwise 3x3 Convs over odd channel counts: padded
+    and unpadded, stride 1 and 2, output rows of even and odd width (12, 5,
+    3, 3), one with two outputs per channel."""
+    x = RNG.uniform(-1, 1, (1, 5, 13, 12)).astype(np.float32)
+    bld = Builder(x, np.int8)
+    h = bld.qdq("x")
+    h = conv_block(bld, h, "dw1", 5, 3, group=5)
+    h = conv_block(bld, h, "dw2", 5, 3, group=5, pad=0, stride=2)
+    h = conv_block(bld, h, "dw3", 10, 3, group=5, stride=2)
+    return bld.integer_model(conv_block(bld, h, "dw4", 10, 3, group=10, relu=False)), x
 
 
 def qdq_mlp():
@@ -343,6 +360,7 @@ def main():
     for kind in ["conv", "depthwise", "add", "mul", "avgpool", "gap", "concat", "gemm"]:
         for dtype, suffix in [(np.uint8, "u8"), (np.int8, "s8")]:
             models["layer_%s_%s" % (kind, suffix)] = layer(kind, dtype)
+    models["depthwise_windows_s8"] = depthwise_windows()
     manifest = {}
     for name, (model, x) in models.items():
         onnx.save(model, os.path.join(out, name + ".onnx"))

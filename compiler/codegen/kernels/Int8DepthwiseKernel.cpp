@@ -7,7 +7,10 @@
 // tests; the channel's weights are loaded into registers once. With the Arm
 // DSP, each SMLAD multiplies two neighbouring taps of a window row, read as
 // one word, by a pair of weights packed once per channel (an odd row's last
-// pair has weight 0). The sums and the requantization are the
+// pair has weight 0). A 3x3 window (strategy tileCols 2) computes two
+// neighbouring outputs per step: they share each row's loaded words and its
+// two weight pairs, and the odd tap of each row is one SMLAxy of a half
+// word, not a pair with a zero weight. The sums and the requantization are the
 // interpreter's (ops/Int8Conv.cpp), so the results are bit-exact with it.
 //
 //===----------------------------------------------------------------------===//
@@ -51,9 +54,9 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
   const int64_t sh = geom->strides[0], sw = geom->strides[1];
   const int64_t dh = geom->dilations[0], dw = geom->dilations[1];
   const int64_t ph = geom->padsBegin[0], pw = geom->padsBegin[1];
-  llvm::Value *biasTable = ir.table(int8Bias(n, O), "int8.bias");
-  Requantizer requant(ir, channelMultipliers(xt.quant, wt.quant, yt.quant, O, false),
-                      int8SumBound(n, KH * KW));
+  Int8Channels channels = int8Channels(n, O, false, *range);
+  llvm::Value *biasTable = ir.table(channels.bias, "int8.bias");
+  Requantizer requant(ir, channels.multipliers, channels.sumBounds);
   llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty(), *i32 = b.getInt32Ty();
   llvm::Value *x = args.inputs[0], *w = args.inputs[1], *y = args.outputs[0];
   llvm::Value *planeBuf = args.temp;
@@ -67,21 +70,78 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
       llvm::Value *o = b.CreateAdd(b.CreateMul(nc[1], kb.idx(multiplier)), m);
       llvm::Value *bias = kb.load(i32, biasTable, o);
       const bool unrolled = KH * KW <= kUnrolledTaps;
-      const bool pairs = unrolled && dw == 1 && args.strategy.dot == lir::Int8Dot::ArmDsp;
+      const bool pairs = unrolled && dw == 1 && args.strategy.dot == lir::Int8Dot::ArmDsp &&
+                         !args.strategy.tileCols;
       llvm::SmallVector<llvm::Value *, kUnrolledTaps> weights;
       if (unrolled)
         for (int64_t t = 0; t < KH * KW; ++t)
           weights.push_back(ir.widen(kb.load(i8, w, b.CreateAdd(b.CreateMul(o, kb.idx(KH * KW)), kb.idx(t)))));
-      // (w[kw], w[kw + 1]) as the low and high int16 of a word, per row.
+      // (lo, hi) as the low and high int16 of a word.
+      auto pairOf = [&](llvm::Value *lo, llvm::Value *hi) {
+        return b.CreateOr(b.CreateAnd(lo, ir.i32(0xFFFF)), b.CreateShl(hi, ir.i32(16)));
+      };
+      // (w[kw], w[kw + 1]) per row.
       llvm::SmallVector<llvm::Value *, kUnrolledTaps> weightPairs;
       if (pairs)
         for (int64_t kh = 0; kh < KH; ++kh)
-          for (int64_t kw = 0; kw < KW; kw += 2) {
-            llvm::Value *low = b.CreateAnd(weights[kh * KW + kw], ir.i32(0xFFFF));
-            llvm::Value *high = kw + 1 < KW ? b.CreateShl(weights[kh * KW + kw + 1], ir.i32(16))
-                                            : ir.i32(0);
-            weightPairs.push_back(b.CreateOr(low, high));
-          }
+          for (int64_t kw = 0; kw < KW; kw += 2)
+            weightPairs.push_back(
+                pairOf(weights[kh * KW + kw], kw + 1 < KW ? weights[kh * KW + kw + 1] : ir.i32(0)));
+      auto word = [&](llvm::Value *at) {
+        return b.CreateAlignedLoad(i32, kb.gep(i16, planeBuf, at), llvm::Align(2));
+      };
+      auto dsp = [&](llvm::Intrinsic::ID id, llvm::Value *x, llvm::Value *w, llvm::Value *acc) {
+        return b.CreateIntrinsic(id, {}, {x, w, acc});
+      };
+      auto store = [&](llvm::Value *acc, llvm::Value *oh, llvm::Value *ow) {
+        llvm::Value *v = b.CreateAdd(requant.apply(acc, o), ir.i32(yt.quant.zeroPoints[0]));
+        kb.store(ir.clampToI8(v, range->min, range->max), y,
+                 kb.linear({nc[0], o, oh, ow}, {O * OH * OW, OH * OW, OW, 1}));
+      };
+      if (args.strategy.tileCols == 2) {
+        // A 3x3 window row (x0, x1, x2) times (w0, w1, w2) is SMLAD of
+        // (x0, x1) by (w0, w1) and SMLABT of x2 by the high half of (w1, w2).
+        // Its neighbour at stride 1 takes x1 * w0 (SMLATB) and (x2, x3) by
+        // (w1, w2); at stride 2, the same two as its own row at x2.
+        using namespace llvm::Intrinsic;
+        llvm::Value *front[3], *back[3];
+        for (int64_t kh = 0; kh < 3; ++kh) {
+          front[kh] = pairOf(weights[kh * 3], weights[kh * 3 + 1]);
+          back[kh] = pairOf(weights[kh * 3 + 1], weights[kh * 3 + 2]);
+        }
+        auto window = [&](llvm::Value *corner, int64_t kh, llvm::Value *acc) {
+          llvm::Value *at = b.CreateAdd(corner, kb.idx(kh * PW));
+          acc = dsp(arm_smlad, word(at), front[kh], acc);
+          return dsp(arm_smlabt, word(b.CreateAdd(at, kb.idx(2))), back[kh], acc);
+        };
+        if (OW / 2)
+          kb.nest({OH, OW / 2}, [&](llvm::ArrayRef<llvm::Value *> hw) {
+            llvm::Value *ow = b.CreateMul(hw[1], kb.idx(2));
+            llvm::Value *corner = kb.linear({hw[0], ow}, {sh * PW, sw});
+            llvm::Value *acc0 = bias, *acc1 = bias;
+            for (int64_t kh = 0; kh < 3; ++kh) {
+              acc0 = window(corner, kh, acc0);
+              llvm::Value *at = b.CreateAdd(corner, kb.idx(kh * PW));
+              if (sw == 1) {
+                acc1 = dsp(arm_smlatb, word(at), front[kh], acc1);
+                acc1 = dsp(arm_smlad, word(b.CreateAdd(at, kb.idx(2))), back[kh], acc1);
+              } else {
+                acc1 = window(b.CreateAdd(corner, kb.idx(2)), kh, acc1);
+              }
+            }
+            store(acc0, hw[0], ow);
+            store(acc1, hw[0], b.CreateAdd(ow, kb.idx(1)));
+          });
+        if (OW % 2)
+          kb.loop(OH, [&](llvm::Value *oh) {
+            llvm::Value *corner = kb.linear({oh, kb.idx(OW - 1)}, {sh * PW, sw});
+            llvm::Value *acc = bias;
+            for (int64_t kh = 0; kh < 3; ++kh)
+              acc = window(corner, kh, acc);
+            store(acc, oh, kb.idx(OW - 1));
+          });
+        return;
+      }
       auto pixel = [&](llvm::ArrayRef<llvm::Value *> hw) {
         llvm::Value *corner = kb.linear({hw[0], hw[1]}, {sh * PW, sw});
         auto tap = [&](llvm::Value *kh, llvm::Value *kw) {
@@ -95,10 +155,8 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
             for (int64_t kw = 0; kw < KW; kw += 2) {
               // Taps kw and kw + 1: one (unaligned) 32-bit load.
               llvm::Value *at = b.CreateAdd(corner, kb.idx(kh * dh * PW + kw));
-              llvm::Value *word = b.CreateAlignedLoad(
-                  i32, kb.gep(i16, planeBuf, at), llvm::Align(2));
-              acc = b.CreateIntrinsic(llvm::Intrinsic::arm_smlad, {},
-                                      {weightPairs[kh * ((KW + 1) / 2) + kw / 2], word, acc});
+              acc = dsp(llvm::Intrinsic::arm_smlad, weightPairs[kh * ((KW + 1) / 2) + kw / 2],
+                        word(at), acc);
             }
         } else if (unrolled) {
           for (int64_t kh = 0; kh < KH; ++kh)
@@ -111,9 +169,7 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
             return llvm::SmallVector<llvm::Value *, 32>{b.CreateAdd(a[0], b.CreateMul(wv, x))};
           })[0];
         }
-        llvm::Value *v = b.CreateAdd(requant.apply(acc, o), ir.i32(yt.quant.zeroPoints[0]));
-        kb.store(ir.clampToI8(v, range->min, range->max), y,
-                 kb.linear({nc[0], o, hw[0], hw[1]}, {O * OH * OW, OH * OW, OW, 1}));
+        store(acc, hw[0], hw[1]);
       };
       kb.nest({OH, OW}, pixel);
     });

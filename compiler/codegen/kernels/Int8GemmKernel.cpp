@@ -240,9 +240,8 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
   IntegerIR ir(kb);
   lir::Int8RowsShape rows =
       lir::int8RowsShape(wt.shape, lir::int8GemmPacking(n, args.strategy.dot));
-  Requantizer requant(
-      ir, channelMultipliers(xt.quant, wt.quant, yt.quant, channels, fullyConnected),
-      int8SumBound(n, rows.taps));
+  Int8Channels params = int8Channels(n, channels, fullyConnected, *range);
+  Requantizer requant(ir, params.multipliers, params.sumBounds);
   return Int8Gemm{kb,
                   ir,
                   args.strategy,
@@ -250,7 +249,7 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
                   !n.is(OpKind::Conv),
                   args.inputs[1],
                   args.temp,
-                  ir.table(int8Bias(n, channels), "int8.bias"),
+                  ir.table(params.bias, "int8.bias"),
                   requant,
                   -xt.quant.zeroPoints[0],
                   yt.quant.zeroPoints[0],

@@ -25,26 +25,27 @@ static std::vector<int32_t> fusedRequantRows(llvm::ArrayRef<tfl::QuantizedMultip
 }
 
 Requantizer::Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> m,
-                         int64_t sumBound)
+                         llvm::ArrayRef<int64_t> sumBounds)
     : ir(ir) {
   std::vector<int32_t> mult, shifts, left, right, up, down;
-  int maxLeft = 0;
-  bool fusable = true;
-  for (const tfl::QuantizedMultiplier &q : m) {
+  bool anyLeft = false, bounded = true, fusable = true;
+  for (size_t c = 0; c < m.size(); ++c) {
+    const tfl::QuantizedMultiplier &q = m[c];
     int l = q.shift > 0 ? q.shift : 0, e = q.shift > 0 ? 0 : -q.shift;
+    bounded &= sumBounds[sumBounds.size() == 1 ? 0 : c] < (int64_t(1) << (30 - std::min(l, 30)));
     fusable &= e == 0 || q.multiplier >= (1 << 30);
     fusedPreShift |= e == 0;
     mult.push_back(q.multiplier);
     shifts.push_back(q.shift);
-    maxLeft = std::max(maxLeft, l);
+    anyLeft |= l > 0;
     left.push_back(l);
     right.push_back(e);
     up.push_back(e ? 1 << (e - 1) : 0);
     down.push_back(e ? (1 << (e - 1)) - 1 : 0);
   }
   multiplier = ir.table(mult, "int8.multiplier");
-  if (sumBound < (int64_t(1) << (30 - std::min(maxLeft, 30)))) {
-    if (maxLeft)
+  if (bounded) {
+    if (anyLeft)
       leftShift = ir.table(left, "int8.shift.left");
     rightShift = ir.table(right, "int8.shift.right");
     nudgeUp = ir.table(up, "int8.nudge.up");
@@ -97,20 +98,33 @@ llvm::Value *Requantizer::apply(llvm::Value *sum, llvm::Value *channel) {
   return b.CreateAShr(b.CreateAdd(high, nudge), param(rightShift));
 }
 
-int64_t int8SumBound(const Node &n, int64_t taps) {
-  int64_t bias = 0;
-  if (const Value *b = n.getInput(2))
-    for (int32_t v : llvm::ArrayRef(b->getConstant().data<int32_t>(), b->getType().numElements()))
-      bias = std::max<int64_t>(bias, std::abs(int64_t(v)));
-  return bias + taps * 128 * 255;
-}
-
-std::vector<int32_t> int8Bias(const Node &n, int64_t channels) {
-  std::vector<int32_t> bias(channels, 0);
+Int8Channels int8Channels(const Node &n, int64_t channels, bool fullyConnected,
+                          tfl::ActivationRange range) {
+  const TensorType &xt = n.getInput(0)->getType(), &wt = n.getInput(1)->getType();
+  const int32_t outZp = n.getOutput()->getType().quant.zeroPoints[0];
+  Int8Channels ch{std::vector<int32_t>(channels, 0),
+                  channelMultipliers(xt.quant, wt.quant, n.getOutput()->getType().quant,
+                                     channels, fullyConnected),
+                  std::vector<int64_t>(channels, 0)};
   if (const Value *b = n.getInput(2))
     for (int64_t c = 0; c < channels; ++c)
-      bias[c] = b->getConstant().data<int32_t>()[c];
-  return bias;
+      ch.bias[c] = b->getConstant().data<int32_t>()[c];
+  const int64_t zp = xt.quant.zeroPoints[0];
+  const int64_t input = std::max(std::abs(-128 - zp), std::abs(127 - zp));
+  const int8_t *weights = n.getInput(1)->getConstant().data<int8_t>();
+  const int64_t count = wt.numElements(), taps = count / channels;
+  for (int64_t i = 0; i < count; ++i)
+    ch.sumBounds[n.is(OpKind::Conv) ? i / taps : i % channels] +=
+        std::abs(int64_t(weights[i])) * input;
+  for (int64_t c = 0; c < channels; ++c) {
+    if (!ch.sumBounds[c]) {
+      int32_t t = tfl::multiplyByQuantizedMultiplier(ch.bias[c], ch.multipliers[c]) + outZp;
+      ch.bias[c] = 4 * (std::clamp(t, range.min, range.max) - outZp);
+      ch.multipliers[c] = {1 << 30, -1};
+    }
+    ch.sumBounds[c] += std::abs(int64_t(ch.bias[c]));
+  }
+  return ch;
 }
 
 llvm::Expected<tfl::ActivationRange> weightedInt8Range(const Node &n) {

@@ -19,7 +19,7 @@ namespace codegen {
 /// computed at compile time.
 ///
 /// Where every sum and its left shift stay below 2^30 in magnitude (the
-/// kernel knows a bound), RoundingDivideByPOT is a rounding add and a shift:
+/// kernel knows a bound per channel), RoundingDivideByPOT is a rounding add and a shift:
 /// (x + 2^(e-1) - [x < 0]) >> e, with the two nudges per channel in tables
 /// (both 0 for e = 0). That is gemmlowp's result for every such x, without
 /// its mask and remainder. Other sums take IntegerIR::mbqm.
@@ -34,7 +34,9 @@ namespace codegen {
 /// term, from two more words a row.
 class Requantizer {
 public:
-  Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> m, int64_t sumBound);
+  /// `sumBounds`: a bound of |sum| per channel of `m`, or one for all.
+  Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> m,
+              llvm::ArrayRef<int64_t> sumBounds);
   /// The requantized `sum` (or vector of sums) of `channel`.
   llvm::Value *apply(llvm::Value *sum, llvm::Value *channel);
 
@@ -53,13 +55,24 @@ private:
   llvm::Value *applyFused(llvm::Value *sum, llvm::Value *channel);
 };
 
-/// A bound of |bias + sum of `taps` products| of int8 weights and int8
-/// inputs with their offset (|w| <= 128, |x - zp| <= 255).
-int64_t int8SumBound(const Node &n, int64_t taps);
-
-/// The int32 bias of each of `channels` outputs (0 without a bias); the
-/// kernels add the input offset to the inputs, so nothing is folded in.
-std::vector<int32_t> int8Bias(const Node &n, int64_t channels);
+/// The per-channel constants of the `channels` outputs of int8 Conv or
+/// MatMul `n` (weights [O][...] or [K][N], constants): the int32 bias (0
+/// without one; the kernels add the input offset to the inputs, so nothing
+/// is folded in), the multipliers, and a bound of |bias + sum of products|
+/// from the weights and the largest |x - zp| of an int8 input.
+///
+/// A channel whose weights are all 0 outputs a constant t (after its clamp
+/// to `range`). It gets the bias 4 (t - zp) and the multiplier 1/4 (2^30,
+/// shift -1), which give t exactly: its bound is then small, where its own
+/// bias (up to 2^30 in the VWW model) would keep the Requantizer from its
+/// short forms for every channel.
+struct Int8Channels {
+  std::vector<int32_t> bias;
+  llvm::SmallVector<tfl::QuantizedMultiplier, 16> multipliers;
+  std::vector<int64_t> sumBounds;
+};
+Int8Channels int8Channels(const Node &n, int64_t channels, bool fullyConnected,
+                          tfl::ActivationRange range);
 
 /// The fused activation's clamp of an int8 Conv or MatMul, whose weights
 /// and bias must be constants.

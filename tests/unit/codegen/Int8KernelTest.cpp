@@ -255,6 +255,42 @@ TEST(Int8Kernels, RequantizeMultiplierOfExactlyHalf) {
     })) << outScale;
 }
 
+/// Channels whose weights are all 0 output a constant requantized from
+/// their bias alone, here up to 2^30 in magnitude as in the VWW model:
+/// mid-range, saturated and clamped by the activation, beside a channel
+/// that shifts left (scale 5) and one of ordinary weights, in a Conv and in
+/// a depthwise Conv.
+TEST(Int8Kernels, ChannelsOfZeroWeightsAndLargeBias) {
+  for (int64_t group : {1, 4})
+    for (const Activation &act : {kNone, kRelu})
+      EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+        const int64_t inputs = group == 1 ? 4 : 1;
+        Value *x = g.addInput("x", q8({1, 4, 6, 5}, 0.05f, -7));
+        TensorType wt(DType::I8, {4, inputs, 3, 3});
+        wt.quant.scales = {5.0f, 9.3e-8f, 0.01f, 9.3e-8f};
+        wt.quant.zeroPoints = {0, 0, 0, 0};
+        wt.quant.axis = 0;
+        Tensor w(wt);
+        std::mt19937_64 rng(5);
+        std::uniform_int_distribution<int> dist(-127, 127);
+        const int64_t taps = inputs * 9;
+        for (int64_t i = 0; i < 4 * taps; ++i)
+          w.data<int8_t>()[i] = i < taps ? int8_t(dist(rng)) : 0;
+        Tensor bias(TensorType(DType::I32, {4}));
+        for (auto [i, v] : llvm::enumerate(
+                 std::initializer_list<int32_t>{-3000, 1 << 30, -(1 << 30), -(1 << 30) + 7}))
+          bias.data<int32_t>()[i] = v;
+        Node *n = addNode(g, OpKind::Conv, "conv",
+                          {x, g.addConstant("w", std::move(w)),
+                           g.addConstant("b", std::move(bias))},
+                          {{"pads", Attr::ofInts({1, 1, 1, 1})},
+                           {"group", Attr::ofInt(group)},
+                           {kQuantAttr.str(), quantAttr(0.1f, 4)},
+                           {kActivationAttr.str(), Attr::ofActivation(act)}});
+        g.addOutput("y", n->getOutput());
+      })) << "group " << group;
+}
+
 TEST(Int8Kernels, AddSubMulBroadcastAndRescale) {
   for (OpKind kind : {OpKind::Add, OpKind::Sub, OpKind::Mul})
     for (float outScale : {0.01f, 3.0f})

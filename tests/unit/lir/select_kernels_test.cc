@@ -189,8 +189,10 @@ TEST(SelectKernels, Int8GemmDepthwiseAndPortable) {
   EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
   EXPECT_EQ(kernelOf(text, "fc2"), "MatMul[int8 gemm 2x2 scalar]");
   opts.int8Dot = lir::Int8Dot::ArmDsp;
-  EXPECT_EQ(kernelOf(strategies(*buildInt8Graph(), opts), "conv"),
-            "Conv[int8 gemm 2x2 smlad]");
+  text = strategies(*buildInt8Graph(), opts);
+  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 2x2 smlad]");
+  // A 3x3 depthwise window: two outputs a step.
+  EXPECT_EQ(kernelOf(text, "dw"), "Conv[int8 depthwise padded smlad 3x3 1x2]");
   // x86 AVX2: Convs put pixels on the lanes (rows of 8: blocks of 8); the
   // depthwise and the MatMuls keep their portable kernels.
   opts.int8Dot = lir::Int8Dot::Pmaddwd;
