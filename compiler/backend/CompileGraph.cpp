@@ -5,6 +5,7 @@
 #include "compiler/codegen/Codegen.h"
 #include "compiler/lir/MemoryPlanner.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -26,7 +27,20 @@ llvm::Expected<lir::Function> planGraph(const Graph &lowered,
   lir::planMemory(*f, opts);
   if (auto err = lir::verifyMemoryPlan(*f))
     return std::move(err);
-  return f;
+  uint64_t limit = lowered.getLimits().maxPlanBytes;
+  if (f->ioSize + f->scratchSize <= limit)
+    return f;
+  // The largest buffer, for the user to find the layer to blame.
+  const lir::Buffer *largest = nullptr;
+  for (const auto &b : f->buffers)
+    if (b->region != lir::Region::Weights && (!largest || b->size > largest->size))
+      largest = b.get();
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      llvm::formatv("the memory plan needs {0} bytes of io and {1} bytes of scratch, "
+                    "over the limit of {2} bytes (--max-plan-bytes); the largest "
+                    "tensor is '{3}' ({4} bytes)",
+                    f->ioSize, f->scratchSize, limit, largest->name, largest->size));
 }
 
 llvm::Expected<CompiledBundle> compileGraph(const Graph &lowered,

@@ -34,7 +34,7 @@ importModelBuffer(llvm::StringRef bytes, llvm::StringRef modelName,
         llvm::inconvertibleErrorCode(),
         modelName + ": --const-input applies to ONNX models; a TFLite model's "
                     "inputs are all run-time data");
-  return importTFLiteBuffer(bytes, modelName);
+  return importTFLiteBuffer(bytes, modelName, onnx.limits);
 }
 
 } // namespace kiln

@@ -84,6 +84,7 @@ Value *Graph::addInput(llvm::StringRef name, TensorType type) {
 }
 
 Value *Graph::addConstant(llvm::StringRef name, Tensor data) {
+  constantBytes_ += data.sizeInBytes();
   values_.push_back(std::unique_ptr<Value>(
       new Value(Value::Kind::Constant, uniqueName(name), data.getType())));
   values_.back()->constant_ = std::make_unique<Tensor>(std::move(data));
@@ -94,10 +95,36 @@ void Graph::addOutput(llvm::StringRef name, Value *v) {
   outputs_.push_back({name.str(), v});
 }
 
+llvm::Error Graph::checkNewConstant(const llvm::Twine &what, uint64_t bytes) const {
+  auto fail = [&](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), what + msg);
+  };
+  if (bytes > limits_.maxTensorBytes)
+    return fail(llvm::formatv(" needs {0} bytes, over the limit of {1} bytes per tensor "
+                              "(--max-tensor-bytes)",
+                              bytes, limits_.maxTensorBytes));
+  if (bytes > limits_.maxConstantBytes - std::min(constantBytes_, limits_.maxConstantBytes))
+    return fail(llvm::formatv(" would bring the constants to {0} bytes, over the limit of "
+                              "{1} bytes (--max-constant-bytes)",
+                              constantBytes_ + bytes, limits_.maxConstantBytes));
+  return llvm::Error::success();
+}
+
+llvm::Error Graph::checkFold(const Node &n) const {
+  uint64_t bytes = 0;
+  for (const Value *v : n.getOutputs())
+    bytes += v->getType().sizeInBytes();
+  return checkNewConstant("node '" + n.getName() + "' (" + n.getOpName() +
+                              "): folding it to constants",
+                          bytes);
+}
+
 /// A type rule computes result shapes from attributes and input shapes that
 /// a model may set to anything; a result beyond kMaxTensorElements (or with
 /// a negative extent) is an error here, so no later stage multiplies
-/// extents into an overflow or plans an impossible buffer.
+/// extents into an overflow or plans an impossible buffer. The byte limit is
+/// checked here too, once for every op, before anything evaluates, folds or
+/// lowers the node (a Resize's taps, an Expand's copy).
 static llvm::Error checkResultSize(const Node &n, const TensorType &t) {
   if (llvm::any_of(t.shape, [](int64_t d) { return d < 0; }))
     return nodeError(n, "a result would have the negative extent " + shapeStr(t.shape));
@@ -105,6 +132,11 @@ static llvm::Error checkResultSize(const Node &n, const TensorType &t) {
     return nodeError(n, "a result of shape " + shapeStr(t.shape) +
                             " would exceed kiln's limit of " +
                             std::to_string(kMaxTensorElements) + " elements per tensor");
+  uint64_t limit = n.getGraph().getLimits().maxTensorBytes;
+  if (t.sizeInBytes() > limit)
+    return nodeError(n, llvm::formatv("a result of {0} ({1} bytes) would exceed the limit "
+                                      "of {2} bytes per tensor (--max-tensor-bytes)",
+                                      t.str(), t.sizeInBytes(), limit));
   return llvm::Error::success();
 }
 
@@ -170,6 +202,11 @@ llvm::Expected<Node *> Graph::addNode(OpKind kind, llvm::StringRef name,
                                       llvm::ArrayRef<Value *> inputs,
                                       AttrMap attrs, Node *insertBefore) {
   const OpDef &def = getOpDef(kind);
+  if (nodes_.size() >= limits_.maxNodes)
+    return nodeError(name, def.name,
+                     llvm::formatv("the graph would have more than {0} nodes "
+                                   "(--max-nodes)",
+                                   limits_.maxNodes));
   if (inputs.size() < def.minInputs || inputs.size() > def.maxInputs)
     return nodeError(name, def.name,
                      llvm::formatv("expects {0} to {1} inputs, got {2}",
@@ -312,7 +349,10 @@ void Graph::eraseNode(Node *n) {
 unsigned Graph::eraseUnusedConstants() {
   unsigned before = values_.size();
   llvm::erase_if(values_, [&](const std::unique_ptr<Value> &v) {
-    return v->isConstant() && !hasUses(v.get());
+    bool unused = v->isConstant() && !hasUses(v.get());
+    if (unused)
+      constantBytes_ -= v->getConstant().sizeInBytes();
+    return unused;
   });
   return before - values_.size();
 }

@@ -10,6 +10,7 @@
 
 #include "compiler/graph/Attr.h"
 #include "compiler/graph/OpDef.h"
+#include "compiler/graph/ResourceLimits.h"
 #include "compiler/graph/Tensor.h"
 #include "compiler/graph/Type.h"
 
@@ -131,6 +132,19 @@ public:
 
   llvm::StringRef getName() const { return name_; }
 
+  /// What the graph may grow to: addNode checks each result and the node
+  /// count against them, checkNewConstant each constant's bytes.
+  const ResourceLimits &getLimits() const { return limits_; }
+  void setLimits(const ResourceLimits &limits) { limits_ = limits; }
+  /// Bytes of all constants.
+  uint64_t getConstantBytes() const { return constantBytes_; }
+  /// An error, naming `what` (an initializer, a folded node), where a new
+  /// constant of `bytes` would break the limits; called before its data is
+  /// made.
+  llvm::Error checkNewConstant(const llvm::Twine &what, uint64_t bytes) const;
+  /// checkNewConstant for the results of `n`, before it is folded.
+  llvm::Error checkFold(const Node &n) const;
+
   Value *addInput(llvm::StringRef name, TensorType type);
   Value *addConstant(llvm::StringRef name, Tensor data);
   /// Creates a node: checks the input count, fills attribute defaults,
@@ -179,6 +193,8 @@ private:
   llvm::SmallVector<Value *, 2> inputs_;
   std::vector<GraphOutput> outputs_;
   llvm::StringMap<unsigned> nameUses_;
+  ResourceLimits limits_;
+  uint64_t constantBytes_ = 0;
 };
 
 /// The result types of `n`: its op's type rule, then the quantization a

@@ -30,6 +30,25 @@ llvm::Error setChoice(T &field, std::optional<T> parsed, llvm::StringRef choices
   return ok();
 }
 
+/// Sets a limit (ResourceLimits) from a positive count, with K, M or G
+/// (x1024, x1024^2, x1024^3) after it for bytes.
+llvm::Error setLimit(uint64_t &field, llvm::StringRef flag, Value v) {
+  uint64_t scale = 1;
+  llvm::StringRef digits = v;
+  if (digits.consume_back("K"))
+    scale = uint64_t(1) << 10;
+  else if (digits.consume_back("M"))
+    scale = uint64_t(1) << 20;
+  else if (digits.consume_back("G"))
+    scale = uint64_t(1) << 30;
+  uint64_t n;
+  if (digits.getAsInteger(10, n) || n == 0 || n > UINT64_MAX / scale)
+    return flagError(flag + " expects a positive count (K, M or G after it for "
+                            "KiB, MiB or GiB), got '" + v + "'");
+  field = n * scale;
+  return ok();
+}
+
 /// Every flag, in the order --help lists them.
 const Flag kFlags[] = {
     {"--output", "-o", "DIR", "output directory (created if missing)",
@@ -84,6 +103,34 @@ const Flag kFlags[] = {
          return flagError("--const-input expects NAME=FILE.npy, got '" + v + "'");
        o.constantInputFiles[inputName.str()] = path.str();
        return ok();
+     }},
+    {"--max-tensor-bytes", "", "N",
+     "refuse a model with a tensor over N bytes (default: 1G)",
+     [](Options &o, Value v) {
+       return setLimit(o.import.limits.maxTensorBytes, "--max-tensor-bytes", v);
+     }},
+    {"--max-constant-bytes", "", "N",
+     "refuse a model whose constants, folded ones included, exceed N bytes "
+     "(default: 2G)",
+     [](Options &o, Value v) {
+       return setLimit(o.import.limits.maxConstantBytes, "--max-constant-bytes", v);
+     }},
+    {"--max-plan-bytes", "", "N",
+     "refuse a model whose io and scratch regions exceed N bytes (default: 4G)",
+     [](Options &o, Value v) {
+       return setLimit(o.import.limits.maxPlanBytes, "--max-plan-bytes", v);
+     }},
+    {"--max-nodes", "", "N",
+     "refuse a model of more than N nodes, or that kiln expands to more "
+     "(default: 1000000)",
+     [](Options &o, Value v) {
+       return setLimit(o.import.limits.maxNodes, "--max-nodes", v);
+     }},
+    {"--max-subgraph-depth", "", "N",
+     "refuse a model whose If, Loop or Scan bodies nest deeper than N "
+     "(default: 16)",
+     [](Options &o, Value v) {
+       return setLimit(o.import.limits.maxSubgraphDepth, "--max-subgraph-depth", v);
      }},
     {"--quantize", "", "int8",
      "post-training quantization of a float model (needs --calibration); "

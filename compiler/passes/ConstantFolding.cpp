@@ -34,6 +34,8 @@ public:
     for (Node *n : g.getNodes()) {
       if (!isFoldable(*n))
         continue;
+      if (auto err = g.checkFold(*n))
+        return std::move(err);
       // Stand-ins for Shape's non-constant input: zero data of the right
       // type, of which Shape reads only the type.
       std::deque<Tensor> placeholders;

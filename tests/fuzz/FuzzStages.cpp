@@ -17,8 +17,20 @@ namespace {
 
 constexpr llvm::StringLiteral kModelName = "fuzz";
 
+/// kilnc's limits, scaled to the fuzzers' 2 GB memory limit (run_fuzzers.sh):
+/// a model within them that still exhausts memory is a finding, not a big
+/// model.
+OnnxImportOptions fuzzImportOptions() {
+  OnnxImportOptions opts;
+  opts.limits.maxTensorBytes = 64 << 20;
+  opts.limits.maxConstantBytes = 256 << 20;
+  opts.limits.maxPlanBytes = 512 << 20;
+  opts.limits.maxNodes = 100000;
+  return opts;
+}
+
 llvm::Expected<std::unique_ptr<Graph>> importAndLower(llvm::StringRef bytes) {
-  auto graph = importModelBuffer(bytes, kModelName, OnnxImportOptions());
+  auto graph = importModelBuffer(bytes, kModelName, fuzzImportOptions());
   if (!graph)
     return graph.takeError();
   Graph &g = **graph;
@@ -72,9 +84,9 @@ std::optional<FuzzStage> parseFuzzStage(llvm::StringRef name) {
 llvm::Error runFuzzStage(FuzzStage stage, llvm::StringRef bytes) {
   switch (stage) {
   case FuzzStage::ImportOnnx:
-    return importOnnxBuffer(bytes, kModelName, OnnxImportOptions()).takeError();
+    return importOnnxBuffer(bytes, kModelName, fuzzImportOptions()).takeError();
   case FuzzStage::ImportTFLite:
-    return importTFLiteBuffer(bytes, kModelName).takeError();
+    return importTFLiteBuffer(bytes, kModelName, fuzzImportOptions().limits).takeError();
   case FuzzStage::FrontHalf: {
     auto graph = importAndLower(bytes);
     if (!graph)

@@ -57,6 +57,8 @@ NodeEmitter::emit(OpKind kind, llvm::StringRef name,
 
 llvm::Expected<ValueList>
 NodeEmitter::foldConstant(Node *n, llvm::ArrayRef<std::string> resultNames) {
+  if (auto err = graph_.checkFold(*n))
+    return std::move(err);
   // Stand-ins for the run-time inputs of an op that reads only their types.
   std::deque<Tensor> placeholders;
   llvm::SmallVector<const Tensor *, 4> inputs;

@@ -17,6 +17,7 @@
 #include "compiler/graph/CheckedMath.h"
 #include "compiler/ops/OpHelpers.h"
 
+#include "google/protobuf/io/coded_stream.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -99,6 +100,7 @@ public:
   Importer(const onnx::ModelProto &model, llvm::StringRef graphName,
            const OnnxImportOptions &opts)
       : model_(model), opts_(opts), graph_(std::make_unique<Graph>(graphName)) {
+    graph_->setLimits(opts.limits);
   }
 
   llvm::Expected<std::unique_ptr<Graph>> run();
@@ -106,6 +108,8 @@ public:
 private:
   llvm::Expected<int64_t> defaultOpset() const;
   llvm::Error checkOpsSupported() const;
+  llvm::Error checkNesting(const onnx::GraphProto &g, uint64_t depth,
+                           uint64_t &nodes) const;
   llvm::Error importInitializers();
   llvm::Error importInputs();
   llvm::Expected<TensorType> inputType(const onnx::ValueInfoProto &vi) const;
@@ -139,6 +143,9 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
   auto opset = defaultOpset();
   if (!opset)
     return opset.takeError();
+  uint64_t nodes = 0;
+  if (auto err = checkNesting(model_.graph(), 0, nodes))
+    return err;
   if (auto err = checkOpsSupported())
     return err;
   const onnx::GraphProto &g = model_.graph();
@@ -188,6 +195,38 @@ llvm::Expected<int64_t> Importer::defaultOpset() const {
   return *opset;
 }
 
+/// Walks the subgraphs (If, Loop and Scan bodies) of `g`, at nesting
+/// `depth`, and counts their nodes, so that a model nested or sized beyond
+/// the limits is refused before anything is imported. The recursion is as
+/// deep as the limit allows, and the parser allowed.
+llvm::Error Importer::checkNesting(const onnx::GraphProto &g, uint64_t depth,
+                                   uint64_t &nodes) const {
+  const ResourceLimits &limits = opts_.limits;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto &n = g.node(i);
+    if (++nodes > limits.maxNodes)
+      return nodeError(nodeDisplayName(n, i), n.op_type(),
+                       llvm::formatv("the model has more than {0} nodes (--max-nodes)",
+                                     limits.maxNodes));
+    for (const onnx::AttributeProto &a : n.attribute()) {
+      if (!a.has_g() && a.graphs_size() == 0)
+        continue;
+      if (depth + 1 > limits.maxSubgraphDepth)
+        return nodeError(nodeDisplayName(n, i), n.op_type(),
+                         llvm::formatv("subgraph '{0}' nests deeper than the limit of {1} "
+                                       "levels (--max-subgraph-depth)",
+                                       a.name(), limits.maxSubgraphDepth));
+      if (a.has_g())
+        if (auto err = checkNesting(a.g(), depth + 1, nodes))
+          return err;
+      for (const onnx::GraphProto &sub : a.graphs())
+        if (auto err = checkNesting(sub, depth + 1, nodes))
+          return err;
+    }
+  }
+  return llvm::Error::success();
+}
+
 /// Lists every unsupported node in one message, so a user sees the whole
 /// gap at once rather than one op per attempt.
 llvm::Error Importer::checkOpsSupported() const {
@@ -227,6 +266,11 @@ llvm::Error Importer::importInitializers() {
   for (const onnx::TensorProto &init : g.initializer()) {
     if (init.name().empty())
       return makeError("an initializer has no name");
+    auto bytes = declaredTensorBytes(init);
+    if (!bytes)
+      return bytes.takeError();
+    if (auto err = graph_->checkNewConstant("initializer '" + init.name() + "'", *bytes))
+      return err;
     auto t = tensorFromProto(init);
     if (!t)
       return t.takeError();
@@ -262,6 +306,9 @@ llvm::Error Importer::importInputs() {
       return makeError("input '" + vi.name() + "' is " + type->str() +
                        " but its constant value is " +
                        fixed->second.getType().str());
+    if (auto err = graph_->checkNewConstant("the constant value of input '" + vi.name() + "'",
+                                            fixed->second.sizeInBytes()))
+      return err;
     if (auto err = define(vi.name(),
                           graph_->addConstant(vi.name(), fixed->second)))
       return err;
@@ -312,7 +359,13 @@ Importer::inputType(const onnx::ValueInfoProto &vi) const {
   }
   if (!checkedElementCount(shape, kMaxTensorElements))
     return makeError("input '" + name + "' is too large");
-  return TensorType(*dtype, shape);
+  TensorType type(*dtype, shape);
+  if (type.sizeInBytes() > opts_.limits.maxTensorBytes)
+    return makeError(llvm::formatv("input '{0}' of {1} needs {2} bytes, over the limit of "
+                                   "{3} bytes per tensor (--max-tensor-bytes)",
+                                   name, type.str(), type.sizeInBytes(),
+                                   opts_.limits.maxTensorBytes));
+  return type;
 }
 
 llvm::Error Importer::importConstantNode(const onnx::NodeProto &np,
@@ -347,6 +400,11 @@ llvm::Error Importer::importConstantNode(const onnx::NodeProto &np,
   Tensor t;
   switch (form->type) {
   case AP::TENSOR: {
+    auto bytes = declaredTensorBytes(a.t());
+    if (!bytes)
+      return fail(llvm::toString(bytes.takeError()));
+    if (auto err = graph_->checkNewConstant("its value", *bytes))
+      return fail(llvm::toString(std::move(err)));
     auto converted = tensorFromProto(a.t());
     if (!converted)
       return fail(llvm::toString(converted.takeError()));
@@ -548,10 +606,23 @@ llvm::Expected<std::unique_ptr<Graph>>
 importBytes(llvm::StringRef bytes, llvm::StringRef graphName,
             llvm::StringRef source, const OnnxImportOptions &opts) {
   onnx::ModelProto model;
-  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    return makeError(source +
-                     ": not a valid ONNX model (failed to parse protobuf)");
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    return makeError(source + llvm::formatv(": not a valid ONNX model ({0} bytes; a "
+                                            "protobuf holds 2 GB at most)",
+                                            bytes.size()));
+  // Each level of subgraphs is three messages deep (graph, node,
+  // attribute); the parser's own limit (100) would otherwise refuse deep
+  // nesting with no reason given, or cap what --max-subgraph-depth allows.
+  int recursionLimit = static_cast<int>(std::min<uint64_t>(
+      std::max<uint64_t>(100, 3 * opts.limits.maxSubgraphDepth + 16), 10000));
+  google::protobuf::io::CodedInputStream stream(
+      reinterpret_cast<const uint8_t *>(bytes.data()), static_cast<int>(bytes.size()));
+  stream.SetRecursionLimit(recursionLimit);
+  if (!model.ParseFromCodedStream(&stream))
+    return makeError(source + llvm::formatv(": not a valid ONNX model (failed to parse "
+                                            "protobuf: malformed, or messages nested "
+                                            "more than {0} deep)",
+                                            recursionLimit));
   if (!model.has_ir_version() || !model.has_graph())
     return makeError(source + ": not a valid ONNX model (no " +
                      (model.has_ir_version() ? "graph" : "ir_version") + ")");

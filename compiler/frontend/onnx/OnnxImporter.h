@@ -11,6 +11,7 @@
 #define KILN_FRONTEND_ONNX_ONNXIMPORTER_H
 
 #include "compiler/graph/Graph.h"
+#include "compiler/graph/ResourceLimits.h"
 #include "compiler/graph/Tensor.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -36,6 +37,10 @@ struct OnnxImportOptions {
   /// ONNX's node tests feed data that kiln needs constant (Reshape's shape,
   /// Slice's starts, ...) as graph inputs; their harness fixes it here.
   std::map<std::string, Tensor> constantInputs;
+  /// What the model may make kiln allocate; the graph keeps them
+  /// (Graph::getLimits) for every later stage. The TFLite importer takes
+  /// them too.
+  ResourceLimits limits;
 };
 
 /// The import error for an input that kiln needs constant (a shape, pads,

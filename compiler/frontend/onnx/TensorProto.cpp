@@ -45,6 +45,29 @@ void copyTyped(const Field &field, Tensor &out) {
 
 } // namespace
 
+llvm::Expected<TensorType> declaredTensorType(const TensorProto &t) {
+  auto dtype = onnxElementType(t.data_type());
+  if (!dtype)
+    return tensorError(t, llvm::toString(dtype.takeError()));
+  Shape shape;
+  for (int64_t d : t.dims()) {
+    if (d < 0)
+      return tensorError(t, llvm::formatv("negative dimension {0}", d));
+    shape.push_back(d);
+  }
+  if (!checkedElementCount(shape))
+    return tensorError(t, "element count overflows");
+  return TensorType(*dtype, shape);
+}
+
+llvm::Expected<uint64_t> declaredTensorBytes(const TensorProto &t) {
+  auto type = declaredTensorType(t);
+  if (!type)
+    return type.takeError();
+  return llvm::checkedMulUnsigned<uint64_t>(type->numElements(), dtypeSize(type->dtype))
+      .value_or(std::numeric_limits<uint64_t>::max());
+}
+
 llvm::Expected<Tensor> tensorFromProto(const TensorProto &t) {
   if (t.data_location() == TensorProto::EXTERNAL || t.external_data_size() > 0)
     return tensorError(t, "the data is stored in an external file, which "
@@ -52,22 +75,12 @@ llvm::Expected<Tensor> tensorFromProto(const TensorProto &t) {
                           "model");
   if (t.has_segment())
     return tensorError(t, "segmented tensors are not supported");
-  auto dtype = onnxElementType(t.data_type());
-  if (!dtype)
-    return tensorError(t, llvm::toString(dtype.takeError()));
-
-  Shape shape;
-  for (int64_t d : t.dims()) {
-    if (d < 0)
-      return tensorError(t, llvm::formatv("negative dimension {0}", d));
-    shape.push_back(d);
-  }
-  std::optional<int64_t> elements = checkedElementCount(shape);
-  if (!elements)
-    return tensorError(t, "element count overflows");
-  int64_t count = *elements;
-  TensorType type(*dtype, shape);
-  size_t elemSize = dtypeSize(*dtype);
+  auto declared = declaredTensorType(t);
+  if (!declared)
+    return declared.takeError();
+  TensorType type = std::move(*declared);
+  int64_t count = type.numElements();
+  size_t elemSize = dtypeSize(type.dtype);
 
   // Values in two fields are ambiguous: which would the model's author mean?
   int typedFields = (t.float_data_size() > 0) + (t.int32_data_size() > 0) +
@@ -91,7 +104,7 @@ llvm::Expected<Tensor> tensorFromProto(const TensorProto &t) {
 
   // The typed field for this type and its length.
   int64_t stored = 0;
-  switch (*dtype) {
+  switch (type.dtype) {
   case DType::F32: stored = t.float_data_size(); break;
   case DType::I64: stored = t.int64_data_size(); break;
   case DType::F64: stored = t.double_data_size(); break;
@@ -103,7 +116,7 @@ llvm::Expected<Tensor> tensorFromProto(const TensorProto &t) {
     return tensorError(
         t, llvm::formatv("holds {0} values, the dims need {1}", stored, count));
   Tensor out(type);
-  switch (*dtype) {
+  switch (type.dtype) {
   case DType::F32: copyTyped<float>(t.float_data(), out); break;
   case DType::I64: copyTyped<int64_t>(t.int64_data(), out); break;
   case DType::I32: copyTyped<int32_t>(t.int32_data(), out); break;

@@ -20,6 +20,14 @@ namespace kiln {
 /// error naming the ONNX type ("element type DOUBLE is not supported").
 llvm::Expected<DType> onnxElementType(int64_t onnxType);
 
+/// The type a TensorProto's data_type and dims declare, checked (a known
+/// element type, no negative dimension, an element count within int64;
+/// its bytes may not be) without looking at its data.
+llvm::Expected<TensorType> declaredTensorType(const onnx::TensorProto &t);
+
+/// The bytes of `t`'s declared type, UINT64_MAX where they overflow.
+llvm::Expected<uint64_t> declaredTensorBytes(const onnx::TensorProto &t);
+
 /// Converts a TensorProto holding its data in raw_data or in the typed field
 /// for its type (float, int8/16/32/64, uint8, bool, float16 as bits). The data
 /// size is checked against the dims before anything is allocated, so a

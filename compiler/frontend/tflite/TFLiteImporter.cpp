@@ -151,6 +151,9 @@ llvm::Expected<Value *> Importer::valueOf(int index) {
   if (!hasData(model_, t))
     return error("tensor '" + tensorName(t, index) +
                  "' is read before any op produces it, and has no data");
+  if (auto err = g_.checkNewConstant("tensor '" + tensorName(t, index) + "'",
+                                     types_[index].sizeInBytes()))
+    return std::move(err);
   auto data = constantData(model_, t, index, types_[index]);
   if (!data)
     return data.takeError();
@@ -246,11 +249,13 @@ llvm::Error Importer::run() {
 } // namespace tflite_import
 
 llvm::Expected<std::unique_ptr<Graph>>
-importTFLiteBuffer(llvm::StringRef bytes, llvm::StringRef modelName) {
+importTFLiteBuffer(llvm::StringRef bytes, llvm::StringRef modelName,
+                   const ResourceLimits &limits) {
   auto model = tflite_import::verifyModel(bytes, modelName);
   if (!model)
     return model.takeError();
   auto g = std::make_unique<Graph>(modelName);
+  g->setLimits(limits);
   tflite_import::Importer importer(**model, *g);
   if (auto err = importer.run())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),

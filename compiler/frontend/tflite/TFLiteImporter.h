@@ -28,9 +28,11 @@ bool isTFLiteModel(llvm::StringRef bytes);
 
 /// Imports a serialized TFLite model; `modelName` names the graph and
 /// prefixes model-level errors. Unsupported ops, custom ops and tensor types
-/// kiln does not handle are all reported in one error.
-llvm::Expected<std::unique_ptr<Graph>> importTFLiteBuffer(llvm::StringRef bytes,
-                                                          llvm::StringRef modelName);
+/// kiln does not handle are all reported in one error. The graph is held to
+/// `limits`.
+llvm::Expected<std::unique_ptr<Graph>>
+importTFLiteBuffer(llvm::StringRef bytes, llvm::StringRef modelName,
+                   const ResourceLimits &limits);
 
 } // namespace kiln
 

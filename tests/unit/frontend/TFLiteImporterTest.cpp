@@ -108,7 +108,7 @@ std::string buildModel(const Spoil &s) {
 }
 
 std::string importError(const std::string &bytes) {
-  auto g = importTFLiteBuffer(bytes, "m");
+  auto g = importTFLiteBuffer(bytes, "m", ResourceLimits());
   if (g)
     return "";
   return llvm::toString(g.takeError());
@@ -117,7 +117,7 @@ std::string importError(const std::string &bytes) {
 TEST(TFLiteImporter, ValidModelComputesTheFullyConnectedLayer) {
   std::string bytes = buildModel({});
   ASSERT_TRUE(isTFLiteModel(bytes));
-  auto g = importTFLiteBuffer(bytes, "m");
+  auto g = importTFLiteBuffer(bytes, "m", ResourceLimits());
   ASSERT_TRUE(static_cast<bool>(g)) << llvm::toString(g.takeError());
   Tensor x = Tensor::fromValues<float>(DType::F32, {1, 4}, {0.5f, -1, 2, 3});
   auto out = runGraph(**g, {x});

@@ -1,0 +1,165 @@
+//===- HostileModels.cpp - Small models that ask for too much -------------===//
+
+#include "tests/common/HostileModels.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <cstdint>
+
+namespace kiln::test {
+namespace {
+
+/// The default limit of --max-tensor-bytes, as its messages spell it.
+const std::string kTensorLimit =
+    "would exceed the limit of 1073741824 bytes per tensor (--max-tensor-bytes)";
+
+void setType(onnx::ValueInfoProto *vi, const std::string &name,
+             std::vector<int64_t> dims, int elemType = onnx::TensorProto::FLOAT) {
+  vi->set_name(name);
+  auto *tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(elemType);
+  for (int64_t d : dims)
+    tt->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+onnx::NodeProto *addNode(onnx::GraphProto *g, const std::string &op,
+                         const std::string &name, std::vector<std::string> in,
+                         std::vector<std::string> out) {
+  auto *n = g->add_node();
+  n->set_op_type(op);
+  n->set_name(name);
+  for (auto &s : in)
+    n->add_input(s);
+  for (auto &s : out)
+    n->add_output(s);
+  return n;
+}
+
+void addInt64s(onnx::GraphProto *g, const std::string &name, std::vector<int64_t> values) {
+  auto *t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  t->add_dims(values.size());
+  for (int64_t v : values)
+    t->add_int64_data(v);
+}
+
+/// A model of opset 13 with input x of f32[1,2] (f32[1,1] for `shape1x1`)
+/// and output y, for `build` to fill in.
+template <typename Build>
+std::string model(bool shape1x1, Build build) {
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  auto *op = m.add_opset_import();
+  op->set_domain("");
+  op->set_version(13);
+  onnx::GraphProto *g = m.mutable_graph();
+  g->set_name("g");
+  setType(g->add_input(), "x", {1, shape1x1 ? 1 : 2});
+  g->add_output()->set_name("y");
+  build(g);
+  std::string bytes;
+  m.SerializeToString(&bytes);
+  return bytes;
+}
+
+/// A graph at nesting `depth` of `levels`: an If on the outer input c whose
+/// then_branch nests one level deeper, down to an Identity.
+void nestIfs(onnx::GraphProto *g, int depth, int levels) {
+  g->set_name("level" + std::to_string(depth));
+  g->add_output()->set_name("y");
+  if (depth == levels) {
+    addNode(g, "Identity", "innermost", {"x"}, {"y"});
+    return;
+  }
+  onnx::NodeProto *n = addNode(g, "If", "if_" + std::to_string(depth), {"c"}, {"y"});
+  for (const char *branch : {"then_branch", "else_branch"}) {
+    onnx::AttributeProto *a = n->add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    if (branch == std::string("then_branch")) {
+      nestIfs(a->mutable_g(), depth + 1, levels);
+    } else {
+      a->mutable_g()->set_name("else" + std::to_string(depth));
+      addNode(a->mutable_g(), "Identity", "else_" + std::to_string(depth), {"x"}, {"y"});
+      a->mutable_g()->add_output()->set_name("y");
+    }
+  }
+}
+
+std::string nestedIfs(int levels) {
+  return model(false, [&](onnx::GraphProto *g) {
+    setType(g->add_input(), "c", {}, onnx::TensorProto::BOOL);
+    g->clear_output();
+    nestIfs(g, 0, levels);
+  });
+}
+
+} // namespace
+
+std::vector<HostileModel> hostileModels() {
+  std::vector<HostileModel> models;
+  // 25000 x 1000000 floats: 100 GB declared in a few bytes.
+  models.push_back({"initializer_100gb", model(false, [](onnx::GraphProto *g) {
+                      auto *w = g->add_initializer();
+                      w->set_name("W");
+                      w->set_data_type(onnx::TensorProto::FLOAT);
+                      w->add_dims(25000);
+                      w->add_dims(1000000);
+                      addNode(g, "Add", "add", {"x", "W"}, {"y"});
+                    }),
+                    "initializer 'W' needs 100000000000 bytes, over the limit of "
+                    "1073741824 bytes per tensor (--max-tensor-bytes)"});
+  // 4 MB declared, 16 bytes of data.
+  models.push_back({"initializer_short_data", model(false, [](onnx::GraphProto *g) {
+                      auto *w = g->add_initializer();
+                      w->set_name("W");
+                      w->set_data_type(onnx::TensorProto::FLOAT);
+                      w->add_dims(1000);
+                      w->add_dims(1000);
+                      w->set_raw_data(std::string(16, '\0'));
+                      addNode(g, "Add", "add", {"x", "W"}, {"y"});
+                    }),
+                    "tensor 'W': raw_data holds 16 bytes, the dims need 4000000"});
+  models.push_back({"resize_1x2e9", model(false, [](onnx::GraphProto *g) {
+                      addInt64s(g, "sizes", {1, 2000000000});
+                      addNode(g, "Resize", "resize", {"x", "", "", "sizes"}, {"y"});
+                    }),
+                    "node 'resize' (Resize): a result of f32[1,2000000000] (8000000000 "
+                    "bytes) " + kTensorLimit});
+  models.push_back({"expand_1x2e9", model(true, [](onnx::GraphProto *g) {
+                      addInt64s(g, "shape", {1, 2000000000});
+                      addNode(g, "Expand", "expand", {"x", "shape"}, {"y"});
+                    }),
+                    "node 'expand' (Expand): a result of f32[1,2000000000] (8000000000 "
+                    "bytes) " + kTensorLimit});
+  models.push_back({"constant_of_shape_2e9", model(false, [](onnx::GraphProto *g) {
+                      addInt64s(g, "shape", {2000000000});
+                      addNode(g, "ConstantOfShape", "fill", {"shape"}, {"big"});
+                      addNode(g, "Add", "add", {"x", "big"}, {"y"});
+                    }),
+                    "node 'fill' (ConstantOfShape): a result of f32[2000000000] "
+                    "(8000000000 bytes) " + kTensorLimit});
+  models.push_back({"tile_1x2e9", model(false, [](onnx::GraphProto *g) {
+                      addInt64s(g, "repeats", {1, 1000000000});
+                      addNode(g, "Tile", "tile", {"x", "repeats"}, {"y"});
+                    }),
+                    "node 'tile' (Tile): a result of f32[1,2000000000] (8000000000 "
+                    "bytes) " + kTensorLimit});
+  models.push_back({"pad_1x2e9", model(false, [](onnx::GraphProto *g) {
+                      addInt64s(g, "pads", {0, 0, 0, 1999999998});
+                      addNode(g, "Pad", "pad", {"x", "pads"}, {"y"});
+                    }),
+                    "node 'pad' (Pad): a result of f32[1,2000000000] (8000000000 "
+                    "bytes) " + kTensorLimit});
+  models.push_back({"if_nested_20", nestedIfs(20),
+                    "node 'if_16' (If): subgraph 'then_branch' nests deeper than the "
+                    "limit of 16 levels (--max-subgraph-depth)"});
+  // Deeper than the protobuf parser goes: refused while parsing.
+  models.push_back({"if_nested_1000", nestedIfs(1000),
+                    "not a valid ONNX model (failed to parse protobuf: malformed, or "
+                    "messages nested more than 100 deep)"});
+  return models;
+}
+
+} // namespace kiln::test
