@@ -618,7 +618,9 @@ importBytes(llvm::StringRef bytes, llvm::StringRef graphName,
   google::protobuf::io::CodedInputStream stream(
       reinterpret_cast<const uint8_t *>(bytes.data()), static_cast<int>(bytes.size()));
   stream.SetRecursionLimit(recursionLimit);
-  if (!model.ParseFromCodedStream(&stream))
+  // ParseFromArray's whole-input check: bytes after an end-group tag are
+  // not a model.
+  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
     return makeError(source + llvm::formatv(": not a valid ONNX model (failed to parse "
                                             "protobuf: malformed, or messages nested "
                                             "more than {0} deep)",

@@ -172,11 +172,13 @@ TEST(OnnxImporter, TruncatedAndGarbageFilesGiveTheParseError) {
       importOnnxBuffer(full.take_front(full.size() / 2), "lenet5.onnx", {});
   ASSERT_FALSE(truncated);
   EXPECT_EQ(llvm::toString(truncated.takeError()),
-            "lenet5.onnx: not a valid ONNX model (failed to parse protobuf)");
+            "lenet5.onnx: not a valid ONNX model (failed to parse protobuf: "
+            "malformed, or messages nested more than 100 deep)");
   auto garbage = importOnnxBuffer("this is not an ONNX model", "junk", {});
   ASSERT_FALSE(garbage);
   EXPECT_EQ(llvm::toString(garbage.takeError()),
-            "junk: not a valid ONNX model (failed to parse protobuf)");
+            "junk: not a valid ONNX model (failed to parse protobuf: "
+            "malformed, or messages nested more than 100 deep)");
   // Bytes that happen to parse as a protobuf but carry no model.
   auto empty = importOnnxBuffer("", "empty", {});
   ASSERT_FALSE(empty);
