@@ -111,11 +111,13 @@ def _kiln_compile_impl(ctx):
             args.add("--keep-float", ",".join(ctx.attr.keep_float))
         if ctx.attr.bias_correction:
             args.add("--bias-correction")
+        if ctx.attr.int8_io:
+            args.add("--int8-io")
         outputs.append(ctx.actions.declare_file("%s/%s.accuracy.json" % (ctx.attr.out_dir, name)))
     elif (calibration or ctx.attr.calibrator or ctx.attr.percentile or ctx.attr.keep_float or
-          ctx.attr.bias_correction):
-        fail("calibration, calibrator, percentile, keep_float and bias_correction need " +
-             "quantize = \"int8\"")
+          ctx.attr.bias_correction or ctx.attr.int8_io):
+        fail("calibration, calibrator, percentile, keep_float, bias_correction and int8_io " +
+             "need quantize = \"int8\"")
     if ctx.attr.report:
         args.add("--report")
         outputs += [
@@ -162,6 +164,7 @@ _kiln_compile = rule(
         "percentile": attr.string(),
         "keep_float": attr.string_list(),
         "bias_correction": attr.bool(),
+        "int8_io": attr.bool(),
         "report": attr.bool(),
         "_host_cpu": attr.label(default = Label("//bundles:host_cpu")),
         "_kilnc": attr.label(
@@ -213,6 +216,7 @@ def kiln_bundle(
         percentile = "",
         keep_float = [],
         bias_correction = False,
+        int8_io = False,
         report = False,
         **kwargs):
     """Compiles `model` with kilnc and wraps the bundle in a cc_library `name`.
@@ -251,6 +255,8 @@ def kiln_bundle(
         float (kilnc --keep-float).
       bias_correction: with quantize, correct the biases for the int8
         weights' mean shift (kilnc --bias-correction).
+      int8_io: with quantize, the float inputs and outputs become int8
+        (kilnc --int8-io); the header gives their scales and zero points.
       report: also write the compile report (kilnc --report), the outputs
         NAME_kiln/NAME.report.html and NAME.report.json of NAME_compile.
       **kwargs: passed to the cc_library (visibility, tags, ...); tags and
@@ -284,6 +290,7 @@ def kiln_bundle(
         percentile = percentile,
         keep_float = keep_float,
         bias_correction = bias_correction,
+        int8_io = int8_io,
         report = report,
         tags = kwargs.get("tags"),
         target_compatible_with = kwargs.get("target_compatible_with"),

@@ -4,6 +4,7 @@
 #include "compiler/bundle/BundleWriter.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -89,6 +90,14 @@ std::string generateHeader(const lir::Function &f, llvm::StringRef name,
                           commentSafe(t.name), t.type.str());
       os << llvm::formatv("#define {0}_OFFSET {1}\n", macro, t.buffer->offset);
       os << llvm::formatv("#define {0}_SIZE {1}\n", macro, t.buffer->size);
+      // The caller quantizes an int8 input and dequantizes an int8 output
+      // with these: real = SCALE * (q - ZERO_POINT).
+      const QuantParams &q = t.type.quant;
+      if (q.isQuantized() && !q.isPerChannel()) {
+        os << llvm::formatv("#define {0}_SCALE {1}f\n", macro,
+                            llvm::format("%.9e", q.scales[0]));
+        os << llvm::formatv("#define {0}_ZERO_POINT {1}\n", macro, q.zeroPoints[0]);
+      }
     }
   };
   emitTensors(f.inputs, "IN");

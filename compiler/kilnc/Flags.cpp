@@ -174,6 +174,10 @@ const Flag kFlags[] = {
      "with --quantize: correct each Conv's and Gemm's bias for the mean shift "
      "of its int8 weights, measured on the calibration set",
      [](Options &o, Value) { o.quantize.biasCorrection = true; return ok(); }},
+    {"--int8-io", "", "",
+     "with --quantize: the float inputs and outputs become int8; the header "
+     "and the descriptor give their scale and zero point",
+     [](Options &o, Value) { o.quantize.int8IO = true; return ok(); }},
     {"--save-qdq", "", "FILE.onnx",
      "with --quantize: also write the quantized model as QDQ ONNX",
      [](Options &o, Value v) { o.saveQdqPath = v.str(); return ok(); }},
@@ -265,10 +269,10 @@ parseCommandLine(llvm::ArrayRef<llvm::StringRef> args) {
   if (opts.quantizeInt8 != !opts.quantize.calibrationDir.empty())
     return flagError("--quantize int8 and --calibration DIR go together");
   if ((!opts.saveQdqPath.empty() || !opts.quantize.keepFloat.empty() ||
-       opts.quantize.biasCorrection) &&
+       opts.quantize.biasCorrection || opts.quantize.int8IO) &&
       !opts.quantizeInt8)
-    return flagError("--save-qdq, --keep-float and --bias-correction need "
-                     "--quantize int8");
+    return flagError("--save-qdq, --keep-float, --bias-correction and "
+                     "--int8-io need --quantize int8");
   return std::move(cl);
 }
 

@@ -12,6 +12,7 @@
 // over the axes.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/graph/CheckedMath.h"
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
@@ -24,6 +25,9 @@
 
 namespace kiln {
 namespace {
+
+/// Bytes a tap takes in ResizeTaps: an int64 index and a double weight.
+constexpr uint64_t kResizeTapBytes = sizeof(int64_t) + sizeof(double);
 
 /// The weights of the neighbours of a point whose fractional position past
 /// its left neighbour is `ratio` in (0, 1].
@@ -91,7 +95,24 @@ llvm::Expected<TypeList> inferResize(const Node &n) {
   if (n.getString("coordinate_transformation_mode") == "tf_crop_and_resize" &&
       (!n.hasAttr("roi") || n.getFloats("roi").size() != 2 * x.rank()))
     return nodeError(n, "tf_crop_and_resize needs a roi of 2 x rank values");
-  return TypeList{TensorType(x.dtype, sizes)};
+  // resizeTaps builds a table per axis, a tap (index and weight) per output
+  // position; a long axis can make it far larger than the result itself. (A
+  // result over the limit, addNode refuses with its own message.)
+  TensorType result(x.dtype, sizes);
+  std::optional<int64_t> elements = checkedElementCount(sizes, kMaxTensorElements);
+  uint64_t limit = n.getGraph().getLimits().maxTensorBytes;
+  if (!elements || uint64_t(*elements) * dtypeSize(x.dtype) > limit)
+    return TypeList{result};
+  uint64_t taps = mode == "cubic" ? 4 : mode == "linear" ? 2 : 1;
+  uint64_t tableBytes = 0;
+  for (int64_t extent : sizes)
+    tableBytes += uint64_t(extent) * taps * kResizeTapBytes;
+  if (tableBytes > limit)
+    return nodeError(n, llvm::formatv("its interpolation tables for sizes {0} would "
+                                      "take {1} bytes, over the limit of {2} bytes "
+                                      "per tensor (--max-tensor-bytes)",
+                                      shapeStr(sizes), tableBytes, limit));
+  return TypeList{result};
 }
 
 } // namespace

@@ -14,10 +14,11 @@
 // model's raw integers through kiln.Dequantize and the group's own
 // QuantizeLinear (exact: the dequantized value is a multiple of the scale);
 // the next group reads the int8 value directly, a DequantizeLinear of the
-// raw integers reads the kiln.Dequantize, and an int8 graph output is the
-// int8 value, so inside a chain of groups only int8 tensors remain. A group whose op has no int8 form (or whose
-// parameters do not fit it: non-constant or asymmetric weights, an int8 op
-// that needs per-tensor activations) stays in float between its DQ and Q.
+// raw integers reads the kiln.Dequantize, and int8 graph inputs and outputs
+// are the int8 values, so inside a chain of groups only int8 tensors
+// remain. A group whose op has no int8 form (or whose parameters do not fit
+// it: non-constant or asymmetric weights, an int8 op that needs per-tensor
+// activations) stays in float between its DQ and Q.
 //
 // It runs before constant folding, which would turn the dequantized weights
 // into floats (the importer keeps DequantizeLinear of constants for it).
@@ -145,6 +146,8 @@ public:
   Value *activation(Value *f) {
     if (f && f->isResult() && isQuantMove(*f->getProducer()))
       return moved(*f->getProducer(), activation(f->getProducer()->getInput(0)));
+    if (Node *d = producerOf(f, OpKind::Dequantize))
+      return d->getInput(0);
     Node *dq = producerOf(f, OpKind::DequantizeLinear);
     auto q = dq ? linearQuant(*dq) : std::nullopt;
     if (!q || !q->isInt8() || q->params.isPerChannel())
@@ -387,6 +390,40 @@ llvm::Expected<bool> shortcutDequantize(Graph &g, Node *dq) {
   return true;
 }
 
+/// A raw int8 graph input that only DequantizeLinear nodes read, all with
+/// the same per-tensor parameters, is an int8 value: its type takes them (so
+/// the bundle's descriptor carries what the caller quantizes with), and a
+/// kiln.Dequantize of it, which the groups read through, replaces them.
+llvm::Error inputsInt8Directly(Graph &g) {
+  for (Value *in : g.getInputs()) {
+    std::vector<Node *> users = g.getUsers(in);
+    if (in->getType().dtype != DType::I8 || in->getType().quant.isQuantized() ||
+        users.empty() || g.isGraphOutput(in))
+      continue;
+    std::optional<QuantParams> q;
+    bool uniform = llvm::all_of(users, [&](const Node *n) {
+      auto p = n->is(OpKind::DequantizeLinear) ? linearQuant(*n) : std::nullopt;
+      if (!p || p->params.isPerChannel() || (q && !(*q == p->params)))
+        return false;
+      q = p->params;
+      return true;
+    });
+    if (!uniform)
+      continue;
+    TensorType t = in->getType();
+    t.quant = *q;
+    in->setType(t);
+    auto d = addHelperNode(g, *users.front(), "int8", OpKind::Dequantize, {in});
+    if (!d)
+      return d.takeError();
+    for (Node *dq : users) {
+      g.replaceAllUsesWith(dq->getOutput(), (*d)->getOutput());
+      g.eraseNode(dq);
+    }
+  }
+  return llvm::Error::success();
+}
+
 /// A graph output that re-encodes a group's int8 result as int8 with the
 /// same parameters is that result itself: no float round trip at the edge,
 /// and the bundle's descriptor carries the output's scale and zero point.
@@ -406,6 +443,8 @@ public:
   llvm::StringRef getName() const override { return "fold-qdq"; }
 
   llvm::Expected<bool> run(Graph &g) override {
+    if (auto err = inputsInt8Directly(g))
+      return std::move(err);
     auto groups =
         NodeRewritePass("", OpKind::QuantizeLinear, foldGroup).run(g);
     if (!groups || !*groups)

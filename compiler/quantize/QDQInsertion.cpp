@@ -267,4 +267,36 @@ llvm::Error insertQDQ(Graph &g, const llvm::StringMap<QuantParams> &activations,
   return llvm::Error::success();
 }
 
+void makeIOInt8(Graph &g) {
+  for (Value *in : g.getInputs()) {
+    std::vector<Node *> users = g.getUsers(in);
+    if (in->getType().dtype != DType::F32 || users.size() != 1 ||
+        !users[0]->is(OpKind::QuantizeLinear) || g.isGraphOutput(in))
+      continue;
+    Node *q = users[0];
+    in->setType(q->getOutput()->getType());
+    g.replaceAllUsesWith(q->getOutput(), in);
+    g.eraseNode(q);
+  }
+  for (const GraphOutput &o : g.getOutputs()) {
+    Value *y = o.value;
+    Node *dq = y->isResult() && y->getProducer()->is(OpKind::DequantizeLinear)
+                   ? y->getProducer()
+                   : nullptr;
+    Value *raw = dq ? dq->getInput(0) : nullptr;
+    if (!raw || !raw->isResult() ||
+        !raw->getProducer()->is(OpKind::QuantizeLinear))
+      continue;
+    // Nodes that read the dequantized value keep reading it.
+    std::vector<Node *> users = g.getUsers(y);
+    g.replaceAllUsesWith(y, raw);
+    for (Node *u : users)
+      for (unsigned i = 0; i < u->getNumInputs(); ++i)
+        if (u->getInput(i) == raw)
+          u->setInput(i, y);
+    if (!g.hasUses(y))
+      g.eraseNode(dq);
+  }
+}
+
 } // namespace kiln

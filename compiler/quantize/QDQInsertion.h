@@ -68,6 +68,14 @@ biasCorrectionInputs(const Graph &g, const llvm::StringSet<> &keepFloat);
 llvm::Error insertQDQ(Graph &g, const llvm::StringMap<QuantParams> &activations,
                       const WeightQuantization &weights);
 
+/// Makes the float graph inputs and outputs of a QDQ graph int8 where they
+/// are quantization points: an input read only by its QuantizeLinear takes
+/// that QuantizeLinear's int8 type and is read by the DequantizeLinear
+/// directly; an output that is DequantizeLinear(QuantizeLinear(y)) becomes
+/// the QuantizeLinear's int8 result. fold-qdq then gives both their
+/// parameters, which the bundle's descriptor carries. Others stay float.
+void makeIOInt8(Graph &g);
+
 } // namespace kiln
 
 #endif

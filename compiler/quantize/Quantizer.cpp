@@ -350,6 +350,8 @@ llvm::Expected<QuantizedModel> quantizeModel(GraphImporter importGraph,
   });
   if (report.worstTensors.size() > kReportedTensors)
     report.worstTensors.resize(kReportedTensors);
+  if (opts.int8IO)
+    makeIOInt8(*result.qdqGraph);
   return std::move(result);
 }
 

@@ -47,6 +47,12 @@ struct QuantizeOptions {
   /// rounding causes, from the means of its input over the calibration set
   /// (QDQInsertion.h, WeightQuantization).
   bool biasCorrection = false;
+  /// The graph's float inputs and outputs become int8 with their
+  /// quantization points' parameters (makeIOInt8), as TFLite's converter
+  /// makes them with inference_input_type=int8: a microcontroller feeds its
+  /// sensor's integers in and reads int8 scores out, with no float at the
+  /// edges. The accuracy report is the same: the int8 arithmetic is.
+  bool int8IO = false;
   /// Called as each sample is done; the library never prints.
   std::function<void(const QuantizeProgress &)> progress;
 };

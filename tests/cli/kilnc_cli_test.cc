@@ -516,6 +516,7 @@ TEST_F(KilncCli, QuantizeBadInputWritesNothing) {
               "no Conv, Gemm or MatMul with constant weights named 'nosuch'");
   expectError(lenet + " --quantize int8", "go together");
   expectError(lenet + " --calibration " + lenetSet, "go together");
+  expectError(lenet + " --int8-io", "--int8-io need --quantize int8");
   // A model without float layers: already int8.
   expectError(fs::absolute(fs::path(kTFLiteModels) / "ad01_int8.tflite").string() +
                   " --quantize int8 --calibration " + lenetSet,

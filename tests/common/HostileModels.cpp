@@ -127,6 +127,19 @@ std::vector<HostileModel> hostileModels() {
                     }),
                     "node 'resize' (Resize): a result of f32[1,2000000000] (8000000000 "
                     "bytes) " + kTensorLimit});
+  // A result within the limit (800 MB) whose cubic taps would take 12.8 GB.
+  models.push_back({"resize_cubic_1x2e8", model(false, [](onnx::GraphProto *g) {
+                      addInt64s(g, "sizes", {1, 200000000});
+                      onnx::NodeProto *n =
+                          addNode(g, "Resize", "resize", {"x", "", "", "sizes"}, {"y"});
+                      onnx::AttributeProto *mode = n->add_attribute();
+                      mode->set_name("mode");
+                      mode->set_type(onnx::AttributeProto::STRING);
+                      mode->set_s("cubic");
+                    }),
+                    "node 'resize' (Resize): its interpolation tables for sizes "
+                    "[1,200000000] would take 12800000064 bytes, over the limit of "
+                    "1073741824 bytes per tensor (--max-tensor-bytes)"});
   models.push_back({"expand_1x2e9", model(true, [](onnx::GraphProto *g) {
                       addInt64s(g, "shape", {1, 2000000000});
                       addNode(g, "Expand", "expand", {"x", "shape"}, {"y"});

@@ -7,6 +7,8 @@
  * usage: int8_bundle_test WEIGHTS.bin INPUT.bin REFERENCE.bin */
 #include "lenet5_int8.h"
 
+#include "tests/common/load_file.h"
+
 #include <math.h>
 #include <stdio.h>
 
@@ -15,18 +17,6 @@ static uint8_t weights[LENET5_INT8_WEIGHTS_SIZE]
 static uint8_t io[LENET5_INT8_IO_SIZE] __attribute__((aligned(LENET5_INT8_ALIGNMENT)));
 static uint8_t scratch[LENET5_INT8_SCRATCH_SIZE]
     __attribute__((aligned(LENET5_INT8_ALIGNMENT)));
-
-static int load(const char *path, uint8_t *dst, size_t size) {
-  FILE *f = fopen(path, "rb");
-  size_t n = f ? fread(dst, 1, size, f) : 0;
-  if (f)
-    fclose(f);
-  if (n != size) {
-    fprintf(stderr, "%s: expected %zu bytes\n", path, size);
-    return 0;
-  }
-  return 1;
-}
 
 int main(int argc, char **argv) {
   float reference[10];
@@ -37,9 +27,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s WEIGHTS.bin INPUT.bin REFERENCE.bin\n", argv[0]);
     return 2;
   }
-  if (!load(argv[1], weights, sizeof weights) ||
-      !load(argv[2], io + LENET5_INT8_IN_INPUT_OFFSET, LENET5_INT8_IN_INPUT_SIZE) ||
-      !load(argv[3], (uint8_t *)reference, sizeof reference))
+  if (!loadFile(argv[1], weights, sizeof weights) ||
+      !loadFile(argv[2], io + LENET5_INT8_IN_INPUT_OFFSET, LENET5_INT8_IN_INPUT_SIZE) ||
+      !loadFile(argv[3], (uint8_t *)reference, sizeof reference))
     return 1;
   if (lenet5_int8_run(weights, io, scratch) != KILN_OK)
     return 1;
