@@ -48,6 +48,10 @@ std::unique_ptr<Pass> createFoldPadIntoConvPass();
 /// input's own shape disappears.
 std::unique_ptr<Pass> createSimplifyLayoutPass();
 
+/// "simplify-arithmetic": arithmetic written in a slow general form gets an
+/// exact cheaper one: Pow(x, 2) becomes Mul(x, x).
+std::unique_ptr<Pass> createSimplifyArithmeticPass();
+
 /// "fuse-activation": an activation (a record of compiler/ops/Activations.def,
 /// or x * Sigmoid(x) as SiLU) applied to the sole use of a Conv or MatMul
 /// result becomes that node's kiln.activation.

@@ -23,6 +23,7 @@ const PassEntry kPasses[] = {
     {"fuse-activation", createFuseActivationPass},
     {"fuse-matmul-bias", createFuseMatMulBiasPass},
     {"lower", createLowerPass},
+    {"simplify-arithmetic", createSimplifyArithmeticPass},
     {"simplify-layout", createSimplifyLayoutPass},
 };
 

@@ -19,6 +19,8 @@ std::vector<std::string> defaultPipeline() {
       "lower",
       // Transposes and scalings of weights that lowering introduced.
       "constant-folding",
+      // Exact cheaper forms: Pow(x, 2) -> Mul(x, x).
+      "simplify-arithmetic",
       // Layout changes that cancel or chain, from the model or lowering.
       "simplify-layout",
       // Repeated computations (also those folding just made identical).

@@ -60,8 +60,24 @@ INSTANTIATE_TEST_SUITE_P(
                       SoftmaxCase{{2, 3, 5}, 0}, SoftmaxCase{{2, 3, 5}, 1},
                       SoftmaxCase{{2, 3, 5}, 2}, SoftmaxCase{{2, 3, 5}, -2},
                       SoftmaxCase{{2, 3, 4, 5}, 0}, SoftmaxCase{{2, 3, 4, 5}, 1},
-                      SoftmaxCase{{2, 3, 4, 5}, 3}, SoftmaxCase{{2, 3, 4, 5}, -1}),
+                      SoftmaxCase{{2, 3, 4, 5}, 3}, SoftmaxCase{{2, 3, 4, 5}, -1},
+                      // Rows of full vectors with and without a partial one
+                      // (attention scores); groups of rows, the last partial.
+                      SoftmaxCase{{4, 65, 65}, -1}, SoftmaxCase{{3, 16}, 1},
+                      SoftmaxCase{{1, 10, 17}, 1}, SoftmaxCase{{2, 6, 8}, 1}),
     [](const auto &info) { return softmaxCaseName(info.param); });
+
+/// LogSoftmax shares the vector sweeps: a contiguous row and groups of rows.
+TEST(SoftmaxKernel, LogSoftmaxMatchesTheInterpreter) {
+  JitCheck check;
+  check.lo = -30.0f;
+  check.hi = 30.0f;
+  for (int64_t axis : {1, 2})
+    EXPECT_TRUE(jitMatchesInterpreter(singleNode(OpKind::LogSoftmax, {f32({2, 13, 19})},
+                                                 {{"axis", Attr::ofInt(axis)}}),
+                                      check))
+        << "axis " << axis;
+}
 
 TEST(SoftmaxKernel, ASingleEntryAxisGivesOnes) {
   JitCheck check;

@@ -18,7 +18,8 @@ TEST(PassRegistry, CreatesEveryRegisteredPass) {
   EXPECT_EQ(names, (std::vector<llvm::StringRef>{
                        "constant-folding", "cse", "dce", "fold-batchnorm",
                        "fold-pad-into-conv", "fold-qdq", "fuse-activation",
-                       "fuse-matmul-bias", "lower", "simplify-layout"}));
+                       "fuse-matmul-bias", "lower", "simplify-arithmetic",
+                       "simplify-layout"}));
   for (llvm::StringRef name : names) {
     auto pass = createPass(name);
     ASSERT_TRUE(bool(pass)) << llvm::toString(pass.takeError());
@@ -32,7 +33,7 @@ TEST(PassRegistry, UnknownNameListsKnownOnes) {
   EXPECT_EQ(llvm::toString(pass.takeError()),
             "unknown pass 'inline'; known passes: constant-folding, cse, dce, "
             "fold-batchnorm, fold-pad-into-conv, fold-qdq, fuse-activation, "
-            "fuse-matmul-bias, lower, simplify-layout");
+            "fuse-matmul-bias, lower, simplify-arithmetic, simplify-layout");
 }
 
 TEST(Pipeline, DefaultPipeline) {
@@ -40,7 +41,8 @@ TEST(Pipeline, DefaultPipeline) {
       defaultPipeline(),
       (std::vector<std::string>{"fold-qdq", "constant-folding",
                                 "fold-batchnorm", "lower",
-                                "constant-folding", "simplify-layout", "cse",
+                                "constant-folding", "simplify-arithmetic",
+                                "simplify-layout", "cse",
                                 "fold-pad-into-conv",
                                 "fuse-matmul-bias",
                                 "fuse-activation", "dce"}));

@@ -1,0 +1,49 @@
+//===- SimplifyArithmetic.cpp - Exact cheaper forms of arithmetic ---------===//
+//
+// Exporters write some arithmetic in a general form whose kernel is far
+// slower than the case at hand: a LayerNorm's variance squares by Pow(x, 2),
+// which the Pow kernel computes as exp(2 log|x|). Only rewrites that give
+// the same bits are here: x * x is x^2 correctly rounded, as pow is.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/graph/Rewrite.h"
+#include "compiler/ops/ElementwiseEval.h"
+#include "compiler/passes/Passes.h"
+
+namespace kiln {
+namespace {
+
+/// Whether `v` is a float constant all of whose elements are `k`.
+bool isConstantSplat(const Value *v, double k) {
+  const Tensor *t = constantData(v);
+  if (!t || !isFloatDType(t->getDType()) || t->numElements() == 0)
+    return false;
+  for (int64_t i = 0, e = t->numElements(); i < e; ++i)
+    if (t->getAsDouble(i) != k)
+      return false;
+  return true;
+}
+
+/// Pow(x, 2) -> Mul(x, x), where the exponent does not broadcast x.
+llvm::Expected<bool> squareByMul(Graph &g, Node *pow) {
+  Value *x = pow->getInput(0);
+  if (!isFloatDType(x->getType().dtype) || !isConstantSplat(pow->getInput(1), 2) ||
+      pow->getOutput()->getType() != x->getType())
+    return false;
+  auto mul = addReplacementNode(g, *pow, OpKind::Mul, {x, x});
+  if (!mul)
+    return mul.takeError();
+  if (auto err = replaceValue(g, *pow, pow->getOutput(), (*mul)->getOutput()))
+    return std::move(err);
+  g.eraseNode(pow);
+  return true;
+}
+
+} // namespace
+
+std::unique_ptr<Pass> createSimplifyArithmeticPass() {
+  return std::make_unique<NodeRewritePass>("simplify-arithmetic", OpKind::Pow,
+                                           squareByMul);
+}
+
+} // namespace kiln
