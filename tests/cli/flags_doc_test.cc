@@ -3,10 +3,11 @@
 // model: `kilnc`" must list exactly those flags with the same argument
 // spelling, and bundles/defs.bzl may pass only those flags.
 
+#include "tests/common/TestDir.h"
+
 #include "gtest/gtest.h"
 
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -16,12 +17,7 @@ namespace {
 
 std::string kilncPath, readmePath, defsPath;
 
-std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using kiln::test::readFile;
 
 std::string runHelp() {
   std::string out;

@@ -3,6 +3,8 @@
 
 #include "onnx/onnx_pb.h"
 #include "tests/common/NpyHeader.h"
+#include "tests/common/OnnxNodeProto.h"
+#include "tests/common/TestDir.h"
 
 #include "gtest/gtest.h"
 #include "llvm/ADT/StringRef.h"
@@ -30,12 +32,7 @@ struct RunResult {
   std::string out, err;
 };
 
-std::string readFile(const fs::path &p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using kiln::test::readFile;
 
 void writeFile(const fs::path &p, const std::string &bytes) {
   std::ofstream out(p, std::ios::binary);
@@ -45,11 +42,7 @@ void writeFile(const fs::path &p, const std::string &bytes) {
 class KilncCli : public ::testing::Test {
 protected:
   void SetUp() override {
-    const char *tmp = std::getenv("TEST_TMPDIR");
-    dir = fs::path(tmp ? tmp : "/tmp") /
-          ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    dir = kiln::test::freshTestDir();
     outDir = dir / "out";
   }
 
@@ -104,16 +97,9 @@ void addValueInfo(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> *list
 }
 
 onnx::NodeProto *addNode(onnx::ModelProto &m, const std::string &op,
-                         const std::string &name, std::vector<std::string> in,
-                         std::vector<std::string> out) {
-  auto *n = m.mutable_graph()->add_node();
-  n->set_op_type(op);
-  n->set_name(name);
-  for (auto &s : in)
-    n->add_input(s);
-  for (auto &s : out)
-    n->add_output(s);
-  return n;
+                         const std::string &name, const std::vector<std::string> &in,
+                         const std::vector<std::string> &out) {
+  return kiln::test::addNodeProto(m.mutable_graph(), op, name, in, out);
 }
 
 TEST_F(KilncCli, TruncatedModel) {

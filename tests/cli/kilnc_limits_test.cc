@@ -4,6 +4,7 @@
 // ru_maxrss from wait4) stays under 4x the model file plus 300 MB.
 
 #include "tests/common/HostileModels.h"
+#include "tests/common/TestDir.h"
 
 #include "gtest/gtest.h"
 
@@ -30,12 +31,7 @@ std::string kilncPath, modelsDir, regressionsDir;
 /// the importer's bookkeeping (kilnc compiles lenet5 in about 1/3 of it).
 constexpr uint64_t kFixedBytes = uint64_t(300) << 20;
 
-std::string readFile(const fs::path &p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using kiln::test::readFile;
 
 struct KilncRun {
   int exitCode = -1;
@@ -45,13 +41,7 @@ struct KilncRun {
 
 class KilncLimits : public ::testing::Test {
 protected:
-  void SetUp() override {
-    const char *tmp = std::getenv("TEST_TMPDIR");
-    dir = fs::path(tmp ? tmp : "/tmp") /
-          ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
+  void SetUp() override { dir = kiln::test::freshTestDir(); }
 
   /// Runs kilnc on `model` with `flags`, output to a directory of its own.
   KilncRun run(const fs::path &model, std::vector<std::string> flags = {}) {

@@ -2,6 +2,8 @@
 
 #include "tests/common/HostileModels.h"
 
+#include "tests/common/OnnxNodeProto.h"
+
 #include "onnx/onnx_pb.h"
 
 #include <cstdint>
@@ -20,19 +22,6 @@ void setType(onnx::ValueInfoProto *vi, const std::string &name,
   tt->set_elem_type(elemType);
   for (int64_t d : dims)
     tt->mutable_shape()->add_dim()->set_dim_value(d);
-}
-
-onnx::NodeProto *addNode(onnx::GraphProto *g, const std::string &op,
-                         const std::string &name, std::vector<std::string> in,
-                         std::vector<std::string> out) {
-  auto *n = g->add_node();
-  n->set_op_type(op);
-  n->set_name(name);
-  for (auto &s : in)
-    n->add_input(s);
-  for (auto &s : out)
-    n->add_output(s);
-  return n;
 }
 
 void addInt64s(onnx::GraphProto *g, const std::string &name, std::vector<int64_t> values) {
@@ -69,10 +58,10 @@ void nestIfs(onnx::GraphProto *g, int depth, int levels) {
   g->set_name("level" + std::to_string(depth));
   g->add_output()->set_name("y");
   if (depth == levels) {
-    addNode(g, "Identity", "innermost", {"x"}, {"y"});
+    addNodeProto(g, "Identity", "innermost", {"x"}, {"y"});
     return;
   }
-  onnx::NodeProto *n = addNode(g, "If", "if_" + std::to_string(depth), {"c"}, {"y"});
+  onnx::NodeProto *n = addNodeProto(g, "If", "if_" + std::to_string(depth), {"c"}, {"y"});
   for (const char *branch : {"then_branch", "else_branch"}) {
     onnx::AttributeProto *a = n->add_attribute();
     a->set_name(branch);
@@ -81,7 +70,7 @@ void nestIfs(onnx::GraphProto *g, int depth, int levels) {
       nestIfs(a->mutable_g(), depth + 1, levels);
     } else {
       a->mutable_g()->set_name("else" + std::to_string(depth));
-      addNode(a->mutable_g(), "Identity", "else_" + std::to_string(depth), {"x"}, {"y"});
+      addNodeProto(a->mutable_g(), "Identity", "else_" + std::to_string(depth), {"x"}, {"y"});
       a->mutable_g()->add_output()->set_name("y");
     }
   }
@@ -106,7 +95,7 @@ std::vector<HostileModel> hostileModels() {
                       w->set_data_type(onnx::TensorProto::FLOAT);
                       w->add_dims(25000);
                       w->add_dims(1000000);
-                      addNode(g, "Add", "add", {"x", "W"}, {"y"});
+                      addNodeProto(g, "Add", "add", {"x", "W"}, {"y"});
                     }),
                     "initializer 'W' needs 100000000000 bytes, over the limit of "
                     "1073741824 bytes per tensor (--max-tensor-bytes)"});
@@ -118,12 +107,12 @@ std::vector<HostileModel> hostileModels() {
                       w->add_dims(1000);
                       w->add_dims(1000);
                       w->set_raw_data(std::string(16, '\0'));
-                      addNode(g, "Add", "add", {"x", "W"}, {"y"});
+                      addNodeProto(g, "Add", "add", {"x", "W"}, {"y"});
                     }),
                     "tensor 'W': raw_data holds 16 bytes, the dims need 4000000"});
   models.push_back({"resize_1x2e9", model(false, [](onnx::GraphProto *g) {
                       addInt64s(g, "sizes", {1, 2000000000});
-                      addNode(g, "Resize", "resize", {"x", "", "", "sizes"}, {"y"});
+                      addNodeProto(g, "Resize", "resize", {"x", "", "", "sizes"}, {"y"});
                     }),
                     "node 'resize' (Resize): a result of f32[1,2000000000] (8000000000 "
                     "bytes) " + kTensorLimit});
@@ -131,7 +120,7 @@ std::vector<HostileModel> hostileModels() {
   models.push_back({"resize_cubic_1x2e8", model(false, [](onnx::GraphProto *g) {
                       addInt64s(g, "sizes", {1, 200000000});
                       onnx::NodeProto *n =
-                          addNode(g, "Resize", "resize", {"x", "", "", "sizes"}, {"y"});
+                          addNodeProto(g, "Resize", "resize", {"x", "", "", "sizes"}, {"y"});
                       onnx::AttributeProto *mode = n->add_attribute();
                       mode->set_name("mode");
                       mode->set_type(onnx::AttributeProto::STRING);
@@ -142,26 +131,26 @@ std::vector<HostileModel> hostileModels() {
                     "1073741824 bytes per tensor (--max-tensor-bytes)"});
   models.push_back({"expand_1x2e9", model(true, [](onnx::GraphProto *g) {
                       addInt64s(g, "shape", {1, 2000000000});
-                      addNode(g, "Expand", "expand", {"x", "shape"}, {"y"});
+                      addNodeProto(g, "Expand", "expand", {"x", "shape"}, {"y"});
                     }),
                     "node 'expand' (Expand): a result of f32[1,2000000000] (8000000000 "
                     "bytes) " + kTensorLimit});
   models.push_back({"constant_of_shape_2e9", model(false, [](onnx::GraphProto *g) {
                       addInt64s(g, "shape", {2000000000});
-                      addNode(g, "ConstantOfShape", "fill", {"shape"}, {"big"});
-                      addNode(g, "Add", "add", {"x", "big"}, {"y"});
+                      addNodeProto(g, "ConstantOfShape", "fill", {"shape"}, {"big"});
+                      addNodeProto(g, "Add", "add", {"x", "big"}, {"y"});
                     }),
                     "node 'fill' (ConstantOfShape): a result of f32[2000000000] "
                     "(8000000000 bytes) " + kTensorLimit});
   models.push_back({"tile_1x2e9", model(false, [](onnx::GraphProto *g) {
                       addInt64s(g, "repeats", {1, 1000000000});
-                      addNode(g, "Tile", "tile", {"x", "repeats"}, {"y"});
+                      addNodeProto(g, "Tile", "tile", {"x", "repeats"}, {"y"});
                     }),
                     "node 'tile' (Tile): a result of f32[1,2000000000] (8000000000 "
                     "bytes) " + kTensorLimit});
   models.push_back({"pad_1x2e9", model(false, [](onnx::GraphProto *g) {
                       addInt64s(g, "pads", {0, 0, 0, 1999999998});
-                      addNode(g, "Pad", "pad", {"x", "pads"}, {"y"});
+                      addNodeProto(g, "Pad", "pad", {"x", "pads"}, {"y"});
                     }),
                     "node 'pad' (Pad): a result of f32[1,2000000000] (8000000000 "
                     "bytes) " + kTensorLimit});
