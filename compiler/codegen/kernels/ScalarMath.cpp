@@ -36,7 +36,7 @@ llvm::Value *ScalarMath::poly(llvm::Value *x,
                               llvm::ArrayRef<double> coeffsHighFirst) {
   llvm::Value *p = c(coeffsHighFirst.front());
   for (double k : coeffsHighFirst.drop_front())
-    p = b.CreateFAdd(b.CreateFMul(p, x), c(k));
+    p = kb.fma(p, x, c(k));
   return p;
 }
 
