@@ -13,25 +13,27 @@
 namespace kiln {
 namespace {
 
-/// The [N] bias `c` stands for when it is a constant [N] or [1,N] vector of
-/// the product's dtype, else nullptr.
+/// The [N] bias `c` stands for when it is a constant [N], [1,N], [1,1,N],
+/// ... vector of the product's dtype, no higher in rank than the product,
+/// else nullptr.
 const Tensor *asBiasVector(const Value *c, const TensorType &product) {
   const Tensor *t = constantData(c);
-  if (!t || t->getDType() != product.dtype)
+  if (!t || product.dtype != DType::F32 || t->getDType() != DType::F32)
     return nullptr;
-  int64_t n = product.shape[1];
   llvm::ArrayRef<int64_t> s = t->getShape();
-  bool isRow =
-      (s.size() == 1 && s[0] == n) || (s.size() == 2 && s[0] == 1 && s[1] == n);
+  bool isRow = !s.empty() && s.size() <= product.rank() &&
+               s.back() == product.shape.back() &&
+               llvm::all_of(s.drop_back(), [](int64_t d) { return d == 1; });
   return isRow ? t : nullptr;
 }
 
-/// Whether `mm` is a 2-D MatMul that has no bias or activation yet.
+/// Whether `mm` is a MatMul of matrices (or of batches of them: a
+/// transformer's [1,T,K] x [K,N] projections) with no bias or activation yet.
 bool isPlainMatMul(const Node &mm) {
   return mm.is(OpKind::MatMul) && mm.getNumInputs() == 2 &&
          fusedActivation(mm).isNone() &&
-         mm.getInput(0)->getType().rank() == 2 &&
-         mm.getInput(1)->getType().rank() == 2;
+         mm.getInput(0)->getType().rank() >= 2 &&
+         mm.getInput(1)->getType().rank() >= 2;
 }
 
 llvm::Expected<bool> fuseBias(Graph &g, Node *add) {
@@ -48,7 +50,7 @@ llvm::Expected<bool> fuseBias(Graph &g, Node *add) {
     Value *bias1D = c;
     if (bias->getShape().size() != 1)
       bias1D = g.addConstant(c->getName(),
-                             bias->reshaped({product->getType().shape[1]}));
+                             bias->reshaped({product->getType().shape.back()}));
     auto fused =
         rebuildNode(g, mm, {mm->getInput(0), mm->getInput(1), bias1D}, {});
     if (!fused)

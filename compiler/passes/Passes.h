@@ -57,8 +57,9 @@ std::unique_ptr<Pass> createSimplifyArithmeticPass();
 /// result becomes that node's kiln.activation.
 std::unique_ptr<Pass> createFuseActivationPass();
 
-/// "fuse-matmul-bias": a 2-D MatMul without bias or activation whose sole
-/// use is an Add of a constant [N] or [1,N] vector takes it as its bias.
+/// "fuse-matmul-bias": a float MatMul of matrices or batches of them,
+/// without bias or activation, whose sole use is an Add of a constant [N]
+/// (or [1,...,1,N]) vector takes it as its bias.
 std::unique_ptr<Pass> createFuseMatMulBiasPass();
 
 } // namespace kiln

@@ -10,11 +10,13 @@ namespace {
 
 using namespace test;
 
-/// x -> MatMul -> Add(bias of `biasShape`, on the given side) -> "y".
-GraphBuilder matMulAdd(llvm::ArrayRef<int64_t> biasShape, bool biasFirst) {
+/// x (of `xShape`) -> MatMul -> Add(bias of `biasShape`, on the given
+/// side) -> "y".
+GraphBuilder matMulAdd(llvm::ArrayRef<int64_t> biasShape, bool biasFirst,
+                       Shape xShape = {3, 5}) {
   Shape shape(biasShape.begin(), biasShape.end());
   return [=](Graph &g) {
-    Value *x = g.addInput("x", f32({3, 5}));
+    Value *x = g.addInput("x", f32(xShape));
     Value *w = randomConstant(g, "w", {5, 4});
     Value *b = randomConstant(g, "b", shape);
     Node *mm = addNode(g, OpKind::MatMul, "mm", {x, w});
@@ -45,6 +47,20 @@ TEST_P(FuseMatMulBiasShapes, Fuses) {
   EXPECT_FALSE(runPass(*pass, *g));
 }
 
+/// A batch of products (a transformer's [1,T,K] x [K,N] projection) takes
+/// its bias too, also one written [1,1,N].
+TEST(FuseMatMulBias, FusesABatchedProduct) {
+  for (Shape bias : {Shape{4}, Shape{1, 1, 4}}) {
+    auto ref = buildGraph(matMulAdd(bias, false, {2, 3, 5}));
+    auto g = buildGraph(matMulAdd(bias, false, {2, 3, 5}));
+    EXPECT_TRUE(runPass(*createFuseMatMulBiasPass(), *g));
+    ASSERT_EQ(g->getNumNodes(), 1u);
+    ASSERT_EQ(g->getNodes()[0]->getNumInputs(), 3u);
+    EXPECT_EQ(g->getNodes()[0]->getInput(2)->getType(), f32({4}));
+    EXPECT_TRUE(equivalent(*ref, *g));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Biases, FuseMatMulBiasShapes,
                          ::testing::Values(std::make_pair(Shape{4}, false),
                                            std::make_pair(Shape{1, 4}, false),
@@ -54,7 +70,6 @@ INSTANTIATE_TEST_SUITE_P(Biases, FuseMatMulBiasShapes,
 TEST(FuseMatMulBias, LeavesWhatItCannotFuse) {
   auto g = buildGraph([](Graph &g) {
     Value *x = g.addInput("x", f32({3, 5}));
-    Value *x3 = g.addInput("x3", f32({2, 3, 5}));
     Value *dynBias = g.addInput("dyn_bias", f32({4}));
     Value *w = randomConstant(g, "w", {5, 4});
     Value *b = randomConstant(g, "b", {4});
@@ -65,9 +80,10 @@ TEST(FuseMatMulBias, LeavesWhatItCannotFuse) {
     // A bias that is not constant.
     Node *mm2 = addNode(g, OpKind::MatMul, "mm2", {x, w});
     Node *add2 = addNode(g, OpKind::Add, "add2", {mm2->getOutput(), dynBias});
-    // A batched product.
-    Node *mm3 = addNode(g, OpKind::MatMul, "mm3", {x3, w});
-    Node *add3 = addNode(g, OpKind::Add, "add3", {mm3->getOutput(), b});
+    // A bias of higher rank than the product: the Add broadcasts it.
+    Node *mm3 = addNode(g, OpKind::MatMul, "mm3", {x, w});
+    Node *add3 = addNode(g, OpKind::Add, "add3",
+                         {mm3->getOutput(), randomConstant(g, "b3", {2, 1, 4})});
     // The product has another user.
     Node *mm4 = addNode(g, OpKind::MatMul, "mm4", {x, w});
     Node *add4 = addNode(g, OpKind::Add, "add4", {mm4->getOutput(), b});
