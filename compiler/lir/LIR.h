@@ -252,9 +252,8 @@ struct LIROptions {
   /// The run may overwrite its inputs: inputs, outputs and intermediates are
   /// planned together in the I/O region, and scratch is empty.
   bool overwriteInputs = false;
-  /// The multiply-add instructions of the int8 Conv and MatMul kernels: the
-  /// Arm DSP's where the target has it, else x86 AVX2's VPMADDWD where it
-  /// has that.
+  /// The multiply-add instructions of the int8 kernels: the target's
+  /// (TargetInfo::int8Dot), which selectKernels turns into strategies.
   Int8Dot int8Dot = Int8Dot::Scalar;
 };
 
