@@ -7,7 +7,6 @@
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/TargetParser/Triple.h"
 
 namespace kiln {
 
@@ -51,13 +50,7 @@ llvm::Expected<CompiledBundle> compileGraph(const Graph &lowered,
     return std::move(err);
   lir::LIROptions lirOpts = opts.lir;
   lirOpts.vectorLanes = target.info.vectorLanes;
-  // SMLAD pairs the low and high halves of words: little-endian order.
-  if (target.info.dsp && llvm::Triple(target.info.triple).isLittleEndian())
-    lirOpts.int8Dot = lir::Int8Dot::ArmDsp;
-  else if (target.info.avx2)
-    lirOpts.int8Dot = lir::Int8Dot::Pmaddwd;
-  else
-    lirOpts.int8Dot = lir::Int8Dot::Scalar;
+  lirOpts.int8Dot = target.info.int8Dot;
   auto f = planGraph(lowered, lirOpts);
   if (!f)
     return f.takeError();

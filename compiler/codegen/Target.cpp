@@ -171,6 +171,11 @@ void readCapabilities(const llvm::TargetMachine &tm, TargetInfo &info) {
     info.mve = has("mve");
     info.mveFloat = info.hardFloat && has("mve.fp");
   }
+  // SMLAD pairs the low and high halves of words: little-endian order.
+  if (info.dsp && triple.isLittleEndian())
+    info.int8Dot = lir::Int8Dot::ArmDsp;
+  else if (info.avx2)
+    info.int8Dot = lir::Int8Dot::Pmaddwd;
 }
 
 } // namespace

@@ -2,6 +2,8 @@
 #ifndef KILN_CODEGEN_TARGET_H
 #define KILN_CODEGEN_TARGET_H
 
+#include "compiler/lir/KernelStrategy.h"
+
 #include "llvm/Support/Error.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -67,6 +69,9 @@ struct TargetInfo {
   bool avx2 = false;
   /// x86 int8 dot products: AVX-512 VNNI (zmm) and AVX-VNNI (VEX, ymm).
   bool avx512Vnni = false, avxVnni = false;
+  /// The int8 kernels' multiply-add instructions, decided here once from
+  /// the features above (lir::LIROptions::int8Dot takes it as it is).
+  lir::Int8Dot int8Dot = lir::Int8Dot::Scalar;
 };
 
 /// A resolved target: its TargetInfo and the one TargetMachine of the

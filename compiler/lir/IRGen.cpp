@@ -410,7 +410,8 @@ private:
     else if (instr.strategy.is(KernelStrategy::Kind::Int8Depthwise))
       // selectKernels chose it only where the plane resolves.
       instr.temp = f_.addBuffer(n.getName().str() + ".plane", Region::Scratch,
-                                llvm::cantFail(int8PaddedPlane(n)).bytes());
+                                llvm::cantFail(int8PaddedPlane(n))
+                                    .bytes(std::max<int64_t>(instr.strategy.tile, 1)));
     else if ((instr.padded = paddedInput(n, instr.strategy)))
       instr.temp = f_.addBuffer(n.getName().str() + ".padded", Region::Scratch,
                                 instr.padded->bytes());

@@ -30,6 +30,10 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
   case Kind::GenericPool: os << "generic"; return;
   case Kind::Int8: os << "int8"; return;
   case Kind::Int8Depthwise:
+    if (s.tile) {
+      os << "int8 depthwise channel-block " << s.tile << " avx2";
+      return;
+    }
     os << "int8 depthwise padded" << (s.dot == Int8Dot::ArmDsp ? " smlad" : "");
     if (s.tileCols)
       os << " 3x3 1x" << s.tileCols;

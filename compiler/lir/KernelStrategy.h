@@ -30,8 +30,8 @@ enum class Int8Dot : uint8_t {
   Pmaddwd,
 };
 
-/// Pixels a vector of Int8Dot::Pmaddwd holds: the i32 lanes of a 256-bit
-/// register.
+/// Pixels (Int8Gemm) or channels (Int8Depthwise) a vector of Int8Dot::Pmaddwd
+/// holds: the i32 lanes of a 256-bit register.
 constexpr int64_t kInt8PixelLanes = 8;
 
 /// How --print-lir names `dot`.
@@ -89,10 +89,13 @@ struct KernelStrategy {
     /// neighbouring taps of a row per SMLAD. `tileCols` 2 (ArmDsp, 3x3
     /// windows of unit dilation, column stride 1 or 2): two neighbouring
     /// outputs per step share each window row's words and weight pairs.
+    /// `tile` L (dot Pmaddwd, x86 AVX2): a block of L channels on the vector
+    /// lanes, over a pixel-major plane of the block (L times the plane).
     Int8Depthwise,
   };
   Kind kind = Kind::Default;
-  /// Winograd: the output tile m; DepthwiseChannelBlock: channels per block.
+  /// Winograd: the output tile m; DepthwiseChannelBlock and Int8Depthwise:
+  /// channels per block (0 for Int8Depthwise's one plane at a time).
   int64_t tile = 0;
   /// Direct: the weights are packed tap-major (Packing::ConvTapMajor).
   /// Always for Pointwise, never for the others. Int8Gemm: packed rows.
@@ -116,6 +119,9 @@ struct KernelStrategy {
   static KernelStrategy int8() { return {Kind::Int8, 0, false}; }
   static KernelStrategy int8Depthwise(Int8Dot dot, int64_t pixels = 0) {
     return {Kind::Int8Depthwise, 0, false, pixels, dot};
+  }
+  static KernelStrategy int8DepthwiseChannelBlock(int64_t lanes) {
+    return {Kind::Int8Depthwise, lanes, false, 0, Int8Dot::Pmaddwd};
   }
   static KernelStrategy int8Gemm(int64_t rows, int64_t cols, Int8Dot dot, bool packed) {
     return {Kind::Int8Gemm, rows, packed, cols, dot};

@@ -194,7 +194,7 @@ Packing int8GemmPacking(const Node &n, Int8Dot dot);
 /// and a zero border: rows x cols each, the input's extent with its pads (or
 /// as far as the last window reaches), and one int16 more, which a pair of
 /// taps read at the end may touch (its weight is 0). Int8Depthwise copies
-/// one channel at a time into its temp; an Int8Gemm that reads runs
+/// one channel at a time into its temp (or a block of them, pixel-major); an Int8Gemm that reads runs
 /// (int8GemmReadsPlane) a group's channels, after its columns.
 struct Int8PaddedPlane {
   int64_t rows, cols;
@@ -252,9 +252,8 @@ struct LIROptions {
   /// The run may overwrite its inputs: inputs, outputs and intermediates are
   /// planned together in the I/O region, and scratch is empty.
   bool overwriteInputs = false;
-  /// The multiply-add instructions of the int8 Conv and MatMul kernels: the
-  /// Arm DSP's where the target has it, else x86 AVX2's VPMADDWD where it
-  /// has that.
+  /// The multiply-add instructions of the int8 kernels: the target's
+  /// (TargetInfo::int8Dot), which selectKernels turns into strategies.
   Int8Dot int8Dot = Int8Dot::Scalar;
 };
 

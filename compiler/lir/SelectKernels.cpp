@@ -147,11 +147,16 @@ bool int8DepthwiseFits(const Node &n) {
 
 /// The Int8Depthwise strategy of `n` (int8DepthwiseFits): with the Arm DSP,
 /// 3x3 windows of unit dilation and column stride 1 or 2 take two outputs
-/// per step, whose SMLADs share each window row's words.
+/// per step, whose SMLADs share each window row's words; with AVX2, blocks
+/// of channels go on the lanes where there are enough of them, one output
+/// channel each.
 KernelStrategy int8DepthwiseStrategy(const Node &n, const LIROptions &opts) {
+  const TensorType &x = n.getInput(0)->getType(), &w = n.getInput(1)->getType();
+  if (opts.int8Dot == Int8Dot::Pmaddwd && w.shape[0] == x.shape[1] &&
+      x.shape[1] >= kInt8PixelLanes)
+    return KernelStrategy::int8DepthwiseChannelBlock(kInt8PixelLanes);
   if (opts.int8Dot != Int8Dot::ArmDsp)
     return KernelStrategy::int8Depthwise(Int8Dot::Scalar);
-  const TensorType &x = n.getInput(0)->getType(), &w = n.getInput(1)->getType();
   // int8DepthwiseFits resolved the geometry for the plane.
   ConvGeometry geom = llvm::cantFail(resolveConvGeometry(
       n, llvm::ArrayRef(x.shape).drop_front(2), llvm::ArrayRef(w.shape).drop_front(2)));

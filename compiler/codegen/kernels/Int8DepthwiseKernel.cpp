@@ -10,8 +10,10 @@
 // pair has weight 0). A 3x3 window (strategy tileCols 2) computes two
 // neighbouring outputs per step: they share each row's loaded words and its
 // two weight pairs, and the odd tap of each row is one SMLAxy of a half
-// word, not a pair with a zero weight. The sums and the requantization are the
-// interpreter's (ops/Int8Conv.cpp), so the results are bit-exact with it.
+// word, not a pair with a zero weight. With x86 AVX2 (strategy tile), blocks
+// of channels on the vector lanes over a pixel-major plane instead. The sums
+// and the requantization are the interpreter's (ops/Int8Conv.cpp), so the
+// results are bit-exact with it.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Kernels.h"
@@ -28,6 +30,86 @@ namespace codegen {
 /// Windows of more taps than 7x7 read their weights in a loop instead of
 /// holding them in registers (and in code: one multiply-add per tap).
 constexpr int64_t kUnrolledTaps = 49;
+
+/// Strategy tile L (x86 AVX2): a block of L channels on the vector lanes,
+/// over a pixel-major plane of the block ([row][col][L] int16, the offset
+/// added, a zero border), so that each tap of a window is one vector load
+/// whatever the row width or stride (KWS's rows are 5 outputs wide). The
+/// weights are a compile-time table [tap][channel] read a block at a time;
+/// LLVM multiplies the sign-extended int16 inputs by them with VPMADDWD. A
+/// channel count that is not a multiple of L ends with a block that
+/// overlaps the one before (its outputs are written twice, alike).
+static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, IntegerIR &ir,
+                              const ConvGeometry &geom, lir::Int8PaddedPlane plane,
+                              llvm::Value *biasTable, Requantizer &requant,
+                              tfl::ActivationRange range) {
+  const Node &n = args.node;
+  auto &b = kb.b;
+  const TensorType &xt = n.getInput(0)->getType(), &wt = n.getInput(1)->getType(),
+                   &yt = n.getOutput()->getType();
+  const int64_t N = xt.shape[0], C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
+  const int64_t KH = wt.shape[2], KW = wt.shape[3], OH = yt.shape[2], OW = yt.shape[3];
+  const int64_t L = args.strategy.tile, PC = plane.cols;
+  const int64_t sh = geom.strides[0], sw = geom.strides[1];
+  const int64_t dh = geom.dilations[0], dw = geom.dilations[1];
+  llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty(), *i32 = b.getInt32Ty();
+  auto *lanesI8 = llvm::FixedVectorType::get(i8, L);
+  auto *lanesI16 = llvm::FixedVectorType::get(i16, L);
+  auto *lanesI32 = llvm::FixedVectorType::get(i32, L);
+  // The weights [tap][channel].
+  Tensor taps(TensorType(DType::I8, {KH * KW * C}));
+  const int8_t *w = n.getInput(1)->getConstant().data<int8_t>();
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t t = 0; t < KH * KW; ++t)
+      taps.data<int8_t>()[t * C + c] = w[c * KH * KW + t];
+  llvm::Value *weights = ir.table(taps, "int8.dw.taps");
+  llvm::Value *x = args.inputs[0], *y = args.outputs[0], *planes = args.temp;
+  const int32_t inOffset = -xt.quant.zeroPoints[0];
+
+  kb.loop(plane.rows * PC * L, [&](llvm::Value *i) { kb.store(b.getInt16(0), planes, i); });
+  kb.nest({N, int64_t(llvm::divideCeil(C, L))}, [&](llvm::ArrayRef<llvm::Value *> nb) {
+    llvm::Value *c0 = b.CreateMul(nb[1], kb.idx(L));
+    c0 = b.CreateSelect(b.CreateICmpULT(c0, kb.idx(C - L)), c0, kb.idx(C - L));
+    kb.nest({L, H, W}, [&](llvm::ArrayRef<llvm::Value *> lhw) {
+      llvm::Value *v = ir.widen(kb.load(
+          i8, x, kb.linear({nb[0], b.CreateAdd(c0, lhw[0]), lhw[1], lhw[2]}, {C * H * W, H * W, W, 1})));
+      kb.store(b.CreateTrunc(b.CreateAdd(v, ir.i32(inOffset)), i16), planes,
+               kb.linear({lhw[1], lhw[2], lhw[0]}, {PC * L, L, 1},
+                         kb.idx((geom.padsBegin[0] * PC + geom.padsBegin[1]) * L)));
+    });
+    auto lanes = [&](llvm::Type *ty, llvm::Value *table, llvm::Value *at) {
+      return b.CreateAlignedLoad(ty, kb.gep(ty->getScalarType(), table, at), llvm::Align(1));
+    };
+    llvm::Value *bias = lanes(lanesI32, biasTable, c0);
+    kb.nest({OH, OW}, [&](llvm::ArrayRef<llvm::Value *> hw) {
+      llvm::Value *corner = kb.linear({hw[0], hw[1]}, {sh * PC * L, sw * L});
+      auto tap = [&](llvm::Value *kh, llvm::Value *kw, llvm::Value *acc) {
+        llvm::Value *xv = lanes(lanesI16, planes,
+                                b.CreateAdd(corner, kb.linear({kh, kw}, {dh * PC * L, dw * L})));
+        llvm::Value *wv = lanes(lanesI8, weights,
+                                b.CreateAdd(kb.linear({kh, kw}, {KW * C, C}), c0));
+        return b.CreateAdd(acc, b.CreateMul(b.CreateSExt(xv, lanesI32), b.CreateSExt(wv, lanesI32)));
+      };
+      llvm::Value *acc = bias;
+      if (KH * KW <= kUnrolledTaps) {
+        for (int64_t kh = 0; kh < KH; ++kh)
+          for (int64_t kw = 0; kw < KW; ++kw)
+            acc = tap(kb.idx(kh), kb.idx(kw), acc);
+      } else {
+        acc = kb.loopCarried(KH * KW, {acc}, [&](llvm::Value *t, llvm::ArrayRef<llvm::Value *> a) {
+          return llvm::SmallVector<llvm::Value *, 32>{
+              tap(b.CreateUDiv(t, kb.idx(KW)), b.CreateURem(t, kb.idx(KW)), a[0])};
+        })[0];
+      }
+      llvm::Value *v = b.CreateAdd(requant.applyLanes(acc, c0), ir.like(acc, yt.quant.zeroPoints[0]));
+      llvm::Value *q = ir.clampToI8(v, range.min, range.max);
+      for (int64_t l = 0; l < L; ++l)
+        kb.store(b.CreateExtractElement(q, uint64_t(l)), y,
+                 kb.linear({nb[0], b.CreateAdd(c0, kb.idx(l)), hw[0], hw[1]},
+                           {C * OH * OW, OH * OW, OW, 1}));
+    });
+  });
+}
 
 llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
@@ -57,6 +139,10 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
   Int8Channels channels = int8Channels(n, O, false, *range);
   llvm::Value *biasTable = ir.table(channels.bias, "int8.bias");
   Requantizer requant(ir, channels.multipliers, channels.sumBounds);
+  if (args.strategy.tile) {
+    emitChannelBlocks(kb, args, ir, *geom, *plane, biasTable, requant, *range);
+    return llvm::Error::success();
+  }
   llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty(), *i32 = b.getInt32Ty();
   llvm::Value *x = args.inputs[0], *w = args.inputs[1], *y = args.outputs[0];
   llvm::Value *planeBuf = args.temp;

@@ -82,12 +82,25 @@ llvm::Value *Requantizer::apply(llvm::Value *sum, llvm::Value *channel) {
   auto &b = ir.b;
   if (fused && !sum->getType()->isVectorTy())
     return applyFused(sum, channel);
-  auto param = [&](llvm::Value *table) -> llvm::Value * {
+  return applyTables(sum, [&](llvm::Value *table) -> llvm::Value * {
     llvm::Value *v = ir.kb.load(b.getInt32Ty(), table, channel);
     if (auto *vt = llvm::dyn_cast<llvm::FixedVectorType>(sum->getType()))
       return b.CreateVectorSplat(vt->getNumElements(), v);
     return v;
-  };
+  });
+}
+
+llvm::Value *Requantizer::applyLanes(llvm::Value *sum, llvm::Value *firstChannel) {
+  auto &b = ir.b;
+  return applyTables(sum, [&](llvm::Value *table) -> llvm::Value * {
+    return b.CreateAlignedLoad(sum->getType(), ir.kb.gep(b.getInt32Ty(), table, firstChannel),
+                               llvm::Align(4));
+  });
+}
+
+llvm::Value *Requantizer::applyTables(llvm::Value *sum,
+                                      llvm::function_ref<llvm::Value *(llvm::Value *)> param) {
+  auto &b = ir.b;
   llvm::Value *m = param(multiplier);
   if (shift)
     return ir.mbqm(sum, m, param(shift));

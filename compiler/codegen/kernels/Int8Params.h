@@ -10,6 +10,8 @@
 
 #include "compiler/codegen/kernels/IntegerIR.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <vector>
 
 namespace kiln {
@@ -39,6 +41,9 @@ public:
               llvm::ArrayRef<int64_t> sumBounds);
   /// The requantized `sum` (or vector of sums) of `channel`.
   llvm::Value *apply(llvm::Value *sum, llvm::Value *channel);
+  /// The requantized vector `sum` whose lanes are the channels from
+  /// `firstChannel` on, each lane by its own channel's constants.
+  llvm::Value *applyLanes(llvm::Value *sum, llvm::Value *firstChannel);
 
 private:
   IntegerIR ir;
@@ -53,6 +58,10 @@ private:
   llvm::Value *fused = nullptr;
   bool fusedPreShift = false;
   llvm::Value *applyFused(llvm::Value *sum, llvm::Value *channel);
+  /// The rounding shift or mbqm of `sum`, its constants read by `param`
+  /// from their tables.
+  llvm::Value *applyTables(llvm::Value *sum,
+                           llvm::function_ref<llvm::Value *(llvm::Value *)> param);
 };
 
 /// The per-channel constants of the `channels` outputs of int8 Conv or

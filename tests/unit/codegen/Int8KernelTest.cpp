@@ -163,7 +163,26 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"PointwiseStrideTwoBlocksOfEight", {1, 6, 8, 16}, {10, 6, 1, 1}, 1,
                  {{"strides", Attr::ofInts({2, 2})}}, 50, -60, 0.1f, 1000, kNone},
         ConvCase{"RowsOfEightPixels", {1, 4, 3, 4}, {5, 4, 3, 3}, 1,
-                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 0, 0, 0.1f, 1000, kNone}),
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 0, 0, 0.1f, 1000, kNone},
+        // Depthwise with blocks of 8 channels on the lanes (x86 AVX2): whole
+        // blocks, a last block overlapping the one before, rows of 5 (KWS),
+        // asymmetric padding, strides, dilation, a window too big to unroll,
+        // left shifts that saturate; with a depth multiplier, the plane.
+        ConvCase{"DepthwiseChannelBlocks", {1, 16, 5, 5}, {16, 1, 3, 3}, 16,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -128, 5, 0.05f, 1000, kRelu},
+        ConvCase{"DepthwiseChannelBlocksOverlapStrided", {1, 13, 9, 8}, {13, 1, 3, 3}, 13,
+                 {{"pads", Attr::ofInts({0, 2, 1, 1})}, {"strides", Attr::ofInts({2, 2})}},
+                 17, -3, 0.1f, 1000, kRelu6},
+        ConvCase{"DepthwiseChannelBlocksNarrowDilated", {1, 9, 25, 5}, {9, 1, 3, 3}, 9,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}, {"dilations", Attr::ofInts({2, 1})}},
+                 127, 0, 0.08f, 0, kNone},
+        ConvCase{"DepthwiseChannelBlocksLargeWindow", {1, 8, 10, 9}, {8, 1, 8, 7}, 8, {}, -7,
+                 2, 0.5f, 100, kNone},
+        ConvCase{"DepthwiseChannelBlocksSaturating", {1, 8, 4, 4}, {8, 1, 3, 3}, 8,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 40, 0, 0.0001f, 0, kNone},
+        ConvCase{"DepthwiseMultiplierTwo", {1, 8, 6, 6}, {16, 1, 3, 3}, 8,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}, {"strides", Attr::ofInts({1, 2})}},
+                 -3, -128, 0.05f, 1000, kRelu}),
     [](const auto &info) { return std::string(info.param.name); });
 
 /// Two Convs that share their weights read them packed once.

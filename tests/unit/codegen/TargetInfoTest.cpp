@@ -42,7 +42,14 @@ TEST(TargetInfoTest, X86Skylake512) {
 TEST(TargetInfoTest, X86CascadeLakeHasAvx512Vnni) {
   TargetInfo t = resolved("x86_64-linux-gnu", "cascadelake");
   EXPECT_TRUE(t.avx512Vnni);
+  EXPECT_EQ(t.int8Dot, lir::Int8Dot::Pmaddwd);
   EXPECT_EQ(t.vectorLanes, 8u);
+}
+
+TEST(TargetInfoTest, X86WithoutAvx2HasScalarInt8) {
+  TargetInfo t = resolved("x86_64-linux-gnu", "x86-64-v2");
+  EXPECT_FALSE(t.avx2);
+  EXPECT_EQ(t.int8Dot, lir::Int8Dot::Scalar);
 }
 
 TEST(TargetInfoTest, X86KnightsLandingUsesZmm) {
@@ -67,6 +74,7 @@ TEST(TargetInfoTest, AArch64CortexA76) {
   EXPECT_TRUE(t.fma);
   EXPECT_TRUE(t.hardFloat);
   EXPECT_FALSE(t.dsp);
+  EXPECT_EQ(t.int8Dot, lir::Int8Dot::Scalar);
   EXPECT_EQ(t.vectorLanes, 4u);
 }
 
@@ -81,6 +89,7 @@ TEST(TargetInfoTest, CortexM4) {
   TargetInfo t = resolved("thumbv7em-none-eabihf", "cortex-m4", FloatABIKind::Hard);
   EXPECT_EQ(t.triple, "thumbv7em-unknown-none-eabihf");
   EXPECT_TRUE(t.dsp);
+  EXPECT_EQ(t.int8Dot, lir::Int8Dot::ArmDsp);
   EXPECT_TRUE(t.hardFloat);
   EXPECT_TRUE(t.fma);
   EXPECT_FALSE(t.neon);
@@ -98,6 +107,7 @@ TEST(TargetInfoTest, CortexM4SoftFloatHasNoFPU) {
 TEST(TargetInfoTest, CortexM3HasNoDsp) {
   TargetInfo t = resolved("thumbv7m-none-eabi", "cortex-m3");
   EXPECT_FALSE(t.dsp);
+  EXPECT_EQ(t.int8Dot, lir::Int8Dot::Scalar);
   EXPECT_FALSE(t.hardFloat);
   EXPECT_FALSE(t.fma);
   EXPECT_EQ(t.vectorLanes, 1u);

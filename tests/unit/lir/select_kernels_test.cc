@@ -164,6 +164,9 @@ std::unique_ptr<Graph> buildInt8Graph() {
                      {{"pads", ints({1, 1, 1, 1})}});
   Value *dw = node(OpKind::Conv, "dw", {conv, weights("w2", {6, 1, 3, 3})},
                    {{"pads", ints({1, 1, 1, 1})}, {"group", Attr::ofInt(6)}});
+  Value *wide = g.addInput("wide", q8({1, 9, 5, 5}));
+  Value *dw9 = node(OpKind::Conv, "dw9", {wide, weights("w6", {9, 1, 3, 3})},
+                    {{"pads", ints({1, 1, 1, 1})}, {"group", Attr::ofInt(9)}});
   Value *shared = weights("w3", {6, 6, 1, 1});
   Value *s0 = node(OpKind::Conv, "shared0", {dw, shared}, {});
   Value *s1 = node(OpKind::Conv, "shared1", {s0, shared}, {});
@@ -175,6 +178,7 @@ std::unique_ptr<Graph> buildInt8Graph() {
   g.addOutput("s1", s1);
   g.addOutput("fc1", fc1);
   g.addOutput("fc2", fc2);
+  g.addOutput("dw9", dw9);
   return graph;
 }
 
@@ -193,12 +197,14 @@ TEST(SelectKernels, Int8GemmDepthwiseAndPortable) {
   EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 2x2 smlad]");
   // A 3x3 depthwise window: two outputs a step.
   EXPECT_EQ(kernelOf(text, "dw"), "Conv[int8 depthwise padded smlad 3x3 1x2]");
-  // x86 AVX2: Convs put pixels on the lanes (rows of 8: blocks of 8); the
+  // x86 AVX2: Convs put pixels on the lanes (rows of 8: blocks of 8), a
+  // depthwise of at least 8 channels blocks of its channels; a narrower
   // depthwise and the MatMuls keep their portable kernels.
   opts.int8Dot = lir::Int8Dot::Pmaddwd;
   text = strategies(*buildInt8Graph(), opts);
   EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 8x8 pmaddwd]");
   EXPECT_EQ(kernelOf(text, "dw"), "Conv[int8 depthwise padded]");
+  EXPECT_EQ(kernelOf(text, "dw9"), "Conv[int8 depthwise channel-block 8 avx2]");
   EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
   EXPECT_EQ(kernelOf(text, "fc2"), "MatMul[int8 gemm 2x2 scalar]");
 }
