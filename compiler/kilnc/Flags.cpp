@@ -104,34 +104,23 @@ const Flag kFlags[] = {
        o.constantInputFiles[inputName.str()] = path.str();
        return ok();
      }},
-    {"--max-tensor-bytes", "", "N",
-     "refuse a model with a tensor over N bytes (default: 1G)",
-     [](Options &o, Value v) {
-       return setLimit(o.import.limits.maxTensorBytes, "--max-tensor-bytes", v);
-     }},
+    {"--max-tensor-bytes", "", "N", "refuse a model with a tensor over N bytes (default: 1G)",
+     nullptr, Command::Compile, &ResourceLimits::maxTensorBytes},
     {"--max-constant-bytes", "", "N",
      "refuse a model whose constants, folded ones included, exceed N bytes "
      "(default: 2G)",
-     [](Options &o, Value v) {
-       return setLimit(o.import.limits.maxConstantBytes, "--max-constant-bytes", v);
-     }},
+     nullptr, Command::Compile, &ResourceLimits::maxConstantBytes},
     {"--max-plan-bytes", "", "N",
-     "refuse a model whose io and scratch regions exceed N bytes (default: 4G)",
-     [](Options &o, Value v) {
-       return setLimit(o.import.limits.maxPlanBytes, "--max-plan-bytes", v);
-     }},
+     "refuse a model whose io and scratch regions exceed N bytes (default: 4G)", nullptr,
+     Command::Compile, &ResourceLimits::maxPlanBytes},
     {"--max-nodes", "", "N",
      "refuse a model of more than N nodes, or that kiln expands to more "
      "(default: 1000000)",
-     [](Options &o, Value v) {
-       return setLimit(o.import.limits.maxNodes, "--max-nodes", v);
-     }},
+     nullptr, Command::Compile, &ResourceLimits::maxNodes},
     {"--max-subgraph-depth", "", "N",
      "refuse a model whose If, Loop or Scan bodies nest deeper than N "
      "(default: 16)",
-     [](Options &o, Value v) {
-       return setLimit(o.import.limits.maxSubgraphDepth, "--max-subgraph-depth", v);
-     }},
+     nullptr, Command::Compile, &ResourceLimits::maxSubgraphDepth},
     {"--quantize", "", "int8",
      "post-training quantization of a float model (needs --calibration); "
      "writes NAME.accuracy.json too",
@@ -238,7 +227,7 @@ parseCommandLine(llvm::ArrayRef<llvm::StringRef> args) {
       hasInline = true;
     }
     if (const Flag *f = findFlag(spelling)) {
-      if (!f->apply) {
+      if (!f->apply && !f->limit) {
         cl.command = f->command;
         return std::move(cl);
       }
@@ -251,7 +240,9 @@ parseCommandLine(llvm::ArrayRef<llvm::StringRef> args) {
         else
           return flagError("option '" + spelling + "' needs a value");
       }
-      if (llvm::Error err = f->apply(opts, value))
+      if (llvm::Error err = f->limit
+                                ? setLimit(opts.import.limits.*(f->limit), f->name, value)
+                                : f->apply(opts, value))
         return std::move(err);
     } else if (a.starts_with("-")) {
       return flagError("unknown option '" + a + "' (see --help)");

@@ -30,9 +30,12 @@ struct Flag {
   llvm::StringLiteral arg;       ///< "DIR", or empty for a flag without one
   llvm::StringLiteral help;
   /// Sets the options from the argument (empty for a flag without one);
-  /// null for a flag that is a command of its own.
+  /// null for a flag that is a command of its own or sets a `limit`.
   llvm::Error (*apply)(CompileOptions &opts, llvm::StringRef value);
   Command command = Command::Compile;
+  /// The resource limit (CompileOptions::import.limits) a --max-* flag sets
+  /// from a count with an optional K, M or G after it.
+  uint64_t ResourceLimits::*limit = nullptr;
 };
 
 struct CommandLine {
