@@ -58,6 +58,14 @@ def kiln_dependencies():
         path = "/usr",
     )
 
+    # Debian's libgraphviz-dev: the compile report's layer graph.
+    _declare(
+        native.new_local_repository,
+        "graphviz",
+        build_file = str(Label("//third_party:graphviz.BUILD")),
+        path = "/usr",
+    )
+
 def kiln_register_toolchains():
     """Registers the C toolchains of kiln's cross platforms (@kiln//targets).
 

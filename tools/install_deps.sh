@@ -10,6 +10,7 @@ host_pkgs=(
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
   flatbuffers-compiler libflatbuffers-dev
+  libgraphviz-dev
 )
 # The cross targets (targets/): compilers, C libraries, QEMU; python3 runs
 # the footprint and on-device benchmark reports.

@@ -82,7 +82,10 @@ llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
     result.qdqModel = std::move(qdqModel);
   }
   if (result.report) {
-    result.reportHtml = report::reportHtml(*result.report);
+    auto html = report::reportHtml(*result.report);
+    if (!html)
+      return html.takeError();
+    result.reportHtml = std::move(*html);
     result.reportJson = report::reportJson(*result.report);
   }
   llvm::raw_string_ostream text(result.graphText), dot(result.graphDot);

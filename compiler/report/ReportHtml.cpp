@@ -1,6 +1,8 @@
 //===- ReportHtml.cpp - The compile report as one HTML page ---------------===//
 
 #include "compiler/report/ReportHtml.h"
+#include "compiler/report/HtmlText.h"
+#include "compiler/report/LayerGraph.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -11,21 +13,6 @@
 namespace kiln::report {
 
 namespace {
-
-std::string escape(llvm::StringRef s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    case '\'': out += "&#39;"; break;
-    default: out += c;
-    }
-  }
-  return out;
-}
 
 /// "512 B", "12.5 KiB", "1.20 MiB"
 std::string bytes(uint64_t n) {
@@ -61,6 +48,7 @@ tr.slow td { background: #fff3e0; }
 .warn { color: #a04000; } .none { color: #888; }
 code { font-size: 12px; }
 svg text { font: 11px system-ui, sans-serif; fill: #333; }
+#layer-graph g.node text { font: 10px Helvetica, Arial, "Liberation Sans", sans-serif; }
 )";
 
 /// The footprint as one stacked bar: what goes to flash and what to RAM.
@@ -93,56 +81,6 @@ void footprintSvg(const Footprint &fp, llvm::raw_ostream &os) {
                         "<text x=\"{2}\" y=\"59\">{3} {4}</text>\n",
                         x, p.color, x + 14, p.label, bytes(p.size));
     x += 170;
-  }
-  os << "</svg>\n";
-}
-
-/// The layer graph without a layout engine: layers top to bottom in the
-/// order they run (graph inputs first), a short line from a layer to the
-/// next when that one reads it, and an arc on the right from a layer to any
-/// later one that reads it (a skip connection, a Concat input), wider the
-/// further it reaches.
-void layerGraphSvg(const CompileReport &r, llvm::raw_ostream &os) {
-  const double left = 20, top = 10, rowH = 24, boxW = 440, boxH = 18;
-  const double width = 960;
-  size_t rows = r.layers.size() + 1;
-  double height = top * 2 + rows * rowH;
-  auto yOf = [&](int layer) { return top + (layer + 1) * rowH; };
-  os << llvm::formatv("<svg id=\"layer-graph\" xmlns=\"http://www.w3.org/2000/svg\" "
-                      "width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\">\n",
-                      width, height);
-  auto box = [&](int layer, llvm::StringRef label, llvm::StringRef title,
-                 const char *fill) {
-    os << llvm::formatv("<rect x=\"{0}\" y=\"{1:F1}\" width=\"{2}\" height=\"{3}\" "
-                        "rx=\"4\" fill=\"{4}\" stroke=\"#666\"><title>{5}</title></rect>"
-                        "<text x=\"{6}\" y=\"{7:F1}\">{8}</text>\n",
-                        left, yOf(layer), boxW, boxH, fill, escape(title), left + 6,
-                        yOf(layer) + 13, escape(label.take_front(boxW / 7)));
-  };
-  box(kGraphInput, "graph inputs", "the caller's input tensors", "#eee");
-  for (size_t i = 0; i < r.layers.size(); ++i) {
-    const LayerReport &l = r.layers[i];
-    std::string label = llvm::formatv("{0}  {1} '{2}'", i, l.op, l.name).str();
-    if (!l.strategy.empty())
-      label += "  [" + l.strategy + "]";
-    std::string title = label;
-    for (const std::string &f : l.fused)
-      title += " + " + f;
-    box(int(i), label, title, l.slowFallback.empty() ? "#e8f0fb" : "#fde2e2");
-    for (int p : l.producers) {
-      double from = yOf(p) + boxH, to = yOf(int(i));
-      if (p + 1 == int(i)) {
-        os << llvm::formatv("<line x1=\"{0}\" y1=\"{1:F1}\" x2=\"{0}\" y2=\"{2:F1}\" "
-                            "stroke=\"#666\"/>\n",
-                            left + 24, from, to);
-        continue;
-      }
-      double x = left + boxW, reach = std::min(16.0 + 10.0 * (int(i) - p), width - x - 10);
-      double y1 = yOf(p) + boxH / 2, y2 = to + boxH / 2;
-      os << llvm::formatv("<path d=\"M{0} {1:F1} C{2:F1} {1:F1} {2:F1} {3:F1} {0} {3:F1}\" "
-                          "fill=\"none\" stroke=\"#4e79a7\"/>\n",
-                          x, y1, x + reach, y2);
-    }
   }
   os << "</svg>\n";
 }
@@ -259,7 +197,7 @@ void layerTable(const CompileReport &r, llvm::raw_ostream &os) {
 
 } // namespace
 
-std::string reportHtml(const CompileReport &r) {
+llvm::Expected<std::string> reportHtml(const CompileReport &r) {
   std::string html;
   llvm::raw_string_ostream os(html);
   std::string name = escape(r.bundleName);
@@ -292,10 +230,9 @@ std::string reportHtml(const CompileReport &r) {
     os << "</ul>\n";
   }
 
-  os << "<h2>Layer graph</h2>\n<p>The layers in the order they run; a line joins a "
-        "layer to the next when that one reads its result, an arc to any later layer that "
-        "reads it. Red boxes run a slow fallback kernel.</p>\n";
-  layerGraphSvg(r, os);
+  os << "<h2>Layer graph</h2>\n<p>" << kLayerGraphCaption << "</p>\n";
+  if (auto err = writeLayerGraphSvg(r, os))
+    return std::move(err);
 
   os << "<h2>Memory plan</h2>\n<p>One box per buffer of the " << lir::regionName(r.plan.region)
      << " region, from the layer that first touches it to the last that reads it; red "

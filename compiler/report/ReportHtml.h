@@ -4,15 +4,18 @@
 
 #include "compiler/report/CompileReport.h"
 
+#include "llvm/Support/Error.h"
+
 #include <string>
 
 namespace kiln::report {
 
 /// NAME.report.html: one self-contained page (inline CSS and SVG, no script,
 /// nothing fetched), readable offline: the footprint as a bar, the warnings,
-/// the memory plan as a picture (layers across, offsets up, one box per
-/// buffer, the peak marked) and a table of the layers.
-std::string reportHtml(const CompileReport &r);
+/// the layer graph (LayerGraph.h), the memory plan as a picture (layers
+/// across, offsets up, one box per buffer, the peak marked) and a table of
+/// the layers. An error only where the layer graph cannot be drawn.
+llvm::Expected<std::string> reportHtml(const CompileReport &r);
 
 } // namespace kiln::report
 

@@ -37,12 +37,12 @@ for model in "$@"; do
   layers=$(grep -c '"producers"' "$json" || true)
 
   # The probe: for each SVG, its laid-out size, its content's size, and how
-  # many of its rects have an area.
+  # many of its rects (and Graphviz nodes) have an area.
   sed 's|</body>|<script>\
 const lines = [];\
 for (const svg of document.querySelectorAll("svg")) {\
   const box = svg.getBoundingClientRect(), content = svg.getBBox();\
-  const painted = [...svg.querySelectorAll("rect")].filter(r => {\
+  const painted = [...svg.querySelectorAll("rect, g.node")].filter(r => {\
     const b = r.getBBox(); return b.width > 0 \&\& b.height > 0; }).length;\
   lines.push(`probe ${svg.id} ${Math.round(box.width)} ${Math.round(box.height)} ${Math.round(content.width)} ${Math.round(content.height)} ${painted}`);\
 }\
