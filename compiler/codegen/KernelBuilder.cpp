@@ -1,18 +1,10 @@
 #include "compiler/codegen/KernelBuilder.h"
-#include "compiler/ops/OpHelpers.h"
 
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Intrinsics.h"
 
 namespace kiln {
 namespace codegen {
-
-llvm::SmallVector<int64_t, 6> rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
-  llvm::SmallVector<int64_t, 6> strides(shape.size(), 1);
-  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
-  return strides;
-}
 
 llvm::Type *KernelBuilder::elemType(DType t) {
   switch (t) {

@@ -131,8 +131,6 @@ private:
   llvm::BranchInst *lastLatch_ = nullptr;
 };
 
-/// Row-major element strides of `shape`.
-llvm::SmallVector<int64_t, 6> rowMajorStrides(llvm::ArrayRef<int64_t> shape);
 
 } // namespace codegen
 } // namespace kiln

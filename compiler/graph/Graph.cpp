@@ -259,11 +259,18 @@ llvm::Expected<Node *> Graph::addNode(OpKind kind, llvm::StringRef name,
     node->outputs_.push_back(v);
   }
   Node *raw = node.get();
+  for (Value *in : raw->inputs_)
+    if (in)
+      in->uses_.push_back(raw);
   auto pos = nodes_.end();
-  if (insertBefore)
+  if (insertBefore) {
     pos = llvm::find_if(nodes_, [&](const std::unique_ptr<Node> &n) {
       return n.get() == insertBefore;
     });
+    ordered_ = false;
+  } else if (!nodes_.empty()) {
+    raw->order_ = nodes_.back()->order_ + 1;
+  }
   nodes_.insert(pos, std::move(node));
   return raw;
 }
@@ -298,12 +305,30 @@ std::vector<Value *> Graph::getConstants() const {
   return out;
 }
 
+void Graph::renumberIfNeeded() const {
+  if (ordered_)
+    return;
+  for (size_t i = 0; i < nodes_.size(); ++i)
+    nodes_[i]->order_ = i;
+  ordered_ = true;
+}
+
 std::vector<Node *> Graph::getUsers(const Value *v) const {
-  std::vector<Node *> out;
-  for (auto &n : nodes_)
-    if (llvm::is_contained(n->inputs_, v))
-      out.push_back(n.get());
+  std::vector<Node *> out(v->uses_.begin(), v->uses_.end());
+  if (out.size() > 1) {
+    renumberIfNeeded();
+    llvm::sort(out, [](const Node *a, const Node *b) {
+      return a->order_ < b->order_;
+    });
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  }
   return out;
+}
+
+Node *Graph::getSoleUser(const Value *v) const {
+  if (v->uses_.size() != 1 || isGraphOutput(v))
+    return nullptr;
+  return v->uses_.front();
 }
 
 bool Graph::isGraphOutput(const Value *v) const {
@@ -312,18 +337,28 @@ bool Graph::isGraphOutput(const Value *v) const {
 }
 
 bool Graph::hasUses(const Value *v) const {
-  if (isGraphOutput(v))
-    return true;
-  return llvm::any_of(nodes_, [&](const std::unique_ptr<Node> &n) {
-    return llvm::is_contained(n->inputs_, v);
-  });
+  return !v->uses_.empty() || isGraphOutput(v);
+}
+
+void Node::setInput(unsigned i, Value *v) {
+  if (Value *old = inputs_[i])
+    old->uses_.erase(llvm::find(old->uses_, this));
+  inputs_[i] = v;
+  if (v)
+    v->uses_.push_back(this);
 }
 
 void Graph::replaceAllUsesWith(Value *from, Value *to) {
-  for (auto &n : nodes_)
+  if (from == to)
+    return;
+  for (Node *n : from->uses_) {
     for (Value *&in : n->inputs_)
       if (in == from)
         in = to;
+  }
+  // A node reading `from` twice is listed twice, and is `to`'s twice now.
+  to->uses_.append(from->uses_.begin(), from->uses_.end());
+  from->uses_.clear();
   for (GraphOutput &o : outputs_)
     if (o.value == from)
       o.value = to;
@@ -338,6 +373,9 @@ void Graph::eraseNode(Node *n) {
     return p.get() == n;
   });
   assert(it != nodes_.end());
+  for (Value *in : n->inputs_)
+    if (in)
+      in->uses_.erase(llvm::find(in->uses_, n));
   llvm::SmallVector<Value *, 2> dead((*it)->outputs_.begin(),
                                      (*it)->outputs_.end());
   nodes_.erase(it);

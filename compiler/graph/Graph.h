@@ -48,8 +48,12 @@ public:
   Node *getProducer() const { return producer_; }
   unsigned getResultNo() const { return resultNo_; }
 
+  /// Node inputs reading this value (graph outputs not counted).
+  unsigned getNumUses() const { return uses_.size(); }
+
 private:
   friend class Graph;
+  friend class Node;
   Value(Kind kind, std::string name, TensorType type)
       : kind_(kind), name_(std::move(name)), type_(std::move(type)) {}
   Kind kind_;
@@ -58,6 +62,10 @@ private:
   std::unique_ptr<Tensor> constant_;
   Node *producer_ = nullptr;
   unsigned resultNo_ = 0;
+  /// The reader of each node input that holds this value, in no particular
+  /// order (a node reading it twice is here twice). Graph and Node keep it
+  /// current, so users and replaceAllUsesWith need no scan of the graph.
+  llvm::SmallVector<Node *, 2> uses_;
 };
 
 class Node {
@@ -74,7 +82,7 @@ public:
     return i < inputs_.size() ? inputs_[i] : nullptr;
   }
   llvm::ArrayRef<Value *> getInputs() const { return inputs_; }
-  void setInput(unsigned i, Value *v) { inputs_[i] = v; }
+  void setInput(unsigned i, Value *v);
 
   unsigned getNumOutputs() const { return outputs_.size(); }
   Value *getOutput(unsigned i = 0) const { return outputs_[i]; }
@@ -113,6 +121,9 @@ private:
   Graph *graph_;
   const OpDef *def_;
   std::string name_;
+  /// Position in the graph's node list, renumbered lazily after an insertion
+  /// in the middle; only for ordering users.
+  mutable size_t order_ = 0;
   llvm::SmallVector<Value *, 3> inputs_;
   llvm::SmallVector<Value *, 1> outputs_;
   AttrMap attrs_;
@@ -168,6 +179,10 @@ public:
 
   /// Nodes that read `v`, in node order (a node reading it twice is listed once).
   std::vector<Node *> getUsers(const Value *v) const;
+  /// The node reading `v` through exactly one input when nothing else reads
+  /// it and it is not a graph output, else nullptr: only then may a value
+  /// stay out of memory (fusion) or be placed for its reader (Concat).
+  Node *getSoleUser(const Value *v) const;
   bool isGraphOutput(const Value *v) const;
   bool hasUses(const Value *v) const;
   /// Replaces every use of `from` (node inputs and graph outputs) with `to`.
@@ -193,6 +208,9 @@ private:
   llvm::SmallVector<Value *, 2> inputs_;
   std::vector<GraphOutput> outputs_;
   llvm::StringMap<unsigned> nameUses_;
+  /// Whether every node's order_ is its position in nodes_.
+  mutable bool ordered_ = true;
+  void renumberIfNeeded() const;
   ResourceLimits limits_;
   uint64_t constantBytes_ = 0;
 };

@@ -1,5 +1,6 @@
 #include "compiler/graph/Verifier.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -19,6 +20,7 @@ public:
     for (const Node *n : g_.getNodes())
       checkNode(*n);
     checkOutputs();
+    checkUseLists();
     if (problems_.empty())
       return llvm::Error::success();
     std::string msg =
@@ -33,6 +35,26 @@ private:
   void report(const llvm::Twine &msg) { problems_.push_back(msg.str()); }
   void report(const Node &n, const llvm::Twine &msg) {
     problems_.push_back(llvm::toString(nodeError(n, msg)));
+  }
+
+  /// The graph's use-lists against the input slots counted here.
+  void checkUseLists() {
+    std::vector<const Value *> values(g_.getInputs().begin(),
+                                      g_.getInputs().end());
+    for (const Value *v : g_.getConstants())
+      values.push_back(v);
+    for (const Node *n : g_.getNodes())
+      for (const Value *v : n->getOutputs())
+        if (v)
+          values.push_back(v);
+    for (const Value *v : values) {
+      auto it = readers_.find(v);
+      unsigned counted = it == readers_.end() ? 0 : it->second;
+      if (v->getNumUses() != counted)
+        report(llvm::formatv("value '{0}' has {1} uses recorded but {2} node "
+                             "inputs read it",
+                             v->getName(), v->getNumUses(), counted));
+    }
   }
 
   void checkValueName(const Value *v) {
@@ -78,6 +100,7 @@ private:
         }
         continue;
       }
+      ++readers_[v];
       if (!defined_.count(v)) {
         report(n, llvm::formatv("input {0} ('{1}') is not defined before use",
                                 i, v->getName()));
@@ -183,6 +206,8 @@ private:
 
   const Graph &g_;
   llvm::DenseSet<const Value *> defined_;
+  /// How many node inputs hold each value.
+  llvm::DenseMap<const Value *, unsigned> readers_;
   llvm::StringSet<> valueNames_;
   llvm::StringSet<> nodeNames_;
   std::vector<std::string> problems_;

@@ -1,7 +1,6 @@
 //===- ElementwiseChains.cpp - Elementwise fusion decision ----------------===//
 
 #include "compiler/lir/ElementwiseChains.h"
-#include "compiler/lir/GraphUses.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
@@ -25,7 +24,7 @@ ElementwiseChains findElementwiseChains(const Graph &g,
       continue;
     llvm::SmallVector<const Node *, 4> chain{n};
     const TensorType &type = n->getOutput()->getType();
-    while (Node *next = soleUser(g, chain.back()->getOutput())) {
+    while (Node *next = g.getSoleUser(chain.back()->getOutput())) {
       if (inChain.count(next) || !chainable(*next) || next->getOutput()->getType() != type)
         break;
       chain.push_back(next);

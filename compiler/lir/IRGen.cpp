@@ -3,10 +3,9 @@
 #include "compiler/lir/LIR.h"
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/lir/ElementwiseChains.h"
-#include "compiler/lir/GraphUses.h"
 #include "compiler/lir/SelectKernels.h"
 #include "compiler/lir/Winograd.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OpGeometry.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -281,7 +280,7 @@ private:
     for (Value *v : concat.getInputs()) {
       // A reshape's result is a view of another buffer; a bound value is
       // the caller's or already a slice.
-      if (!v || !v->isResult() || buffers_.count(v) || soleUser(g_, v) != &concat ||
+      if (!v || !v->isResult() || buffers_.count(v) || g_.getSoleUser(v) != &concat ||
           v->getProducer()->is(OpKind::Reshape) || offset % kBufferAlignment ||
           v->getType().sizeInBytes() == 0)
         return false;
@@ -319,7 +318,7 @@ private:
           n->getOutput()->getType().dtype != DType::F32)
         continue;
       Value *y = n->getOutput();
-      Node *add = soleUser(g_, y);
+      Node *add = g_.getSoleUser(y);
       // When both operands are convolutions, the first one fuses.
       if (!add || !add->is(OpKind::Add) || fusions_.count(add))
         continue;
@@ -327,7 +326,7 @@ private:
       if (residual->getType() != y->getType() || add->getOutput()->getType() != y->getType())
         continue;
       llvm::SmallVector<const Node *, 2> chain{add};
-      Node *act = soleUser(g_, add->getOutput());
+      Node *act = g_.getSoleUser(add->getOutput());
       if (act && activationOf(*act)) {
         chain.push_back(act);
         fusedAway_.insert(act);

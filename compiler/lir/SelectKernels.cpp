@@ -2,7 +2,7 @@
 
 #include "compiler/lir/SelectKernels.h"
 #include "compiler/lir/Winograd.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OpGeometry.h"
 #include "compiler/ops/QuantizedTypes.h"
 
 #include "llvm/ADT/STLExtras.h"

@@ -10,7 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/ShapeIndexing.h"
 #include "compiler/graph/Rewrite.h"
 
 namespace kiln {

@@ -8,7 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OnnxDTypes.h"
+#include "compiler/ops/ShapeIndexing.h"
 #include "compiler/graph/Rewrite.h"
 
 namespace kiln {

@@ -11,7 +11,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
-#include "compiler/ops/OpHelpers.h"
 #include "compiler/ops/RecurrentShape.h"
 #include "compiler/graph/Rewrite.h"
 

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OpGeometry.h"
 #include "compiler/graph/Rewrite.h"
 
 #include "llvm/ADT/STLExtras.h"

@@ -11,7 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/graph/Half.h"
+#include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/ShapeIndexing.h"
 #include "compiler/graph/Rewrite.h"
 
 #include "llvm/ADT/STLExtras.h"

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/ShapeIndexing.h"
 #include "compiler/graph/Rewrite.h"
 
 namespace kiln {

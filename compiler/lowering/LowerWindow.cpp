@@ -7,7 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 #include "compiler/graph/Rewrite.h"
 
 namespace kiln {

@@ -13,7 +13,7 @@
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/OpFamilies.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 #include "compiler/ops/QuantizedTypes.h"
 
 namespace kiln {

@@ -10,7 +10,7 @@
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

@@ -1,6 +1,8 @@
 #include "compiler/ops/ElementwiseEval.h"
 
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/graph/Half.h"
+#include "compiler/ops/ShapeIndexing.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

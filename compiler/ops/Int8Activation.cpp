@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/Int8Eval.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 #include "compiler/ops/QuantizedActivations.h"
 #include "compiler/ops/QuantizedTypes.h"
 

@@ -1,7 +1,7 @@
 //===- Int8Conv.cpp - int8 Conv and MatMul (FULLY_CONNECTED) --------------===//
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/Int8Eval.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OpGeometry.h"
 
 #include <algorithm>
 

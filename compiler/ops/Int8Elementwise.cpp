@@ -1,6 +1,6 @@
 //===- Int8Elementwise.cpp - int8 Add, Sub and Mul ------------------------===//
 #include "compiler/ops/Int8Eval.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/ShapeIndexing.h"
 
 namespace kiln {
 

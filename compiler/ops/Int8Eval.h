@@ -11,7 +11,7 @@
 
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/IntegerMath.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 
 namespace kiln {
 

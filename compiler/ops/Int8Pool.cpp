@@ -1,6 +1,7 @@
 //===- Int8Pool.cpp - int8 AveragePool, ReduceMean and Softmax ------------===//
 #include "compiler/ops/Int8Eval.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/QuantizedActivations.h"
 #include "compiler/ops/QuantizedTypes.h"
 

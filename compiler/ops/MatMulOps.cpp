@@ -11,7 +11,8 @@
 #include "compiler/ops/ActivationFormula.h"
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/OpFamilies.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/ShapeIndexing.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

@@ -8,7 +8,7 @@
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 
 #include <cmath>
 

@@ -11,7 +11,9 @@
 #include "compiler/graph/CheckedMath.h"
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/OpFamilies.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/ShapeIndexing.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"

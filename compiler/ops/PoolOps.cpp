@@ -9,7 +9,8 @@
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/QuantizedTypes.h"
 #include "compiler/ops/OpFamilies.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

@@ -17,7 +17,8 @@
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/IntegerMath.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/ShapeIndexing.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 #include "compiler/ops/QuantizedTypes.h"
 
 #include "llvm/Support/FormatVariadic.h"

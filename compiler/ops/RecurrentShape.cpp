@@ -1,6 +1,6 @@
 #include "compiler/ops/RecurrentShape.h"
 
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

@@ -13,7 +13,9 @@
 #include "compiler/ops/QuantizedTypes.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/ShapeIndexing.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"

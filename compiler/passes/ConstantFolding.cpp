@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/interpreter/Interpreter.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 #include "compiler/passes/Passes.h"
 #include "compiler/graph/Rewrite.h"
 

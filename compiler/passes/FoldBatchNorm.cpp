@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/AxisIndex.h"
 #include "compiler/ops/ActivationOps.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/ShapeIndexing.h"
 #include "compiler/passes/BatchNormAffine.h"
 #include "compiler/passes/Passes.h"
 #include "compiler/graph/Rewrite.h"

@@ -27,7 +27,7 @@
 #include "compiler/graph/Rewrite.h"
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/Int8Eval.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/QuantizedTypes.h"
 #include "compiler/passes/Passes.h"
 #include "compiler/passes/QDQGroups.h"

@@ -3,7 +3,7 @@
 #include "tests/conformance/OnnxSuite.h"
 
 #include "compiler/frontend/onnx/OnnxImporter.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/graph/Half.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"

@@ -17,6 +17,7 @@
 #include "compiler/codegen/kernels/IRAlgebra.h"
 #include "compiler/codegen/kernels/ScalarMath.h"
 #include "compiler/ops/ActivationOps.h"
+#include "compiler/ops/ShapeIndexing.h"
 
 #include <cmath>
 #include <limits>

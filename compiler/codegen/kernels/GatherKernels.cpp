@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/Kernels.h"
+#include "compiler/ops/ShapeIndexing.h"
 
 namespace kiln {
 namespace codegen {

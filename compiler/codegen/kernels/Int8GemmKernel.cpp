@@ -25,7 +25,7 @@
 #include "compiler/codegen/kernels/Int8Params.h"
 #include "compiler/codegen/kernels/IntegerIR.h"
 #include "compiler/ops/Int8Eval.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OpGeometry.h"
 
 #include "llvm/IR/IntrinsicsARM.h"
 #include "llvm/IR/IntrinsicsX86.h"

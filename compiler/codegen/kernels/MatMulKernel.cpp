@@ -17,6 +17,7 @@
 #include "compiler/codegen/kernels/RegisterTile.h"
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/codegen/Kernels.h"
+#include "compiler/ops/ShapeIndexing.h"
 
 #include <limits>
 

@@ -11,6 +11,7 @@
 
 #include "compiler/codegen/Kernels.h"
 #include "compiler/codegen/kernels/ScalarMath.h"
+#include "compiler/ops/ShapeIndexing.h"
 
 #include "llvm/ADT/STLExtras.h"
 

@@ -16,7 +16,7 @@
 
 #include "compiler/codegen/Kernels.h"
 #include "compiler/codegen/kernels/IntegerIR.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OpGeometry.h"
 
 #include "llvm/ADT/STLExtras.h"
 

@@ -13,7 +13,7 @@
 
 #include "compiler/frontend/onnx/AdapterUtils.h"
 
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OnnxDTypes.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

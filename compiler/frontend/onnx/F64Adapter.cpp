@@ -13,7 +13,7 @@
 
 #include "compiler/frontend/onnx/OpsetAdapters.h"
 
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OnnxDTypes.h"
 
 #include "llvm/ADT/STLExtras.h"
 

@@ -10,7 +10,6 @@
 
 #include "compiler/frontend/onnx/AdapterUtils.h"
 
-#include "compiler/ops/OpHelpers.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

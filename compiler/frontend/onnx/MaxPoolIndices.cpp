@@ -14,7 +14,7 @@
 
 #include "compiler/frontend/onnx/AdapterUtils.h"
 
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OpGeometry.h"
 
 #include <limits>
 

@@ -3,7 +3,7 @@
 #include "compiler/frontend/onnx/NodeEmitter.h"
 
 #include "compiler/interpreter/Interpreter.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/ADT/STLExtras.h"
 

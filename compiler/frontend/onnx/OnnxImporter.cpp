@@ -15,7 +15,8 @@
 #include "compiler/frontend/onnx/TensorProto.h"
 #include "compiler/frontend/onnx/UnsupportedOps.h"
 #include "compiler/graph/CheckedMath.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OnnxDTypes.h"
+#include "compiler/ops/TypeRuleHelpers.h"
 
 #include "google/protobuf/io/coded_stream.h"
 #include "llvm/ADT/StringMap.h"

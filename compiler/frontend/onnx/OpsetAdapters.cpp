@@ -4,7 +4,7 @@
 #include "compiler/frontend/onnx/AdapterUtils.h"
 #include "compiler/frontend/onnx/OnnxImporter.h"
 
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OnnxDTypes.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -13,9 +13,6 @@
 namespace kiln {
 namespace {
 
-/// Dropout is the identity in inference, so its ratio is irrelevant; only
-/// Dropout-12's training_mode input could change that, and it must be a
-/// constant false.
 /// Whether Dropout-12's ratio input (0.5 when absent) is 0. Training mode
 /// needs it constant: only a ratio of 0 makes training deterministic.
 llvm::Expected<bool> isZeroRatio(const PendingNode &n) {
@@ -30,9 +27,9 @@ llvm::Expected<bool> isZeroRatio(const PendingNode &n) {
   return t.getAsDouble(0) == 0.0;
 }
 
+/// Dropout is the identity in inference; only Dropout-12's training_mode
+/// input could change that, and it must be a constant false (or the ratio 0).
 llvm::Expected<ValueList> emitDropout(NodeEmitter &e, PendingNode &n) {
-  n.attrs.erase("ratio");
-  n.attrs.erase("is_test");
   if (e.getOpset() >= 12) {
     if (auto err = checkMaxInputs(n, 3))
       return err;
@@ -95,9 +92,6 @@ llvm::Expected<ValueList> emitSoftmax(NodeEmitter &e, PendingNode &n) {
 /// BatchNormalization before opset 9 had `spatial` (only 1, the per-channel
 /// form, exists in kiln); opset 14 added training_mode, which must be off.
 llvm::Expected<ValueList> emitBatchNorm(NodeEmitter &e, PendingNode &n) {
-  // Leftovers of opset 6 some converters keep; meaningless in inference.
-  n.attrs.erase("consumed_inputs");
-  n.attrs.erase("is_test");
   if (e.getOpset() < 9) {
     auto spatial = intAttr(n, "spatial", 1);
     if (!spatial)
@@ -200,6 +194,38 @@ llvm::Expected<ValueList> emitConcat(NodeEmitter &e, PendingNode &n) {
   return e.emit(n);
 }
 
+/// An attribute of older opsets, or of converters, that changes nothing in
+/// inference: dropped on import.
+struct IgnoredAttr {
+  /// nullptr: every op.
+  const char *opType;
+  const char *attr;
+  /// Dropped below this opset; 0: at every opset.
+  int64_t untilOpset = 0;
+};
+
+// clang-format off
+const IgnoredAttr kIgnoredAttrs[] = {
+  // An optimization hint of the first ONNX runtimes, on many ops before
+  // opset 7; some converters keep it on BatchNormalization later.
+  {nullptr,              "consumed_inputs", 7},
+  {"BatchNormalization", "consumed_inputs"},
+  {"BatchNormalization", "is_test"},
+  // Dropout is the identity in inference (Dropout-12's inputs are checked).
+  {"Dropout",            "is_test"},
+  {"Dropout",            "ratio"},
+  // Gemm-6's broadcast only allowed what kiln's Gemm always does.
+  {"Gemm",               "broadcast"},
+};
+// clang-format on
+
+void dropIgnoredAttrs(PendingNode &n, int64_t opset) {
+  for (const IgnoredAttr &row : kIgnoredAttrs)
+    if ((!row.opType || n.opType == row.opType) &&
+        (!row.untilOpset || opset < row.untilOpset))
+      n.attrs.erase(row.attr);
+}
+
 using FormulaEmitter = llvm::Expected<ValueList> (*)(NodeEmitter &,
                                                      PendingNode &);
 /// ONNX ops without a kiln op, imported as the ops that compute them.
@@ -237,10 +263,7 @@ const OpDef *lookupOnnxOp(llvm::StringRef opType) {
 }
 
 llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
-  // Opsets before 7 tagged many ops with consumed_inputs, an optimization
-  // hint of the first ONNX runtimes that means nothing since.
-  if (e.getOpset() < 7)
-    n.attrs.erase("consumed_inputs");
+  dropIgnoredAttrs(n, e.getOpset());
   auto runtimeForm = takeOpsetInputs(n, e.getOpset());
   if (!runtimeForm)
     return runtimeForm.takeError();
@@ -289,10 +312,6 @@ llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
     return n.outputs.size() > 1 && !n.outputs[1].empty()
                ? emitMaxPoolWithIndices(e, n)
                : e.emit(n);
-  case OpKind::Gemm:
-    // Gemm-6's `broadcast` only allowed what kiln's Gemm always does.
-    n.attrs.erase("broadcast");
-    return e.emit(n);
   default: return e.emit(n);
   }
 }

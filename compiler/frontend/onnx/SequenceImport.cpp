@@ -3,7 +3,6 @@
 #include "compiler/frontend/onnx/SequenceImport.h"
 #include "compiler/frontend/onnx/AdapterUtils.h"
 
-#include "compiler/ops/OpHelpers.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"

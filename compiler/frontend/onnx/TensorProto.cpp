@@ -3,7 +3,7 @@
 #include "compiler/frontend/onnx/TensorProto.h"
 #include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/graph/CheckedMath.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OnnxDTypes.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -15,7 +15,8 @@
 
 #include "compiler/frontend/onnx/AdapterUtils.h"
 
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OnnxDTypes.h"
+#include "compiler/ops/ShapeIndexing.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

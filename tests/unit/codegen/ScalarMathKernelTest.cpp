@@ -11,7 +11,7 @@
 
 #include "tests/unit/codegen/KernelTestUtil.h"
 
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/graph/Half.h"
 
 #include <gtest/gtest.h>
 

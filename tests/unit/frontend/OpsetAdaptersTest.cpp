@@ -600,5 +600,38 @@ TEST(OpsetAdapters, BatchNormSpatialAndTrainingMode) {
             "node 'bn' (BatchNormalization): unsupported attribute 'spatial'");
 }
 
+//===----------------------------------------------------------------------===//
+// Attributes that change nothing in inference, dropped where ONNX had them.
+//===----------------------------------------------------------------------===//
+
+TEST(OpsetAdapters, IgnoredAttributesAreDroppedOnlyWhereOnnxHadThem) {
+  ModelBuilder bn = batchNormModel(9);
+  onnx::NodeProto &node = *bn.proto().mutable_graph()->mutable_node(0);
+  test::setInt(node, "is_test", 1);
+  test::setInts(node, "consumed_inputs", {0, 0, 0, 1, 1});
+  auto g = importOk(bn);
+  ASSERT_TRUE(g);
+  const Node *n = singleNode(*g, OpKind::BatchNormalization);
+  ASSERT_TRUE(n);
+  EXPECT_FALSE(n->hasAttr("is_test"));
+  EXPECT_FALSE(n->hasAttr("consumed_inputs"));
+
+  // Relu-1 had consumed_inputs; Relu-6 and later have no attribute.
+  for (int64_t opset : {1, 6, 7}) {
+    ModelBuilder relu(opset);
+    relu.input("x", {2}).output("y", {2});
+    test::setInts(relu.node("Relu", {"x"}, {"y"}, "relu"), "consumed_inputs",
+                  {0});
+    if (opset < 7) {
+      auto r = importOk(relu);
+      ASSERT_TRUE(r);
+      EXPECT_EQ(run(*r, {2}, {-1, 2}), std::vector<float>({0, 2}));
+    } else {
+      EXPECT_EQ(importError(relu),
+                "node 'relu' (Relu): unsupported attribute 'consumed_inputs'");
+    }
+  }
+}
+
 } // namespace
 } // namespace kiln

@@ -8,7 +8,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/interpreter/Interpreter.h"
-#include "compiler/ops/OpHelpers.h"
 
 #include <gtest/gtest.h>
 

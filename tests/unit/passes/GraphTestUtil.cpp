@@ -1,7 +1,7 @@
 #include "tests/unit/passes/GraphTestUtil.h"
 
 #include "compiler/interpreter/Interpreter.h"
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/graph/Half.h"
 
 #include "llvm/Support/ErrorHandling.h"
 

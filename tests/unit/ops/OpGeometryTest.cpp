@@ -1,4 +1,4 @@
-//===- OpHelpersTest.cpp - Broadcasting, windows, slices, resize taps -----===//
+//===- OpGeometryTest.cpp - Windows, slices, resize taps -------------------===//
 //
 // The expected values are worked out by hand or with the plain formula the
 // ONNX operator documents give: lowering and the interpreter share these
@@ -6,7 +6,7 @@
 // in them.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/ops/OpHelpers.h"
+#include "compiler/ops/OpGeometry.h"
 
 #include <gtest/gtest.h>
 
@@ -16,64 +16,6 @@
 
 namespace kiln {
 namespace {
-
-TEST(Broadcast, FollowsNumpyRules) {
-  // The examples of ONNX's Broadcasting.md.
-  EXPECT_EQ(*broadcastShapes({2, 3, 4, 5}, {}), (Shape{2, 3, 4, 5}));
-  EXPECT_EQ(*broadcastShapes({2, 3, 4, 5}, {5}), (Shape{2, 3, 4, 5}));
-  EXPECT_EQ(*broadcastShapes({4, 5}, {2, 3, 4, 5}), (Shape{2, 3, 4, 5}));
-  EXPECT_EQ(*broadcastShapes({1, 4, 5}, {2, 3, 1, 1}), (Shape{2, 3, 4, 5}));
-  EXPECT_EQ(*broadcastShapes({3, 4, 5}, {2, 1, 1, 1}), (Shape{2, 3, 4, 5}));
-  EXPECT_FALSE(broadcastShapes({2, 3}, {4}).has_value());
-  EXPECT_FALSE(broadcastShapes({2, 3, 4}, {3, 1, 4}).has_value());
-  EXPECT_EQ(*broadcastShapes({0, 1}, {1, 3}), (Shape{0, 3}));
-}
-
-TEST(Broadcast, Unidirectional) {
-  EXPECT_TRUE(isUnidirectionalBroadcastable({}, {2, 3}));
-  EXPECT_TRUE(isUnidirectionalBroadcastable({3}, {2, 3}));
-  EXPECT_TRUE(isUnidirectionalBroadcastable({2, 1}, {2, 3}));
-  EXPECT_FALSE(isUnidirectionalBroadcastable({2}, {2, 3}));
-  EXPECT_FALSE(isUnidirectionalBroadcastable({1, 2, 3}, {2, 3}));
-}
-
-TEST(Axes, Normalize) {
-  EXPECT_EQ(normalizeAxis(0, 3), 0);
-  EXPECT_EQ(normalizeAxis(2, 3), 2);
-  EXPECT_EQ(normalizeAxis(-1, 3), 2);
-  EXPECT_EQ(normalizeAxis(-3, 3), 0);
-  EXPECT_FALSE(normalizeAxis(3, 3).has_value());
-  EXPECT_FALSE(normalizeAxis(-4, 3).has_value());
-  EXPECT_FALSE(normalizeAxis(0, 0).has_value());
-}
-
-TEST(Strides, RowMajorAndBroadcast) {
-  EXPECT_EQ(rowMajorStrides({2, 3, 4}), (Shape{12, 4, 1}));
-  EXPECT_EQ(rowMajorStrides({}), Shape{});
-  EXPECT_EQ(broadcastStrides({3, 1}, {2, 3, 4}), (Shape{0, 1, 0}));
-  EXPECT_EQ(broadcastStrides({2, 3, 4}, {2, 3, 4}), (Shape{12, 4, 1}));
-}
-
-TEST(Strides, StridedIndexWalksRowMajor) {
-  // Output [3, 2] reading a [2, 3] tensor transposed (strides {1, 3}) and a
-  // [2] vector broadcast along rows (strides {0, 1}).
-  StridedIndex it({3, 2}, {Shape{1, 3}, Shape{0, 1}});
-  std::vector<int64_t> transposed, broadcast, rows, cols;
-  for (int i = 0; i < 6; ++i) {
-    transposed.push_back(it.offset(0));
-    broadcast.push_back(it.offset(1));
-    rows.push_back(it.index()[0]);
-    cols.push_back(it.index()[1]);
-    EXPECT_EQ(it.next(), i != 5);
-  }
-  // Element (r, c) of the transpose is element (c, r) = c * 3 + r.
-  EXPECT_EQ(transposed, (std::vector<int64_t>{0, 3, 1, 4, 2, 5}));
-  EXPECT_EQ(broadcast, (std::vector<int64_t>{0, 1, 0, 1, 0, 1}));
-  EXPECT_EQ(rows, (std::vector<int64_t>{0, 0, 1, 1, 2, 2}));
-  EXPECT_EQ(cols, (std::vector<int64_t>{0, 1, 0, 1, 0, 1}));
-  // After wrapping, the walk is back at the start.
-  EXPECT_EQ(it.offset(0), 0);
-}
 
 /// A MaxPool node over N x C x `in` with the given attributes, to feed
 /// resolveConvGeometry.
@@ -205,39 +147,6 @@ TEST(Geometry3, EmbedsLowerRanksAsLeadingUnitDims) {
   EXPECT_EQ(w.pb[2], 1);
   EXPECT_EQ(w.pb[0], 0);
   EXPECT_EQ(w.out[2], 5);
-}
-
-TEST(DTypes, OnnxNumbering) {
-  EXPECT_EQ(dtypeFromOnnx(1), DType::F32);
-  EXPECT_EQ(dtypeFromOnnx(2), DType::U8);
-  EXPECT_EQ(dtypeFromOnnx(3), DType::I8);
-  EXPECT_EQ(dtypeFromOnnx(5), DType::I16);
-  EXPECT_EQ(dtypeFromOnnx(6), DType::I32);
-  EXPECT_EQ(dtypeFromOnnx(7), DType::I64);
-  EXPECT_EQ(dtypeFromOnnx(9), DType::Bool);
-  EXPECT_EQ(dtypeFromOnnx(10), DType::F16);
-  EXPECT_EQ(dtypeFromOnnx(4), DType::U16);
-  EXPECT_EQ(dtypeFromOnnx(11), DType::F64);
-  EXPECT_EQ(dtypeFromOnnx(12), DType::U32);
-  EXPECT_EQ(dtypeFromOnnx(13), DType::U64);
-  EXPECT_FALSE(dtypeFromOnnx(14).has_value());
-  EXPECT_FALSE(dtypeFromOnnx(16).has_value());
-  EXPECT_EQ(onnxDTypeName(11), "DOUBLE");
-  EXPECT_EQ(onnxDTypeName(16), "BFLOAT16");
-  EXPECT_EQ(onnxDTypeName(99), "unknown");
-}
-
-TEST(DTypes, HalfConversionRoundsToNearestEven) {
-  EXPECT_EQ(floatToHalf(1.0f), 0x3C00);
-  EXPECT_EQ(floatToHalf(-2.0f), 0xC000);
-  EXPECT_EQ(floatToHalf(65504.0f), 0x7BFF);
-  EXPECT_EQ(floatToHalf(1e6f), 0x7C00); // overflows to +inf
-  // 1 + 2^-11 lies halfway between 1 and 1 + 2^-10: ties go to even (1).
-  EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3C00);
-  EXPECT_EQ(floatToHalf(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3C02);
-  EXPECT_EQ(halfToFloat(0x3555), 0.333251953125f);
-  EXPECT_EQ(halfToFloat(0x0001), std::ldexp(1.0f, -24)); // smallest subnormal
-  EXPECT_TRUE(std::isinf(halfToFloat(0xFC00)));
 }
 
 //===----------------------------------------------------------------------===//
