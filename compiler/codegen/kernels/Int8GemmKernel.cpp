@@ -53,7 +53,7 @@ struct Int8Gemm {
   llvm::Value *weights, *columns;
   llvm::Value *biasTable;
   Requantizer requant;
-  int32_t inOffset, outZp;
+  int32_t inOffset;
   tfl::ActivationRange range;
 
   /// Taps per column in the temp.
@@ -225,8 +225,7 @@ struct Int8Gemm {
   /// it at y[yIndex] on.
   void storeOutput(llvm::Value *sum, llvm::Value *row, llvm::Value *y, llvm::Value *yIndex) {
     auto &b = kb.b;
-    llvm::Value *v = b.CreateAdd(requant.apply(sum, row), ir.like(sum, outZp));
-    llvm::Value *q = ir.clampToI8(v, range.min, range.max);
+    llvm::Value *q = ir.clampToI8(requant.apply(sum, row), range.min, range.max);
     if (q->getType()->isVectorTy())
       b.CreateAlignedStore(q, kb.gep(b.getInt8Ty(), y, yIndex), llvm::Align(1));
     else
@@ -258,7 +257,7 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
   lir::Int8RowsShape rows =
       lir::int8RowsShape(wt.shape, lir::int8GemmPacking(n, args.strategy.dot));
   Int8Channels params = int8Channels(n, channels, fullyConnected, *range);
-  Requantizer requant(ir, params.multipliers, params.sumBounds);
+  Requantizer requant(ir, params.multipliers, params.sumBounds, yt.quant.zeroPoints[0]);
   return Int8Gemm{kb,
                   ir,
                   args.strategy,
@@ -269,7 +268,6 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
                   ir.table(params.bias, "int8.bias"),
                   requant,
                   -xt.quant.zeroPoints[0],
-                  yt.quant.zeroPoints[0],
                   *range};
 }
 
