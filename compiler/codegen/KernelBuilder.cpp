@@ -128,14 +128,25 @@ void KernelBuilder::ifElse(llvm::Value *cond, llvm::function_ref<void()> then,
   b.SetInsertPoint(joinBB);
 }
 
-void KernelBuilder::keepLoopRolled() {
+void KernelBuilder::addLoopProperty(llvm::ArrayRef<llvm::Metadata *> property) {
   if (!lastLatch_)
     return;
   llvm::LLVMContext &ctx = b.getContext();
-  llvm::Metadata *disable = llvm::MDNode::get(ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.disable"));
-  llvm::MDNode *loopId = llvm::MDNode::getDistinct(ctx, {nullptr, disable});
+  llvm::SmallVector<llvm::Metadata *, 4> ops{nullptr};
+  if (llvm::MDNode *old = lastLatch_->getMetadata(llvm::LLVMContext::MD_loop))
+    ops.append(old->op_begin() + 1, old->op_end());
+  ops.push_back(llvm::MDNode::get(ctx, property));
+  llvm::MDNode *loopId = llvm::MDNode::getDistinct(ctx, ops);
   loopId->replaceOperandWith(0, loopId);
   lastLatch_->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+}
+
+void KernelBuilder::keepLoopRolled() {
+  addLoopProperty({llvm::MDString::get(b.getContext(), "llvm.loop.unroll.disable")});
+}
+
+void KernelBuilder::keepLoadsInLoop() {
+  addLoopProperty({llvm::MDString::get(b.getContext(), "llvm.licm.disable")});
 }
 
 llvm::Type *KernelBuilder::vecType(unsigned lanes) {

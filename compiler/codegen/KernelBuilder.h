@@ -87,6 +87,11 @@ public:
   /// and a register tile's body copied many times spills on a core with few
   /// registers.
   void keepLoopRolled();
+  /// Keeps LICM from hoisting the loop-invariant loads of the loop built
+  /// last out of it: a body that reads a block's buffer again each iteration
+  /// would otherwise hold all of it in registers, and spill on a core with
+  /// few.
+  void keepLoadsInLoop();
 
   /// <lanes x float>, or float for one lane.
   llvm::Type *vecType(unsigned lanes);
@@ -129,6 +134,8 @@ public:
 private:
   /// The back edge of the loop built last (keepLoopRolled).
   llvm::BranchInst *lastLatch_ = nullptr;
+  /// Adds `property` to the loop metadata of lastLatch_'s loop.
+  void addLoopProperty(llvm::ArrayRef<llvm::Metadata *> property);
 };
 
 

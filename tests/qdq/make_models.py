@@ -249,6 +249,22 @@ def depthwise_windows():
     return bld.integer_model(conv_block(bld, h, "dw4", 10, 3, group=10, relu=False)), x
 
 
+def gemm_windows():
+    """A chain of int8 Convs (not depthwise) over odd channel counts, the
+    shapes of the GEMM kernel's blocks: 3x3 padded and unpadded, stride 1
+    and 2, 1x1, 7 to 144 taps a row (unrolled and looped on the Arm DSP),
+    odd output channels and odd pixel counts (partial blocks)."""
+    x = RNG.uniform(-1, 1, (1, 5, 13, 11)).astype(np.float32)
+    bld = Builder(x, np.int8)
+    h = bld.qdq("x")
+    h = conv_block(bld, h, "c1", 7, 3)
+    h = conv_block(bld, h, "c2", 8, 1)
+    h = conv_block(bld, h, "c3", 9, 3, pad=0, stride=2)
+    h = conv_block(bld, h, "c4", 16, 1)
+    h = conv_block(bld, h, "c5", 5, 3)
+    return bld.integer_model(conv_block(bld, h, "c6", 3, 1, relu=False)), x
+
+
 def qdq_mlp():
     """int8 activations: MatMul, Mul, and a Sigmoid whose output scale is not
     TFLite's 1/256 (it stays float); the output dequantized to f32."""
@@ -361,6 +377,7 @@ def main():
         for dtype, suffix in [(np.uint8, "u8"), (np.int8, "s8")]:
             models["layer_%s_%s" % (kind, suffix)] = layer(kind, dtype)
     models["depthwise_windows_s8"] = depthwise_windows()
+    models["gemm_windows_s8"] = gemm_windows()
     manifest = {}
     for name, (model, x) in models.items():
         onnx.save(model, os.path.join(out, name + ".onnx"))

@@ -101,8 +101,7 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
               tap(b.CreateUDiv(t, kb.idx(KW)), b.CreateURem(t, kb.idx(KW)), a[0])};
         })[0];
       }
-      llvm::Value *v = b.CreateAdd(requant.applyLanes(acc, c0), ir.like(acc, yt.quant.zeroPoints[0]));
-      llvm::Value *q = ir.clampToI8(v, range.min, range.max);
+      llvm::Value *q = ir.clampToI8(requant.applyLanes(acc, c0), range.min, range.max);
       for (int64_t l = 0; l < L; ++l)
         kb.store(b.CreateExtractElement(q, uint64_t(l)), y,
                  kb.linear({nb[0], b.CreateAdd(c0, kb.idx(l)), hw[0], hw[1]},
@@ -138,7 +137,7 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
   const int64_t ph = geom->padsBegin[0], pw = geom->padsBegin[1];
   Int8Channels channels = int8Channels(n, O, false, *range);
   llvm::Value *biasTable = ir.table(channels.bias, "int8.bias");
-  Requantizer requant(ir, channels.multipliers, channels.sumBounds);
+  Requantizer requant(ir, channels.multipliers, channels.sumBounds, yt.quant.zeroPoints[0]);
   if (args.strategy.tile) {
     emitChannelBlocks(kb, args, ir, *geom, *plane, biasTable, requant, *range);
     return llvm::Error::success();
@@ -180,8 +179,7 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
         return b.CreateIntrinsic(id, {}, {x, w, acc});
       };
       auto store = [&](llvm::Value *acc, llvm::Value *oh, llvm::Value *ow) {
-        llvm::Value *v = b.CreateAdd(requant.apply(acc, o), ir.i32(yt.quant.zeroPoints[0]));
-        kb.store(ir.clampToI8(v, range->min, range->max), y,
+        kb.store(ir.clampToI8(requant.apply(acc, o), range->min, range->max), y,
                  kb.linear({nc[0], o, oh, ow}, {O * OH * OW, OH * OW, OW, 1}));
       };
       if (args.strategy.tileCols == 2) {

@@ -37,8 +37,11 @@ namespace {
 
 using Values = llvm::SmallVector<llvm::Value *, 32>;
 
-/// Rows of at most this many quads of taps run unrolled on the Arm DSP.
-constexpr int64_t kUnrolledQuads = 4;
+/// Rows of at most this many quads of taps are left to LLVM's unroller on
+/// the Arm DSP (VWW's 1x1 Convs of up to 128 channels); a two-column
+/// block's longer rows stay rolled, which measured fewer instructions on
+/// ResNet-8's 144- and 288-tap rows.
+constexpr int64_t kUnrolledQuads = 32;
 
 /// The parts every Int8Gemm instruction shares.
 struct Int8Gemm {
@@ -50,7 +53,7 @@ struct Int8Gemm {
   llvm::Value *weights, *columns;
   llvm::Value *biasTable;
   Requantizer requant;
-  int32_t inOffset, outZp;
+  int32_t inOffset;
   tfl::ActivationRange range;
 
   /// Taps per column in the temp.
@@ -58,12 +61,17 @@ struct Int8Gemm {
   /// The columns are pixels on vector lanes (Int8Dot::Pmaddwd).
   bool pixelLanes() const { return strategy.dot == lir::Int8Dot::Pmaddwd; }
 
+  /// Whether the temp holds the columns' taps in pairs, [tap pair][column][2]:
+  /// a pair of taps of consecutive columns is then one vector (pixels on
+  /// lanes) or one LDRD (the Arm DSP's unrolled block; its rolled loop
+  /// addresses them worse, in more registers).
+  bool pairedColumns() const { return pixelLanes() || unrolledColumns(); }
+
   /// Where column c's tap t is in the temp: the column's taps in order, or
-  /// for pixels on lanes, [tap pair][column][2], so that a pair of taps of
-  /// consecutive columns is one vector.
+  /// paired (pairedColumns).
   llvm::Value *columnIndex(int64_t c, llvm::Value *t) {
     auto &b = kb.b;
-    if (!pixelLanes())
+    if (!pairedColumns())
       return b.CreateAdd(kb.idx(c * rowStride()), t);
     llvm::Value *pair = b.CreateLShr(t, kb.idx(1));
     return b.CreateAdd(b.CreateMul(pair, kb.idx(2 * strategy.tileCols)),
@@ -126,8 +134,10 @@ struct Int8Gemm {
         Values x;
         for (int64_t c = 0; c < C; ++c)
           x.push_back(kb.load(i32, columns,
-                              b.CreateAdd(kb.idx(c * rowStride() / 2 + half),
-                                          b.CreateShl(q, kb.idx(1)))));
+                              pairedColumns()
+                                  ? kb.linear({q}, {2 * C}, kb.idx(half * C + c))
+                                  : b.CreateAdd(kb.idx(c * rowStride() / 2 + half),
+                                                b.CreateShl(q, kb.idx(1)))));
         for (size_t r = 0; r < rowIdx.size(); ++r) {
           llvm::Value *w = half ? b.CreateIntrinsic(llvm::Intrinsic::fshr, {i32},
                                                     {words[r], words[r], ir.i32(8)})
@@ -141,11 +151,18 @@ struct Int8Gemm {
       }
       return next;
     });
-    // Unrolled, the loop of a block of two columns grows the code by its
-    // taps; one column's, or a few quads', stays small and gains from it.
-    if (wordsPerRow > kUnrolledQuads && C > 1)
+    if (!unrolledColumns())
       kb.keepLoopRolled();
     return sums;
+  }
+
+  /// Whether the Arm DSP block's loop over quads may unroll (kUnrolledQuads,
+  /// or one column). Unrolled, its column loads are invariant in the loop
+  /// over weight rows, where LICM would hold all the block's columns in
+  /// registers and spill them (keepLoadsInLoop).
+  bool unrolledColumns() const {
+    return strategy.dot == lir::Int8Dot::ArmDsp &&
+           (rowStride() / lir::kInt8Quad <= kUnrolledQuads || strategy.tileCols == 1);
   }
 
   /// A pair of taps a step: a vector of the pixels' int16 pairs, and each
@@ -208,8 +225,7 @@ struct Int8Gemm {
   /// it at y[yIndex] on.
   void storeOutput(llvm::Value *sum, llvm::Value *row, llvm::Value *y, llvm::Value *yIndex) {
     auto &b = kb.b;
-    llvm::Value *v = b.CreateAdd(requant.apply(sum, row), ir.like(sum, outZp));
-    llvm::Value *q = ir.clampToI8(v, range.min, range.max);
+    llvm::Value *q = ir.clampToI8(requant.apply(sum, row), range.min, range.max);
     if (q->getType()->isVectorTy())
       b.CreateAlignedStore(q, kb.gep(b.getInt8Ty(), y, yIndex), llvm::Align(1));
     else
@@ -241,7 +257,7 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
   lir::Int8RowsShape rows =
       lir::int8RowsShape(wt.shape, lir::int8GemmPacking(n, args.strategy.dot));
   Int8Channels params = int8Channels(n, channels, fullyConnected, *range);
-  Requantizer requant(ir, params.multipliers, params.sumBounds);
+  Requantizer requant(ir, params.multipliers, params.sumBounds, yt.quant.zeroPoints[0]);
   return Int8Gemm{kb,
                   ir,
                   args.strategy,
@@ -252,7 +268,6 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
                   ir.table(params.bias, "int8.bias"),
                   requant,
                   -xt.quant.zeroPoints[0],
-                  yt.quant.zeroPoints[0],
                   *range};
 }
 
@@ -426,6 +441,8 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
             g.storeOutput(sums[r * (CB / step) + c / step], rows[r], y,
                           kb.linear({bn, rows[r], pixels[c]}, {O * P, P, 1}));
       });
+      if (g.unrolledColumns() && CB > 1)
+        kb.keepLoadsInLoop();
     });
   });
   return llvm::Error::success();

@@ -143,7 +143,8 @@ llvm::Error emitBinaryInt8(KernelBuilder &kb, const KernelArgs &args) {
       sumBound += largest;
     }
   }
-  Requantizer requant(ir, {p->isMul ? mul.output : add.output}, sumBound);
+  Requantizer requant(ir, {p->isMul ? mul.output : add.output}, sumBound,
+                      p->isMul ? mul.outputZeroPoint : add.outputOffset);
   llvm::Value *onlyChannel = kb.idx(0);
   kb.nest(yt.shape, [&](llvm::ArrayRef<llvm::Value *> ivs) {
     llvm::Value *av = ir.widen(kb.load(i8, args.inputs[0], kb.linear(ivs, aStrides)));
@@ -152,7 +153,7 @@ llvm::Error emitBinaryInt8(KernelBuilder &kb, const KernelArgs &args) {
     if (p->isMul) {
       llvm::Value *prod = b.CreateMul(b.CreateSub(av, ir.i32(mul.input1ZeroPoint)),
                                       b.CreateSub(bv, ir.i32(mul.input2ZeroPoint)));
-      out = b.CreateAdd(ir.i32(mul.outputZeroPoint), requant.apply(prod, onlyChannel));
+      out = requant.apply(prod, onlyChannel);
     } else {
       auto scaled = [&](int i, llvm::Value *v) {
         return kb.load(i32, scaledTables[i],
@@ -160,7 +161,7 @@ llvm::Error emitBinaryInt8(KernelBuilder &kb, const KernelArgs &args) {
       };
       llvm::Value *x1 = scaled(0, av), *x2 = scaled(1, bv);
       llvm::Value *raw = add.subtract ? b.CreateSub(x1, x2) : b.CreateAdd(x1, x2);
-      out = b.CreateAdd(requant.apply(raw, onlyChannel), ir.i32(add.outputOffset));
+      out = requant.apply(raw, onlyChannel);
     }
     kb.store(ir.clampToI8(out, p->range.min, p->range.max), args.outputs[0],
              kb.linear(ivs, yStrides));

@@ -7,15 +7,21 @@
 namespace kiln {
 namespace codegen {
 
+/// The largest right shift e whose channels take the zero point in their
+/// rounding constant: |sum * M| < 2^62 and |zp| * 2^(31 + e) < 2^62 then.
+constexpr int kFoldedZeroPointShift = 22;
+
 /// The rows of Requantizer::fused. A channel that shifts left by l >= 0
 /// (e = 0) shifts its sum by l + 1 and rounds once: floor((sum 2^(l+1) M +
-/// 2^31) / 2^32), with no sign term.
+/// 2^31) / 2^32), with no sign term. `zeroPoint` joins the rounding
+/// constant, times the divisor 2^(31 + e) (2^32 for e = 0).
 static std::vector<int32_t> fusedRequantRows(llvm::ArrayRef<tfl::QuantizedMultiplier> m,
-                                             bool preShift) {
+                                             bool preShift, int32_t zeroPoint) {
   std::vector<int32_t> rows;
   for (const tfl::QuantizedMultiplier &q : m) {
     int e = q.shift < 0 ? -q.shift : 0;
     uint64_t rounding = e ? (uint64_t(1) << 30) + (uint64_t(1) << (30 + e)) : uint64_t(1) << 31;
+    rounding += uint64_t(int64_t(zeroPoint)) << (e ? 31 + e : 32);
     rows.insert(rows.end(), {q.multiplier, int32_t(uint32_t(rounding)),
                              int32_t(uint32_t(rounding >> 32)), e ? e - 1 : 0});
     if (preShift)
@@ -25,8 +31,8 @@ static std::vector<int32_t> fusedRequantRows(llvm::ArrayRef<tfl::QuantizedMultip
 }
 
 Requantizer::Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> m,
-                         llvm::ArrayRef<int64_t> sumBounds)
-    : ir(ir) {
+                         llvm::ArrayRef<int64_t> sumBounds, int32_t zeroPoint)
+    : ir(ir), zeroPoint(zeroPoint) {
   std::vector<int32_t> mult, shifts, left, right, up, down;
   bool anyLeft = false, bounded = true, fusable = true;
   for (size_t c = 0; c < m.size(); ++c) {
@@ -35,6 +41,7 @@ Requantizer::Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> 
     bounded &= sumBounds[sumBounds.size() == 1 ? 0 : c] < (int64_t(1) << (30 - std::min(l, 30)));
     fusable &= e == 0 || q.multiplier >= (1 << 30);
     fusedPreShift |= e == 0;
+    fusedZeroPoint &= e <= kFoldedZeroPointShift;
     mult.push_back(q.multiplier);
     shifts.push_back(q.shift);
     anyLeft |= l > 0;
@@ -51,7 +58,8 @@ Requantizer::Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> 
     nudgeUp = ir.table(up, "int8.nudge.up");
     nudgeDown = ir.table(down, "int8.nudge.down");
     if (fusable)
-      fused = ir.table(fusedRequantRows(m, fusedPreShift), "int8.requant");
+      fused = ir.table(fusedRequantRows(m, fusedPreShift, fusedZeroPoint ? zeroPoint : 0),
+                       "int8.requant");
   } else {
     shift = ir.table(shifts, "int8.shift");
   }
@@ -75,7 +83,8 @@ llvm::Value *Requantizer::applyFused(llvm::Value *sum, llvm::Value *channel) {
   llvm::Value *product = b.CreateMul(b.CreateSExt(sum, i64), b.CreateSExt(field(0), i64));
   llvm::Value *total = b.CreateSub(b.CreateAdd(product, rounding), negative);
   llvm::Value *high = b.CreateTrunc(b.CreateLShr(total, 32), b.getInt32Ty());
-  return b.CreateAShr(high, field(3));
+  llvm::Value *v = b.CreateAShr(high, field(3));
+  return fusedZeroPoint ? v : b.CreateAdd(v, ir.i32(zeroPoint));
 }
 
 llvm::Value *Requantizer::apply(llvm::Value *sum, llvm::Value *channel) {
@@ -102,13 +111,17 @@ llvm::Value *Requantizer::applyTables(llvm::Value *sum,
                                       llvm::function_ref<llvm::Value *(llvm::Value *)> param) {
   auto &b = ir.b;
   llvm::Value *m = param(multiplier);
-  if (shift)
-    return ir.mbqm(sum, m, param(shift));
-  llvm::Value *x = leftShift ? b.CreateShl(sum, param(leftShift)) : sum;
-  llvm::Value *high = ir.roundedHighMul(x, m);
-  llvm::Value *nudge = b.CreateSelect(b.CreateICmpSLT(high, ir.like(high, 0)), param(nudgeDown),
-                                      param(nudgeUp));
-  return b.CreateAShr(b.CreateAdd(high, nudge), param(rightShift));
+  llvm::Value *v;
+  if (shift) {
+    v = ir.mbqm(sum, m, param(shift));
+  } else {
+    llvm::Value *x = leftShift ? b.CreateShl(sum, param(leftShift)) : sum;
+    llvm::Value *high = ir.roundedHighMul(x, m);
+    llvm::Value *nudge = b.CreateSelect(b.CreateICmpSLT(high, ir.like(high, 0)),
+                                        param(nudgeDown), param(nudgeUp));
+    v = b.CreateAShr(b.CreateAdd(high, nudge), param(rightShift));
+  }
+  return b.CreateAdd(v, ir.like(v, zeroPoint));
 }
 
 Int8Channels int8Channels(const Node &n, int64_t channels, bool fullyConnected,

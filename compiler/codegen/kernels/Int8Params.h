@@ -17,8 +17,8 @@
 namespace kiln {
 namespace codegen {
 
-/// Per-channel MultiplyByQuantizedMultiplier of int32 sums, from tables
-/// computed at compile time.
+/// Per-channel MultiplyByQuantizedMultiplier of int32 sums plus an output
+/// zero point, from tables computed at compile time.
 ///
 /// Where every sum and its left shift stay below 2^30 in magnitude (the
 /// kernel knows a bound per channel), RoundingDivideByPOT is a rounding add and a shift:
@@ -33,20 +33,28 @@ namespace codegen {
 /// of the sum stands for the sign of SRDHM's result: they differ only for
 /// M = 2^30 and sum = -1, where both give 0. Channels with e = 0 shift the
 /// sum left by one more than their left shift instead and have no sign
-/// term, from two more words a row.
+/// term, from two more words a row. The zero point joins the rounding
+/// constant as zp * 2^(31 + e), which adds exactly zp to the quotient, where
+/// every e is small enough to keep the sum within 64 bits.
 class Requantizer {
 public:
-  /// `sumBounds`: a bound of |sum| per channel of `m`, or one for all.
+  /// `sumBounds`: a bound of |sum| per channel of `m`, or one for all;
+  /// `zeroPoint` is added to every result.
   Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> m,
-              llvm::ArrayRef<int64_t> sumBounds);
-  /// The requantized `sum` (or vector of sums) of `channel`.
+              llvm::ArrayRef<int64_t> sumBounds, int32_t zeroPoint);
+  /// The requantized `sum` (or vector of sums) of `channel`, plus the zero
+  /// point.
   llvm::Value *apply(llvm::Value *sum, llvm::Value *channel);
   /// The requantized vector `sum` whose lanes are the channels from
-  /// `firstChannel` on, each lane by its own channel's constants.
+  /// `firstChannel` on, each lane by its own channel's constants, plus the
+  /// zero point.
   llvm::Value *applyLanes(llvm::Value *sum, llvm::Value *firstChannel);
 
 private:
   IntegerIR ir;
+  int32_t zeroPoint;
+  /// Whether the fused table's rounding constants hold the zero point.
+  bool fusedZeroPoint = true;
   llvm::Value *multiplier, *shift = nullptr;
   /// The rounding shift's tables; leftShift is nullptr when every shift is
   /// to the right.
