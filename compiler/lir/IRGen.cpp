@@ -139,6 +139,11 @@ int64_t paddedExtent(int64_t in, int64_t padBegin, int64_t padEnd, int64_t out,
   return std::max(in + padBegin + padEnd, (out - 1) * stride + (kernel - 1) * dilation + 1);
 }
 
+uint64_t convPanelBytes(const Node &conv, const KernelStrategy &strategy) {
+  const TensorType &w = conv.getInput(1)->getType();
+  return strategy.tile * w.shape[1] * w.shape[2] * w.shape[3] * sizeof(float);
+}
+
 std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &strategy) {
   using Kind = KernelStrategy::Kind;
   const TensorType &in = n.getInput(0)->getType();
@@ -411,6 +416,11 @@ private:
       instr.temp = f_.addBuffer(n.getName().str() + ".plane", Region::Scratch,
                                 llvm::cantFail(int8PaddedPlane(n))
                                     .bytes(std::max<int64_t>(instr.strategy.tile, 1)));
+    else if ((instr.strategy.is(KernelStrategy::Kind::Pointwise) ||
+              instr.strategy.is(KernelStrategy::Kind::Direct)) &&
+             instr.strategy.tile)
+      instr.temp = f_.addBuffer(n.getName().str() + ".panels", Region::Scratch,
+                                convPanelBytes(n, instr.strategy));
     else if ((instr.padded = paddedInput(n, instr.strategy)))
       instr.temp = f_.addBuffer(n.getName().str() + ".padded", Region::Scratch,
                                 instr.padded->bytes());

@@ -21,8 +21,16 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
   case Kind::Winograd:
     os << "winograd F(" << s.tile << 'x' << s.tile << ",3x3)";
     return;
-  case Kind::Direct: os << (s.packedWeights ? "direct" : "direct unpacked"); return;
-  case Kind::Pointwise: os << "1x1 gemm"; return;
+  case Kind::Direct:
+    os << (s.packedWeights ? "direct" : "direct unpacked");
+    if (s.tile)
+      os << " panels " << s.tile;
+    return;
+  case Kind::Pointwise:
+    os << "1x1 gemm";
+    if (s.tile)
+      os << " panels " << s.tile;
+    return;
   case Kind::Grouped: os << "grouped gemm"; return;
   case Kind::DepthwiseRows: os << "depthwise rows"; return;
   case Kind::DepthwiseChannelBlock: os << "depthwise channel-block " << s.tile; return;

@@ -47,7 +47,9 @@ struct KernelStrategy {
     /// Register-tiled direct convolution / implicit GEMM. The register tile
     /// (pixels or output channels on the lanes, its rows and vectors) is
     /// left to the kernel's cost model (codegen/kernels/ConvKernel.cpp),
-    /// which needs the function's vector registers.
+    /// which needs the function's vector registers. With `tile` > 0 (packed
+    /// weights only), output channels on the lanes over the input packed in
+    /// panels, `tile` pixels at a time (convPanelBytes).
     Direct,
     /// A grouped Conv (not depthwise) with packed weights, as a batch of
     /// one GEMM per group: group by group, the group's input is copied
@@ -58,8 +60,8 @@ struct KernelStrategy {
     /// than that suits, its pixels.
     Grouped,
     /// A 1x1 unpadded Conv with packed weights: a GEMM that reads the input
-    /// in place (any stride; a copy would move more than it reads). Runs on
-    /// the direct kernel.
+    /// in place (any stride; a copy would move more than it reads), or, with
+    /// `tile` > 0, as Direct does. Runs on the direct kernel.
     Pointwise,
     /// Depthwise, output rows on the vector lanes.
     DepthwiseRows,
@@ -95,7 +97,8 @@ struct KernelStrategy {
   };
   Kind kind = Kind::Default;
   /// Winograd: the output tile m; DepthwiseChannelBlock and Int8Depthwise:
-  /// channels per block (0 for Int8Depthwise's one plane at a time).
+  /// channels per block (0 for Int8Depthwise's one plane at a time);
+  /// Direct and Pointwise: pixels per block of packed panels (0: none).
   int64_t tile = 0;
   /// Direct: the weights are packed tap-major (Packing::ConvTapMajor).
   /// Always for Pointwise, never for the others. Int8Gemm: packed rows.
@@ -107,8 +110,12 @@ struct KernelStrategy {
   Int8Dot dot = Int8Dot::Scalar;
 
   static KernelStrategy winograd(int64_t m) { return {Kind::Winograd, m, false}; }
-  static KernelStrategy direct(bool packed) { return {Kind::Direct, 0, packed}; }
-  static KernelStrategy pointwise() { return {Kind::Pointwise, 0, true}; }
+  static KernelStrategy direct(bool packed, int64_t panelPixels = 0) {
+    return {Kind::Direct, panelPixels, packed};
+  }
+  static KernelStrategy pointwise(int64_t panelPixels = 0) {
+    return {Kind::Pointwise, panelPixels, true};
+  }
   static KernelStrategy grouped() { return {Kind::Grouped, 0, true}; }
   static KernelStrategy depthwiseRows() { return {Kind::DepthwiseRows, 0, false}; }
   static KernelStrategy depthwiseChannelBlock(int64_t block) {

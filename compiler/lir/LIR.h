@@ -186,6 +186,20 @@ bool isDepthwiseConv(const Node &conv);
 /// A Winograd Conv has a transform buffer instead (winogradLayout).
 std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &strategy);
 
+/// Fewest pixels in a block of a Conv's packed panels: more than any
+/// register tile's rows (pixels) on any target, so a block holds at least one
+/// whole tile.
+constexpr int64_t kMinPanelPixels = 32;
+
+/// The temp of a Conv with packed panels (KernelStrategy::Direct or
+/// Pointwise, `tile` > 0): the `tile` pixels' values at every tap of every
+/// input channel (K of them), an im2col of a block of pixels. The kernel
+/// packs one block at a time, each register tile's pixels in the weights' K
+/// order: the tile of r pixels from pixel p of the block has tap t of
+/// channel c at element p * K + (t * C + c) * r, zero in the padding, so its K
+/// loop reads one run.
+uint64_t convPanelBytes(const Node &conv, const KernelStrategy &strategy);
+
 /// How KernelStrategy::Int8Gemm with `dot` stores the weights of `n`: rows
 /// for a Conv, transposed for a MatMul, paired for the Arm DSP.
 Packing int8GemmPacking(const Node &n, Int8Dot dot);

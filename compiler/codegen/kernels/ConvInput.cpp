@@ -156,6 +156,10 @@ llvm::Error checkConv(const KernelArgs &args) {
                         "input is " + xt.str());
   if ((args.strategy.is(lir::KernelStrategy::Kind::Winograd) || args.padded) && !args.temp)
     return nodeError(n, "padded convolution without a temp buffer");
+  if (args.strategy.tile && !args.temp &&
+      (args.strategy.is(lir::KernelStrategy::Kind::Pointwise) ||
+       args.strategy.is(lir::KernelStrategy::Kind::Direct)))
+    return nodeError(n, "convolution with packed panels without a temp buffer");
   return llvm::Error::success();
 }
 

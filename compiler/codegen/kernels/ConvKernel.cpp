@@ -122,8 +122,10 @@ double planCost(const ConvPlan &p, const ConvShape &s, int64_t rowLen,
   return repeat * cost;
 }
 
+/// The cheapest plan; with `channelsOnly` (packed panels), channels on the
+/// lanes and at most lir::kMinPanelPixels pixels a tile.
 ConvPlan choosePlan(const ConvShape &s, const VectorInfo &vec, int64_t rowLen,
-                    int64_t numRows, bool packed, bool unitPixelStep) {
+                    int64_t numRows, bool packed, bool unitPixelStep, bool channelsOnly) {
   ConvPlan best;
   auto consider = [&](ConvPlan p) {
     p.cost = planCost(p, s, rowLen, numRows, vec.lanes);
@@ -133,7 +135,7 @@ ConvPlan choosePlan(const ConvShape &s, const VectorInfo &vec, int64_t rowLen,
   for (bool channelsOnLanes : {false, true}) {
     // Pixels on the lanes need consecutive pixels consecutive in the view;
     // channels on the lanes need packed weights.
-    if ((channelsOnLanes && !packed) || (!channelsOnLanes && !unitPixelStep))
+    if ((channelsOnLanes && !packed) || (!channelsOnLanes && (!unitPixelStep || channelsOnly)))
       continue;
     int64_t rowDim = channelsOnLanes ? rowLen : s.OCg;
     int64_t vecDim = channelsOnLanes ? s.OCg : rowLen;
@@ -150,6 +152,8 @@ ConvPlan choosePlan(const ConvShape &s, const VectorInfo &vec, int64_t rowLen,
       if (vecs > vectors && vecs % vectors != 0)
         continue;
       unsigned maxRows = maxTileRows(vec, vecs);
+      if (channelsOnly)
+        maxRows = std::min<unsigned>(maxRows, lir::kMinPanelPixels);
       for (unsigned rows = 1; rows <= maxRows && rows <= rowDim; ++rows)
         if (channelsOnLanes || fitsBlocks(rows)) {
           if (vecs <= vectors)
@@ -208,6 +212,9 @@ struct ConvEmitter {
   /// `in` views this group's channels only (the Grouped strategy).
   bool groupView;
   const ConvEpilogue &epilogue;
+  /// When > 0, `in` is a tile's packed panel (panelTiles), where tap t of
+  /// channel c is at t * panelTapStride + c * planeStride.
+  int64_t panelTapStride = 0;
 
   void store(llvm::Value *v, llvm::Value *index, unsigned valid) {
     epilogue.store(kb, v, y, index, valid);
@@ -228,13 +235,18 @@ struct ConvEmitter {
     int64_t wTap = packed ? s.ICg * lir::kConvPackBlock : 1;
     int64_t wChannel = packed ? lir::kConvPackBlock : s.taps();
     return kb.loopCarried(s.taps(), acc, [&](llvm::Value *tap, llvm::ArrayRef<llvm::Value *> in0) {
-      llvm::Value *kh = b.CreateUDiv(tap, kb.idx(s.KW));
-      llvm::Value *kwd = mul(b.CreateURem(tap, kb.idx(s.KW)), s.dw);
-      llvm::Value *column = kwd;
-      if (in.phases > 1)
-        column = add(mul(b.CreateURem(kwd, kb.idx(in.phases)), in.phaseWidth),
-                     b.CreateUDiv(kwd, kb.idx(in.phases)));
-      llvm::Value *xTap = add(xIndex, add(mul(kh, s.dh * in.rowStride), column));
+      llvm::Value *xTap;
+      if (panelTapStride) {
+        xTap = add(xIndex, b.CreateMul(tap, kb.idx(panelTapStride)));
+      } else {
+        llvm::Value *kh = b.CreateUDiv(tap, kb.idx(s.KW));
+        llvm::Value *kwd = mul(b.CreateURem(tap, kb.idx(s.KW)), s.dw);
+        llvm::Value *column = kwd;
+        if (in.phases > 1)
+          column = add(mul(b.CreateURem(kwd, kb.idx(in.phases)), in.phaseWidth),
+                       b.CreateUDiv(kwd, kb.idx(in.phases)));
+        xTap = add(xIndex, add(mul(kh, s.dh * in.rowStride), column));
+      }
       llvm::Value *wT = add(wIndex, b.CreateMul(tap, kb.idx(wTap)));
       auto step = [&](Tile sums, llvm::Value *ic) {
         llvm::Value *x = add(xTap, mul(ic, in.planeStride));
@@ -338,7 +350,7 @@ struct ConvEmitter {
   /// (flattened as for pixelTile; whole rows from oh when `span`), `count`
   /// output channels from oc0.
   void channelTile(unsigned rows, bool span, llvm::Value *oh, llvm::Value *ow0,
-                   llvm::Value *oc0, int64_t count) {
+                   llvm::Value *oc0, int64_t count, llvm::Value *xIndex = nullptr) {
     TileShape t = tileFor(rows, count, kb.vec.lanes);
     Tile acc;
     llvm::SmallVector<llvm::Value *, 4> init;
@@ -354,7 +366,7 @@ struct ConvEmitter {
       pixels.push_back((span ? i / s.OW * s.sh * in.rowStride + i % s.OW * in.pixelStep
                              : i * in.pixelStep));
     acc = reduce(t, std::move(acc), false, weightIndex(oc0),
-                 weightOffsets(t.vecs, t.lanes), inIndex(oh, ow0), pixels);
+                 weightOffsets(t.vecs, t.lanes), xIndex ? xIndex : inIndex(oh, ow0), pixels);
     llvm::Value *pixel = add(mul(oh, s.OW), ow0);
     for (unsigned j = 0; j < t.vecs; ++j) {
       llvm::SmallVector<llvm::Value *, 16> column;
@@ -368,6 +380,78 @@ struct ConvEmitter {
           store(lanes[l], add(outIndex(add(oc0, j * t.lanes + l), pixel), r0), n);
       }
     }
+  }
+
+  /// Copies the input (`in`, read in place) of `count` output pixels from
+  /// `pixel0` to `panel` from element `at`, in the weights' K order: tap t
+  /// of channel c at at + (t * ICg + c) * count, zero in the padding.
+  void packPanel(llvm::Value *pixel0, int64_t count, llvm::Value *panel, llvm::Value *at) {
+    auto &b = kb.b;
+    bool padded = s.pt || s.pl || s.pb || s.pr;
+    // A unit-stride 1x1 convolution's pixels are consecutive in its input:
+    // vectors.
+    if (s.taps() == 1 && !padded && s.sh * in.rowStride == s.OW && in.pixelStep == 1) {
+      unsigned lanes = kb.vec.lanes;
+      kb.loop(s.ICg, [&](llvm::Value *c) {
+        llvm::Value *src = add(add(in.offset, pixel0), mul(c, in.planeStride));
+        llvm::Value *dst = add(at, mul(c, count));
+        for (int64_t i = 0; i < count; i += lanes) {
+          unsigned valid = static_cast<unsigned>(std::min<int64_t>(lanes, count - i));
+          kb.storeVec(kb.loadVec(in.base, add(src, i), lanes, valid), panel, add(dst, i), valid);
+        }
+      });
+      return;
+    }
+    kb.loop(s.taps(), [&](llvm::Value *tap) {
+      llvm::Value *kh = b.CreateUDiv(tap, kb.idx(s.KW)), *kw = b.CreateURem(tap, kb.idx(s.KW));
+      // Each pixel's tap in channel 0, and whether it is inside the image
+      // (rows and columns before it wrap to large unsigned values); outside,
+      // the panel gets 0 and the load reads the channel's first element.
+      llvm::SmallVector<llvm::Value *, 32> from, inside;
+      for (int64_t i = 0; i < count; ++i) {
+        llvm::Value *pixel = add(pixel0, i);
+        llvm::Value *ih = b.CreateSub(add(mul(b.CreateUDiv(pixel, kb.idx(s.OW)), s.sh),
+                                          mul(kh, s.dh)), kb.idx(s.pt));
+        llvm::Value *iw = b.CreateSub(add(mul(b.CreateURem(pixel, kb.idx(s.OW)), s.sw),
+                                          mul(kw, s.dw)), kb.idx(s.pl));
+        llvm::Value *ok = b.CreateAnd(b.CreateICmpULT(ih, kb.idx(s.H)),
+                                      b.CreateICmpULT(iw, kb.idx(s.W)));
+        inside.push_back(ok);
+        from.push_back(b.CreateSelect(ok, add(in.offset, add(mul(ih, s.W), iw)), in.offset));
+      }
+      llvm::Value *tapAt = add(at, b.CreateMul(tap, kb.idx(s.ICg * count)));
+      kb.loop(s.ICg, [&](llvm::Value *c) {
+        llvm::Value *plane = mul(c, s.H * s.W), *dst = add(tapAt, mul(c, count));
+        for (int64_t i = 0; i < count; ++i) {
+          llvm::Value *v = kb.load(b.getFloatTy(), in.base, add(from[i], plane));
+          if (padded)
+            v = b.CreateSelect(inside[i], v, kb.f32(0));
+          kb.store(v, panel, add(dst, i));
+        }
+      });
+    });
+  }
+
+  /// A Conv with packed panels: block by block of `block` pixels, the
+  /// block's input is packed into `panel` (lir::convPanelBytes) a tile of
+  /// `rows` pixels at a time, then every channel tile passes over the
+  /// block's tiles, each reading its pixels as one run.
+  void panelTiles(unsigned rows, int64_t block, int64_t vecElems, llvm::Value *panel) {
+    forTiles(kb, s.OH * s.OW, block, [&](llvm::Value *p0, int64_t pixels) {
+      forTiles(kb, pixels, rows, [&](llvm::Value *p, int64_t count) {
+        packPanel(add(p0, p), count, panel, mul(p, s.reduction()));
+      });
+      forTiles(kb, s.OCg, vecElems, [&](llvm::Value *oc0, int64_t ocs) {
+        forTiles(kb, pixels, rows, [&](llvm::Value *p, int64_t count) {
+          ConvInputView view = in;
+          view.base = panel, view.planeStride = count, view.pixelStep = 1;
+          ConvEmitter tile{kb,     s,      view,    w, bias,      y,        outImage,
+                           g,      packed, groupView, epilogue, s.ICg * count};
+          tile.channelTile(static_cast<unsigned>(count), false, kb.idx(0), add(p0, p), oc0, ocs,
+                           mul(p, s.reduction()));
+        });
+      });
+    });
   }
 };
 
@@ -394,11 +478,21 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
   // row ends too (1x1, stride 1, no padding), the plane is one long row.
   int64_t rowStride = layout ? layout->rowStride() : s.W;
   int64_t pixelStep = layout ? 1 : s.sw;
-  bool flat = s.sh * rowStride == s.OW && pixelStep == 1;
+  // Packed panels (lir::convPanelBytes) hold consecutive pixels too.
+  bool panels = (args.strategy.is(Kind::Pointwise) || args.strategy.is(Kind::Direct)) &&
+                args.strategy.tile;
+  bool flat = panels || (s.sh * rowStride == s.OW && pixelStep == 1);
   int64_t rowLen = flat ? s.OH * s.OW : s.OW, numRows = flat ? 1 : s.OH;
   bool grouped = args.strategy.is(Kind::Grouped);
-  ConvPlan plan = choosePlan(s, kb.vec, rowLen, numRows, packed, pixelStep == 1);
+  ConvPlan plan = choosePlan(s, kb.vec, rowLen, numRows, packed, pixelStep == 1, panels);
   plan.block = cacheBlock(plan, s, rowLen, numRows, rowStride, pixelStep, kb.vec.lanes);
+  // A block of panels is whole tiles, except for a last one of fewer
+  // pixels; the strategy's block has room for at least one tile.
+  int64_t panelBlock = 0;
+  if (panels)
+    panelBlock = args.strategy.tile >= rowLen
+                     ? rowLen
+                     : std::max<int64_t>(plan.rows, args.strategy.tile / plan.rows * plan.rows);
 
   llvm::Function *fn = kb.b.GetInsertBlock()->getParent();
   TileShape full = tileFor(plan.rows, int64_t(plan.vecs) * kb.vec.lanes, kb.vec.lanes);
@@ -407,7 +501,8 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
   fn->setName(fn->getName() + (grouped ? ".g" : "") + (plan.channelsOnLanes ? ".c" : ".p") +
               full.str() +
               (plan.span ? "r" + std::to_string(plan.span) : "") +
-              (plan.block ? "b" + std::to_string(plan.block) : ""));
+              (plan.block ? "b" + std::to_string(plan.block) : "") +
+              (panels ? "n" + std::to_string(panelBlock) : ""));
 
   llvm::Value *bias = n.getNumInputs() > 2 ? args.inputs[2] : nullptr;
   ConvEpilogue epilogue = ConvEpilogue::of(args);
@@ -423,6 +518,10 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
       ConvEmitter e{kb, s, in, args.inputs[1], bias, args.outputs[0],
                     kb.b.CreateMul(image, kb.idx(s.OC * s.OH * s.OW)), g, packed,
                     grouped, epilogue};
+      if (panels) {
+        e.panelTiles(plan.rows, panelBlock, vecElems, args.temp);
+        return;
+      }
       if (plan.span) {
         // Output channels outermost: one tile's weights stay in cache while
         // the (small) input streams past them.

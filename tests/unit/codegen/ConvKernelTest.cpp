@@ -138,6 +138,18 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"CacheBlocksOfPixels", {1, 16, 48, 48}, {8, 16, 1, 1}, true, {}},
         ConvCase{"CacheBlocksOfRows", {1, 8, 66, 66}, {4, 8, 5, 5}, true,
                  {{"pads", Attr::ofInts({2, 2, 2, 2})}}},
+        // Over packed panels (lir::KernelStrategy::Pointwise and Direct
+        // with a block of pixels; the small direct cases above take them
+        // too): 6000 channels make blocks of 43 of a 7x7 plane's 49 pixels,
+        // each block whole tiles and a partial one; 20 output channels a
+        // whole and a partial vector tile at 8 and 16 lanes. A strided 1x1
+        // packs every other pixel of odd rows in one block, and a padded
+        // strided 3x3 with K = 1152 has blocks of 227 of its 256 pixels.
+        ConvCase{"PointwisePanelBlocks", {1, 6000, 7, 7}, {20, 6000, 1, 1}, true, {}},
+        ConvCase{"PointwisePanelsStride2Batch2", {2, 515, 13, 13}, {9, 515, 1, 1}, false,
+                 {{"strides", Attr::ofInts({2, 2})}}},
+        ConvCase{"DirectPanelBlocksStride2", {1, 128, 31, 31}, {10, 128, 3, 3}, true,
+                 {{"strides", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         // Winograd F(2x2, 3x3) (WinogradConvKernel.cpp): even and odd
         // output sizes, pads on some sides only, tile rows longer than a
         // vector, several blocks of tile rows, channels not a multiple of

@@ -72,7 +72,7 @@ TEST(SelectKernels, VectorTarget) {
   lir::LIROptions opts;
   opts.vectorLanes = 16;
   EXPECT_EQ(strategies(*buildGraph(), opts), "wino = Conv[winograd F(4x4,3x3)]\n"
-                                            "strided = Conv[direct]\n"
+                                            "strided = Conv[direct panels 256]\n"
                                             "pointwise = Conv[1x1 gemm]\n"
                                             "narrow_dw = Conv[depthwise channel-block 16]\n"
                                             "maxpool = MaxPool[plane]\n"
@@ -94,6 +94,34 @@ TEST(SelectKernels, ScalarTargetHasNoChannelBlockAndSmallWinogradTiles) {
   EXPECT_EQ(kernelOf(text, "wino"), "Conv[winograd F(2x2,3x3)]");
   EXPECT_EQ(kernelOf(text, "narrow_dw"), "Conv[depthwise rows]");
   EXPECT_EQ(kernelOf(text, "strided"), "Conv[direct]");
+}
+
+/// Convs on planes of up to 64 pixels, and strided ones, read packed
+/// panels on a vector target: the whole plane in one block while it fits
+/// 1 MiB (K = 2048 and 4608 on 7x7), else blocks of fewer pixels (K = 18432:
+/// 14, raised to the 32 that hold any tile); not on a scalar one.
+TEST(SelectKernels, PanelsOnSmallPlanes) {
+  Graph g("panels");
+  Value *x = g.addInput("x", TensorType(DType::F32, {1, 2048, 7, 7}));
+  auto conv = [&](llvm::StringRef name, Value *in, std::vector<int64_t> w, int64_t pad) {
+    auto n = g.addNode(OpKind::Conv, name,
+                       {in, g.addConstant((name + "_w").str(), Tensor(TensorType(DType::F32, w)))},
+                       {{"pads", Attr::ofInts({pad, pad, pad, pad})}});
+    EXPECT_TRUE(static_cast<bool>(n)) << llvm::toString(n.takeError());
+    return (*n)->getOutput();
+  };
+  Value *a = conv("pointwise", x, {512, 2048, 1, 1}, 0);
+  Value *b = conv("direct", a, {64, 512, 3, 3}, 1);
+  Value *c = conv("blocks", x, {16, 2048, 3, 3}, 1);
+  g.addOutput("direct", b);
+  g.addOutput("blocks", c);
+  lir::LIROptions opts;
+  opts.vectorLanes = 8;
+  EXPECT_EQ(strategies(g, opts), "pointwise = Conv[1x1 gemm panels 49]\n"
+                                 "direct = Conv[direct panels 49]\n"
+                                 "blocks = Conv[direct panels 32]\n");
+  opts.vectorLanes = 1;
+  EXPECT_EQ(kernelOf(strategies(g, opts), "direct"), "Conv[direct]");
 }
 
 TEST(SelectKernels, WinogradOffAndForcedTile) {
