@@ -46,9 +46,9 @@ test-remote-cache: deps
 $(CROSS_TESTS): test-%: deps-cross
 	$(BAZEL) test --config=$* //...
 
-# The unit and CLI tests and the fuzz regressions under ASan, UBSan or both in
-# one build (test-sanitizers, what CI runs); README "Reliability" says why not
-# all of //...
+# The unit and CLI tests and the fuzz regressions under gcc's ASan or UBSan,
+# or both in clang's build of the fuzz targets (test-sanitizers, what CI runs);
+# README "Reliability" says why not all of //...
 SANITIZER_TESTS := //tests/unit/... //tests/cli/... //tests/fuzz:fuzz_replay_test
 
 test-asan test-ubsan test-sanitizers: test-%: deps

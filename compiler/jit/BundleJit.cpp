@@ -12,6 +12,7 @@
 #include "compiler/backend/CompileGraph.h"
 #include "compiler/pipeline/Pipeline.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -135,9 +136,7 @@ JitBundle::compile(const Graph &loweredGraph, llvm::StringRef name,
   bundle->weights_ = std::make_unique<GuardedRegion>(image.size());
   if (!bundle->weights_->base())
     return jitError("cannot allocate the weights region");
-  // No weights: image.data() may be null, which memcpy must not be given.
-  if (!image.empty())
-    std::memcpy(bundle->weights_->base(), image.data(), image.size());
+  llvm::copy(image, bundle->weights_->base());
   bundle->weightsImage_ = image;
 
   auto linked = linkInMemory(compiled->files.object, name, *target);
@@ -188,8 +187,7 @@ JitBundle::runOnce(llvm::ArrayRef<Tensor> inputs, uint8_t poison) {
   std::memset(io.base(), poison, ioSize_);
   std::memset(scratch.base(), poison, scratchSize_);
   for (size_t i = 0; i < inputs.size(); ++i)
-    std::memcpy(io.base() + inputs_[i].offset, inputs[i].rawData(),
-                inputs[i].sizeInBytes());
+    llvm::copy(inputs[i].raw(), io.base() + inputs_[i].offset);
 
   std::vector<uint8_t> ioBefore(io.base(), io.base() + ioSize_);
   if (int status = runFn_(weights_->base(), io.base(), scratch.base()))
@@ -201,7 +199,7 @@ JitBundle::runOnce(llvm::ArrayRef<Tensor> inputs, uint8_t poison) {
                               std::pair(weights_.get(), "weights")})
     if (llvm::Error err = region->checkGuards(what))
       return jitError(name_ + "_run " + llvm::toString(std::move(err)));
-  if (std::memcmp(weights_->base(), weightsImage_.data(), weightsImage_.size()) != 0)
+  if (!llvm::equal(llvm::ArrayRef<uint8_t>(weights_->base(), weightsImage_.size()), weightsImage_))
     return jitError(name_ + "_run wrote to its weights");
 
   std::vector<Tensor> outputs;

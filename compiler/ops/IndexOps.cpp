@@ -14,6 +14,7 @@
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstring>
@@ -99,7 +100,7 @@ llvm::Error evalElements(const Node &n, llvm::ArrayRef<const Tensor *> in,
   bool gather = n.is(OpKind::GatherElements);
   size_t elem = dtypeSize(data.getDType());
   if (!gather)
-    std::memcpy(y.rawData(), data.rawData(), data.sizeInBytes());
+    llvm::copy(data.raw(), y.rawData());
   StridedIndex it(indices.getShape(), {});
   for (int64_t i = 0, e = indices.numElements(); i < e; ++i, it.next()) {
     auto idx = resolveIndex(n, indices.getAsInt(i), dataShape[axis]);
@@ -180,7 +181,7 @@ llvm::Error evalND(const Node &n, llvm::ArrayRef<const Tensor *> in,
   bool gather = n.is(OpKind::GatherND);
   size_t elem = dtypeSize(data.getDType());
   if (!gather)
-    std::memcpy(y.rawData(), data.rawData(), data.sizeInBytes());
+    llvm::copy(data.raw(), y.rawData());
   int64_t batchStride = v.batchDims ? dataStrides[v.batchDims - 1] : 0;
   for (int64_t b = 0; b < v.batches; ++b)
     for (int64_t j = 0; j < v.perBatch; ++j) {

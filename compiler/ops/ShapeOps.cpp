@@ -34,7 +34,7 @@ int64_t product(llvm::ArrayRef<int64_t> dims) {
 /// Ops whose output has the input's bytes in the same order.
 llvm::Error evalCopy(const Node &, llvm::ArrayRef<const Tensor *> in,
                      llvm::MutableArrayRef<Tensor> out) {
-  std::memcpy(out[0].rawData(), in[0]->rawData(), in[0]->sizeInBytes());
+  llvm::copy(in[0]->raw(), out[0].rawData());
   return llvm::Error::success();
 }
 
@@ -258,7 +258,7 @@ llvm::Error evalConcat(const Node &n, llvm::ArrayRef<const Tensor *> in,
   for (int64_t o = 0; o < outer; ++o)
     for (const Tensor *t : in) {
       size_t chunk = t->getShape()[axis] * innerBytes;
-      std::memcpy(to, t->rawData() + o * chunk, chunk);
+      llvm::copy(t->raw().slice(o * chunk, chunk), to);
       to += chunk;
     }
   return llvm::Error::success();
@@ -362,8 +362,8 @@ llvm::Error evalDropout(const Node &n, llvm::ArrayRef<const Tensor *> in,
   if (in.size() > 2 && in[2] && in[2]->numElements() > 0 &&
       in[2]->data<uint8_t>()[0] != 0)
     return nodeError(n, "training_mode=true is not supported (inference only)");
-  std::memcpy(out[0].rawData(), in[0]->rawData(), in[0]->sizeInBytes());
-  std::memset(out[1].rawData(), 1, out[1].sizeInBytes());
+  llvm::copy(in[0]->raw(), out[0].rawData());
+  std::fill_n(out[1].rawData(), out[1].sizeInBytes(), 1);
   return llvm::Error::success();
 }
 
@@ -424,8 +424,7 @@ llvm::Error evalGather(const Node &n, llvm::ArrayRef<const Tensor *> in,
                                           idx, axis, axisLen));
       if (idx < 0)
         idx += axisLen;
-      std::memcpy(to, data.rawData() + (o * axisLen + idx) * innerBytes,
-                  innerBytes);
+      llvm::copy(data.raw().slice((o * axisLen + idx) * innerBytes, innerBytes), to);
       to += innerBytes;
     }
   return llvm::Error::success();

@@ -11,6 +11,8 @@
 #include "compiler/ops/QuantizedTypes.h"
 #include "tests/unit/codegen/KernelTestUtil.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -266,8 +268,8 @@ TEST(Int8Kernels, RequantizeMultiplierOfExactlyHalf) {
       wt.quant.zeroPoints = {0, 0, 0, 0};
       wt.quant.axis = 1;
       Tensor w(wt);
-      for (auto [i, v] : llvm::enumerate(std::initializer_list<int8_t>{1, -1, 3, -127}))
-        w.data<int8_t>()[i] = v;
+      const int8_t values[] = {1, -1, 3, -127};
+      llvm::copy(values, w.data<int8_t>());
       Node *n = addNode(g, OpKind::MatMul, "fc", {x, g.addConstant("w", std::move(w))},
                         {{kQuantAttr.str(), quantAttr(outScale, -3)}});
       g.addOutput("y", n->getOutput());

@@ -178,7 +178,7 @@ TEST(MultiplyByQuantizedMultiplier, MatchesDoubleRoundingFormula) {
     const int32_t m = mant(rng);
     const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
     const int64_t high = roundHalfUpPow2(
-        static_cast<__int128>(static_cast<int64_t>(x) << left) * m, 31);
+        static_cast<__int128>(static_cast<int64_t>(x) * (int64_t(1) << left)) * m, 31);
     ASSERT_EQ(multiplyByQuantizedMultiplier(x, {m, shift}),
               roundHalfAwayPow2(high, right))
         << x << " " << m << " " << shift;
