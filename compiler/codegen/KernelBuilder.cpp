@@ -141,12 +141,14 @@ void KernelBuilder::addLoopProperty(llvm::ArrayRef<llvm::Metadata *> property) {
   lastLatch_->setMetadata(llvm::LLVMContext::MD_loop, loopId);
 }
 
-void KernelBuilder::keepLoopRolled() {
-  addLoopProperty({llvm::MDString::get(b.getContext(), "llvm.loop.unroll.disable")});
-}
-
 void KernelBuilder::keepLoadsInLoop() {
   addLoopProperty({llvm::MDString::get(b.getContext(), "llvm.licm.disable")});
+}
+
+void KernelBuilder::unrollLoop(unsigned count) {
+  llvm::LLVMContext &ctx = b.getContext();
+  addLoopProperty({llvm::MDString::get(ctx, "llvm.loop.unroll.count"),
+                   llvm::ConstantAsMetadata::get(b.getInt32(count))});
 }
 
 llvm::Type *KernelBuilder::vecType(unsigned lanes) {

@@ -82,16 +82,15 @@ public:
                   body,
               const llvm::Twine &name = "k");
 
-  /// Keeps the loop built last (by loop() or loopCarried(); a constant count
-  /// of 1 builds none) rolled: LLVM unrolls short constant-trip loops whole,
-  /// and a register tile's body copied many times spills on a core with few
-  /// registers.
-  void keepLoopRolled();
   /// Keeps LICM from hoisting the loop-invariant loads of the loop built
   /// last out of it: a body that reads a block's buffer again each iteration
   /// would otherwise hold all of it in registers, and spill on a core with
   /// few.
   void keepLoadsInLoop();
+  /// Unrolls the loop built last (by loop() or loopCarried(); a constant
+  /// count of 1 builds none) `count` times: LLVM's own choice for a register
+  /// tile's body is a guess that differs by core (llvm.loop.unroll.count).
+  void unrollLoop(unsigned count);
 
   /// <lanes x float>, or float for one lane.
   llvm::Type *vecType(unsigned lanes);
@@ -132,7 +131,7 @@ public:
                    llvm::ArrayRef<int64_t> dstStrides, int64_t dstOffset);
 
 private:
-  /// The back edge of the loop built last (keepLoopRolled).
+  /// The back edge of the loop built last (unrollLoop, keepLoadsInLoop).
   llvm::BranchInst *lastLatch_ = nullptr;
   /// Adds `property` to the loop metadata of lastLatch_'s loop.
   void addLoopProperty(llvm::ArrayRef<llvm::Metadata *> property);

@@ -60,7 +60,7 @@ Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
     taps *= d;
   if (isInt8RowsWidened(packing))
     return {shape[0], taps, taps / shape[1] * int8WidenedChannels(shape[1]), 2};
-  return {shape[0], taps, quads(taps)};
+  return {shape[0], taps, quads(taps), 1, packing == Packing::Int8RowsPaired};
 }
 
 bool isInt8Rows(Packing p) {
@@ -558,15 +558,20 @@ void packInt8RowsWidened(const Tensor &w, uint8_t *dst) {
 }
 
 /// Writes int8 weights as rows of taps padded to quads, each quad reordered
-/// for the Arm DSP where the packing says (isInt8Rows); the padding stays
-/// zero.
+/// for the Arm DSP where the packing says (isInt8Rows), the rows in pairs
+/// where it says (Int8RowsShape::rowPairs); the padding stays zero.
 void packInt8Rows(const Tensor &w, Packing packing, uint8_t *dst) {
   Int8RowsShape rs = int8RowsShape(w.getType().shape, packing);
   const uint8_t *src = w.raw().data();
   for (int64_t r = 0; r < rs.rows; ++r)
-    for (int64_t t = 0; t < rs.taps; ++t)
-      dst[r * rs.paddedTaps + (isInt8RowsPaired(packing) ? int8RowSlot(t) : t)] =
-          isInt8RowsTransposed(packing) ? src[t * rs.rows + r] : src[r * rs.taps + t];
+    for (int64_t t = 0; t < rs.taps; ++t) {
+      int64_t slot = isInt8RowsPaired(packing) ? int8RowSlot(t) : t;
+      int64_t at = rs.rowPairs ? int8PairedRowsWord(r, slot / kInt8Quad, rs.paddedTaps / kInt8Quad) *
+                                         kInt8Quad +
+                                     slot % kInt8Quad
+                               : r * rs.paddedTaps + slot;
+      dst[at] = isInt8RowsTransposed(packing) ? src[t * rs.rows + r] : src[r * rs.taps + t];
+    }
 }
 } // namespace
 

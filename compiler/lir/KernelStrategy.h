@@ -82,8 +82,8 @@ struct KernelStrategy {
     /// products summed by `dot`; weights packed as rows of taps
     /// (Packing::Int8Rows; widened to int16 for Pmaddwd) when
     /// `packedWeights`, else read as they are (shared with other readers,
-    /// or computed at run time). With Pmaddwd the columns are stored in
-    /// pairs of taps, the block's pixels side by side.
+    /// or computed at run time). With Pmaddwd and ArmDsp the columns are
+    /// stored in pairs of taps, the block's pixels side by side.
     Int8Gemm,
     /// int8 depthwise Conv over one padded plane of int16 inputs with the
     /// offset added (int8PaddedPlane, the temp), so that every window

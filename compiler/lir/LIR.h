@@ -54,7 +54,9 @@ enum class Packing {
   /// kInt8Quad (KernelStrategy::Int8Gemm): a Conv's [O][ICg][KH][KW] as O
   /// rows of ICg*KH*KW taps; Int8RowsTransposed, a MatMul's [K][N] as N rows
   /// of K. The Paired forms, for the Arm DSP, reorder each quad
-  /// (int8RowSlot), which a kernel reads as one aligned 32-bit word.
+  /// (int8RowSlot), which a kernel reads as one aligned 32-bit word;
+  /// Int8RowsPaired also interleaves the words of pairs of rows
+  /// (int8PairedRowsWord).
   Int8Rows,
   Int8RowsTransposed,
   Int8RowsPaired,
@@ -92,9 +94,21 @@ constexpr int64_t int8RowSlot(int64_t t) {
 struct Int8RowsShape {
   int64_t rows, taps, paddedTaps;
   int64_t bytesPerTap = 1; ///< 2 for Int8RowsWidened
-  uint64_t bytes() const { return rows * paddedTaps * bytesPerTap; }
+  /// The rows are stored in pairs (Int8RowsPaired), an odd count's last
+  /// with a row of zeros.
+  bool rowPairs = false;
+  uint64_t bytes() const {
+    return (rowPairs ? (rows + 1) / 2 * 2 : rows) * paddedTaps * bytesPerTap;
+  }
 };
 Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing);
+
+/// The word that holds quad `quad` of row `row` in Packing::Int8RowsPaired
+/// of `quadsPerRow` quads a row: rows 2i and 2i + 1 alternate word by word,
+/// so that one LDRD reads a quad of both (an Arm DSP block of two rows).
+constexpr int64_t int8PairedRowsWord(int64_t row, int64_t quad, int64_t quadsPerRow) {
+  return ((row / 2) * quadsPerRow + quad) * 2 + row % 2;
+}
 
 /// Output channels per block of Packing::ConvTapMajor: a multiple of every
 /// target's f32 vector width (4 on NEON, 8 with AVX2, 16 with AVX-512) and

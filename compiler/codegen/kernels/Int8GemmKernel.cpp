@@ -10,7 +10,9 @@
 // multiply-adds:
 // - the Arm DSP (Packing::Int8RowsPaired): SXTB16 widens a quad of weights
 //   read as one word into two pairs, and SMLAD adds two products an
-//   instruction, as CMSIS-NN's kernels do;
+//   instruction, as CMSIS-NN's kernels do; the columns' taps are stored in
+//   pairs and a block's two rows interleaved, so that one LDRD reads a pair
+//   of taps of two columns, or a quad of two rows;
 // - x86 AVX2 (Packing::Int8RowsWidened): a Conv's pixels on the vector lanes
 //   and a pair of int16 weights broadcast to them, VPMADDWD adding two
 //   products a lane an instruction. The columns are runs of the input (a
@@ -31,17 +33,20 @@
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <array>
+
 namespace kiln {
 namespace codegen {
 namespace {
 
 using Values = llvm::SmallVector<llvm::Value *, 32>;
 
-/// Rows of at most this many quads of taps are left to LLVM's unroller on
-/// the Arm DSP (VWW's 1x1 Convs of up to 128 channels); a two-column
-/// block's longer rows stay rolled, which measured fewer instructions on
-/// ResNet-8's 144- and 288-tap rows.
-constexpr int64_t kUnrolledQuads = 32;
+/// Quads x columns of the Arm DSP block per step of its unrolled loop over
+/// a row (8 quads of a two-column block): as many as a Cortex-M's registers
+/// hold without spills, which measured fewer instructions on KWS, VWW,
+/// ResNet-8 and AD on both the M4 and the M7 than LLVM's own choice (4 or
+/// rolled) or a whole row.
+constexpr int64_t kUnrolledQuadColumns = 16;
 
 /// The parts every Int8Gemm instruction shares.
 struct Int8Gemm {
@@ -61,11 +66,13 @@ struct Int8Gemm {
   /// The columns are pixels on vector lanes (Int8Dot::Pmaddwd).
   bool pixelLanes() const { return strategy.dot == lir::Int8Dot::Pmaddwd; }
 
+  /// The columns' pairs of taps are multiplied by SMLAD (Int8Dot::ArmDsp).
+  bool armDsp() const { return strategy.dot == lir::Int8Dot::ArmDsp; }
+
   /// Whether the temp holds the columns' taps in pairs, [tap pair][column][2]:
   /// a pair of taps of consecutive columns is then one vector (pixels on
-  /// lanes) or one LDRD (the Arm DSP's unrolled block; its rolled loop
-  /// addresses them worse, in more registers).
-  bool pairedColumns() const { return pixelLanes() || unrolledColumns(); }
+  /// lanes) or one word, two columns' words one LDRD (the Arm DSP).
+  bool pairedColumns() const { return pixelLanes() || armDsp(); }
 
   /// Where column c's tap t is in the temp: the column's taps in order, or
   /// paired (pairedColumns).
@@ -97,8 +104,9 @@ struct Int8Gemm {
 
   /// The int32 sums of weight rows `rowIdx` by the temp's columns, from the
   /// rows' biases; result [r * tileCols + c], or for pixels on lanes
-  /// [r * vectors + v], each a vector of kInt8PixelLanes columns.
-  Values blockSums(llvm::ArrayRef<llvm::Value *> rowIdx) {
+  /// [r * vectors + v], each a vector of kInt8PixelLanes columns. `rowPair`:
+  /// the rows are 2i and 2i + 1 of Int8RowsPaired, their quads one LDRD.
+  Values blockSums(llvm::ArrayRef<llvm::Value *> rowIdx, bool rowPair) {
     auto &b = kb.b;
     if (pixelLanes())
       return pmaddwdSums(rowIdx);
@@ -109,14 +117,15 @@ struct Int8Gemm {
       for (int64_t c = 0; c < C; ++c)
         init.push_back(kb.load(i32, biasTable, rowIdx[r]));
     if (strategy.dot == lir::Int8Dot::ArmDsp)
-      return smladSums(rowIdx, init);
+      return smladSums(rowIdx, init, rowPair);
     return scalarSums(rowIdx, init);
   }
 
   /// A quad of taps a step: SXTB16 widens a weight word into the pairs
   /// (t0, t1) and (t2, t3) (the Paired packing's order), and each SMLAD adds
   /// two products to a sum.
-  Values smladSums(llvm::ArrayRef<llvm::Value *> rowIdx, llvm::ArrayRef<llvm::Value *> init) {
+  Values smladSums(llvm::ArrayRef<llvm::Value *> rowIdx, llvm::ArrayRef<llvm::Value *> init,
+                   bool rowPair) {
     auto &b = kb.b;
     const int64_t C = strategy.tileCols;
     llvm::Type *i32 = b.getInt32Ty();
@@ -124,20 +133,24 @@ struct Int8Gemm {
     Values sums = kb.loopCarried(wordsPerRow, init, [&](llvm::Value *q, llvm::ArrayRef<llvm::Value *> acc) {
       Values next(acc.begin(), acc.end());
       llvm::SmallVector<llvm::Value *, 4> words;
-      for (llvm::Value *row : rowIdx)
-        words.push_back(
-            kb.load(i32, weights, b.CreateAdd(b.CreateMul(row, kb.idx(wordsPerRow)), q)));
+      if (rowPair)
+        llvm::append_range(
+            words, loadWordPair(weights, kb.linear({rowIdx[0], q}, {wordsPerRow, 2})));
+      else
+        for (llvm::Value *row : rowIdx)
+          words.push_back(kb.load(i32, weights, weightWord(row, q, wordsPerRow)));
       // Pair (t0, t1) of every row and column, then pair (t2, t3): a row's
       // widened pair is live across the columns only, which keeps a 2 x 2
       // block's sums in registers.
       for (int half = 0; half < 2; ++half) {
         Values x;
-        for (int64_t c = 0; c < C; ++c)
-          x.push_back(kb.load(i32, columns,
-                              pairedColumns()
-                                  ? kb.linear({q}, {2 * C}, kb.idx(half * C + c))
-                                  : b.CreateAdd(kb.idx(c * rowStride() / 2 + half),
-                                                b.CreateShl(q, kb.idx(1)))));
+        for (int64_t c = 0; c < C; c += 2) {
+          llvm::Value *word = kb.linear({q}, {2 * C}, kb.idx(half * C + c));
+          if (c + 1 < C)
+            llvm::append_range(x, loadWordPair(columns, word));
+          else
+            x.push_back(kb.load(i32, columns, word));
+        }
         for (size_t r = 0; r < rowIdx.size(); ++r) {
           llvm::Value *w = half ? b.CreateIntrinsic(llvm::Intrinsic::fshr, {i32},
                                                     {words[r], words[r], ir.i32(8)})
@@ -151,18 +164,30 @@ struct Int8Gemm {
       }
       return next;
     });
-    if (!unrolledColumns())
-      kb.keepLoopRolled();
+    kb.unrollLoop(std::max<int64_t>(kUnrolledQuadColumns / C, 1));
     return sums;
   }
 
-  /// Whether the Arm DSP block's loop over quads may unroll (kUnrolledQuads,
-  /// or one column). Unrolled, its column loads are invariant in the loop
-  /// over weight rows, where LICM would hold all the block's columns in
-  /// registers and spill them (keepLoadsInLoop).
-  bool unrolledColumns() const {
-    return strategy.dot == lir::Int8Dot::ArmDsp &&
-           (rowStride() / lir::kInt8Quad <= kUnrolledQuads || strategy.tileCols == 1);
+  /// Words `word` and `word` + 1 of `base`, read as one LDRD: the ARM back
+  /// end makes an LDRD of an i64 load only when it is volatile
+  /// (ARMTargetLowering::LowerLOAD); split into two loads, they pair only
+  /// where its register-pressure estimate allows, which differs by core.
+  std::array<llvm::Value *, 2> loadWordPair(llvm::Value *base, llvm::Value *word) {
+    auto &b = kb.b;
+    llvm::Type *i64 = b.getInt64Ty();
+    llvm::LoadInst *pair = b.CreateAlignedLoad(
+        i64, kb.gep(b.getInt32Ty(), base, word), llvm::Align(4), /*isVolatile=*/true);
+    return {b.CreateTrunc(pair, b.getInt32Ty()),
+            b.CreateTrunc(b.CreateLShr(pair, 32), b.getInt32Ty())};
+  }
+
+  /// The word of quad `q` of weight row `row` (packed for the Arm DSP).
+  llvm::Value *weightWord(llvm::Value *row, llvm::Value *q, int64_t wordsPerRow) {
+    auto &b = kb.b;
+    if (!rows.rowPairs)
+      return kb.linear({row, q}, {wordsPerRow, 1});
+    llvm::Value *pair = b.CreateLShr(row, kb.idx(1));
+    return b.CreateAdd(kb.linear({pair, q}, {2 * wordsPerRow, 2}), b.CreateAnd(row, kb.idx(1)));
   }
 
   /// A pair of taps a step: a vector of the pixels' int16 pairs, and each
@@ -433,7 +458,8 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
         llvm::SmallVector<llvm::Value *, 4> rows;
         for (int64_t r = 0; r < R; ++r)
           rows.push_back(b.CreateAdd(b.CreateMul(group, kb.idx(OG)), g.clampedIndex(ob, R, r, OG)));
-        Values sums = g.blockSums(rows);
+        // Blocks of two rows of an even count are pairs of Int8RowsPaired.
+        Values sums = g.blockSums(rows, R == 2 && OG % 2 == 0 && g.rows.rowPairs);
         // A vector of sums covers kInt8PixelLanes consecutive pixels.
         const int64_t step = g.pixelLanes() ? lir::kInt8PixelLanes : 1;
         for (int64_t r = 0; r < R; ++r)
@@ -441,7 +467,7 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
             g.storeOutput(sums[r * (CB / step) + c / step], rows[r], y,
                           kb.linear({bn, rows[r], pixels[c]}, {O * P, P, 1}));
       });
-      if (g.unrolledColumns() && CB > 1)
+      if (g.armDsp() && CB > 1)
         kb.keepLoadsInLoop();
     });
   });
@@ -475,7 +501,7 @@ llvm::Error emitMatMulInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
       llvm::SmallVector<llvm::Value *, 4> rows;
       for (int64_t r = 0; r < R; ++r)
         rows.push_back(g.clampedIndex(nb, R, r, N));
-      Values sums = g.blockSums(rows);
+      Values sums = g.blockSums(rows, false);
       for (int64_t r = 0; r < R; ++r)
         for (int64_t c = 0; c < CB; ++c)
           g.storeOutput(sums[r * CB + c], rows[r], y,

@@ -281,12 +281,17 @@ TEST(SelectKernels, Int8RowsPacking) {
     ADD_FAILURE() << name.str();
     return *f->buffers.front();
   };
-  // w1: 6 rows of 36 taps (a multiple of 4): row 1 starts 36, 38, 37, 39.
+  // w1: 6 rows of 36 taps (a multiple of 4), in pairs of rows word by word:
+  // row 0's first quad, row 1's (36, 38, 37, 39), row 0's second; rows 2
+  // and 3 after the first pair's 72 taps.
   const lir::Buffer &w1 = bufferOf("w1");
   EXPECT_EQ(w1.packing, lir::Packing::Int8RowsPaired);
   EXPECT_EQ(w1.size, 6u * 36);
-  const uint8_t *row1 = image.data() + w1.offset + 36;
-  EXPECT_EQ(std::vector<int>(row1, row1 + 4), (std::vector<int>{36, 38, 37, 39}));
+  const uint8_t *pair0 = image.data() + w1.offset;
+  EXPECT_EQ(std::vector<int>(pair0, pair0 + 12),
+            (std::vector<int>{0, 2, 1, 3, 36, 38, 37, 39, 4, 6, 5, 7}));
+  EXPECT_EQ(std::vector<int>(pair0 + 72, pair0 + 80),
+            (std::vector<int>{72, 74, 73, 75, 108, 110, 109, 111}));
   // w4 [5][3]: 3 rows of 5 taps padded to 8; row 2 is w4[k][2] = 3k + 2.
   const lir::Buffer &w4 = bufferOf("w4");
   EXPECT_EQ(w4.packing, lir::Packing::Int8RowsTransposedPaired);
