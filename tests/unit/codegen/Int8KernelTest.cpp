@@ -298,9 +298,8 @@ TEST(Int8Kernels, ChannelsOfZeroWeightsAndLargeBias) {
         for (int64_t i = 0; i < 4 * taps; ++i)
           w.data<int8_t>()[i] = i < taps ? int8_t(dist(rng)) : 0;
         Tensor bias(TensorType(DType::I32, {4}));
-        for (auto [i, v] : llvm::enumerate(
-                 std::initializer_list<int32_t>{-3000, 1 << 30, -(1 << 30), -(1 << 30) + 7}))
-          bias.data<int32_t>()[i] = v;
+        const int32_t biases[] = {-3000, 1 << 30, -(1 << 30), -(1 << 30) + 7};
+        llvm::copy(biases, bias.data<int32_t>());
         Node *n = addNode(g, OpKind::Conv, "conv",
                           {x, g.addConstant("w", std::move(w)),
                            g.addConstant("b", std::move(bias))},
