@@ -12,6 +12,7 @@
 
 #include "compiler/frontend/onnx/OpsetInputs.h"
 #include "compiler/frontend/onnx/AdapterUtils.h"
+#include "compiler/graph/CheckedMath.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -103,9 +104,12 @@ llvm::Expected<Attr> attrOfInput(const PendingNode &n, const OpsetInput &row) {
     auto v = scalarInput(n, row.input, name);
     if (!v)
       return v.takeError();
-    return row.value == InputValue::Float
-               ? Attr::ofFloat(*v)
-               : Attr::ofInt(static_cast<int64_t>(*v));
+    if (row.value == InputValue::Float)
+      return Attr::ofFloat(*v);
+    std::optional<int64_t> i = checkedTruncToInt64(*v);
+    if (!i)
+      return n.error(llvm::formatv("input '{0}' holds {1}, which is not an int64", name, *v));
+    return Attr::ofInt(*i);
   }
   case InputValue::Tensor: {
     auto t = constantInput(n, row.input, name);

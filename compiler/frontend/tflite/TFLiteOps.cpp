@@ -278,6 +278,8 @@ llvm::Error importFullyConnected(OpContext &ctx) {
   if (ctx.inputs.size() > 2 && ctx.inputs[2])
     ins.push_back(ctx.inputs[2]);
   bool keepDims = o && o->keep_num_dims() && xt.rank() != 2;
+  if (keepDims && xt.rank() == 0)
+    return ctx.error("keep_num_dims needs an input of rank 1 or more, not " + xt.str());
   auto y = withActivation(ctx,
                           o ? o->fused_activation_function()
                             : tflite::ActivationFunctionType_NONE,
