@@ -71,15 +71,26 @@ std::string Graph::uniqueName(llvm::StringRef base) {
   }
 }
 
+void Graph::releaseName(llvm::StringRef name) {
+  auto it = liveNames_.find(name);
+  assert(it != liveNames_.end() && "releasing a name no node or value has");
+  if (--it->second == 0)
+    liveNames_.erase(it);
+}
+
 void Graph::renameValue(Value *v, llvm::StringRef name) {
-  if (v->name_ != name)
-    v->name_ = uniqueName(name);
+  if (v->name_ == name)
+    return;
+  releaseName(v->name_);
+  v->name_ = uniqueName(name);
+  holdName(v->name_);
 }
 
 Value *Graph::addInput(llvm::StringRef name, TensorType type) {
   values_.push_back(std::unique_ptr<Value>(
       new Value(Value::Kind::Input, uniqueName(name), std::move(type))));
   inputs_.push_back(values_.back().get());
+  holdName(values_.back()->name_);
   return values_.back().get();
 }
 
@@ -88,6 +99,7 @@ Value *Graph::addConstant(llvm::StringRef name, Tensor data) {
   values_.push_back(std::unique_ptr<Value>(
       new Value(Value::Kind::Constant, uniqueName(name), data.getType())));
   values_.back()->constant_ = std::make_unique<Tensor>(std::move(data));
+  holdName(values_.back()->name_);
   return values_.back().get();
 }
 
@@ -257,7 +269,9 @@ llvm::Expected<Node *> Graph::addNode(OpKind kind, llvm::StringRef name,
     v->producer_ = node.get();
     v->resultNo_ = i;
     node->outputs_.push_back(v);
+    holdName(valueName);
   }
+  holdName(node->name_);
   Node *raw = node.get();
   for (Value *in : raw->inputs_)
     if (in)
@@ -378,6 +392,9 @@ void Graph::eraseNode(Node *n) {
       in->uses_.erase(llvm::find(in->uses_, n));
   llvm::SmallVector<Value *, 2> dead((*it)->outputs_.begin(),
                                      (*it)->outputs_.end());
+  releaseName(n->name_);
+  for (Value *v : dead)
+    releaseName(v->name_);
   nodes_.erase(it);
   llvm::erase_if(values_, [&](const std::unique_ptr<Value> &v) {
     return llvm::is_contained(dead, v.get());
@@ -388,8 +405,10 @@ unsigned Graph::eraseUnusedConstants() {
   unsigned before = values_.size();
   llvm::erase_if(values_, [&](const std::unique_ptr<Value> &v) {
     bool unused = v->isConstant() && !hasUses(v.get());
-    if (unused)
+    if (unused) {
       constantBytes_ -= v->getConstant().sizeInBytes();
+      releaseName(v->name_);
+    }
     return unused;
   });
   return before - values_.size();

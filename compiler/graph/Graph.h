@@ -195,6 +195,9 @@ public:
 
   /// A name not used by any value or node yet, based on `base`.
   std::string uniqueName(llvm::StringRef base);
+  /// Whether a node or value of the graph now has the name `name` (names of
+  /// erased ones are free again).
+  bool isNameInUse(llvm::StringRef name) const { return liveNames_.count(name); }
   /// Renames `v` to uniqueName(`name`) (a no-op when it already has that
   /// name), so the importer can keep ONNX tensor names for node results.
   void renameValue(Value *v, llvm::StringRef name);
@@ -208,6 +211,12 @@ private:
   llvm::SmallVector<Value *, 2> inputs_;
   std::vector<GraphOutput> outputs_;
   llvm::StringMap<unsigned> nameUses_;
+  /// How many live nodes and values have each name, so that freshNodeName
+  /// costs a lookup, not a scan of the graph per new node (a recurrence
+  /// unrolled over many steps adds thousands).
+  llvm::StringMap<unsigned> liveNames_;
+  void holdName(llvm::StringRef name) { ++liveNames_[name]; }
+  void releaseName(llvm::StringRef name);
   /// Whether every node's order_ is its position in nodes_.
   mutable bool ordered_ = true;
   void renumberIfNeeded() const;

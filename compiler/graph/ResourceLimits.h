@@ -29,6 +29,10 @@ struct ResourceLimits {
   uint64_t maxNodes = 1000000;
   /// How deep If, Loop and Scan bodies may nest.
   uint64_t maxSubgraphDepth = 16;
+  /// Time steps of one recurrence (LSTM, GRU, RNN), over all its directions:
+  /// lowering unrolls each step into about a dozen kernels, so a few bytes
+  /// of sequence length would otherwise decide the compile time.
+  uint64_t maxUnrolledSteps = 1024;
 };
 
 } // namespace kiln

@@ -1,27 +1,15 @@
 #include "compiler/graph/Rewrite.h"
 
-#include "llvm/ADT/StringSet.h"
-
 #include <cstring>
 
 namespace kiln {
 
 std::string freshNodeName(const Graph &g, llvm::StringRef base) {
-  llvm::StringSet<> used;
-  for (const Value *v : g.getInputs())
-    used.insert(v->getName());
-  for (const Value *v : g.getConstants())
-    used.insert(v->getName());
-  for (const Node *n : g.getNodes()) {
-    used.insert(n->getName());
-    for (const Value *v : n->getOutputs())
-      used.insert(v->getName());
-  }
-  if (!used.count(base))
+  if (!g.isNameInUse(base))
     return base.str();
   for (unsigned i = 1;; ++i) {
     std::string candidate = (base + "_" + llvm::Twine(i)).str();
-    if (!used.count(candidate))
+    if (!g.isNameInUse(candidate))
       return candidate;
   }
 }

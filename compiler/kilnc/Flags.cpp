@@ -121,6 +121,10 @@ const Flag kFlags[] = {
      "refuse a model whose If, Loop or Scan bodies nest deeper than N "
      "(default: 16)",
      nullptr, Command::Compile, &ResourceLimits::maxSubgraphDepth},
+    {"--max-unrolled-steps", "", "N",
+     "refuse an LSTM, GRU or RNN of more than N time steps over all its "
+     "directions, each of which becomes kernels of its own (default: 1024)",
+     nullptr, Command::Compile, &ResourceLimits::maxUnrolledSteps},
     {"--quantize", "", "int8",
      "post-training quantization of a float model (needs --calibration); "
      "writes NAME.accuracy.json too",

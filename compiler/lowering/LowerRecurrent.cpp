@@ -14,6 +14,8 @@
 #include "compiler/ops/RecurrentShape.h"
 #include "compiler/graph/Rewrite.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <numeric>
 
 namespace kiln {
@@ -191,6 +193,11 @@ llvm::Expected<bool> lowerRecurrent(Graph &g, Node *n) {
   if (!dims)
     return dims.takeError();
   RecurrentDims d = *dims;
+  uint64_t maxSteps = g.getLimits().maxUnrolledSteps;
+  if (uint64_t(d.seq) * uint64_t(d.dirs) > maxSteps)
+    return nodeError(*n, llvm::formatv("{0} time steps x {1} directions to unroll, over the "
+                                       "limit of {2} (--max-unrolled-steps)",
+                                       d.seq, d.dirs, maxSteps));
   if (n->getInput(4) && d.direction != "forward")
     return nodeError(*n, "sequence_lens is supported for the forward "
                          "direction only");

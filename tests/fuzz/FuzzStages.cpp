@@ -26,6 +26,7 @@ OnnxImportOptions fuzzImportOptions() {
   opts.limits.maxConstantBytes = 256 << 20;
   opts.limits.maxPlanBytes = 512 << 20;
   opts.limits.maxNodes = 100000;
+  opts.limits.maxUnrolledSteps = 128;
   return opts;
 }
 

@@ -1,7 +1,8 @@
 //===- UseListTest.cpp - The graph's use-lists against a scan -------------===//
 //
-// Graph keeps who reads each value as nodes are added, rewired and erased.
-// The oracle here is the definition: a scan over every node's inputs.
+// Graph keeps who reads each value, and which names are taken, as nodes are
+// added, rewired, renamed and erased. The oracle here is the definition: a
+// scan over every node's inputs, and over every node's and value's name.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +10,7 @@
 #include "compiler/graph/Verifier.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <gtest/gtest.h>
 
@@ -93,6 +95,31 @@ TEST(UseLists, FollowAddSetInputReplaceAndErase) {
   expectUseListsMatchScan(g, values);
 }
 
+/// Names by definition: the inputs', constants', nodes' and results'.
+llvm::StringSet<> scanNames(const Graph &g) {
+  llvm::StringSet<> names;
+  for (const Value *v : g.getInputs())
+    names.insert(v->getName());
+  for (const Value *v : g.getConstants())
+    names.insert(v->getName());
+  for (const Node *n : g.getNodes()) {
+    names.insert(n->getName());
+    for (const Value *v : n->getOutputs())
+      names.insert(v->getName());
+  }
+  return names;
+}
+
+/// isNameInUse against the scan, for every name the graph has had: those of
+/// erased nodes and renamed values must be free again.
+void expectNameIndexMatchesScan(const Graph &g, llvm::StringSet<> &everUsed) {
+  llvm::StringSet<> live = scanNames(g);
+  for (const auto &name : live)
+    everUsed.insert(name.getKey());
+  for (const auto &name : everUsed)
+    EXPECT_EQ(g.isNameInUse(name.getKey()), live.contains(name.getKey())) << name.getKey().str();
+}
+
 /// The inputs, the constants and the results of nodes before `n` (all
 /// results when `n` is null): what `n` may read.
 std::vector<Value *> valuesBefore(const Graph &g, llvm::ArrayRef<Value *> sources,
@@ -112,10 +139,11 @@ TEST(UseLists, MatchAScanThroughRandomRewrites) {
   Graph g;
   std::vector<Value *> sources{g.addInput("x", f32({3})),
                                g.addConstant("c", Tensor(f32({3})))};
+  llvm::StringSet<> everUsed;
   for (int step = 0; step < 400; ++step) {
     SCOPED_TRACE(step);
     std::vector<Node *> nodes = g.getNodes();
-    unsigned action = nodes.empty() ? 0 : pick(4);
+    unsigned action = nodes.empty() ? 0 : pick(5);
     if (action <= 1) {
       // A new node anywhere after its operands' producers.
       std::vector<Value *> all = valuesBefore(g, sources, nullptr);
@@ -132,6 +160,9 @@ TEST(UseLists, MatchAScanThroughRandomRewrites) {
       Node *n = nodes[pick(nodes.size())];
       std::vector<Value *> earlier = valuesBefore(g, sources, n);
       n->setInput(pick(2), earlier[pick(earlier.size())]);
+    } else if (action == 3) {
+      // A result renamed after another node, maybe an erased one.
+      g.renameValue(nodes[pick(nodes.size())]->getOutput(), "n" + std::to_string(pick(step + 1)));
     } else {
       // A node's result replaced by an earlier value, then the node erased.
       Node *n = nodes[pick(nodes.size())];
@@ -140,6 +171,7 @@ TEST(UseLists, MatchAScanThroughRandomRewrites) {
       g.eraseNode(n);
     }
     expectUseListsMatchScan(g, valuesBefore(g, sources, nullptr));
+    expectNameIndexMatchesScan(g, everUsed);
   }
 }
 

@@ -160,6 +160,30 @@ INSTANTIATE_TEST_SUITE_P(
         ::testing::Values(OpKind::RNN, OpKind::GRU, OpKind::LSTM),
         ::testing::Values("forward", "reverse", "bidirectional")));
 
+/// Each time step becomes kernels of its own, so the steps over all
+/// directions are held to ResourceLimits::maxUnrolledSteps.
+TEST(LowerRecurrentLimit, StepsOverTheLimitAreAnError) {
+  auto lowerWithLimit = [](uint64_t maxSteps) {
+    Graph g;
+    ResourceLimits limits;
+    limits.maxUnrolledSteps = maxSteps;
+    g.setLimits(limits);
+    int64_t hidden = 2;
+    Value *x = g.addInput("x", f32({3, 1, 2}));
+    Value *w = randomConstant(g, "w", {2, 3 * hidden, 2});
+    Value *r = randomConstant(g, "r", {2, 3 * hidden, hidden});
+    Node *n = addNode(g, OpKind::GRU, "gru", {x, w, r},
+                      {{"hidden_size", Attr::ofInt(hidden)},
+                       {"direction", Attr::ofString("bidirectional")}});
+    g.addOutput("y", n->getOutput(0));
+    auto changed = lowerGraph(g);
+    return changed ? std::string() : llvm::toString(changed.takeError());
+  };
+  EXPECT_EQ(lowerWithLimit(5), "node 'gru' (GRU): 3 time steps x 2 directions to unroll, over "
+                               "the limit of 5 (--max-unrolled-steps)");
+  EXPECT_EQ(lowerWithLimit(6), "");
+}
+
 TEST(LowerQuantization, QuantizeThenDequantizeMatch) {
   expectLoweringEquivalent([](Graph &g) {
     Value *x = g.addInput("x", f32({2, 3, 4}));
