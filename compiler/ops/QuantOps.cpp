@@ -140,9 +140,6 @@ llvm::Expected<TypeList> inferTensorQuantize(const Node &n) {
     return nodeError(n, "input 0 must be f32 or int8 or uint8 with one scale "
                         "and zero point, got " + x.str());
   std::optional<DType> to = parseDType(n.getString("kiln.to"));
-  if (to != DType::I8 && to != DType::U8)
-    return nodeError(n, "kiln.to must be i8 or u8, got '" +
-                            n.getString("kiln.to") + "'");
   const Attr *q = n.getAttr(kQuantAttr);
   if (!q)
     return nodeError(n, "the result needs its quantization (" + kQuantAttr + ")");
@@ -241,7 +238,7 @@ void registerQuantOps(std::vector<OpDef> &defs) {
                   1,
                   1,
                   1,
-                  {quantAttrSpec(), {"kiln.to", AttrKind::String, Attr::ofString("i8")}},
+                  {quantAttrSpec(), enumAttr("kiln.to", "i8", {"i8", "u8"})},
                   inferTensorQuantize,
                   evalTensorQuantize});
   defs.back().traits |= kInt8KernelTrait;
