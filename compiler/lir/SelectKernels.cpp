@@ -233,10 +233,12 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
   KernelSelection sel;
   for (const Node *n : g.getNodes()) {
     // An op with an integer kernel computes TFLite's integer semantics when
-    // it takes or makes quantized int8 tensors; the other ops on int8 only
-    // move bytes, which their kernels for any dtype do.
+    // it takes or makes quantized int8 tensors (or uint8 ones: kiln.Quantize
+    // and kiln.Dequantize at a uint8 model's edges); the other ops on int8
+    // only move bytes, which their kernels for any dtype do.
     auto quantizedInt8 = [](const Value *v) {
-      return v && v->getType().dtype == DType::I8 && v->getType().quant.isQuantized();
+      return v && (v->getType().dtype == DType::I8 || v->getType().dtype == DType::U8) &&
+             v->getType().quant.isQuantized();
     };
     if (n->getDef().hasTrait(kInt8KernelTrait) &&
         ((n->getNumInputs() && quantizedInt8(n->getInput(0))) ||

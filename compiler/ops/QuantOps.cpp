@@ -8,7 +8,10 @@
 //
 // TFLite's QUANTIZE and DEQUANTIZE (kiln.Quantize, kiln.Dequantize) take
 // their parameters from the tensor types instead and round half away from
-// zero (IntegerMath.h).
+// zero (IntegerMath.h). They also take and make uint8 (kiln.Quantize's
+// kiln.to = "u8"), the edges of a uint8 QDQ model: a uint8 value v with zero
+// point z is the int8 value v - 128 with zero point z - 128, so they compute
+// on int8 and shift.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/AxisIndex.h"
@@ -120,41 +123,68 @@ llvm::Error evalDequantize(const Node &n, llvm::ArrayRef<const Tensor *> in,
   return llvm::Error::success();
 }
 
+/// What a uint8 value adds to the int8 value it stands for (0 for int8).
+int32_t byteShift(DType t) { return t == DType::U8 ? 128 : 0; }
+
+/// Whether `t` is a per-tensor quantized int8 or uint8 tensor.
+bool isQuantizedByte(const TensorType &t) {
+  return (t.dtype == DType::I8 || t.dtype == DType::U8) && t.quant.isQuantized() &&
+         !t.quant.isPerChannel();
+}
+
+/// kiln.Quantize's result: kiln.to's dtype (int8 or uint8) with the
+/// quantization of kQuantAttr, the zero point in that dtype's range.
 llvm::Expected<TypeList> inferTensorQuantize(const Node &n) {
   const TensorType &x = inputType(n, 0);
-  if (x.dtype != DType::F32)
-    if (llvm::Error e = expectQuantizedInt8(n, 0))
-      return e;
-  auto t = quantizedResult(n, x.shape);
-  if (!t)
-    return t.takeError();
-  return TypeList{*t};
+  if (x.dtype != DType::F32 && !isQuantizedByte(x))
+    return nodeError(n, "input 0 must be f32 or int8 or uint8 with one scale "
+                        "and zero point, got " + x.str());
+  std::optional<DType> to = parseDType(n.getString("kiln.to"));
+  const Attr *q = n.getAttr(kQuantAttr);
+  if (!q)
+    return nodeError(n, "the result needs its quantization (" + kQuantAttr + ")");
+  const QuantParams &p = q->getQuant();
+  int32_t lo = -128 + byteShift(*to), hi = 127 + byteShift(*to);
+  if (p.scales.size() != 1 || p.zeroPoints.size() != 1 || !(p.scales[0] > 0) ||
+      p.zeroPoints[0] < lo || p.zeroPoints[0] > hi)
+    return nodeError(n, llvm::formatv("the {0} result's quantization must be one "
+                                      "positive scale and a zero point in [{1}, "
+                                      "{2}], got {3}",
+                                      dtypeName(*to), lo, hi, quantStr(p)));
+  TensorType t(*to, x.shape);
+  t.quant = p;
+  return TypeList{t};
 }
 
 /// Reads the quantization from the tensors, so that the code generator can
-/// tabulate an int8 input over its 256 values.
+/// tabulate an int8 or uint8 input over its 256 values.
 llvm::Error evalTensorQuantize(const Node &, llvm::ArrayRef<const Tensor *> in,
                                llvm::MutableArrayRef<Tensor> out) {
   const Tensor &x = *in[0];
   const QuantParams &qy = out[0].getType().quant;
-  int8_t *ys = out[0].data<int8_t>();
+  int32_t yShift = byteShift(out[0].getDType());
+  int32_t yZp = qy.zeroPoints[0] - yShift;
+  auto store = [&](int64_t i, int8_t v) { writeInt(out[0], i, v + yShift); };
   if (x.getDType() == DType::F32) {
     for (int64_t i = 0, e = x.numElements(); i < e; ++i)
-      ys[i] = tfl::quantizeToInt8(x.data<float>()[i], qy.scales[0], qy.zeroPoints[0]);
+      store(i, tfl::quantizeToInt8(x.data<float>()[i], qy.scales[0], yZp));
     return llvm::Error::success();
   }
   const QuantParams &qx = x.getType().quant;
-  auto p = tfl::prepareRequantize(qx.scales[0], qx.zeroPoints[0], qy.scales[0],
-                                  qy.zeroPoints[0]);
+  int32_t xShift = byteShift(x.getDType());
+  auto p = tfl::prepareRequantize(qx.scales[0], qx.zeroPoints[0] - xShift,
+                                  qy.scales[0], yZp);
   for (int64_t i = 0, e = x.numElements(); i < e; ++i)
-    ys[i] = tfl::requantizeInt8(p, x.data<int8_t>()[i]);
+    store(i, tfl::requantizeInt8(p, int8_t(readInt(x, i) - xShift)));
   return llvm::Error::success();
 }
 
 llvm::Expected<TypeList> inferTensorDequantize(const Node &n) {
   const TensorType &x = inputType(n, 0);
-  if (x.dtype != DType::I8 || !x.quant.isQuantized())
-    return nodeError(n, "input 0 must be quantized int8, got " + x.str());
+  if ((x.dtype != DType::I8 && x.dtype != DType::U8) || !x.quant.isQuantized() ||
+      (x.dtype == DType::U8 && x.quant.isPerChannel()))
+    return nodeError(n, "input 0 must be quantized int8 or uint8 (per tensor), "
+                        "got " + x.str());
   return TypeList{TensorType(DType::F32, x.shape)};
 }
 
@@ -173,11 +203,12 @@ Tensor dequantizedTensor(const Tensor &x) {
   std::optional<AxisIndex> channelOf;
   if (q.isPerChannel())
     channelOf.emplace(shape, q.axis);
+  int32_t shift = byteShift(x.getDType());
   Tensor out(TensorType(DType::F32, shape));
   for (int64_t i = 0, e = x.numElements(); i < e; ++i) {
     int64_t c = channelOf ? (*channelOf)(i) : 0;
-    out.data<float>()[i] =
-        tfl::dequantizeInt8(x.data<int8_t>()[i], q.scales[c], q.zeroPoints[c]);
+    out.data<float>()[i] = tfl::dequantizeInt8(int8_t(readInt(x, i) - shift), q.scales[c],
+                                               q.zeroPoints[c] - shift);
   }
   return out;
 }
@@ -201,8 +232,15 @@ void registerQuantOps(std::vector<OpDef> &defs) {
                   {{"axis", AttrKind::Int, Attr::ofInt(1)}},
                   inferDequantize,
                   evalDequantize});
-  defs.push_back({OpKind::Quantize, "kiln.Quantize", 1, 1, 1, 1, {quantAttrSpec()},
-                  inferTensorQuantize, evalTensorQuantize});
+  defs.push_back({OpKind::Quantize,
+                  "kiln.Quantize",
+                  1,
+                  1,
+                  1,
+                  1,
+                  {quantAttrSpec(), enumAttr("kiln.to", "i8", {"i8", "u8"})},
+                  inferTensorQuantize,
+                  evalTensorQuantize});
   defs.back().traits |= kInt8KernelTrait;
   defs.push_back({OpKind::Dequantize, "kiln.Dequantize", 1, 1, 1, 1, {},
                   inferTensorDequantize, evalTensorDequantize});

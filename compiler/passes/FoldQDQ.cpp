@@ -15,8 +15,8 @@
 // QuantizeLinear (exact: the dequantized value is a multiple of the scale);
 // the next group reads the int8 value directly, a DequantizeLinear of the
 // raw integers reads the kiln.Dequantize, and int8 graph inputs and outputs
-// are the int8 values, so inside a chain of groups only int8 tensors
-// remain. A group whose op has no int8 form (or whose parameters do not fit
+// are the int8 values (uint8 ones a kiln.Quantize from or to them, an exact
+// shift), so inside a chain of groups only int8 tensors remain. A group whose op has no int8 form (or whose parameters do not fit
 // it: non-constant or asymmetric weights, an int8 op that needs per-tensor
 // activations) stays in float between its DQ and Q.
 //
@@ -390,14 +390,26 @@ llvm::Expected<bool> shortcutDequantize(Graph &g, Node *dq) {
   return true;
 }
 
-/// A raw int8 graph input that only DequantizeLinear nodes read, all with
-/// the same per-tensor parameters, is an int8 value: its type takes them (so
-/// the bundle's descriptor carries what the caller quantizes with), and a
-/// kiln.Dequantize of it, which the groups read through, replaces them.
+/// `q` (in int8 terms) as the parameters of its raw dtype: a uint8 zero
+/// point is 128 higher.
+QuantParams rawParams(const LinearQuant &q) {
+  QuantParams p = q.params;
+  if (q.raw == DType::U8)
+    for (int32_t &z : p.zeroPoints)
+      z += 128;
+  return p;
+}
+
+/// A raw int8 or uint8 graph input that only DequantizeLinear nodes read,
+/// all with the same per-tensor parameters, is a quantized value: its type
+/// takes them (so the bundle's descriptor carries what the caller quantizes
+/// with), and a kiln.Dequantize of it (of a uint8 one, of its int8 form, a
+/// kiln.Quantize), which the groups read through, replaces them.
 llvm::Error inputsInt8Directly(Graph &g) {
   for (Value *in : g.getInputs()) {
     std::vector<Node *> users = g.getUsers(in);
-    if (in->getType().dtype != DType::I8 || in->getType().quant.isQuantized() ||
+    DType raw = in->getType().dtype;
+    if ((raw != DType::I8 && raw != DType::U8) || in->getType().quant.isQuantized() ||
         users.empty() || g.isGraphOutput(in))
       continue;
     std::optional<QuantParams> q;
@@ -411,9 +423,17 @@ llvm::Error inputsInt8Directly(Graph &g) {
     if (!uniform)
       continue;
     TensorType t = in->getType();
-    t.quant = *q;
+    t.quant = rawParams({*q, raw});
     in->setType(t);
-    auto d = addHelperNode(g, *users.front(), "int8", OpKind::Dequantize, {in});
+    Value *in8 = in;
+    if (raw == DType::U8) {
+      auto s = addHelperNode(g, *users.front(), "int8_input", OpKind::Quantize, {in},
+                             {{kQuantAttr.str(), Attr::ofQuant(*q)}});
+      if (!s)
+        return s.takeError();
+      in8 = (*s)->getOutput();
+    }
+    auto d = addHelperNode(g, *users.front(), "int8", OpKind::Dequantize, {in8});
     if (!d)
       return d.takeError();
     for (Node *dq : users) {
@@ -425,17 +445,29 @@ llvm::Error inputsInt8Directly(Graph &g) {
 }
 
 /// A graph output that re-encodes a group's int8 result as int8 with the
-/// same parameters is that result itself: no float round trip at the edge,
-/// and the bundle's descriptor carries the output's scale and zero point.
-void outputInt8Directly(Graph &g) {
+/// same parameters is that result itself (as uint8, a kiln.Quantize of it):
+/// no float round trip at the edge, and the bundle's descriptor carries the
+/// output's scale and zero point.
+llvm::Error outputInt8Directly(Graph &g) {
   for (const GraphOutput &o : g.getOutputs()) {
     Node *q = producerOf(o.value, OpKind::QuantizeLinear);
     auto params = q ? linearQuant(*q) : std::nullopt;
-    if (!params || params->raw != DType::I8 || !g.getUsers(o.value).empty())
+    if (!params || !params->isInt8() || !g.getUsers(o.value).empty())
       continue;
-    if (Value *y8 = int8Behind(*q, params->params))
-      g.replaceAllUsesWith(o.value, y8);
+    Value *y8 = int8Behind(*q, params->params);
+    if (!y8)
+      continue;
+    if (params->raw == DType::U8) {
+      auto u = addHelperNode(g, *q, "uint8", OpKind::Quantize, {y8},
+                             {{kQuantAttr.str(), Attr::ofQuant(rawParams(*params))},
+                              {"kiln.to", Attr::ofString("u8")}});
+      if (!u)
+        return u.takeError();
+      y8 = (*u)->getOutput();
+    }
+    g.replaceAllUsesWith(o.value, y8);
   }
+  return llvm::Error::success();
 }
 
 class FoldQDQPass : public Pass {
@@ -453,7 +485,8 @@ public:
         NodeRewritePass("", OpKind::DequantizeLinear, shortcutDequantize).run(g);
     if (!shortcuts)
       return shortcuts.takeError();
-    outputInt8Directly(g);
+    if (auto err = outputInt8Directly(g))
+      return std::move(err);
     // The float ops the groups replaced.
     if (auto dce = createDeadCodeEliminationPass()->run(g); !dce)
       return dce.takeError();

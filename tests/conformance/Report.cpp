@@ -127,7 +127,16 @@ std::string renderReport(llvm::ArrayRef<CaseRecord> records,
         "dtype).\n\n"
      << "Regenerate with `" << command << "`; the passing cases are listed in "
         "`tests/conformance/passing.txt`, which the regression test "
-        "`//tests/conformance:conformance_test` runs.\n\n";
+        "`//tests/conformance:conformance_test` runs.\n\n"
+     << "The 17 integer-op cases (QLinearConv, QLinearMatMul, ConvInteger, "
+        "MatMulInteger, DynamicQuantizeLinear, QuantizeLinear, "
+        "DequantizeLinear) also run on every target: "
+        "`//tests/conformance:<case>_bundle_test`, a `kiln_bundle` of the "
+        "case with every input but the first bound as a constant (as a "
+        "quantized model's weights and parameters are), run from C against "
+        "the case's outputs on the host, and with `--config=aarch64` and "
+        "`--config=cortex-m3|m4|m7` under QEMU (`tests/conformance/"
+        "make_int8_cases.py` writes them).\n\n";
 
   os << "## Totals\n\n"
      << "| suite | cases | pass | fail | compile error | unsupported | pass "

@@ -2,9 +2,8 @@
 """Writes model_io.bzl: each quantized model's one input and one output as
 tests/e2e's kiln_model_test takes them, (name, shape) for a float tensor and
 (name, shape, (scale, zero_point, dtype)) for an int8 or uint8 one, whose
-quantization is that of the QuantizeLinear that makes it. kiln's descriptor
-gives a uint8 output (re-encoded from int8 in float) no quantization yet:
-scale 1, zero point 0 are what the test expects of it.
+quantization is that of the QuantizeLinear that makes it (an output) or of
+the DequantizeLinear that reads it (an input).
 
 usage: make_model_io.py MODELS_DIR OUT.bzl   (needs python3-onnx and numpy)
 """
@@ -25,10 +24,10 @@ def tensor_io(graph, value):
     if elem == TensorProto.FLOAT:
         return (value.name, shape)
     inits = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
-    maker = next(n for n in graph.node if value.name in n.output)
-    assert maker.op_type == "QuantizeLinear", maker.op_type
-    if elem == TensorProto.UINT8:
-        return (value.name, shape, ("1.0", 0, DTYPES[elem]))
+    maker = next((n for n in graph.node if value.name in n.output), None)
+    if maker is None:
+        maker = next(n for n in graph.node if value.name in n.input)
+    assert maker.op_type in ("QuantizeLinear", "DequantizeLinear"), maker.op_type
     scale = float(np.float32(inits[maker.input[1]]))
     zero_point = int(inits[maker.input[2]])
     return (value.name, shape, ("%.9g" % scale, zero_point, DTYPES[elem]))

@@ -12,6 +12,7 @@ runs both.
 
 usage: make_models.py OUT_DIR   (needs python3-onnx and numpy)
 """
+import copy
 import json
 import os
 import sys
@@ -22,6 +23,10 @@ from onnx import TensorProto, helper, numpy_helper
 
 RNG = np.random.default_rng(13)
 OPSET = 13
+# Models whose reference ONNX Runtime computes with its graph optimizations
+# off (ort_reference.js): its fused uint8 kernels saturate on CPUs without
+# VNNI, up to 8 steps on this one.
+ORT_UNFUSED = {"qdq_cnn_u8_io"}
 
 
 class Builder:
@@ -200,6 +205,22 @@ def qdq_cnn(dtype):
     return bld.integer_model(dense(bld, f, "fc", 10)), x
 
 
+def uint8_io(model, x):
+    """`model` with a uint8 input: the integers of its input's QuantizeLinear,
+    as a caller quantizes them (ONNX's rounding, half to even), and the
+    input data quantized so."""
+    g = model.graph
+    q = next(n for n in g.node if n.op_type == "QuantizeLinear" and n.input[0] == "x")
+    inits = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    scale, zp = inits[q.input[1]], inits[q.input[2]]
+    xq = np.clip(np.round(x / scale) + zp, 0, 255).astype(np.uint8)
+    g.node.remove(q)
+    del g.input[:]
+    g.input.append(helper.make_tensor_value_info(q.output[0], TensorProto.UINT8, x.shape))
+    onnx.checker.check_model(model)
+    return model, xq
+
+
 def layer(kind, dtype):
     """One QDQ group on the quantized input: the ops one by one, so that each
     result is within one step of ONNX Runtime's (a chain carries a step on)."""
@@ -376,6 +397,10 @@ def main():
     for kind in ["conv", "depthwise", "add", "mul", "avgpool", "gap", "concat", "gemm"]:
         for dtype, suffix in [(np.uint8, "u8"), (np.int8, "s8")]:
             models["layer_%s_%s" % (kind, suffix)] = layer(kind, dtype)
+    # The same model with a uint8 input (after every draw from RNG, which
+    # the other models' weights come from).
+    cnn, x = models["qdq_cnn_u8"]
+    models["qdq_cnn_u8_io"] = uint8_io(copy.deepcopy(cnn), x)
     models["depthwise_windows_s8"] = depthwise_windows()
     models["gemm_windows_s8"] = gemm_windows()
     manifest = {}
@@ -383,6 +408,10 @@ def main():
         onnx.save(model, os.path.join(out, name + ".onnx"))
         x.tofile(os.path.join(out, name + ".input.bin"))
         manifest[name] = {"input": model.graph.input[0].name, "shape": list(x.shape)}
+        if x.dtype != np.float32:
+            manifest[name]["dtype"] = str(x.dtype)
+        if name in ORT_UNFUSED:
+            manifest[name]["ort_optimizations"] = False
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")

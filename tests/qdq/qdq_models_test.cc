@@ -42,6 +42,9 @@ std::vector<Expectation> expectations() {
       // differs may carry on and meet another one.
       {"qdq_cnn_u8", OpKind::Conv, 3, 2},
       {"qdq_cnn_s8", OpKind::Conv, 3, 2},
+      // qdq_cnn_u8 fed its input's uint8 integers (the graph input is the
+      // first QuantizeLinear's result).
+      {"qdq_cnn_u8_io", OpKind::Conv, 3, 2},
       {"qdq_mlp_s8", OpKind::MatMul, 1, 1},
       // QLinearConv and QLinearMatMul as int8 ops; the MatMulInteger after
       // them computes exactly on identical integers.

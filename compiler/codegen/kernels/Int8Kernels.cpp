@@ -286,20 +286,25 @@ llvm::Error emitSoftmaxInt8(KernelBuilder &kb, const KernelArgs &args) {
   return llvm::Error::success();
 }
 
-/// A unary op on int8 (an activation, a requantization, a dequantization):
-/// a table of its 256 results, made by the op's own reference evaluator, so
-/// exact by construction, and one load per element.
+/// A unary op on int8 (an activation, a requantization, a dequantization;
+/// kiln.Quantize and kiln.Dequantize also on uint8): a table of its 256
+/// results, made by the op's own reference evaluator, so exact by
+/// construction, and one load per element.
 llvm::Error emitInt8Table(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  if (n.getNumInputs() != 1 || !isQuantizedInt8(n.getInput(0)->getType()))
-    return nodeError(n, "an int8 lookup table needs one int8 input with one "
-                        "scale and zero point, got " +
-                            n.getInput(0)->getType().str());
   TensorType domainType = n.getInput(0)->getType();
+  bool u8 = domainType.dtype == DType::U8 && domainType.quant.isQuantized() &&
+            !domainType.quant.isPerChannel() &&
+            (n.is(OpKind::Quantize) || n.is(OpKind::Dequantize));
+  if (n.getNumInputs() != 1 || !(u8 || isQuantizedInt8(domainType)))
+    return nodeError(n, "an int8 lookup table needs one int8 input with one "
+                        "scale and zero point, got " + domainType.str());
   domainType.shape = {256};
   Tensor domain(domainType);
-  for (int v = -128; v < 128; ++v)
-    domain.data<int8_t>()[v + 128] = int8_t(v);
+  // Table entry k is for the input byte whose value is k - 128 (int8) or k
+  // (uint8).
+  for (int k = 0; k < 256; ++k)
+    domain.data<uint8_t>()[k] = uint8_t(u8 ? k : k - 128);
   TensorType resultType = n.getOutput()->getType();
   resultType.shape = {256};
   llvm::SmallVector<Tensor, 1> result;
@@ -313,21 +318,25 @@ llvm::Error emitInt8Table(KernelBuilder &kb, const KernelArgs &args) {
   llvm::Type *elementTy = resultType.dtype == DType::F32 ? b.getFloatTy() : b.getInt8Ty();
   forEachIndex(kb, n.getOutput()->getType().numElements(), [&](llvm::Value *i) {
     llvm::Value *x = kb.load(b.getInt8Ty(), args.inputs[0], i);
-    llvm::Value *k = b.CreateAdd(b.CreateSExt(x, kb.idxTy), kb.idx(128));
+    llvm::Value *k = u8 ? b.CreateZExt(x, kb.idxTy)
+                        : b.CreateAdd(b.CreateSExt(x, kb.idxTy), kb.idx(128));
     kb.store(kb.load(elementTy, lut, k), args.outputs[0], i);
   });
   return llvm::Error::success();
 }
 
 /// QUANTIZE: from f32, AffineQuantize (round half away from zero, NaN to the
-/// zero point); from int8, a requantization table. The rounding is done by
-/// hand: llvm.round becomes a libm call on cores without FP rounding
-/// instructions (Cortex-M3, M4), and a bundle calls no library.
+/// zero point); from int8 or uint8, a requantization table. The rounding is
+/// done by hand: llvm.round becomes a libm call on cores without FP rounding
+/// instructions (Cortex-M3, M4), and a bundle calls no library. A uint8
+/// result is the int8 one with the zero point 128 lower, its top bit flipped.
 llvm::Error emitQuantizeInt8(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
   if (n.getInput(0)->getType().dtype != DType::F32)
     return emitInt8Table(kb, args);
-  const QuantParams &q = n.getOutput()->getType().quant;
+  QuantParams q = n.getOutput()->getType().quant;
+  int8_t flip = n.getOutput()->getType().dtype == DType::U8 ? int8_t(0x80) : 0;
+  q.zeroPoints[0] -= flip ? 128 : 0;
   IntegerIR ir(kb);
   auto &b = kb.b;
   llvm::Type *f32 = b.getFloatTy();
@@ -342,8 +351,8 @@ llvm::Error emitQuantizeInt8(KernelBuilder &kb, const KernelArgs &args) {
     t = b.CreateAdd(t, b.CreateZExt(b.CreateFCmpOGE(frac, f(0.5f)), b.getInt32Ty()));
     t = b.CreateSub(t, b.CreateZExt(b.CreateFCmpOLE(frac, f(-0.5f)), b.getInt32Ty()));
     llvm::Value *v = ir.clampToI8(b.CreateAdd(t, ir.i32(q.zeroPoints[0])), -128, 127);
-    kb.store(b.CreateSelect(b.CreateFCmpUNO(y, y), b.getInt8(int8_t(q.zeroPoints[0])), v),
-             args.outputs[0], i);
+    v = b.CreateSelect(b.CreateFCmpUNO(y, y), b.getInt8(int8_t(q.zeroPoints[0])), v);
+    kb.store(b.CreateXor(v, b.getInt8(flip)), args.outputs[0], i);
   });
   return llvm::Error::success();
 }

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <optional>
 #include <random>
 
 namespace kiln {
@@ -415,6 +416,47 @@ TEST(Int8Kernels, QuantizeFromF32RoundsTiesAwayAndSaturates) {
   std::copy(std::begin(values), std::end(values), x.data<float>());
   check.inputs.push_back(std::move(x));
   EXPECT_TRUE(jitMatchesInterpreter(build, check));
+}
+
+TEST(Int8Kernels, Uint8EdgesTabulatedAndQuantizedFromF32) {
+  // A uint8 model's edges: u8 -> i8, i8 -> u8, u8 -> u8, u8 -> f32 over
+  // full-range bytes (the table's index is the byte unsigned), and f32 -> u8
+  // on ties, saturation and NaN.
+  TensorType u8In(DType::U8, {2, 300});
+  u8In.quant = q8({}, 0.05f, 130).quant;
+  AttrMap toU8{{"kiln.to", Attr::ofString("u8")}};
+  struct EdgeCase {
+    TensorType in;
+    OpKind kind;
+    std::optional<std::pair<float, int32_t>> out;
+    bool u8Out;
+  };
+  const EdgeCase cases[] = {
+      {u8In, OpKind::Quantize, std::make_pair(0.02f, -5), false},
+      {q8({2, 300}, 0.05f, -7), OpKind::Quantize, std::make_pair(0.03f, 250), true},
+      {u8In, OpKind::Quantize, std::make_pair(0.1f, 0), true},
+      {u8In, OpKind::Dequantize, std::nullopt, false},
+  };
+  for (const EdgeCase &c : cases)
+    EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+      Value *x = g.addInput("x", c.in);
+      AttrMap attrs = c.u8Out ? toU8 : AttrMap{};
+      if (c.out)
+        attrs.emplace(kQuantAttr, quantAttr(c.out->first, c.out->second));
+      g.addOutput("y", addNode(g, c.kind, "op", {x}, attrs)->getOutput());
+    })) << getOpDef(c.kind).name << " from " << c.in.str();
+
+  GraphBuilder fromF32 = [&](Graph &g) {
+    Value *x = g.addInput("x", TensorType(DType::F32, {8}));
+    AttrMap attrs = toU8;
+    attrs.emplace(kQuantAttr, quantAttr(0.5f, 130));
+    g.addOutput("y", addNode(g, OpKind::Quantize, "q", {x}, attrs)->getOutput());
+  };
+  JitCheck check;
+  check.rtol = 0;
+  check.inputs.push_back(Tensor::fromValues<float>(
+      DType::F32, {8}, {0.25f, -0.25f, 63.0f, -66.0f, 1e30f, -1e30f, std::nanf(""), 0.0f}));
+  EXPECT_TRUE(jitMatchesInterpreter(fromF32, check));
 }
 
 TEST(Int8Kernels, OneArenaWithOverwrittenInputs) {

@@ -2,12 +2,13 @@
 //
 // What ONNX's test data cannot check: the interpreter's own contract, and
 // the semantics kiln adds (fused activations, MatMul's bias, integer
-// arithmetic, Cast saturation). Fused forms are checked against the
+// arithmetic, Cast saturation, uint8 quantization). Fused forms are checked against the
 // composition of the unfused ops, which ONNX's data does check; the rest
 // against values worked out by hand.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/interpreter/Interpreter.h"
+#include "compiler/ops/QuantizedTypes.h"
 
 #include <gtest/gtest.h>
 
@@ -254,6 +255,70 @@ TEST(IntegerSemantics, DivTruncatesAndOverflowWraps) {
   EXPECT_EQ(out[0].values<int64_t>(), llvm::ArrayRef<int64_t>({3, -3, -3, 3}));
   EXPECT_EQ(out[1].values<int32_t>(), llvm::ArrayRef<int32_t>({small, small + 1}));
   EXPECT_EQ(out[2].values<int32_t>(), llvm::ArrayRef<int32_t>({-big, small}));
+}
+
+TEST(QuantSemantics, Uint8IsTheInt8ValueWithTheZeroPoint128Higher) {
+  // kiln.Quantize and kiln.Dequantize at a uint8 model's edges, by hand:
+  // f32 -> u8 (0.5, 130) rounds half away from zero and saturates to
+  // [0, 255]; u8 (0.5, 130) -> i8 (0.25, 3) doubles the steps from the zero
+  // point; i8 -> u8 (0.5, 200) halves them; u8 -> f32 is (v - 130) * 0.5.
+  auto quant = [](float scale, int32_t zp) {
+    QuantParams q;
+    q.scales = {scale};
+    q.zeroPoints = {zp};
+    return q;
+  };
+  TensorType u8In(DType::U8, {5});
+  u8In.quant = quant(0.5f, 130);
+  TensorType i8In(DType::I8, {5});
+  i8In.quant = quant(0.1f, -10);
+  Graph g;
+  Value *f = g.addInput("f", TensorType(DType::F32, {5}));
+  Value *u = g.addInput("u", u8In);
+  Value *i = g.addInput("i", i8In);
+  AttrMap toU8{{kQuantAttr.str(), Attr::ofQuant(quant(0.5f, 130))},
+               {"kiln.to", Attr::ofString("u8")}};
+  g.addOutput("fu", mustAdd(g, OpKind::Quantize, "fu", {f}, toU8)->getOutput());
+  g.addOutput("ui", mustAdd(g, OpKind::Quantize, "ui", {u},
+                            {{kQuantAttr.str(), Attr::ofQuant(quant(0.25f, 3))}})
+                        ->getOutput());
+  g.addOutput("iu", mustAdd(g, OpKind::Quantize, "iu", {i},
+                            {{kQuantAttr.str(), Attr::ofQuant(quant(0.2f, 200))},
+                             {"kiln.to", Attr::ofString("u8")}})
+                        ->getOutput());
+  g.addOutput("uf", mustAdd(g, OpKind::Dequantize, "uf", {u})->getOutput());
+  Tensor uIn(u8In), iIn(i8In);
+  const uint8_t uValues[5] = {0, 129, 130, 131, 255};
+  const int8_t iValues[5] = {-128, -11, -10, -9, 127};
+  std::copy(std::begin(uValues), std::end(uValues), uIn.data<uint8_t>());
+  std::copy(std::begin(iValues), std::end(iValues), iIn.data<int8_t>());
+  std::vector<Tensor> out =
+      mustRun(g, {f32({5}, {0.25f, -0.25f, 63.0f, -66.0f, 1e30f}), uIn, iIn});
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0].getType(), u8In);
+  EXPECT_EQ(out[0].values<uint8_t>(), llvm::ArrayRef<uint8_t>({131, 129, 255, 0, 255}));
+  // (v - 130) * 0.5 / 0.25 + 3, saturated to int8.
+  EXPECT_EQ(out[1].values<int8_t>(), llvm::ArrayRef<int8_t>({-128, 1, 3, 5, 127}));
+  // (v + 10) * 0.1 / 0.2 + 200 (TFLite's fixed-point multiply takes a tie
+  // up), saturated to uint8.
+  EXPECT_EQ(out[2].values<uint8_t>(), llvm::ArrayRef<uint8_t>({141, 200, 200, 201, 255}));
+  EXPECT_EQ(out[3].values<float>(), llvm::ArrayRef<float>({-65.0f, -0.5f, 0, 0.5f, 62.5f}));
+}
+
+TEST(QuantSemantics, Uint8ResultsNeedAUint8ZeroPoint) {
+  Graph g;
+  Value *f = g.addInput("f", TensorType(DType::F32, {2}));
+  QuantParams q;
+  q.scales = {0.5f};
+  q.zeroPoints = {-1};
+  auto n = g.addNode(OpKind::Quantize, "q", {f},
+                     {{kQuantAttr.str(), Attr::ofQuant(q)}, {"kiln.to", Attr::ofString("u8")}});
+  ASSERT_FALSE(n);
+  EXPECT_NE(llvm::toString(n.takeError()).find("zero point in [0, 255]"), std::string::npos);
+  auto bad = g.addNode(OpKind::Quantize, "q2", {f},
+                       {{kQuantAttr.str(), Attr::ofQuant(q)}, {"kiln.to", Attr::ofString("f32")}});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(llvm::toString(bad.takeError()).find("attribute 'kiln.to' must be one of \"i8\", \"u8\""), std::string::npos);
 }
 
 TEST(CastSemantics, SaturatesFloatToIntAndKeepsInt64Exact) {
