@@ -141,7 +141,8 @@ int64_t paddedExtent(int64_t in, int64_t padBegin, int64_t padEnd, int64_t out,
 
 uint64_t convPanelBytes(const Node &conv, const KernelStrategy &strategy) {
   const TensorType &w = conv.getInput(1)->getType();
-  return strategy.tile * w.shape[1] * w.shape[2] * w.shape[3] * sizeof(float);
+  return strategy.tile * (w.shape[1] * w.shape[2] * w.shape[3] + kPanelTileChannels) *
+         sizeof(float);
 }
 
 std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &strategy) {

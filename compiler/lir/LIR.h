@@ -211,8 +211,12 @@ constexpr int64_t kMinPanelPixels = 32;
 /// packs one block at a time, each register tile's pixels in the weights' K
 /// order: the tile of r pixels from pixel p of the block has tap t of
 /// channel c at element p * K + (t * C + c) * r, zero in the padding, so its K
-/// loop reads one run.
+/// loop reads one run. Then the sums of a channel tile of up to
+/// kPanelTileChannels over the block, when the kernel cuts K into blocks.
 uint64_t convPanelBytes(const Node &conv, const KernelStrategy &strategy);
+
+/// Output channels of a register tile at most: 4 vectors of 16 lanes.
+constexpr int64_t kPanelTileChannels = 64;
 
 /// How KernelStrategy::Int8Gemm with `dot` stores the weights of `n`: rows
 /// for a Conv, transposed for a MatMul, paired for the Arm DSP.

@@ -54,6 +54,10 @@ constexpr unsigned kMaxTileVecs = 4;
 /// Input channels per iteration of a tile's innermost K loop.
 constexpr int64_t kUnrolledChannels = 4;
 
+/// Weight bytes of a channel tile's K block over packed panels at most:
+/// half of a 32 KiB L1 (256 steps of 16 channels).
+constexpr int64_t kPanelKBytes = 16 * 1024;
+
 /// Input bytes a cache block reads at most: a quarter of a 512 KiB L2, which
 /// leaves room for the weights and the output the block's tiles touch.
 constexpr int64_t kInputBlockBytes = 128 * 1024;
@@ -212,9 +216,6 @@ struct ConvEmitter {
   /// `in` views this group's channels only (the Grouped strategy).
   bool groupView;
   const ConvEpilogue &epilogue;
-  /// When > 0, `in` is a tile's packed panel (panelTiles), where tap t of
-  /// channel c is at t * panelTapStride + c * planeStride.
-  int64_t panelTapStride = 0;
 
   void store(llvm::Value *v, llvm::Value *index, unsigned valid) {
     epilogue.store(kb, v, y, index, valid);
@@ -235,18 +236,13 @@ struct ConvEmitter {
     int64_t wTap = packed ? s.ICg * lir::kConvPackBlock : 1;
     int64_t wChannel = packed ? lir::kConvPackBlock : s.taps();
     return kb.loopCarried(s.taps(), acc, [&](llvm::Value *tap, llvm::ArrayRef<llvm::Value *> in0) {
-      llvm::Value *xTap;
-      if (panelTapStride) {
-        xTap = add(xIndex, b.CreateMul(tap, kb.idx(panelTapStride)));
-      } else {
-        llvm::Value *kh = b.CreateUDiv(tap, kb.idx(s.KW));
-        llvm::Value *kwd = mul(b.CreateURem(tap, kb.idx(s.KW)), s.dw);
-        llvm::Value *column = kwd;
-        if (in.phases > 1)
-          column = add(mul(b.CreateURem(kwd, kb.idx(in.phases)), in.phaseWidth),
-                       b.CreateUDiv(kwd, kb.idx(in.phases)));
-        xTap = add(xIndex, add(mul(kh, s.dh * in.rowStride), column));
-      }
+      llvm::Value *kh = b.CreateUDiv(tap, kb.idx(s.KW));
+      llvm::Value *kwd = mul(b.CreateURem(tap, kb.idx(s.KW)), s.dw);
+      llvm::Value *column = kwd;
+      if (in.phases > 1)
+        column = add(mul(b.CreateURem(kwd, kb.idx(in.phases)), in.phaseWidth),
+                     b.CreateUDiv(kwd, kb.idx(in.phases)));
+      llvm::Value *xTap = add(xIndex, add(mul(kh, s.dh * in.rowStride), column));
       llvm::Value *wT = add(wIndex, b.CreateMul(tap, kb.idx(wTap)));
       auto step = [&](Tile sums, llvm::Value *ic) {
         llvm::Value *x = add(xTap, mul(ic, in.planeStride));
@@ -350,24 +346,35 @@ struct ConvEmitter {
   /// (flattened as for pixelTile; whole rows from oh when `span`), `count`
   /// output channels from oc0.
   void channelTile(unsigned rows, bool span, llvm::Value *oh, llvm::Value *ow0,
-                   llvm::Value *oc0, int64_t count, llvm::Value *xIndex = nullptr) {
+                   llvm::Value *oc0, int64_t count) {
     TileShape t = tileFor(rows, count, kb.vec.lanes);
+    // Pixel i of a span tile is column i % OW of its (i / OW)-th row.
+    llvm::SmallVector<int64_t, 32> pixels;
+    for (unsigned i = 0; i < rows; ++i)
+      pixels.push_back((span ? i / s.OW * s.sh * in.rowStride + i % s.OW * in.pixelStep
+                             : i * in.pixelStep));
+    Tile acc = reduce(t, channelInit(t, oc0), false, weightIndex(oc0),
+                      weightOffsets(t.vecs, t.lanes), inIndex(oh, ow0), pixels);
+    channelStore(t, std::move(acc), add(mul(oh, s.OW), ow0), oc0);
+  }
+
+  /// The accumulators of channel tile `t` from output channel oc0: the bias.
+  Tile channelInit(const TileShape &t, llvm::Value *oc0) {
     Tile acc;
     llvm::SmallVector<llvm::Value *, 4> init;
     for (unsigned j = 0; j < t.vecs; ++j)
       init.push_back(bias ? kb.loadVec(bias, add(add(mul(g, s.OCg), oc0), j * t.lanes),
                                        t.lanes, t.valid(j))
                           : kb.splat(kb.f32(0), t.lanes));
-    for (unsigned i = 0; i < rows; ++i)
+    for (unsigned i = 0; i < t.rows; ++i)
       acc.append(init.begin(), init.end());
-    // Pixel i of a span tile is column i % OW of its (i / OW)-th row.
-    llvm::SmallVector<int64_t, 32> pixels;
-    for (unsigned i = 0; i < rows; ++i)
-      pixels.push_back((span ? i / s.OW * s.sh * in.rowStride + i % s.OW * in.pixelStep
-                             : i * in.pixelStep));
-    acc = reduce(t, std::move(acc), false, weightIndex(oc0),
-                 weightOffsets(t.vecs, t.lanes), xIndex ? xIndex : inIndex(oh, ow0), pixels);
-    llvm::Value *pixel = add(mul(oh, s.OW), ow0);
+    return acc;
+  }
+
+  /// Stores channel tile `t` (its rows pixels from `pixel` of the plane,
+  /// output channels from oc0) through the epilogue, transposed.
+  void channelStore(const TileShape &t, Tile acc, llvm::Value *pixel, llvm::Value *oc0) {
+    unsigned rows = t.rows;
     for (unsigned j = 0; j < t.vecs; ++j) {
       llvm::SmallVector<llvm::Value *, 16> column;
       for (unsigned i = 0; i < rows; ++i)
@@ -432,24 +439,79 @@ struct ConvEmitter {
     });
   }
 
+  /// K steps [k0, k0 + steps) of channel tile `t` over a packed panel (its
+  /// run of K x t.rows pixels from element xIndex of `panel`): the panel's K
+  /// order is the packed weights', so K is one flat loop.
+  Tile reducePanel(const TileShape &t, Tile acc, llvm::Value *panel, llvm::Value *xIndex,
+                   llvm::Value *wIndex, llvm::ArrayRef<int64_t> wOffsets, llvm::Value *k0,
+                   int64_t steps) {
+    llvm::SmallVector<int64_t, 32> pixels = stridedRows(t.rows, 1);
+    auto step = [&](Tile sums, llvm::Value *k) {
+      k = add(k0, k);
+      return tileStep(kb, t, std::move(sums), panel, add(xIndex, mul(k, t.rows)), pixels, w,
+                      add(wIndex, mul(k, lir::kConvPackBlock)), wOffsets);
+    };
+    int64_t chunks = steps / kUnrolledChannels, rest = steps % kUnrolledChannels;
+    Tile sums = kb.loopCarried(chunks, acc, [&](llvm::Value *c, llvm::ArrayRef<llvm::Value *> in1) {
+      Tile x(in1.begin(), in1.end());
+      for (int64_t u = 0; u < kUnrolledChannels; ++u)
+        x = step(std::move(x), add(mul(c, kUnrolledChannels), u));
+      return x;
+    });
+    for (int64_t r = 0; r < rest; ++r)
+      sums = step(std::move(sums), kb.idx(chunks * kUnrolledChannels + r));
+    return sums;
+  }
+
   /// A Conv with packed panels: block by block of `block` pixels, the
   /// block's input is packed into `panel` (lir::convPanelBytes) a tile of
   /// `rows` pixels at a time, then every channel tile passes over the
-  /// block's tiles, each reading its pixels as one run.
+  /// block's tiles, each reading its pixels as one run. A K longer than
+  /// kPanelKBytes of a channel tile's weights runs in blocks of K, every
+  /// pixel tile through one before the next, so that the block's weights
+  /// stay in L1; the tiles' sums wait in the temp between them.
   void panelTiles(unsigned rows, int64_t block, int64_t vecElems, llvm::Value *panel) {
+    const int64_t K = s.reduction();
+    const int64_t kBlock = std::max<int64_t>(
+        kUnrolledChannels, kPanelKBytes / (vecElems * int64_t(sizeof(float))));
+    const int64_t kBlocks = (K + kBlock - 1) / kBlock;
+    llvm::Value *sums = kb.gep(kb.b.getFloatTy(), panel, kb.idx(block * K));
     forTiles(kb, s.OH * s.OW, block, [&](llvm::Value *p0, int64_t pixels) {
       forTiles(kb, pixels, rows, [&](llvm::Value *p, int64_t count) {
-        packPanel(add(p0, p), count, panel, mul(p, s.reduction()));
+        packPanel(add(p0, p), count, panel, mul(p, K));
       });
       forTiles(kb, s.OCg, vecElems, [&](llvm::Value *oc0, int64_t ocs) {
-        forTiles(kb, pixels, rows, [&](llvm::Value *p, int64_t count) {
-          ConvInputView view = in;
-          view.base = panel, view.planeStride = count, view.pixelStep = 1;
-          ConvEmitter tile{kb,     s,      view,    w, bias,      y,        outImage,
-                           g,      packed, groupView, epilogue, s.ICg * count};
-          tile.channelTile(static_cast<unsigned>(count), false, kb.idx(0), add(p0, p), oc0, ocs,
-                           mul(p, s.reduction()));
-        });
+        llvm::Value *w0 = weightIndex(oc0);
+        // K steps [k0, k0 + steps) of every tile: from the bias when
+        // `first`, else from the sums; through the epilogue when `last`,
+        // else back to the sums (tile at pixel p: from element p * vecElems).
+        auto kBlockTiles = [&](llvm::Value *k0, int64_t steps, bool first, bool last) {
+          forTiles(kb, pixels, rows, [&](llvm::Value *p, int64_t count) {
+            TileShape t = tileFor(static_cast<unsigned>(count), ocs, kb.vec.lanes);
+            llvm::Value *at = mul(p, vecElems);
+            Tile acc;
+            if (first)
+              acc = channelInit(t, oc0);
+            else
+              for (unsigned i = 0; i < t.rows * t.vecs; ++i)
+                acc.push_back(kb.loadVec(sums, add(at, i * t.lanes), t.lanes, t.lanes));
+            acc = reducePanel(t, std::move(acc), panel, mul(p, K), w0,
+                              weightOffsets(t.vecs, t.lanes), k0, steps);
+            if (last)
+              channelStore(t, std::move(acc), add(p0, p), oc0);
+            else
+              for (unsigned i = 0; i < t.rows * t.vecs; ++i)
+                kb.storeVec(acc[i], sums, add(at, i * t.lanes), t.lanes);
+          });
+        };
+        if (kBlocks == 1)
+          return kBlockTiles(kb.idx(0), K, true, true);
+        kBlockTiles(kb.idx(0), kBlock, true, false);
+        if (kBlocks > 2)
+          forEachIndex(kb, kBlocks - 2, [&](llvm::Value *j) {
+            kBlockTiles(mul(add(j, 1), kBlock), kBlock, false, false);
+          });
+        kBlockTiles(kb.idx((kBlocks - 1) * kBlock), K - (kBlocks - 1) * kBlock, false, true);
       });
     });
   }

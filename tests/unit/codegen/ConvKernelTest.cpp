@@ -145,7 +145,12 @@ INSTANTIATE_TEST_SUITE_P(
         // whole and a partial vector tile at 8 and 16 lanes. A strided 1x1
         // packs every other pixel of odd rows in one block, and a padded
         // strided 3x3 with K = 1152 has blocks of 227 of its 256 pixels.
+        // A channel tile's K runs in blocks of 16 KiB of its weights (256
+        // steps of a 16-channel tile): 6000 and 1152 make several blocks
+        // and a partial last one; 512 with a tile of 16 channels (8 lanes)
+        // exactly two, with nothing between the first and the last.
         ConvCase{"PointwisePanelBlocks", {1, 6000, 7, 7}, {20, 6000, 1, 1}, true, {}},
+        ConvCase{"PointwisePanelTwoKBlocks", {1, 512, 7, 7}, {16, 512, 1, 1}, true, {}},
         ConvCase{"PointwisePanelsStride2Batch2", {2, 515, 13, 13}, {9, 515, 1, 1}, false,
                  {{"strides", Attr::ofInts({2, 2})}}},
         ConvCase{"DirectPanelBlocksStride2", {1, 128, 31, 31}, {10, 128, 3, 3}, true,
