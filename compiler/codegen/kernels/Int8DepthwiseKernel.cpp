@@ -31,6 +31,11 @@ namespace codegen {
 /// holding them in registers (and in code: one multiply-add per tap).
 constexpr int64_t kUnrolledTaps = 49;
 
+/// The Arm DSP 3x3 kernel's rows of at least this many output pairs stay
+/// rolled: VWW's rows of 24 and 48 outputs took 1-11% fewer instructions so (more
+/// on the M7), its rows of 6 and 12 and KWS's of 5 up to 16% more.
+constexpr int64_t kRolledPairs = 12;
+
 /// Strategy tile L (x86 AVX2): a block of L channels on the vector lanes,
 /// over a pixel-major plane of the block ([row][col][L] int16, the offset
 /// added, a zero border), so that each tap of a window is one vector load
@@ -217,10 +222,12 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
               store(acc0, oh, ow);
               store(acc1, oh, b.CreateAdd(ow, kb.idx(1)));
             });
-            // Rolled: LLVM's own unroll by 2 (4 outputs a step) spilled the
-            // weight pairs and requantizer constants on both cores, more on
-            // the M7.
-            kb.unrollLoop(1);
+            // A long row stays rolled: LLVM's own unroll by 2 (4 outputs a
+            // step) spilled the weight pairs and the requantizer's constants
+            // on both cores, more on the M7. A short one it unrolls whole,
+            // which saves more than the spills cost.
+            if (OW / 2 >= kRolledPairs)
+              kb.unrollLoop(1);
           });
         if (OW % 2)
           kb.loop(OH, [&](llvm::Value *oh) {
