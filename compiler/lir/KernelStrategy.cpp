@@ -48,6 +48,8 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
     return;
   case Kind::Int8Gemm:
     os << "int8 gemm " << s.tile << 'x' << s.tileCols << ' ' << int8DotName(s.dot);
+    if (s.unroll)
+      os << " unroll " << s.unroll;
     return;
   }
 }

@@ -108,6 +108,10 @@ struct KernelStrategy {
   /// instructions.
   int64_t tileCols = 0;
   Int8Dot dot = Int8Dot::Scalar;
+  /// Int8Gemm with dot ArmDsp: quads of a row per step of the unrolled loop
+  /// over its taps (1: rolled), chosen against the code it costs
+  /// (SelectKernels.cpp, armDspUnroll).
+  int64_t unroll = 0;
 
   static KernelStrategy winograd(int64_t m) { return {Kind::Winograd, m, false}; }
   static KernelStrategy direct(bool packed, int64_t panelPixels = 0) {
@@ -130,14 +134,15 @@ struct KernelStrategy {
   static KernelStrategy int8DepthwiseChannelBlock(int64_t lanes) {
     return {Kind::Int8Depthwise, lanes, false, 0, Int8Dot::Pmaddwd};
   }
-  static KernelStrategy int8Gemm(int64_t rows, int64_t cols, Int8Dot dot, bool packed) {
-    return {Kind::Int8Gemm, rows, packed, cols, dot};
+  static KernelStrategy int8Gemm(int64_t rows, int64_t cols, Int8Dot dot, bool packed,
+                                 int64_t unroll = 0) {
+    return {Kind::Int8Gemm, rows, packed, cols, dot, unroll};
   }
 
   bool is(Kind k) const { return kind == k; }
   bool operator==(const KernelStrategy &o) const {
     return kind == o.kind && tile == o.tile && packedWeights == o.packedWeights &&
-           tileCols == o.tileCols && dot == o.dot;
+           tileCols == o.tileCols && dot == o.dot && unroll == o.unroll;
   }
   bool operator!=(const KernelStrategy &o) const { return !(*this == o); }
 };

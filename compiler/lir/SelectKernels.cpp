@@ -106,6 +106,50 @@ bool int8WeightsPackable(const Graph &g, const Node &n) {
   });
 }
 
+/// The Arm DSP GEMM's unrolled loop over a row: at most this many SMLADs a
+/// step (8 quads of a 2 x 2 or a 4 x 1 block), as many as a Cortex-M's
+/// registers serve without spills.
+constexpr int64_t kMaxUnrolledSmlads = 64;
+
+/// Instructions a step of a rolled loop spends on the loop itself: the
+/// counter's add, the compare and the branch, and the addresses' adds that
+/// an unrolled body folds into its loads' offsets.
+constexpr int64_t kLoopStepInstructions = 4;
+
+/// The price of code: an unroll doubles only where the doubling saves at
+/// least this many instructions per inference per byte of code it adds.
+/// Then the 1x1 and 3x3 Convs of the MLPerf Tiny models keep 8 quads (their
+/// layers are steps enough), while a layer whose row loop runs a few
+/// thousand steps in all unrolls less or not at all, which keeps the
+/// Cortex-M code within 2x of the portable kernels' (benchmarks/device).
+constexpr int64_t kInstructionsPerCodeByte = 4;
+
+/// Quads per step of int8 GEMM `n`'s loop over a row with the Arm DSP
+/// (KernelStrategy::unroll), a block of `rows` x `cols`: doubled from 1
+/// while each doubling saves, over all the layer's steps, at least
+/// kInstructionsPerCodeByte instructions per byte of the quads it copies
+/// (a quad: its SMLADs, SXTB16s and loads, 4 bytes each), up to
+/// kMaxUnrolledSmlads and no further than the row's quads.
+int64_t armDspUnroll(const Node &n, int64_t rows, int64_t cols) {
+  const TensorType &w = n.getInput(1)->getType();
+  int64_t taps = 1;
+  if (n.is(OpKind::MatMul))
+    taps = w.shape[0];
+  else
+    for (int64_t d : llvm::ArrayRef(w.shape).drop_front())
+      taps *= d;
+  const int64_t quads = llvm::divideCeil(taps, kInt8Quad);
+  const int64_t steps =
+      llvm::divideCeil(n.getOutput()->getType().numElements(), rows * cols) * quads;
+  const int64_t quadBytes = 4 * (2 * rows * cols + 2 * rows + rows + cols);
+  int64_t unroll = 1;
+  while (2 * unroll * 2 * rows * cols <= kMaxUnrolledSmlads && unroll < quads &&
+         steps * kLoopStepInstructions / (2 * unroll) >=
+             kInstructionsPerCodeByte * unroll * quadBytes)
+    unroll *= 2;
+  return unroll;
+}
+
 /// The GEMM strategy of int8 `n` (int8GemmOp). Weights it cannot pack it
 /// reads as they are, with scalar multiply-adds; the kernel names what it
 /// cannot run (weights computed at run time, a 1-D Conv).
@@ -128,8 +172,9 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
   // One row of inputs (a fully connected layer) shares each weight by
   // nothing: four weight rows share the column instead.
   bool oneRow = n.is(OpKind::MatMul) && n.getInput(0)->getType().shape[0] == 1;
-  return oneRow ? KernelStrategy::int8Gemm(4, 1, dot, packed)
-                : KernelStrategy::int8Gemm(2, 2, dot, packed);
+  const int64_t rows = oneRow ? 4 : 2, cols = oneRow ? 1 : 2;
+  return KernelStrategy::int8Gemm(rows, cols, dot, packed,
+                                  dot == Int8Dot::ArmDsp ? armDspUnroll(n, rows, cols) : 0);
 }
 
 /// Whether int8 `n` is a 2-D depthwise Conv whose padded plane resolves

@@ -31,6 +31,11 @@ namespace codegen {
 /// holding them in registers (and in code: one multiply-add per tap).
 constexpr int64_t kUnrolledTaps = 49;
 
+/// The Arm DSP 3x3 kernel's rows of at least this many output pairs stay
+/// rolled: VWW's rows of 24 and 48 outputs took 1-11% fewer instructions so (more
+/// on the M7), its rows of 6 and 12 and KWS's of 5 up to 16% more.
+constexpr int64_t kRolledPairs = 12;
+
 /// Strategy tile L (x86 AVX2): a block of L channels on the vector lanes,
 /// over a pixel-major plane of the block ([row][col][L] int16, the offset
 /// added, a zero border), so that each tap of a window is one vector load
@@ -199,22 +204,30 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
           return dsp(arm_smlabt, word(b.CreateAdd(at, kb.idx(2))), back[kh], acc);
         };
         if (OW / 2)
-          kb.nest({OH, OW / 2}, [&](llvm::ArrayRef<llvm::Value *> hw) {
-            llvm::Value *ow = b.CreateMul(hw[1], kb.idx(2));
-            llvm::Value *corner = kb.linear({hw[0], ow}, {sh * PW, sw});
-            llvm::Value *acc0 = bias, *acc1 = bias;
-            for (int64_t kh = 0; kh < 3; ++kh) {
-              acc0 = window(corner, kh, acc0);
-              llvm::Value *at = b.CreateAdd(corner, kb.idx(kh * PW));
-              if (sw == 1) {
-                acc1 = dsp(arm_smlatb, word(at), front[kh], acc1);
-                acc1 = dsp(arm_smlad, word(b.CreateAdd(at, kb.idx(2))), back[kh], acc1);
-              } else {
-                acc1 = window(b.CreateAdd(corner, kb.idx(2)), kh, acc1);
+          kb.loop(OH, [&](llvm::Value *oh) {
+            kb.loop(OW / 2, [&](llvm::Value *pair) {
+              llvm::Value *ow = b.CreateMul(pair, kb.idx(2));
+              llvm::Value *corner = kb.linear({oh, ow}, {sh * PW, sw});
+              llvm::Value *acc0 = bias, *acc1 = bias;
+              for (int64_t kh = 0; kh < 3; ++kh) {
+                acc0 = window(corner, kh, acc0);
+                llvm::Value *at = b.CreateAdd(corner, kb.idx(kh * PW));
+                if (sw == 1) {
+                  acc1 = dsp(arm_smlatb, word(at), front[kh], acc1);
+                  acc1 = dsp(arm_smlad, word(b.CreateAdd(at, kb.idx(2))), back[kh], acc1);
+                } else {
+                  acc1 = window(b.CreateAdd(corner, kb.idx(2)), kh, acc1);
+                }
               }
-            }
-            store(acc0, hw[0], ow);
-            store(acc1, hw[0], b.CreateAdd(ow, kb.idx(1)));
+              store(acc0, oh, ow);
+              store(acc1, oh, b.CreateAdd(ow, kb.idx(1)));
+            });
+            // A long row stays rolled: LLVM's own unroll by 2 (4 outputs a
+            // step) spilled the weight pairs and the requantizer's constants
+            // on both cores, more on the M7. A short one it unrolls whole,
+            // which saves more than the spills cost.
+            if (OW / 2 >= kRolledPairs)
+              kb.unrollLoop(1);
           });
         if (OW % 2)
           kb.loop(OH, [&](llvm::Value *oh) {

@@ -41,13 +41,6 @@ namespace {
 
 using Values = llvm::SmallVector<llvm::Value *, 32>;
 
-/// Quads x columns of the Arm DSP block per step of its unrolled loop over
-/// a row (8 quads of a two-column block): as many as a Cortex-M's registers
-/// hold without spills, which measured fewer instructions on KWS, VWW,
-/// ResNet-8 and AD on both the M4 and the M7 than LLVM's own choice (4 or
-/// rolled) or a whole row.
-constexpr int64_t kUnrolledQuadColumns = 16;
-
 /// The parts every Int8Gemm instruction shares.
 struct Int8Gemm {
   KernelBuilder &kb;
@@ -164,7 +157,7 @@ struct Int8Gemm {
       }
       return next;
     });
-    kb.unrollLoop(std::max<int64_t>(kUnrolledQuadColumns / C, 1));
+    kb.unrollLoop(strategy.unroll);
     return sums;
   }
 

@@ -160,7 +160,8 @@ TEST(SelectKernels, GroupedConvCopiesOneGroup) {
 }
 
 /// int8 layers: a 3x3 Conv, a depthwise one, a Conv whose weights a second
-/// Conv shares, and fully connected layers of one row and of two.
+/// Conv shares, fully connected layers of one row and of two, and a 3x3 Conv
+/// of 32 x 32 pixels (a layer of many more steps than the others).
 std::unique_ptr<Graph> buildInt8Graph() {
   auto graph = std::make_unique<Graph>("int8");
   Graph &g = *graph;
@@ -203,7 +204,11 @@ std::unique_ptr<Graph> buildInt8Graph() {
   Value *fcw = weights("w4", {5, 3});
   Value *fc1 = node(OpKind::MatMul, "fc1", {row, fcw}, {});
   Value *fc2 = node(OpKind::MatMul, "fc2", {rows, weights("w5", {5, 3})}, {});
+  Value *image = g.addInput("image", q8({1, 16, 32, 32}));
+  Value *big = node(OpKind::Conv, "big", {image, weights("w7", {32, 16, 3, 3})},
+                    {{"pads", ints({1, 1, 1, 1})}});
   g.addOutput("s1", s1);
+  g.addOutput("big", big);
   g.addOutput("fc1", fc1);
   g.addOutput("fc2", fc2);
   g.addOutput("dw9", dw9);
@@ -222,7 +227,12 @@ TEST(SelectKernels, Int8GemmDepthwiseAndPortable) {
   EXPECT_EQ(kernelOf(text, "fc2"), "MatMul[int8 gemm 2x2 scalar]");
   opts.int8Dot = lir::Int8Dot::ArmDsp;
   text = strategies(*buildInt8Graph(), opts);
-  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 2x2 smlad]");
+  // The loop over a row unrolls as far as the instructions it saves pay for
+  // the code: 8 quads (the most) where a layer has many steps, 4 for the
+  // 3x3 Conv of 8 x 8 pixels, none for a fully connected layer of 3 x 5.
+  EXPECT_EQ(kernelOf(text, "big"), "Conv[int8 gemm 2x2 smlad unroll 8]");
+  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 2x2 smlad unroll 4]");
+  EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 smlad unroll 1]");
   // A 3x3 depthwise window: two outputs a step.
   EXPECT_EQ(kernelOf(text, "dw"), "Conv[int8 depthwise padded smlad 3x3 1x2]");
   // x86 AVX2: Convs put pixels on the lanes (rows of 8: blocks of 8), a
