@@ -20,6 +20,7 @@
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -31,50 +32,103 @@ namespace {
 /// Bytes a tap takes in ResizeTaps: an int64 index and a double weight.
 constexpr uint64_t kResizeTapBytes = sizeof(int64_t) + sizeof(double);
 
+/// The attributes that decide each output position's taps, read once per
+/// node: looked up by name per position, they were most of the time of an
+/// import-time fold over millions of positions.
+struct ResizeModes {
+  enum class Coordinates {
+    HalfPixel,
+    PytorchHalfPixel,
+    AlignCorners,
+    Asymmetric,
+    TfHalfPixelForNN,
+    TfCropAndResize,
+  };
+  enum class Interpolation { Nearest, Linear, Cubic };
+  enum class Rounding { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
+  Coordinates coordinates;
+  Interpolation interpolation;
+  Rounding rounding;
+  double cubicA;
+};
+
+/// The attributes' domains (the Resize record's enumAttrs) make every
+/// string here one of the cases.
+ResizeModes resizeModes(const Node &n) {
+  using M = ResizeModes;
+  M m;
+  m.coordinates = llvm::StringSwitch<M::Coordinates>(n.getString("coordinate_transformation_mode"))
+                      .Case("pytorch_half_pixel", M::Coordinates::PytorchHalfPixel)
+                      .Case("align_corners", M::Coordinates::AlignCorners)
+                      .Case("asymmetric", M::Coordinates::Asymmetric)
+                      .Case("tf_half_pixel_for_nn", M::Coordinates::TfHalfPixelForNN)
+                      .Case("tf_crop_and_resize", M::Coordinates::TfCropAndResize)
+                      .Default(M::Coordinates::HalfPixel);
+  m.interpolation = llvm::StringSwitch<M::Interpolation>(n.getString("mode"))
+                        .Case("linear", M::Interpolation::Linear)
+                        .Case("cubic", M::Interpolation::Cubic)
+                        .Default(M::Interpolation::Nearest);
+  m.rounding = llvm::StringSwitch<M::Rounding>(n.getString("nearest_mode"))
+                   .Case("round_prefer_ceil", M::Rounding::RoundPreferCeil)
+                   .Case("floor", M::Rounding::Floor)
+                   .Case("ceil", M::Rounding::Ceil)
+                   .Default(M::Rounding::RoundPreferFloor);
+  m.cubicA = n.getFloat("cubic_coeff_a");
+  return m;
+}
+
 /// The weights of the neighbours of a point whose fractional position past
 /// its left neighbour is `ratio` in (0, 1].
-llvm::SmallVector<double, 4> coefficients(const Node &n, double ratio) {
-  llvm::StringRef mode = n.getString("mode");
-  if (mode == "linear")
+llvm::SmallVector<double, 4> coefficients(const ResizeModes &m, double ratio) {
+  using M = ResizeModes;
+  if (m.interpolation == M::Interpolation::Linear)
     return {1 - ratio, ratio};
-  if (mode == "cubic") {
-    double a = n.getFloat("cubic_coeff_a"), r = ratio, s = 1 - ratio;
+  if (m.interpolation == M::Interpolation::Cubic) {
+    double a = m.cubicA, r = ratio, s = 1 - ratio;
     return {((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
             ((a + 2) * r - (a + 3)) * r * r + 1,
             ((a + 2) * s - (a + 3)) * s * s + 1,
             ((a * (s + 1) - 5 * a) * (s + 1) + 8 * a) * (s + 1) - 4 * a};
   }
-  llvm::StringRef nearest = n.getString("nearest_mode");
   if (ratio == 1)
     return {0, 1};
-  if (nearest == "round_prefer_ceil")
+  switch (m.rounding) {
+  case M::Rounding::RoundPreferCeil:
     return {double(ratio < 0.5), double(ratio >= 0.5)};
-  if (nearest == "floor")
+  case M::Rounding::Floor:
     return {1, 0};
-  if (nearest == "ceil")
+  case M::Rounding::Ceil:
     return {0, 1};
+  case M::Rounding::RoundPreferFloor:
+    break;
+  }
   return {double(ratio <= 0.5), double(ratio > 0.5)};
 }
 
 /// The position in the input that output position `x` maps to; `scale` is
 /// the axis's scale factor, `outWidth` = scale * inWidth as ONNX computes it.
-double sourceCoordinate(llvm::StringRef mode, double x, double scale,
+double sourceCoordinate(ResizeModes::Coordinates mode, double x, double scale,
                         int64_t inWidth, double roiStart, double roiEnd) {
+  using C = ResizeModes::Coordinates;
   double outWidth = scale * inWidth;
-  if (mode == "align_corners")
+  switch (mode) {
+  case C::AlignCorners:
     return outWidth == 1 ? 0.0 : x * (inWidth - 1) / (outWidth - 1);
-  if (mode == "asymmetric")
+  case C::Asymmetric:
     return x / scale;
-  if (mode == "tf_crop_and_resize") {
+  case C::TfCropAndResize: {
     double span = (roiEnd - roiStart) * (inWidth - 1);
     double r = outWidth == 1 ? span / 2 : x * span / (outWidth - 1);
     return r + roiStart * (inWidth - 1);
   }
-  if (mode == "tf_half_pixel_for_nn")
+  case C::TfHalfPixelForNN:
     return (x + 0.5) / scale;
-  if (mode == "pytorch_half_pixel")
+  case C::PytorchHalfPixel:
     return outWidth == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
-  return (x + 0.5) / scale - 0.5; // half_pixel
+  case C::HalfPixel:
+    break;
+  }
+  return (x + 0.5) / scale - 0.5;
 }
 
 llvm::Expected<TypeList> inferResize(const Node &n) {
@@ -123,7 +177,8 @@ std::vector<ResizeTaps> resizeTaps(const Node &n) {
   const TensorType &x = n.getInput(0)->getType();
   llvm::ArrayRef<int64_t> sizes = n.getInts("sizes");
   llvm::ArrayRef<float> scales = n.getFloats("scales");
-  llvm::StringRef ctm = n.getString("coordinate_transformation_mode");
+  ResizeModes modes = resizeModes(n);
+  bool crop = modes.coordinates == ResizeModes::Coordinates::TfCropAndResize;
   bool exclude = n.getInt("exclude_outside") != 0;
   size_t rank = x.rank();
   std::vector<ResizeTaps> axes(rank);
@@ -136,14 +191,13 @@ std::vector<ResizeTaps> resizeTaps(const Node &n) {
       roiEnd = n.getFloats("roi")[rank + d];
     }
     for (int64_t o = 0; o < sizes[d]; ++o) {
-      double src = sourceCoordinate(ctm, double(o), scales[d], in, roiStart,
+      double src = sourceCoordinate(modes.coordinates, double(o), scales[d], in, roiStart,
                                     roiEnd);
-      a.outside.push_back(ctm == "tf_crop_and_resize" &&
-                          (src < 0 || src > in - 1));
+      a.outside.push_back(crop && (src < 0 || src > in - 1));
       // The left neighbour; an integer position counts as ratio 1 past the
       // one before it, as in ONNX's reference.
       double left = std::ceil(src) - 1;
-      llvm::SmallVector<double, 4> w = coefficients(n, src - left);
+      llvm::SmallVector<double, 4> w = coefficients(modes, src - left);
       int64_t taps = w.size();
       // Neighbours left - taps/2 + 1 ... left + taps/2 of the input padded
       // by ceil(taps/2) edge values; the window stays inside the padding.
