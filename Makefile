@@ -5,7 +5,7 @@ BAZEL ?= bazel
 CROSS_TESTS := test-aarch64 test-cortex-m3 test-cortex-m4 test-cortex-m7
 
 .PHONY: all deps deps-cross build demo demo-cortex-m test test-report-browser $(CROSS_TESTS) footprint bench bench-ort \
-	bench-device fuzz test-asan test-ubsan test-sanitizers install examples examples-bazel \
+	bench-device bench-aarch64 fuzz test-asan test-ubsan test-sanitizers install examples examples-bazel \
 	examples-install examples-cmake examples-make test-remote-cache clean
 
 all: build
@@ -81,6 +81,11 @@ bench-ort: deps
 # Cortex-M7 boards; writes benchmarks/device/RESULTS.md.
 bench-device: deps-cross
 	BAZEL="$(BAZEL)" benchmarks/device/bench.py cortex-m4 cortex-m7
+
+# The int8 models' instructions per inference on AArch64, generic and with
+# SDOT (+dotprod), counted under qemu-aarch64.
+bench-aarch64: deps-cross
+	BAZEL="$(BAZEL)" benchmarks/aarch64/count_instructions.py
 
 # kilnc, kiln.h and the CMake functions, for builds without Bazel (README "Use kiln in your project").
 PREFIX ?= /usr/local

@@ -176,6 +176,8 @@ void readCapabilities(const llvm::TargetMachine &tm, TargetInfo &info) {
     info.int8Dot = lir::Int8Dot::ArmDsp;
   else if (info.avx2)
     info.int8Dot = lir::Int8Dot::Pmaddwd;
+  else if (triple.isAArch64() && info.dotProd)
+    info.int8Dot = lir::Int8Dot::Sdot;
 }
 
 } // namespace

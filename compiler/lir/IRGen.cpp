@@ -81,7 +81,9 @@ bool isInt8RowsPaired(Packing p) {
 Packing int8GemmPacking(const Node &n, Int8Dot dot) {
   bool conv = n.is(OpKind::Conv);
   switch (dot) {
-  case Int8Dot::Scalar: return conv ? Packing::Int8Rows : Packing::Int8RowsTransposed;
+  case Int8Dot::Scalar:
+  case Int8Dot::Sdot: // taps in order: a quad is the word SDOT broadcasts
+    return conv ? Packing::Int8Rows : Packing::Int8RowsTransposed;
   case Int8Dot::ArmDsp: return conv ? Packing::Int8RowsPaired : Packing::Int8RowsTransposedPaired;
   case Int8Dot::Pmaddwd:
     // Only Convs take Pmaddwd (int8GemmStrategy).
@@ -126,7 +128,9 @@ bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy) {
 uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy) {
   Int8RowsShape rs =
       int8RowsShape(n.getInput(1)->getType().shape, int8GemmPacking(n, strategy.dot));
-  uint64_t columns = strategy.tileCols * rs.paddedTaps * sizeof(int16_t);
+  // Sdot's columns are the raw int8 inputs, the others' int16.
+  const uint64_t tapBytes = strategy.dot == Int8Dot::Sdot ? 1 : sizeof(int16_t);
+  uint64_t columns = strategy.tileCols * rs.paddedTaps * tapBytes;
   if (!int8GemmReadsPlane(n, strategy))
     return columns;
   return columns + llvm::cantFail(int8PaddedPlane(n)).bytes(n.getInput(1)->getType().shape[1]);

@@ -10,6 +10,7 @@ const char *int8DotName(Int8Dot dot) {
   case Int8Dot::Scalar: return "scalar";
   case Int8Dot::ArmDsp: return "smlad";
   case Int8Dot::Pmaddwd: return "pmaddwd";
+  case Int8Dot::Sdot: return "sdot";
   }
   return "";
 }

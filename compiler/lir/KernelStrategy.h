@@ -28,11 +28,26 @@ enum class Int8Dot : uint8_t {
   /// adding two int16 products (a weight pair of the row times the pixel's
   /// two taps) per instruction.
   Pmaddwd,
+  /// AArch64 SDOT (+dotprod): a Conv's pixels on the i32 lanes of a 128-bit
+  /// vector, each lane adding four int8 products (a quad of the row's taps,
+  /// broadcast, times the pixel's quad of raw int8 inputs) per instruction;
+  /// the input offset's share of every sum is folded into the bias.
+  Sdot,
 };
 
 /// Pixels (Int8Gemm) or channels (Int8Depthwise) a vector of Int8Dot::Pmaddwd
 /// holds: the i32 lanes of a 256-bit register.
 constexpr int64_t kInt8PixelLanes = 8;
+
+/// Pixels a vector of Int8Dot::Sdot sums holds: the i32 lanes of a 128-bit
+/// register.
+constexpr int64_t kSdotPixelLanes = 4;
+
+/// Pixels per vector of an Int8Gemm whose pixels are on the lanes (Pmaddwd,
+/// Sdot); 1 for the others.
+constexpr int64_t int8GemmPixelLanes(Int8Dot dot) {
+  return dot == Int8Dot::Pmaddwd ? kInt8PixelLanes : dot == Int8Dot::Sdot ? kSdotPixelLanes : 1;
+}
 
 /// How --print-lir names `dot`.
 const char *int8DotName(Int8Dot dot);
@@ -83,7 +98,8 @@ struct KernelStrategy {
     /// (Packing::Int8Rows; widened to int16 for Pmaddwd) when
     /// `packedWeights`, else read as they are (shared with other readers,
     /// or computed at run time). With Pmaddwd and ArmDsp the columns are
-    /// stored in pairs of taps, the block's pixels side by side.
+    /// stored in pairs of taps, the block's pixels side by side; with Sdot
+    /// in quads of raw int8 taps.
     Int8Gemm,
     /// int8 depthwise Conv over one padded plane of int16 inputs with the
     /// offset added (int8PaddedPlane, the temp), so that every window

@@ -168,6 +168,18 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
     if (pixels >= lanes)
       return KernelStrategy::int8Gemm(8, lanes, Int8Dot::Pmaddwd, true);
   }
+  if (packed && opts.int8Dot == Int8Dot::Sdot && n.is(OpKind::Conv)) {
+    // 16 accumulators of 4 pixels: 4 rows x 16 pixels, or 8 rows x 4 where
+    // the output has fewer than 16 pixels (of 32 vector registers, the rest
+    // hold a step's columns and broadcast weights).
+    const TensorType &y = n.getOutput()->getType();
+    const int64_t lanes = kSdotPixelLanes;
+    int64_t pixels = y.rank() == 4 ? y.shape[2] * y.shape[3] : 0;
+    if (pixels >= 4 * lanes)
+      return KernelStrategy::int8Gemm(4, 4 * lanes, Int8Dot::Sdot, true);
+    if (pixels >= lanes)
+      return KernelStrategy::int8Gemm(8, lanes, Int8Dot::Sdot, true);
+  }
   Int8Dot dot = packed && opts.int8Dot == Int8Dot::ArmDsp ? Int8Dot::ArmDsp : Int8Dot::Scalar;
   // One row of inputs (a fully connected layer) shares each weight by
   // nothing: four weight rows share the column instead.

@@ -29,7 +29,7 @@ def _tensor_defines(prefix, tensor):
         ]
     return defines
 
-def kiln_model_test(name, model, io, reference_input, reference_output, embed_weights = None, exact = False, overwrite_inputs = False, const_inputs = {}, **kwargs):
+def kiln_model_test(name, dotprod = False, **kwargs):
     """Defines the bundle `name + "_bundle"` and the cc_test `name`.
 
     io: the model's (input, output), each (name, shape) (model_io.bzl).
@@ -38,7 +38,20 @@ def kiln_model_test(name, model, io, reference_input, reference_output, embed_we
     overwrite_inputs: kiln_bundle's (one arena in the io region).
     const_inputs: kiln_bundle's ({"input": "value.npy"}).
     embed_weights defaults to kiln_bundle's: embedded on bare metal only.
+    dotprod: also `name + "_dotprod"`, on AArch64 only, compiled with
+    --mattr +dotprod (int8 Convs as SDOT dot products, which qemu-aarch64
+    runs).
     """
+    _model_test(name = name, **kwargs)
+    if dotprod:
+        _model_test(
+            name = name + "_dotprod",
+            mattr = "+dotprod",
+            target_compatible_with = ["@platforms//cpu:aarch64"],
+            **kwargs
+        )
+
+def _model_test(name, model, io, reference_input, reference_output, embed_weights = None, exact = False, overwrite_inputs = False, const_inputs = {}, mattr = "", **kwargs):
     bundle = name + "_bundle"
     kiln_bundle(
         name = bundle,
@@ -46,6 +59,7 @@ def kiln_model_test(name, model, io, reference_input, reference_output, embed_we
         embed_weights = embed_weights,
         overwrite_inputs = overwrite_inputs,
         const_inputs = const_inputs,
+        mattr = mattr,
         target_compatible_with = kwargs.get("target_compatible_with"),
         testonly = True,
     )

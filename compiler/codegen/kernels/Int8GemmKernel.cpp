@@ -13,6 +13,12 @@
 //   instruction, as CMSIS-NN's kernels do; the columns' taps are stored in
 //   pairs and a block's two rows interleaved, so that one LDRD reads a pair
 //   of taps of two columns, or a quad of two rows;
+// - AArch64 SDOT (Packing::Int8Rows): a Conv's pixels on the lanes, each
+//   lane adding a quad of the pixel's raw int8 taps times the row's quad,
+//   broadcast, per instruction. The temp holds the block's taps as quads,
+//   [quad][column][4], so that one 16-byte load is a quad of four pixels;
+//   the input offset's share, offset x the row's sum, is in the bias, and a
+//   tap in the padding is the zero point, whose product it cancels;
 // - x86 AVX2 (Packing::Int8RowsWidened): a Conv's pixels on the vector lanes
 //   and a pair of int16 weights broadcast to them, VPMADDWD adding two
 //   products a lane an instruction. The columns are runs of the input (a
@@ -29,6 +35,7 @@
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/OpGeometry.h"
 
+#include "llvm/IR/IntrinsicsAArch64.h"
 #include "llvm/IR/IntrinsicsARM.h"
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/Support/MathExtras.h"
@@ -56,8 +63,13 @@ struct Int8Gemm {
 
   /// Taps per column in the temp.
   int64_t rowStride() const { return rows.paddedTaps; }
-  /// The columns are pixels on vector lanes (Int8Dot::Pmaddwd).
-  bool pixelLanes() const { return strategy.dot == lir::Int8Dot::Pmaddwd; }
+  /// The columns are pixels on vector lanes (Int8Dot::Pmaddwd, Sdot).
+  bool pixelLanes() const { return lanes() > 1; }
+  /// Pixels per vector of sums.
+  int64_t lanes() const { return lir::int8GemmPixelLanes(strategy.dot); }
+  bool pmaddwd() const { return strategy.dot == lir::Int8Dot::Pmaddwd; }
+  /// The temp holds raw int8 taps in quads (Int8Dot::Sdot).
+  bool sdot() const { return strategy.dot == lir::Int8Dot::Sdot; }
 
   /// The columns' pairs of taps are multiplied by SMLAD (Int8Dot::ArmDsp).
   bool armDsp() const { return strategy.dot == lir::Int8Dot::ArmDsp; }
@@ -65,12 +77,15 @@ struct Int8Gemm {
   /// Whether the temp holds the columns' taps in pairs, [tap pair][column][2]:
   /// a pair of taps of consecutive columns is then one vector (pixels on
   /// lanes) or one word, two columns' words one LDRD (the Arm DSP).
-  bool pairedColumns() const { return pixelLanes() || armDsp(); }
+  bool pairedColumns() const { return pmaddwd() || armDsp(); }
 
-  /// Where column c's tap t is in the temp: the column's taps in order, or
-  /// paired (pairedColumns).
+  /// Where column c's tap t is in the temp: the column's taps in order,
+  /// paired (pairedColumns), or in quads (sdot).
   llvm::Value *columnIndex(int64_t c, llvm::Value *t) {
     auto &b = kb.b;
+    if (sdot())
+      return b.CreateAdd(b.CreateMul(b.CreateLShr(t, kb.idx(2)), kb.idx(lir::kInt8Quad * strategy.tileCols)),
+                         b.CreateAdd(kb.idx(lir::kInt8Quad * c), b.CreateAnd(t, kb.idx(3))));
     if (!pairedColumns())
       return b.CreateAdd(kb.idx(c * rowStride()), t);
     llvm::Value *pair = b.CreateLShr(t, kb.idx(1));
@@ -88,21 +103,28 @@ struct Int8Gemm {
     return b.CreateAdd(b.CreateMul(row, kb.idx(rows.taps)), t);
   }
 
-  /// Column c's tap t in the temp: x + the input offset, as int16.
+  /// Column c's tap t in the temp: x + the input offset, as int16, or x
+  /// itself (sdot).
   void storeTap(llvm::Value *x8, int64_t c, llvm::Value *t) {
     auto &b = kb.b;
+    if (sdot()) {
+      kb.store(x8, columns, columnIndex(c, t));
+      return;
+    }
     llvm::Value *v = b.CreateAdd(ir.widen(x8), ir.i32(inOffset));
     kb.store(b.CreateTrunc(v, b.getInt16Ty()), columns, columnIndex(c, t));
   }
 
   /// The int32 sums of weight rows `rowIdx` by the temp's columns, from the
   /// rows' biases; result [r * tileCols + c], or for pixels on lanes
-  /// [r * vectors + v], each a vector of kInt8PixelLanes columns. `rowPair`:
+  /// [r * vectors + v], each a vector of lanes() columns. `rowPair`:
   /// the rows are 2i and 2i + 1 of Int8RowsPaired, their quads one LDRD.
   Values blockSums(llvm::ArrayRef<llvm::Value *> rowIdx, bool rowPair) {
     auto &b = kb.b;
-    if (pixelLanes())
+    if (pmaddwd())
       return pmaddwdSums(rowIdx);
+    if (sdot())
+      return sdotSums(rowIdx);
     const int64_t R = strategy.tile, C = strategy.tileCols;
     llvm::Type *i32 = b.getInt32Ty();
     Values init;
@@ -217,6 +239,38 @@ struct Int8Gemm {
     });
   }
 
+  /// A quad of taps a step: a vector of four pixels' quads of raw int8
+  /// taps, and each row's quad (Packing::Int8Rows) broadcast as one word;
+  /// SDOT adds the four products of each lane's quads to its sum.
+  Values sdotSums(llvm::ArrayRef<llvm::Value *> rowIdx) {
+    auto &b = kb.b;
+    const int64_t L = lanes(), V = strategy.tileCols / L;
+    const int64_t quadsPerRow = rowStride() / lir::kInt8Quad;
+    llvm::Type *i32 = b.getInt32Ty();
+    auto *sumsTy = llvm::FixedVectorType::get(i32, L);
+    auto *quadsTy = llvm::FixedVectorType::get(b.getInt8Ty(), L * lir::kInt8Quad);
+    Values init;
+    for (llvm::Value *row : rowIdx)
+      init.append(V, b.CreateVectorSplat(L, kb.load(i32, biasTable, row)));
+    return kb.loopCarried(quadsPerRow, init, [&](llvm::Value *q, llvm::ArrayRef<llvm::Value *> acc) {
+      Values next(acc.begin(), acc.end());
+      Values x;
+      for (int64_t v = 0; v < V; ++v)
+        x.push_back(b.CreateAlignedLoad(
+            quadsTy, kb.gep(b.getInt8Ty(), columns, columnIndex(v * L, b.CreateShl(q, kb.idx(2)))),
+            llvm::Align(4)));
+      for (size_t r = 0; r < rowIdx.size(); ++r) {
+        llvm::Value *word = kb.load(i32, weights, kb.linear({rowIdx[r], q}, {quadsPerRow, 1}));
+        llvm::Value *w = b.CreateBitCast(b.CreateVectorSplat(L, word), quadsTy);
+        for (int64_t v = 0; v < V; ++v) {
+          llvm::Value *&s = next[r * V + v];
+          s = b.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_sdot, {sumsTy, quadsTy}, {s, x[v], w});
+        }
+      }
+      return next;
+    });
+  }
+
   /// A tap a step, each sum a reduction of int8 x int16 products over the
   /// row's taps (not its padding): LLVM vectorizes it with the target's
   /// widening multiply-adds (x86 VPMADDWD, AArch64 SMLAL).
@@ -275,6 +329,19 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
   lir::Int8RowsShape rows =
       lir::int8RowsShape(wt.shape, lir::int8GemmPacking(n, args.strategy.dot));
   Int8Channels params = int8Channels(n, channels, fullyConnected, *range);
+  const int32_t inOffset = -xt.quant.zeroPoints[0];
+  if (args.strategy.dot == lir::Int8Dot::Sdot) {
+    // The kernel sums raw inputs: offset x the row's weights joins the
+    // bias, in int32's wrapping arithmetic, which gives the same total.
+    const int8_t *w = n.getInput(1)->getConstant().data<int8_t>();
+    const int64_t taps = wt.numElements() / channels;
+    for (int64_t c = 0; c < channels; ++c) {
+      int64_t rowSum = 0;
+      for (int64_t t = 0; t < taps; ++t)
+        rowSum += w[c * taps + t];
+      params.bias[c] = int32_t(uint32_t(params.bias[c]) + uint32_t(int64_t(inOffset) * rowSum));
+    }
+  }
   Requantizer requant(ir, params.multipliers, params.sumBounds, yt.quant.zeroPoints[0]);
   return Int8Gemm{kb,
                   ir,
@@ -285,7 +352,7 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
                   args.temp,
                   ir.table(params.bias, "int8.bias"),
                   requant,
-                  -xt.quant.zeroPoints[0],
+                  inOffset,
                   *range};
 }
 
@@ -328,8 +395,8 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
       kb.nest({CG, KH, KW}, [&](llvm::ArrayRef<llvm::Value *> t) {
         llvm::Value *ih = b.CreateAdd(ih0, b.CreateMul(t[1], kb.idx(dh)));
         llvm::Value *iw = b.CreateAdd(iw0, b.CreateMul(t[2], kb.idx(dw)));
-        // The taps in the weights' order: pixels on lanes pair channels.
-        llvm::Value *tap = g.pixelLanes() ? kb.linear({t[1], t[2], t[0]}, {KW * CGp, CGp, 1})
+        // The taps in the weights' order: VPMADDWD's pair channels.
+        llvm::Value *tap = g.pmaddwd() ? kb.linear({t[1], t[2], t[0]}, {KW * CGp, CGp, 1})
                                           : kb.linear(t, {KH * KW, KW, 1});
         llvm::Value *inside = nullptr;
         if (guarded) {
@@ -429,6 +496,34 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
     });
   };
 
+  // Sdot's block of a unit-stride 1x1 Conv from pixel `first`: four runs of
+  // CB inputs, a quad of channels, interleaved into the pixels' quads (the
+  // last quad reads the last channel again where the channels run out; its
+  // weights are 0).
+  auto quadRuns = [&](llvm::Value *bn, llvm::Value *c0, llvm::Value *first) {
+    llvm::SmallVector<int, 64> pairs, quads;
+    for (int64_t c = 0; c < 2 * CB; ++c)
+      pairs.push_back(int(c));
+    for (int64_t c = 0; c < CB; ++c)
+      quads.append({int(c), int(CB + c), int(2 * CB + c), int(3 * CB + c)});
+    auto *runTy = llvm::FixedVectorType::get(i8, CB);
+    kb.loop(llvm::divideCeil(CG, lir::kInt8Quad), [&](llvm::Value *k) {
+      llvm::Value *run[4];
+      for (int j = 0; j < 4; ++j) {
+        llvm::Value *ic = b.CreateAdd(b.CreateShl(k, kb.idx(2)), kb.idx(j));
+        if (CG % 4)
+          ic = b.CreateSelect(b.CreateICmpULT(ic, kb.idx(CG)), ic, kb.idx(CG - 1));
+        llvm::Value *at = kb.linear({bn, b.CreateAdd(c0, ic), first}, {C * H * W, H * W, 1});
+        run[j] = b.CreateAlignedLoad(runTy, kb.gep(i8, x, at), llvm::Align(1));
+      }
+      llvm::Value *low = b.CreateShuffleVector(run[0], run[1], pairs);
+      llvm::Value *high = b.CreateShuffleVector(run[2], run[3], pairs);
+      b.CreateAlignedStore(b.CreateShuffleVector(low, high, quads),
+                           kb.gep(i8, g.columns, b.CreateMul(k, kb.idx(lir::kInt8Quad * CB))),
+                           llvm::Align(4));
+    });
+  };
+
   kb.nest({N, groups}, [&](llvm::ArrayRef<llvm::Value *> ng) {
     llvm::Value *bn = ng[0], *group = ng[1];
     llvm::Value *c0 = b.CreateMul(group, kb.idx(CG));
@@ -442,7 +537,9 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
       llvm::Value *first = g.pixelLanes() ? g.clampedIndex(pb, CB, 0, P - CB + 1) : nullptr;
       for (int64_t c = 0; c < CB; ++c)
         pixels.push_back(first ? b.CreateAdd(first, kb.idx(c)) : g.clampedIndex(pb, CB, c, P));
-      if (readsPlane || pointwise)
+      if (pointwise && g.sdot())
+        quadRuns(bn, c0, first);
+      else if (readsPlane || pointwise)
         im2colRuns(bn, c0, first);
       else
         for (int64_t c = 0; c < CB; ++c)
@@ -453,8 +550,8 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
           rows.push_back(b.CreateAdd(b.CreateMul(group, kb.idx(OG)), g.clampedIndex(ob, R, r, OG)));
         // Blocks of two rows of an even count are pairs of Int8RowsPaired.
         Values sums = g.blockSums(rows, R == 2 && OG % 2 == 0 && g.rows.rowPairs);
-        // A vector of sums covers kInt8PixelLanes consecutive pixels.
-        const int64_t step = g.pixelLanes() ? lir::kInt8PixelLanes : 1;
+        // A vector of sums covers lanes() consecutive pixels.
+        const int64_t step = g.lanes();
         for (int64_t r = 0; r < R; ++r)
           for (int64_t c = 0; c < CB; c += step)
             g.storeOutput(sums[r * (CB / step) + c / step], rows[r], y,

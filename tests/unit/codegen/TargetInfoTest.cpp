@@ -74,7 +74,7 @@ TEST(TargetInfoTest, AArch64CortexA76) {
   EXPECT_TRUE(t.fma);
   EXPECT_TRUE(t.hardFloat);
   EXPECT_FALSE(t.dsp);
-  EXPECT_EQ(t.int8Dot, lir::Int8Dot::Scalar);
+  EXPECT_EQ(t.int8Dot, lir::Int8Dot::Sdot);
   EXPECT_EQ(t.vectorLanes, 4u);
 }
 
@@ -83,6 +83,7 @@ TEST(TargetInfoTest, AArch64GenericHasNoDotProd) {
   EXPECT_EQ(t.cpu, "generic");
   EXPECT_TRUE(t.neon);
   EXPECT_FALSE(t.dotProd);
+  EXPECT_EQ(t.int8Dot, lir::Int8Dot::Scalar);
 }
 
 TEST(TargetInfoTest, CortexM4) {

@@ -247,6 +247,43 @@ TEST(SelectKernels, Int8GemmDepthwiseAndPortable) {
   EXPECT_EQ(kernelOf(text, "fc2"), "MatMul[int8 gemm 2x2 scalar]");
 }
 
+/// AArch64 SDOT: Convs put pixels on the lanes, 4 rows x 16 pixels, or
+/// 8 rows x 4 under 16 pixels; the weights are plain rows of taps, and the
+/// columns are raw int8 (half the int16 temp). Depthwise and fully connected
+/// layers keep their portable kernels.
+TEST(SelectKernels, Int8GemmSdot) {
+  lir::LIROptions opts;
+  opts.int8Dot = lir::Int8Dot::Sdot;
+  auto g = buildInt8Graph();
+  std::string text = strategies(*g, opts);
+  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 4x16 sdot]");
+  EXPECT_EQ(kernelOf(text, "big"), "Conv[int8 gemm 4x16 sdot]");
+  EXPECT_EQ(kernelOf(text, "dw"), "Conv[int8 depthwise padded]");
+  EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
+  auto f = lir::generateLIR(*g, opts);
+  ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
+  for (auto &b : f->buffers)
+    if (b->name == "w1")
+      EXPECT_EQ(b->packing, lir::Packing::Int8Rows);
+  // Under 16 pixels 8 x 4; under 4 the portable kernel.
+  auto pointwise = [&](int64_t h, int64_t w) {
+    Graph one("one");
+    TensorType xt(DType::I8, {1, 4, h, w}), wt(DType::I8, {8, 4, 1, 1});
+    xt.quant.scales = wt.quant.scales = {0.1f};
+    xt.quant.zeroPoints = wt.quant.zeroPoints = {0};
+    QuantParams out;
+    out.scales = {0.2f};
+    out.zeroPoints = {0};
+    auto conv = one.addNode(OpKind::Conv, "c", {one.addInput("x", xt), one.addConstant("w", Tensor(wt))},
+                            {{kQuantAttr.str(), Attr::ofQuant(out)}});
+    EXPECT_TRUE(static_cast<bool>(conv)) << llvm::toString(conv.takeError());
+    one.addOutput("y", (*conv)->getOutput());
+    return kernelOf(strategies(one, opts), "y");
+  };
+  EXPECT_EQ(pointwise(3, 3), "Conv[int8 gemm 8x4 sdot]");
+  EXPECT_EQ(pointwise(1, 3), "Conv[int8 gemm 2x2 scalar]");
+}
+
 /// Packing::Int8RowsWidened: int16 rows in (kernel position, channel) order,
 /// the channels padded to even.
 TEST(SelectKernels, Int8RowsWidenedPacking) {
