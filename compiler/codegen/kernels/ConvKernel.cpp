@@ -251,16 +251,7 @@ struct ConvEmitter {
                    ? tileStep(kb, t, std::move(sums), w, wv, wOffsets, in.base, x, xOffsets)
                    : tileStep(kb, t, std::move(sums), in.base, x, xOffsets, w, wv, wOffsets);
       };
-      int64_t chunks = s.ICg / kUnrolledChannels, rest = s.ICg % kUnrolledChannels;
-      Tile sums = kb.loopCarried(chunks, in0, [&](llvm::Value *c, llvm::ArrayRef<llvm::Value *> in1) {
-        Tile x(in1.begin(), in1.end());
-        for (int64_t u = 0; u < kUnrolledChannels; ++u)
-          x = step(std::move(x), add(mul(c, kUnrolledChannels), u));
-        return x;
-      });
-      for (int64_t r = 0; r < rest; ++r)
-        sums = step(std::move(sums), kb.idx(chunks * kUnrolledChannels + r));
-      return sums;
+      return reduceSteps(kb, s.ICg, kUnrolledChannels, Tile(in0.begin(), in0.end()), step);
     });
   }
 
@@ -451,16 +442,7 @@ struct ConvEmitter {
       return tileStep(kb, t, std::move(sums), panel, add(xIndex, mul(k, t.rows)), pixels, w,
                       add(wIndex, mul(k, lir::kConvPackBlock)), wOffsets);
     };
-    int64_t chunks = steps / kUnrolledChannels, rest = steps % kUnrolledChannels;
-    Tile sums = kb.loopCarried(chunks, acc, [&](llvm::Value *c, llvm::ArrayRef<llvm::Value *> in1) {
-      Tile x(in1.begin(), in1.end());
-      for (int64_t u = 0; u < kUnrolledChannels; ++u)
-        x = step(std::move(x), add(mul(c, kUnrolledChannels), u));
-      return x;
-    });
-    for (int64_t r = 0; r < rest; ++r)
-      sums = step(std::move(sums), kb.idx(chunks * kUnrolledChannels + r));
-    return sums;
+    return reduceSteps(kb, steps, kUnrolledChannels, std::move(acc), step);
   }
 
   /// A Conv with packed panels: block by block of `block` pixels, the

@@ -130,15 +130,7 @@ llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args) {
         return tileStep(kb, t, std::move(sums), A, b.CreateAdd(aRow, k), aRows, B,
                         b.CreateAdd(bCol, mul(k, N)), bVecs);
       };
-      int64_t chunks = K / kUnrolledK, rest = K % kUnrolledK;
-      acc = kb.loopCarried(chunks, acc, [&](llvm::Value *c, llvm::ArrayRef<llvm::Value *> in) {
-        Tile x(in.begin(), in.end());
-        for (int64_t u = 0; u < kUnrolledK; ++u)
-          x = step(std::move(x), add(mul(c, kUnrolledK), u));
-        return x;
-      });
-      for (int64_t r = 0; r < rest; ++r)
-        acc = step(std::move(acc), kb.idx(chunks * kUnrolledK + r));
+      acc = reduceSteps(kb, K, kUnrolledK, std::move(acc), step);
       llvm::Value *cRow = b.CreateAdd(b.CreateAdd(cBase, mul(m0, N)), n0);
       for (unsigned i = 0; i < rows; ++i)
         for (unsigned j = 0; j < t.vecs; ++j)

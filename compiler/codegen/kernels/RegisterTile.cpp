@@ -33,6 +33,21 @@ void forTiles(KernelBuilder &kb, int64_t size, int64_t tile,
     body(kb.idx(full * tile), edge);
 }
 
+Tile reduceSteps(KernelBuilder &kb, int64_t steps, int64_t unroll, Tile acc,
+                 llvm::function_ref<Tile(Tile, llvm::Value *)> step) {
+  auto &b = kb.b;
+  const int64_t chunks = steps / unroll, rest = steps % unroll;
+  Tile sums = kb.loopCarried(chunks, acc, [&](llvm::Value *c, llvm::ArrayRef<llvm::Value *> in) {
+    Tile x(in.begin(), in.end());
+    for (int64_t u = 0; u < unroll; ++u)
+      x = step(std::move(x), b.CreateAdd(b.CreateMul(c, kb.idx(unroll)), kb.idx(u)));
+    return x;
+  });
+  for (int64_t r = 0; r < rest; ++r)
+    sums = step(std::move(sums), kb.idx(chunks * unroll + r));
+  return sums;
+}
+
 llvm::SmallVector<int64_t, 32> stridedRows(unsigned rows, int64_t stride) {
   llvm::SmallVector<int64_t, 32> offsets;
   for (unsigned i = 0; i < rows; ++i)

@@ -65,6 +65,11 @@ Tile tileStep(KernelBuilder &kb, const TileShape &t, Tile acc, llvm::Value *a,
               llvm::Value *aIndex, llvm::ArrayRef<int64_t> aRows,
               llvm::Value *b, llvm::Value *bIndex, llvm::ArrayRef<int64_t> bVecs);
 
+/// The K loop around tileStep: step(sums, k) for k = 0 ... steps - 1,
+/// `unroll` steps per iteration of a loop, then the remainder unrolled.
+Tile reduceSteps(KernelBuilder &kb, int64_t steps, int64_t unroll, Tile acc,
+                 llvm::function_ref<Tile(Tile, llvm::Value *)> step);
+
 /// Offsets 0, stride, 2 * stride, ... of `rows` rows.
 llvm::SmallVector<int64_t, 32> stridedRows(unsigned rows, int64_t stride);
 

@@ -227,15 +227,7 @@ struct WinogradEmitter {
             return tileStep(kb, t, std::move(sums), u, add(uTile, mul(c, s.OC)), aRows, temp,
                             add(vTile, mul(c, l.blockTiles)), bVecs);
           };
-          int64_t chunks = s.C / kUnrolledChannels, rest = s.C % kUnrolledChannels;
-          acc = kb.loopCarried(chunks, acc, [&](llvm::Value *ch, llvm::ArrayRef<llvm::Value *> in) {
-            Tile x(in.begin(), in.end());
-            for (int64_t i = 0; i < kUnrolledChannels; ++i)
-              x = step(std::move(x), add(mul(ch, kUnrolledChannels), i));
-            return x;
-          });
-          for (int64_t i = 0; i < rest; ++i)
-            acc = step(std::move(acc), kb.idx(chunks * kUnrolledChannels + i));
+          acc = reduceSteps(kb, s.C, kUnrolledChannels, std::move(acc), step);
           llvm::Value *mTile = add(mPoint, add(mul(oc0, l.blockTiles), t0));
           for (unsigned i = 0; i < t.rows; ++i)
             for (unsigned j = 0; j < t.vecs; ++j)
