@@ -11,6 +11,8 @@
  * Built with kiln_bundle_defines (KILN_BUNDLE_NAME, KILN_BUNDLE_HEADER). */
 #include KILN_BUNDLE_HEADER
 
+#include "tests/e2e/guarded_region.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,15 +39,6 @@ static uint8_t *read_exactly(const char *path, size_t size) {
     exit(2);
   }
   return data;
-}
-
-static uint8_t *aligned_region(size_t size, uint8_t **raw) {
-  *raw = calloc(size + KILN_ALIGNMENT, 1);
-  if (!*raw) {
-    fprintf(stderr, "out of memory for %lu bytes\n", (unsigned long)size);
-    exit(2);
-  }
-  return *raw + (KILN_ALIGNMENT - (uintptr_t)*raw % KILN_ALIGNMENT) % KILN_ALIGNMENT;
 }
 
 /* The number of elements of `t` that differ from `want`, printing the first. */
@@ -77,7 +70,7 @@ static size_t count_mismatches(const kiln_tensor *t, const uint8_t *got,
 int main(int argc, char **argv) {
   const kiln_bundle *b = &BUNDLE;
   const char *files[64] = {0};
-  uint8_t *io_raw, *scratch_raw, *io, *scratch;
+  region io, scratch;
   uint32_t k, given = 0;
   size_t failures = 0;
   int a, status;
@@ -103,27 +96,30 @@ int main(int argc, char **argv) {
             (unsigned long)given, (unsigned long)(b->num_inputs + b->num_outputs));
     return 2;
   }
-  io = aligned_region(b->io_size, &io_raw);
-  scratch = aligned_region(b->scratch_size, &scratch_raw);
+  io = region_new(b->io_size);
+  scratch = region_new(b->scratch_size);
+  memset(io.base, 0, io.size);
   for (k = 0; k < b->num_inputs; ++k) {
     uint8_t *data = read_exactly(files[k], b->inputs[k].size);
-    memcpy(io + b->inputs[k].offset, data, b->inputs[k].size);
+    memcpy(io.base + b->inputs[k].offset, data, b->inputs[k].size);
     free(data);
   }
-  status = kiln_run_checked(b, b->embedded_weights, b->weights_size, io,
-                            b->io_size, scratch, b->scratch_size);
+  status = kiln_run_checked(b, b->embedded_weights, b->weights_size, io.base,
+                            io.size, scratch.base, scratch.size);
   if (status != KILN_OK) {
     fprintf(stderr, "run: status %d\n", status);
     return 1;
   }
+  if (!region_guards_intact(&io) || !region_guards_intact(&scratch)) {
+    fprintf(stderr, "the run wrote outside its io or scratch region\n");
+    ++failures;
+  }
   for (k = 0; k < b->num_outputs; ++k) {
     const kiln_tensor *t = &b->outputs[k];
     uint8_t *want = read_exactly(files[b->num_inputs + k], t->size);
-    failures += count_mismatches(t, io + t->offset, want);
+    failures += count_mismatches(t, io.base + t->offset, want);
     free(want);
   }
-  free(io_raw);
-  free(scratch_raw);
   printf("%s: %s\n", b->name, failures ? "FAIL" : "PASS");
   return failures ? 1 : 0;
 }

@@ -77,7 +77,7 @@ def _model_test(name, model, io, reference_input, reference_output, embed_weight
         args.append("--embedded")
     native.cc_test(
         name = name,
-        srcs = [Label("//tests/e2e:run_bundle_test.c")],
+        srcs = [Label("//tests/e2e:run_bundle_test.c"), Label("//tests/e2e:guarded_region.h")],
         copts = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"],
         local_defines = kiln_bundle_defines(bundle) + (["KILN_EXACT=1"] if exact else []) +
                         _tensor_defines("IN", io[0]) +

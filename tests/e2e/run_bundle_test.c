@@ -36,6 +36,8 @@
 #endif
 #include KILN_BUNDLE_HEADER
 
+#include "tests/e2e/guarded_region.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,9 +72,6 @@
 /* NAME_IN_<TENSOR>_OFFSET and the like. */
 #define TENSOR_MACRO(kind, tensor, suffix) MACRO(CAT(CAT(CAT(CAT(_, kind), _), tensor), suffix))
 
-#define GUARD 256
-#define GUARD_BYTE 0xA5
-
 static int failures = 0;
 #define CHECK(cond, ...)                                                       \
   do {                                                                         \
@@ -83,37 +82,6 @@ static int failures = 0;
       ++failures;                                                              \
     }                                                                          \
   } while (0)
-
-/* A region of `size` bytes, aligned, with GUARD bytes of a known pattern on
- * both sides so writes outside the region are caught. (malloc and round up:
- * newlib's aligned_alloc needs a posix_memalign it does not have.) */
-typedef struct {
-  uint8_t *block, *base;
-  size_t size;
-} region;
-
-static region region_new(size_t size) {
-  region r;
-  uint8_t *raw = malloc(GUARD + size + GUARD + KILN_ALIGNMENT - 1);
-  if (!raw) {
-    fprintf(stderr, "out of memory for a region of %lu bytes\n", (unsigned long)size);
-    exit(2);
-  }
-  r.size = size;
-  r.base = raw + GUARD + (KILN_ALIGNMENT - (uintptr_t)(raw + GUARD) % KILN_ALIGNMENT) % KILN_ALIGNMENT;
-  r.block = r.base - GUARD;
-  memset(r.block, GUARD_BYTE, GUARD);
-  memset(r.base + size, GUARD_BYTE, GUARD);
-  return r;
-}
-
-static int region_guards_intact(const region *r) {
-  size_t i;
-  for (i = 0; i < GUARD; ++i)
-    if (r->block[i] != GUARD_BYTE || r->base[r->size + i] != GUARD_BYTE)
-      return 0;
-  return 1;
-}
 
 #if defined(__linux__)
 #include <signal.h>
