@@ -55,8 +55,8 @@ def is_sdot(word):
 
 
 def count(binary, args, cwd, prefix):
-    """Instructions executed in the bundle per call of PREFIX_run, and the
-    share of SDOT among them."""
+    """Instructions executed in the bundle per inference, and the SDOTs
+    among them."""
     funcs, start = functions(binary, prefix)
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "qemu.log")
@@ -112,8 +112,6 @@ def main():
             bundle = "tests/tflite/%s_bundle_kiln/%s_bundle.weights.bin" % (t, t)
             args = [bundle, "tests/tflite/refs/%s.0.input.bin" % m,
                     "tests/tflite/%s.interpreter.output.bin" % m]
-            if m == "person_detect":
-                args[1] = "tests/tflite/refs/person_detect.0.input.bin"
             insns, sdot = count(binary, args, runfiles, t + "_bundle")
             row += [insns, sdot]
             print("%s: %.0f instructions per inference, %.0f SDOT" % (t, insns, sdot), file=sys.stderr)
