@@ -1,0 +1,133 @@
+//===- OpViews.h - Typed views of nodes, from OpViews.def -------*- C++ -*-===//
+//
+// A view names a node's operands and gives its attributes their types:
+//
+//   ConvView conv(node);
+//   if (conv.group() > 1 || conv.strides(0) != 1) ...
+//   Value *w = conv.weights();
+//
+// Each view is generated from one entry of OpViews.def, which a test checks
+// against the op records; a view is a reference to the node and costs nothing
+// to make. Constructing one for a node of another op asserts.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_OPS_OPVIEWS_H
+#define KILN_OPS_OPVIEWS_H
+
+#include "compiler/graph/Graph.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cassert>
+#include <optional>
+
+namespace kiln {
+namespace op_view_detail {
+
+/// The C++ type of an attribute of kind AttrKind::K, and its read.
+template <AttrKind K> struct AttrAccess;
+template <> struct AttrAccess<AttrKind::Int> {
+  using Type = int64_t;
+  static Type get(const Attr &a) { return a.getInt(); }
+};
+template <> struct AttrAccess<AttrKind::Float> {
+  using Type = float;
+  static Type get(const Attr &a) { return a.getFloat(); }
+};
+template <> struct AttrAccess<AttrKind::String> {
+  using Type = llvm::StringRef;
+  static Type get(const Attr &a) { return a.getString(); }
+};
+template <> struct AttrAccess<AttrKind::Ints> {
+  using Type = llvm::ArrayRef<int64_t>;
+  static Type get(const Attr &a) { return a.getInts(); }
+};
+template <> struct AttrAccess<AttrKind::Floats> {
+  using Type = llvm::ArrayRef<float>;
+  static Type get(const Attr &a) { return a.getFloats(); }
+};
+template <> struct AttrAccess<AttrKind::Activation> {
+  using Type = const Activation &;
+  static Type get(const Attr &a) { return a.getActivation(); }
+};
+
+/// An attribute the record guarantees (a default, or required).
+template <AttrKind K>
+typename AttrAccess<K>::Type present(const Node &n, llvm::StringRef key) {
+  const Attr *a = n.getAttr(key);
+  assert(a && a->getKind() == K && "attribute missing or of another kind");
+  return AttrAccess<K>::get(*a);
+}
+
+/// An attribute the node may lack.
+template <AttrKind K>
+std::optional<std::remove_cv_t<std::remove_reference_t<typename AttrAccess<K>::Type>>>
+optional(const Node &n, llvm::StringRef key) {
+  const Attr *a = n.getAttr(key);
+  if (!a)
+    return std::nullopt;
+  assert(a->getKind() == K && "attribute of another kind");
+  return AttrAccess<K>::get(*a);
+}
+
+inline llvm::ArrayRef<int64_t> ints(const Node &n, llvm::StringRef key) {
+  const Attr *a = n.getAttr(key);
+  return a ? a->getInts() : llvm::ArrayRef<int64_t>();
+}
+
+inline int64_t intsAt(const Node &n, llvm::StringRef key, size_t i,
+                      int64_t dflt) {
+  llvm::ArrayRef<int64_t> v = ints(n, key);
+  return i < v.size() ? v[i] : dflt;
+}
+
+} // namespace op_view_detail
+
+#define KILN_VIEW(Name, ...)                                                   \
+  class Name##View {                                                           \
+  public:                                                                      \
+    static constexpr OpKind kKinds[] = {__VA_ARGS__};                          \
+    static bool accepts(const Node &n) {                                       \
+      return llvm::is_contained(kKinds, n.getKind());                          \
+    }                                                                          \
+    explicit Name##View(const Node &n) : node_(n) {                            \
+      assert(accepts(n) && "view of a node of another op");                    \
+    }                                                                          \
+    const Node &node() const { return node_; }                                 \
+                                                                               \
+  private:                                                                     \
+    const Node &node_;                                                         \
+                                                                               \
+  public:
+#define KILN_OPERAND(name, index)                                              \
+  Value *name() const {                                                        \
+    assert(node_.getInput(index) && "required operand absent");                \
+    return node_.getInput(index);                                              \
+  }
+#define KILN_OPTIONAL_OPERAND(name, index)                                     \
+  Value *name() const { return node_.getInput(index); }
+#define KILN_ATTR(name, key, Kind)                                             \
+  op_view_detail::AttrAccess<AttrKind::Kind>::Type name() const {              \
+    return op_view_detail::present<AttrKind::Kind>(node_, key);                \
+  }
+#define KILN_OPTIONAL_ATTR(name, key, Kind)                                    \
+  auto name() const {                                                          \
+    return op_view_detail::optional<AttrKind::Kind>(node_, key);               \
+  }
+#define KILN_INTS_ATTR(name, key, dflt)                                        \
+  llvm::ArrayRef<int64_t> name() const {                                       \
+    return op_view_detail::ints(node_, key);                                   \
+  }                                                                            \
+  int64_t name(size_t i) const {                                               \
+    return op_view_detail::intsAt(node_, key, i, dflt);                        \
+  }
+#define KILN_END_VIEW(Name)                                                    \
+  }                                                                            \
+  ;
+#include "compiler/ops/OpViews.def"
+
+} // namespace kiln
+
+#endif
