@@ -6,6 +6,7 @@
 #include "compiler/lir/SelectKernels.h"
 #include "compiler/lir/Winograd.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -41,8 +42,8 @@ Buffer *Function::addBuffer(llvm::StringRef name, Region region,
 }
 
 bool isDepthwiseConv(const Node &conv) {
-  int64_t group = conv.getInt("group");
-  return group > 1 && conv.getInput(0)->getType().shape[1] == group;
+  ConvView v(conv);
+  return v.group() > 1 && v.input()->getType().shape[1] == v.group();
 }
 
 uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups) {
@@ -93,9 +94,10 @@ Packing int8GemmPacking(const Node &n, Int8Dot dot) {
 }
 
 llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv) {
-  const TensorType &x = conv.getInput(0)->getType(), &y = conv.getOutput()->getType();
+  ConvView v(conv);
+  const TensorType &x = v.input()->getType(), &y = conv.getOutput()->getType();
   auto geom = resolveConvGeometry(conv, llvm::ArrayRef(x.shape).drop_front(2),
-                                  llvm::ArrayRef(conv.getInput(1)->getType().shape).drop_front(2));
+                                  llvm::ArrayRef(v.weights()->getType().shape).drop_front(2));
   if (!geom)
     return geom.takeError();
   int64_t extent[2];
@@ -109,7 +111,8 @@ llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv) {
 bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy) {
   if (strategy.dot != Int8Dot::Pmaddwd || !conv.is(OpKind::Conv))
     return false;
-  const TensorType &x = conv.getInput(0)->getType(), &w = conv.getInput(1)->getType(),
+  ConvView v(conv);
+  const TensorType &x = v.input()->getType(), &w = v.weights()->getType(),
                    &y = conv.getOutput()->getType();
   auto geom = resolveConvGeometry(conv, llvm::ArrayRef(x.shape).drop_front(2),
                                   llvm::ArrayRef(w.shape).drop_front(2));
@@ -144,7 +147,7 @@ int64_t paddedExtent(int64_t in, int64_t padBegin, int64_t padEnd, int64_t out,
 }
 
 uint64_t convPanelBytes(const Node &conv, const KernelStrategy &strategy) {
-  const TensorType &w = conv.getInput(1)->getType();
+  const TensorType &w = ConvView(conv).weights()->getType();
   return strategy.tile * (w.shape[1] * w.shape[2] * w.shape[3] + kPanelTileChannels) *
          sizeof(float);
 }
@@ -158,13 +161,14 @@ std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &stra
               strategy.is(Kind::DepthwiseRows) || strategy.is(Kind::DepthwiseChannelBlock);
   if (in.rank() != 4 || (!conv && !strategy.is(Kind::PlanePool)))
     return std::nullopt;
+  WindowView window(n);
   int64_t pads[4], strides[2], kernel[2], dilations[2];
   for (int i = 0; i < 4; ++i)
-    pads[i] = n.getIntAt("pads", i, 0);
+    pads[i] = window.pads(i);
   for (int d = 0; d < 2; ++d) {
-    strides[d] = n.getIntAt("strides", d, 1);
-    dilations[d] = n.getIntAt("dilations", d, 1);
-    kernel[d] = conv ? n.getInput(1)->getType().shape[2 + d] : n.getIntAt("kernel_shape", d, 1);
+    strides[d] = window.strides(d);
+    dilations[d] = window.dilations(d);
+    kernel[d] = conv ? ConvView(n).weights()->getType().shape[2 + d] : window.kernelShape(d);
   }
   bool global = !conv && out.shape[2] == 1 && out.shape[3] == 1 &&
                 kernel[0] == in.shape[2] && kernel[1] == in.shape[3];
@@ -182,7 +186,7 @@ std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &stra
     return PaddedInput{strategy.tile, rows, 1, cols};
   // A grouped strategy copies one group at a time.
   int64_t channels = !conv || isDepthwiseConv(n) ? 1
-                     : strategy.is(Kind::Grouped) ? in.shape[1] / n.getInt("group")
+                     : strategy.is(Kind::Grouped) ? in.shape[1] / ConvView(n).group()
                                                   : in.shape[1];
   return PaddedInput{channels, rows, strides[1], (cols + strides[1] - 1) / strides[1]};
 }
@@ -280,7 +284,7 @@ private:
   /// (LIROptions::elideConcat).
   bool elidableConcat(const Node &concat) {
     const TensorType &t = concat.getOutput()->getType();
-    int64_t axis = concat.getInt("axis");
+    int64_t axis = ConcatView(concat).axis();
     if (axis < 0)
       axis += t.rank();
     for (int64_t d = 0; d < axis; ++d)

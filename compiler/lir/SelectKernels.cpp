@@ -3,6 +3,7 @@
 #include "compiler/lir/SelectKernels.h"
 #include "compiler/lir/Winograd.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/QuantizedTypes.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -28,9 +29,11 @@ bool packableConvWeights(const Graph &g, const Value *w) {
     return false;
   std::vector<Node *> users = g.getUsers(w);
   return !users.empty() && llvm::all_of(users, [&](const Node *u) {
-    return u->is(OpKind::Conv) && !isDepthwiseConv(*u) && u->getInput(1) == w &&
-           u->getInput(0) != w && (u->getNumInputs() < 3 || u->getInput(2) != w) &&
-           u->getInt("group") == users.front()->getInt("group");
+    if (!u->is(OpKind::Conv))
+      return false;
+    ConvView conv(*u);
+    return !isDepthwiseConv(*u) && conv.weights() == w && conv.input() != w &&
+           conv.bias() != w && conv.group() == ConvView(*users.front()).group();
   });
 }
 
@@ -38,7 +41,7 @@ bool packableConvWeights(const Graph &g, const Value *w) {
 /// on the vector lanes instead of one image row: when rows are too narrow to
 /// fill vectors (and one output channel per input channel).
 bool channelBlockFits(const Node &conv) {
-  const TensorType &in = conv.getInput(0)->getType();
+  const TensorType &in = ConvView(conv).input()->getType();
   const TensorType &out = conv.getOutput()->getType();
   return out.rank() == 4 && out.shape[1] == in.shape[1] && out.shape[3] < kNarrowRow;
 }
@@ -53,13 +56,14 @@ constexpr int64_t kMaxPlanePoolTaps = 256;
 bool planePoolFits(const Node &pool) {
   if (!pool.is(OpKind::MaxPool) && !pool.is(OpKind::AveragePool))
     return false;
-  const TensorType &in = pool.getInput(0)->getType();
+  WindowView window(pool);
+  const TensorType &in = window.input()->getType();
   const TensorType &out = pool.getOutput()->getType();
   if (in.dtype != DType::F32 || in.rank() != 4)
     return false;
   // The kernel unrolls every tap of a window (a global pool loops instead):
   // a huge window would be gigabytes of IR.
-  int64_t kh = pool.getIntAt("kernel_shape", 0, 1), kw = pool.getIntAt("kernel_shape", 1, 1);
+  int64_t kh = window.kernelShape(0), kw = window.kernelShape(1);
   bool global = out.shape[2] == 1 && out.shape[3] == 1 && kh == in.shape[2] && kw == in.shape[3];
   if (!global && (kh > kMaxPlanePoolTaps || kw > kMaxPlanePoolTaps ||
                   kh * kw > kMaxPlanePoolTaps))
@@ -68,13 +72,12 @@ bool planePoolFits(const Node &pool) {
     return true;
   bool padded = false, past = false;
   for (int d = 0; d < 2; ++d) {
-    int64_t pb = pool.getIntAt("pads", d, 0), pe = pool.getIntAt("pads", d + 2, 0);
+    int64_t pb = window.pads(d), pe = window.pads(d + 2);
     padded |= pb || pe;
-    past |= paddedExtent(in.shape[2 + d], pb, pe, out.shape[2 + d],
-                         pool.getIntAt("strides", d, 1), pool.getIntAt("kernel_shape", d, 1),
-                         1) > in.shape[2 + d] + pb + pe;
+    past |= paddedExtent(in.shape[2 + d], pb, pe, out.shape[2 + d], window.strides(d),
+                         window.kernelShape(d), 1) > in.shape[2 + d] + pb + pe;
   }
-  return !past && (!padded || pool.getInt("count_include_pad") != 0);
+  return !past && (!padded || AveragePoolView(pool).countIncludePad() != 0);
 }
 
 /// Whether `n` is an int8 Conv that is not depthwise or an int8 MatMul.
@@ -192,7 +195,7 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
 /// Whether int8 `n` is a 2-D depthwise Conv whose padded plane resolves
 /// (Int8Depthwise); the GEMM kernel reports what is wrong with the others.
 bool int8DepthwiseFits(const Node &n) {
-  if (!n.is(OpKind::Conv) || !isDepthwiseConv(n) || n.getInput(0)->getType().rank() != 4)
+  if (!n.is(OpKind::Conv) || !isDepthwiseConv(n) || ConvView(n).input()->getType().rank() != 4)
     return false;
   auto plane = int8PaddedPlane(n);
   if (!plane) {
@@ -208,7 +211,8 @@ bool int8DepthwiseFits(const Node &n) {
 /// of channels go on the lanes where there are enough of them, one output
 /// channel each.
 KernelStrategy int8DepthwiseStrategy(const Node &n, const LIROptions &opts) {
-  const TensorType &x = n.getInput(0)->getType(), &w = n.getInput(1)->getType();
+  ConvView conv(n);
+  const TensorType &x = conv.input()->getType(), &w = conv.weights()->getType();
   if (opts.int8Dot == Int8Dot::Pmaddwd && w.shape[0] == x.shape[1] &&
       x.shape[1] >= kInt8PixelLanes)
     return KernelStrategy::int8DepthwiseChannelBlock(kInt8PixelLanes);
@@ -228,7 +232,7 @@ WeightsPacking choosePacking(const Graph &g, const Value *w, const LIROptions &o
   std::vector<Node *> users = g.getUsers(w);
   if (!opts.winograd ||
       !llvm::all_of(users, [](const Node *u) { return isWinogradConv(*u); }))
-    return {Packing::ConvTapMajor, users.front()->getInt("group")};
+    return {Packing::ConvTapMajor, ConvView(*users.front()).group()};
   // Weights shared by convolutions that want different tiles (rare) take the
   // smaller tile.
   int64_t m = opts.winogradTile;
@@ -257,9 +261,10 @@ constexpr int64_t kPanelPixels = 64, kStridedPanelPixels = 1024;
 /// and larger unstrided planes it measured no faster than the input read in
 /// place, and on 28x28 and larger, pixels on the lanes are faster still.
 int64_t panelPixels(const Node &conv, const LIROptions &opts) {
-  const TensorType &w = conv.getInput(1)->getType(), &y = conv.getOutput()->getType();
+  ConvView v(conv);
+  const TensorType &w = v.weights()->getType(), &y = conv.getOutput()->getType();
   int64_t pixels = y.shape[2] * y.shape[3];
-  bool strided = conv.getIntAt("strides", 0, 1) > 1 || conv.getIntAt("strides", 1, 1) > 1;
+  bool strided = v.strides(0) > 1 || v.strides(1) > 1;
   if (opts.vectorLanes == 1 || pixels > (strided ? kStridedPanelPixels : kPanelPixels))
     return 0;
   int64_t reduction = w.shape[1] * w.shape[2] * w.shape[3];
@@ -273,12 +278,13 @@ KernelStrategy convStrategy(const Node &conv, Packing weights, const LIROptions 
     return KernelStrategy::winograd(m);
   if (weights != Packing::ConvTapMajor)
     return KernelStrategy::direct(false);
-  const TensorType &w = conv.getInput(1)->getType();
-  if (conv.getInt("group") > 1)
+  ConvView v(conv);
+  const TensorType &w = v.weights()->getType();
+  if (v.group() > 1)
     return KernelStrategy::grouped();
   bool unpadded = true;
   for (int i = 0; i < 4; ++i)
-    unpadded &= !conv.getIntAt("pads", i, 0);
+    unpadded &= !v.pads(i);
   if (unpadded && w.shape[2] == 1 && w.shape[3] == 1)
     return KernelStrategy::pointwise(panelPixels(conv, opts));
   return KernelStrategy::direct(true, panelPixels(conv, opts));
@@ -327,7 +333,7 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
                               : KernelStrategy::depthwiseRows();
       continue;
     }
-    const Value *w = n->getInput(1);
+    const Value *w = ConvView(*n).weights();
     Packing packing = Packing::None;
     if (packableConvWeights(g, w)) {
       auto it = sel.weights.find(w);

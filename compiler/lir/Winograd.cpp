@@ -1,6 +1,7 @@
 //===- Winograd.cpp - Winograd F(m x m, 3x3) convolution layout -----------===//
 
 #include "compiler/lir/Winograd.h"
+#include "compiler/ops/OpViews.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -56,15 +57,18 @@ int64_t vectorsOver(int64_t rows, int64_t rowLen, int64_t lanes) {
 } // namespace
 
 bool isWinogradConv(const Node &conv) {
-  if (!conv.is(OpKind::Conv) || conv.getInt("group") != 1)
+  if (!conv.is(OpKind::Conv))
     return false;
-  const TensorType &x = conv.getInput(0)->getType();
-  const TensorType &w = conv.getInput(1)->getType();
+  ConvView v(conv);
+  if (v.group() != 1)
+    return false;
+  const TensorType &x = v.input()->getType();
+  const TensorType &w = v.weights()->getType();
   const TensorType &y = conv.getOutput()->getType();
   if (x.dtype != DType::F32 || w.dtype != DType::F32 || x.rank() != 4 || w.rank() != 4)
     return false;
   for (size_t i = 0; i < 2; ++i)
-    if (conv.getIntAt("strides", i, 1) != 1 || conv.getIntAt("dilations", i, 1) != 1)
+    if (v.strides(i) != 1 || v.dilations(i) != 1)
       return false;
   return w.shape[2] == 3 && w.shape[3] == 3 && x.shape[1] >= kMinChannels &&
          y.shape[2] * y.shape[3] >= kMinOutputPixels;
@@ -79,7 +83,7 @@ int64_t winogradTileOf(Packing p) {
 }
 
 WinogradLayout winogradLayout(const Node &conv, int64_t m) {
-  const TensorType &x = conv.getInput(0)->getType();
+  const TensorType &x = ConvView(conv).input()->getType();
   const TensorType &y = conv.getOutput()->getType();
   int64_t C = x.shape[1], OC = y.shape[1];
   WinogradLayout l;
@@ -108,7 +112,7 @@ WinogradLayout winogradLayout(const Node &conv, int64_t m) {
 
 double winogradCost(const Node &conv, int64_t m, unsigned vectorLanes) {
   WinogradLayout l = winogradLayout(conv, m);
-  int64_t C = conv.getInput(0)->getType().shape[1];
+  int64_t C = ConvView(conv).input()->getType().shape[1];
   int64_t OC = conv.getOutput()->getType().shape[1];
   int64_t lanes = vectorLanes;
   double cost = 0;

@@ -4,6 +4,7 @@
 #include "compiler/codegen/kernels/IRAlgebra.h"
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/lir/Winograd.h"
+#include "compiler/ops/OpViews.h"
 
 namespace kiln {
 namespace codegen {
@@ -15,19 +16,20 @@ int64_t ceilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -(-a /
 } // namespace
 
 ConvShape ConvShape::of(const Node &conv) {
-  const TensorType &xt = conv.getInput(0)->getType();
-  const TensorType &wt = conv.getInput(1)->getType();
+  ConvView v(conv);
+  const TensorType &xt = v.input()->getType();
+  const TensorType &wt = v.weights()->getType();
   const TensorType &yt = conv.getOutput()->getType();
   ConvShape s;
   s.N = xt.shape[0], s.C = xt.shape[1], s.H = xt.shape[2], s.W = xt.shape[3];
   s.OC = yt.shape[1], s.OH = yt.shape[2], s.OW = yt.shape[3];
   s.KH = wt.shape[2], s.KW = wt.shape[3];
-  s.G = conv.getInt("group");
+  s.G = v.group();
   s.ICg = s.C / s.G, s.OCg = s.OC / s.G;
-  s.sh = conv.getIntAt("strides", 0, 1), s.sw = conv.getIntAt("strides", 1, 1);
-  s.dh = conv.getIntAt("dilations", 0, 1), s.dw = conv.getIntAt("dilations", 1, 1);
-  s.pt = conv.getIntAt("pads", 0, 0), s.pl = conv.getIntAt("pads", 1, 0);
-  s.pb = conv.getIntAt("pads", 2, 0), s.pr = conv.getIntAt("pads", 3, 0);
+  s.sh = v.strides(0), s.sw = v.strides(1);
+  s.dh = v.dilations(0), s.dw = v.dilations(1);
+  s.pt = v.pads(0), s.pl = v.pads(1);
+  s.pb = v.pads(2), s.pr = v.pads(3);
   return s;
 }
 
@@ -150,7 +152,7 @@ llvm::Error checkConv(const KernelArgs &args) {
   for (Value *v : n.getInputs())
     if (auto e = requireF32(n, v))
       return e;
-  const TensorType &xt = n.getInput(0)->getType();
+  const TensorType &xt = ConvView(n).input()->getType();
   if (xt.rank() != 4)
     return nodeError(n, "the code generator supports 2-D convolution only, "
                         "input is " + xt.str());

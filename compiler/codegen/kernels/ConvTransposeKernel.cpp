@@ -13,16 +13,18 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/Kernels.h"
+#include "compiler/ops/OpViews.h"
 
 namespace kiln {
 namespace codegen {
 
 llvm::Error emitConvTranspose(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  if (auto e = requireF32(n, n.getInput(0)))
+  ConvTransposeView v(n);
+  if (auto e = requireF32(n, v.input()))
     return e;
-  const TensorType &xt = n.getInput(0)->getType();
-  const TensorType &wt = n.getInput(1)->getType();
+  const TensorType &xt = v.input()->getType();
+  const TensorType &wt = v.weights()->getType();
   const TensorType &yt = n.getOutput()->getType();
   size_t rank = xt.rank() - 2;
   // Spatial dimensions embedded in three (leading ones of size 1).
@@ -37,12 +39,12 @@ llvm::Error emitConvTranspose(KernelBuilder &kb, const KernelArgs &args) {
     in[j] = xt.shape[2 + i];
     out[j] = yt.shape[2 + i];
     k[j] = wt.shape[2 + i];
-    s[j] = n.getInts("strides")[i];
-    d[j] = n.getInts("dilations")[i];
-    p[j] = n.getInts("pads")[i];
+    s[j] = v.strides()[i];
+    d[j] = v.dilations()[i];
+    p[j] = v.pads()[i];
   }
   int64_t batch = xt.shape[0], channels = xt.shape[1];
-  int64_t group = n.getInt("group"), perGroupIn = channels / group;
+  int64_t group = v.group(), perGroupIn = channels / group;
   int64_t perGroupOut = wt.shape[1], filters = yt.shape[1];
   int64_t inPlane = in[0] * in[1] * in[2], outPlane = out[0] * out[1] * out[2];
   int64_t kernelVol = k[0] * k[1] * k[2];
@@ -50,7 +52,7 @@ llvm::Error emitConvTranspose(KernelBuilder &kb, const KernelArgs &args) {
   auto &b = kb.b;
   llvm::Type *f32 = b.getFloatTy();
   llvm::Value *x = args.inputs[0], *w = args.inputs[1], *y = args.outputs[0];
-  llvm::Value *bias = n.getInput(2) ? args.inputs[2] : nullptr;
+  llvm::Value *bias = v.bias() ? args.inputs[2] : nullptr;
   kb.nest({batch * filters, outPlane}, [&](llvm::ArrayRef<llvm::Value *> iv) {
     llvm::Value *v = kb.f32(0);
     if (bias)

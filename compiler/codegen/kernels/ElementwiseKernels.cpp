@@ -17,6 +17,7 @@
 #include "compiler/codegen/kernels/IRAlgebra.h"
 #include "compiler/codegen/kernels/ScalarMath.h"
 #include "compiler/ops/ActivationOps.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 
 #include <cmath>
@@ -172,9 +173,9 @@ llvm::Value *floatUnary(KernelBuilder &kb, const Node &n, llvm::Value *x) {
     llvm::Value *pos = b.CreateFCmpOEQ(x, inf);
     llvm::Value *neg = b.CreateFCmpOEQ(x, b.CreateFNeg(inf));
     llvm::Value *r = b.getFalse();
-    if (n.getInt("detect_positive"))
+    if (IsInfView(n).detectPositive())
       r = b.CreateOr(r, pos);
-    if (n.getInt("detect_negative"))
+    if (IsInfView(n).detectNegative())
       r = b.CreateOr(r, neg);
     return boolToI8(kb, r);
   }
@@ -204,8 +205,8 @@ llvm::Value *intUnary(KernelBuilder &kb, const Node &n, const Operand &x) {
   case OpKind::Relu:
     return b.CreateSelect(b.CreateICmpSLT(x.v, zero), zero, x.v);
   case OpKind::Clip: {
-    llvm::Value *lo = intBound(ty, x.dt, n.getFloat("min"));
-    llvm::Value *hi = intBound(ty, x.dt, n.getFloat("max"));
+    llvm::Value *lo = intBound(ty, x.dt, ClipView(n).min());
+    llvm::Value *hi = intBound(ty, x.dt, ClipView(n).max());
     return intMax(kb, false, x.dt, intMax(kb, true, x.dt, x.v, lo), hi);
   }
   default: // Shrink: float thresholds, truncated back.
@@ -264,7 +265,7 @@ llvm::Value *scalarOp(KernelBuilder &kb, const Node &n,
       return b.CreateFSub(x.v, b.CreateFMul(q, xs[1].v));
     }
     llvm::Value *r = intDiv(kb, x.dt, x.v, xs[1].v, /*remainder=*/true);
-    if (n.getInt("fmod") || isUnsigned(x.dt))
+    if (ModView(n).fmod() || isUnsigned(x.dt))
       return r;
     // The divisor's sign, as Python's %.
     llvm::Value *zero = intConst(r->getType(), 0);
@@ -278,8 +279,8 @@ llvm::Value *scalarOp(KernelBuilder &kb, const Node &n,
     llvm::Value *tooFar = b.CreateICmpUGE(
         xs[1].v, intConst(ty, ty->getIntegerBitWidth()));
     llvm::Value *s = b.CreateSelect(tooFar, intConst(ty, 0), xs[1].v);
-    llvm::Value *r = n.getString("direction") == "LEFT" ? b.CreateShl(x.v, s)
-                                                        : b.CreateLShr(x.v, s);
+    llvm::Value *r = BitShiftView(n).direction() == "LEFT" ? b.CreateShl(x.v, s)
+                                                           : b.CreateLShr(x.v, s);
     return b.CreateSelect(tooFar, intConst(ty, 0), r);
   }
   case OpKind::Max:

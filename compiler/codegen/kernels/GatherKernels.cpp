@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/Kernels.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 
 namespace kiln {
@@ -45,7 +46,7 @@ llvm::Value *offsetOf(KernelBuilder &kb, llvm::ArrayRef<llvm::Value *> ivs,
 /// Combines an update into the element at `at` of `out`.
 void combine(KernelBuilder &kb, const Node &n, llvm::Type *ty, llvm::Value *out,
              llvm::Value *at, llvm::Value *update) {
-  llvm::StringRef reduction = n.getString("reduction");
+  llvm::StringRef reduction = ScatterView(n).reduction();
   if (reduction == "none") {
     kb.store(update, out, at);
     return;
@@ -68,7 +69,7 @@ NDLayout ndLayout(const Node &n) {
   const TensorType &data = n.getInput(0)->getType();
   const TensorType &indices = n.getInput(1)->getType();
   NDLayout l;
-  l.batchDims = n.hasAttr("batch_dims") ? n.getInt("batch_dims") : 0;
+  l.batchDims = GatherNDView::accepts(n) ? GatherNDView(n).batchDims() : 0;
   l.k = indices.shape.back();
   l.batches = l.perBatch = l.sliceSize = 1;
   for (int64_t d = 0; d < l.batchDims; ++d)
@@ -109,9 +110,10 @@ void forEachTuple(KernelBuilder &kb, const Node &n, llvm::Value *indices,
 void forEachElement(KernelBuilder &kb, const Node &n, llvm::Value *indices,
                     llvm::function_ref<void(llvm::ArrayRef<llvm::Value *>,
                                             llvm::Value *)> fn) {
-  const TensorType &data = n.getInput(0)->getType();
-  const TensorType &it = n.getInput(1)->getType();
-  int64_t axis = n.getInt("axis");
+  IndexAxisView v(n);
+  const TensorType &data = v.data()->getType();
+  const TensorType &it = v.indices()->getType();
+  int64_t axis = v.axis();
   if (axis < 0)
     axis += data.rank();
   Shape dataStrides = rowMajorStrides(data.shape), others = dataStrides;
@@ -156,7 +158,7 @@ llvm::Error emitGather(KernelBuilder &kb, const KernelArgs &args) {
     return llvm::Error::success();
   }
   // Gather: data [outer, axisLen, inner] -> out [outer, J, inner].
-  int64_t axis = n.getInt("axis");
+  int64_t axis = IndexAxisView(n).axis();
   if (axis < 0)
     axis += data.rank();
   int64_t outer = 1, inner = 1, axisLen = data.shape[axis];
@@ -178,8 +180,9 @@ llvm::Error emitGather(KernelBuilder &kb, const KernelArgs &args) {
 llvm::Error emitScatter(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
   auto &b = kb.b;
-  const TensorType &data = n.getInput(0)->getType();
-  if (n.getString("reduction") != "none" && data.dtype == DType::F16)
+  ScatterView scatter(n);
+  const TensorType &data = scatter.data()->getType();
+  if (scatter.reduction() != "none" && data.dtype == DType::F16)
     return nodeError(n, "reduction on f16 is not supported by the code "
                         "generator");
   llvm::Type *ty = kb.elemType(data.dtype);
@@ -189,7 +192,7 @@ llvm::Error emitScatter(KernelBuilder &kb, const KernelArgs &args) {
     kb.store(kb.load(ty, args.inputs[0], i), dst, i);
   });
   if (n.is(OpKind::ScatterElements)) {
-    Shape updStrides = rowMajorStrides(n.getInput(2)->getType().shape);
+    Shape updStrides = rowMajorStrides(scatter.updates()->getType().shape);
     forEachElement(kb, n, indices, [&](llvm::ArrayRef<llvm::Value *> ivs,
                                        llvm::Value *at) {
       combine(kb, n, ty, dst, at,

@@ -21,6 +21,7 @@
 #include "compiler/codegen/kernels/IntegerIR.h"
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 
 #include "llvm/IR/IntrinsicsARM.h"
 
@@ -50,7 +51,8 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
                               tfl::ActivationRange range) {
   const Node &n = args.node;
   auto &b = kb.b;
-  const TensorType &xt = n.getInput(0)->getType(), &wt = n.getInput(1)->getType(),
+  ConvView conv(n);
+  const TensorType &xt = conv.input()->getType(), &wt = conv.weights()->getType(),
                    &yt = n.getOutput()->getType();
   const int64_t N = xt.shape[0], C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
   const int64_t KH = wt.shape[2], KW = wt.shape[3], OH = yt.shape[2], OW = yt.shape[3];
@@ -63,7 +65,7 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
   auto *lanesI32 = llvm::FixedVectorType::get(i32, L);
   // The weights [tap][channel].
   Tensor taps(TensorType(DType::I8, {KH * KW * C}));
-  const int8_t *w = n.getInput(1)->getConstant().data<int8_t>();
+  const int8_t *w = conv.weights()->getConstant().data<int8_t>();
   for (int64_t c = 0; c < C; ++c)
     for (int64_t t = 0; t < KH * KW; ++t)
       taps.data<int8_t>()[t * C + c] = w[c * KH * KW + t];
@@ -119,7 +121,8 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
   IntegerIR ir(kb);
   auto &b = kb.b;
-  const TensorType &xt = n.getInput(0)->getType(), &wt = n.getInput(1)->getType(),
+  ConvView conv(n);
+  const TensorType &xt = conv.input()->getType(), &wt = conv.weights()->getType(),
                    &yt = n.getOutput()->getType();
   auto range = weightedInt8Range(n);
   if (!range)

@@ -34,6 +34,7 @@
 #include "compiler/codegen/kernels/IntegerIR.h"
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 
 #include "llvm/IR/IntrinsicsAArch64.h"
 #include "llvm/IR/IntrinsicsARM.h"
@@ -374,7 +375,7 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   const int64_t N = xt.shape[0], C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
   const int64_t O = wt.shape[0], CG = wt.shape[1], KH = wt.shape[2], KW = wt.shape[3];
   const int64_t OW = yt.shape[3], P = yt.shape[2] * OW;
-  const int64_t groups = n.getInt("group"), OG = O / groups;
+  const int64_t groups = ConvView(n).group(), OG = O / groups;
   const int64_t CGp = lir::int8WidenedChannels(CG);
   const int64_t R = args.strategy.tile, CB = args.strategy.tileCols;
   const int64_t sh = geom->strides[0], sw = geom->strides[1];

@@ -13,6 +13,7 @@
 #include "compiler/codegen/kernels/IntegerIR.h"
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/QuantizedActivations.h"
 #include "compiler/ops/QuantizedTypes.h"
@@ -65,7 +66,7 @@ llvm::Error emitAveragePoolInt8(KernelBuilder &kb, const KernelArgs &args) {
   if (xt.rank() != 4)
     return nodeError(n, "int8 AveragePool is 2-D (N x C x H x W), got " + xt.str());
   auto geom = resolveConvGeometry(n, llvm::ArrayRef(xt.shape).drop_front(2),
-                                  n.getInts("kernel_shape"));
+                                  PoolView(n).kernelShape());
   if (!geom)
     return geom.takeError();
   const int64_t P = xt.shape[0] * xt.shape[1], H = xt.shape[2], W = xt.shape[3];
@@ -174,10 +175,10 @@ llvm::Error emitMeanInt8(KernelBuilder &kb, const KernelArgs &args) {
   IntegerIR ir(kb);
   auto &b = kb.b;
   const TensorType &xt = n.getInput(0)->getType(), &yt = n.getOutput()->getType();
-  llvm::SmallVector<bool, 6> reduced(xt.rank(), !n.hasAttr("axes") ||
-                                                    n.getInts("axes").empty());
-  if (n.hasAttr("axes"))
-    for (int64_t a : n.getInts("axes"))
+  std::optional<llvm::ArrayRef<int64_t>> axes = ReduceView(n).axes();
+  llvm::SmallVector<bool, 6> reduced(xt.rank(), !axes || axes->empty());
+  if (axes)
+    for (int64_t a : *axes)
       reduced[*normalizeAxis(a, xt.rank())] = true;
   Shape xStrides(xt.rank(), 1);
   for (int64_t d = int64_t(xt.rank()) - 2; d >= 0; --d)
@@ -231,7 +232,7 @@ llvm::Error emitSoftmaxInt8(KernelBuilder &kb, const KernelArgs &args) {
   IntegerIR ir(kb);
   auto &b = kb.b;
   const TensorType &xt = n.getInput(0)->getType();
-  float beta = n.hasAttr(kSoftmaxBetaAttr) ? n.getFloat(kSoftmaxBetaAttr) : 1.0f;
+  float beta = SoftmaxView(n).beta().value_or(1.0f);
   tfl::SoftmaxParams p = tfl::prepareSoftmaxInt8(beta, xt.quant.scales[0]);
   constexpr int kAccumulationIntegerBits = 12;
   std::vector<int32_t> expTable(256), sumTable(256);

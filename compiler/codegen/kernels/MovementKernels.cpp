@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/Kernels.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 
 namespace kiln {
@@ -21,8 +22,8 @@ llvm::Error emitTranspose(KernelBuilder &kb, const KernelArgs &args) {
   const TensorType &ot = n.getOutput()->getType();
   size_t rank = it.rank();
   Shape perm;
-  if (const Attr *p = n.getAttr("perm"))
-    perm.assign(p->getInts().begin(), p->getInts().end());
+  if (auto p = TransposeView(n).perm())
+    perm.assign(p->begin(), p->end());
   else
     for (size_t i = 0; i < rank; ++i)
       perm.push_back(rank - 1 - i);
@@ -37,7 +38,7 @@ llvm::Error emitTranspose(KernelBuilder &kb, const KernelArgs &args) {
 llvm::Error emitConcat(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
   const TensorType &ot = n.getOutput()->getType();
-  int64_t axis = n.getInt("axis");
+  int64_t axis = ConcatView(n).axis();
   if (axis < 0)
     axis += ot.rank();
   Shape outStrides = rowMajorStrides(ot.shape);
@@ -64,10 +65,11 @@ static llvm::Value *fillValue(KernelBuilder &kb, DType dt, float value) {
 
 llvm::Error emitPad(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  llvm::StringRef mode = n.getString("mode");
-  const TensorType &it = n.getInput(0)->getType();
+  PadView pad(n);
+  llvm::StringRef mode = pad.mode();
+  const TensorType &it = pad.input()->getType();
   const TensorType &ot = n.getOutput()->getType();
-  llvm::ArrayRef<int64_t> pads = n.getInts("pads");
+  llvm::ArrayRef<int64_t> pads = pad.pads();
   size_t rank = it.rank();
   llvm::Type *ty = kb.elemType(it.dtype);
   Shape outStrides = rowMajorStrides(ot.shape), inStrides = rowMajorStrides(it.shape);
@@ -104,7 +106,7 @@ llvm::Error emitPad(KernelBuilder &kb, const KernelArgs &args) {
     copyShape.push_back(it.shape[d] + std::min<int64_t>(begin, 0) +
                         std::min<int64_t>(end, 0));
   }
-  llvm::Value *fill = fillValue(kb, it.dtype, n.getFloat("value"));
+  llvm::Value *fill = fillValue(kb, it.dtype, pad.value());
   kb.loop(ot.numElements(), [&](llvm::Value *i) { kb.store(fill, args.outputs[0], i); });
   kb.stridedCopy(ty, copyShape, args.inputs[0], inStrides, srcOffset,
                  args.outputs[0], outStrides, dstOffset);
@@ -131,7 +133,8 @@ llvm::Error emitSlice(KernelBuilder &kb, const KernelArgs &args) {
   const TensorType &ot = n.getOutput()->getType();
   // Lowering made starts and steps explicit for every axis; steps may be
   // negative, so offsets are computed without no-wrap flags.
-  llvm::ArrayRef<int64_t> starts = n.getInts("starts"), steps = n.getInts("steps");
+  SliceView slice(n);
+  llvm::ArrayRef<int64_t> starts = slice.starts(), steps = *slice.steps();
   Shape inStrides = rowMajorStrides(it.shape), outStrides = rowMajorStrides(ot.shape);
   int64_t base = 0;
   for (size_t d = 0; d < it.rank(); ++d)

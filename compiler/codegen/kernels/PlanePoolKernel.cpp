@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/kernels/ConvInput.h"
+#include "compiler/ops/OpViews.h"
 
 #include <limits>
 
@@ -29,14 +30,15 @@ llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
   if (!args.strategy.is(lir::KernelStrategy::Kind::PlanePool))
     return emitPool(kb, args);
-  const TensorType &xt = n.getInput(0)->getType();
+  WindowView window(n);
+  const TensorType &xt = window.input()->getType();
   const TensorType &yt = n.getOutput()->getType();
   const int64_t planes = xt.shape[0] * xt.shape[1], H = xt.shape[2], W = xt.shape[3];
   const int64_t OH = yt.shape[2], OW = yt.shape[3];
-  const int64_t KH = n.getIntAt("kernel_shape", 0, 1), KW = n.getIntAt("kernel_shape", 1, 1);
-  const int64_t sh = n.getIntAt("strides", 0, 1);
-  const int64_t dh = n.getIntAt("dilations", 0, 1), dw = n.getIntAt("dilations", 1, 1);
-  const int64_t pt = n.getIntAt("pads", 0, 0), pl = n.getIntAt("pads", 1, 0);
+  const int64_t KH = window.kernelShape(0), KW = window.kernelShape(1);
+  const int64_t sh = window.strides(0);
+  const int64_t dh = window.dilations(0), dw = window.dilations(1);
+  const int64_t pt = window.pads(0), pl = window.pads(1);
   const bool isMax = n.is(OpKind::MaxPool);
   const unsigned lanes = kb.vec.lanes;
   auto &b = kb.b;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/Kernels.h"
+#include "compiler/ops/OpViews.h"
 
 #include <limits>
 
@@ -26,7 +27,8 @@ struct Dim {
 
 llvm::Error emitPool(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  const TensorType &xt = n.getInput(0)->getType();
+  WindowView window(n);
+  const TensorType &xt = window.input()->getType();
   const TensorType &yt = n.getOutput()->getType();
   bool isMax = n.is(OpKind::MaxPool);
   DType dt = xt.dtype;
@@ -46,13 +48,13 @@ llvm::Error emitPool(KernelBuilder &kb, const KernelArgs &args) {
     size_t i = j + rank - 3;
     dims[j] = {xt.shape[2 + i],
                yt.shape[2 + i],
-               n.getIntAt("kernel_shape", i, 1),
-               n.getIntAt("strides", i, 1),
-               n.getIntAt("dilations", i, 1),
-               n.getIntAt("pads", i, 0),
-               n.getIntAt("pads", rank + i, 0)};
+               window.kernelShape(i),
+               window.strides(i),
+               window.dilations(i),
+               window.pads(i),
+               window.pads(rank + i)};
   }
-  bool includePad = !isMax && n.getInt("count_include_pad") != 0;
+  bool includePad = !isMax && AveragePoolView(n).countIncludePad() != 0;
   int64_t planes = xt.shape[0] * xt.shape[1];
   int64_t inPlane = dims[0].in * dims[1].in * dims[2].in;
   int64_t outPlane = dims[0].out * dims[1].out * dims[2].out;

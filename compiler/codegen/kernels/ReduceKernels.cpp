@@ -11,6 +11,7 @@
 
 #include "compiler/codegen/Kernels.h"
 #include "compiler/codegen/kernels/ScalarMath.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -42,11 +43,14 @@ llvm::Error emitReduce(KernelBuilder &kb, const KernelArgs &args) {
                         "generator for " + n.getOpName());
   size_t rank = xt.rank();
   llvm::SmallVector<bool, 6> reduced(rank, false);
-  if (isArg(k))
-    reduced[n.getInt("axis")] = true;
-  else
-    for (int64_t a : n.getInts("axes"))
+  if (isArg(k)) {
+    reduced[ArgReduceView(n).axis()] = true;
+  } else {
+    // Lowering made the axes explicit.
+    llvm::ArrayRef<int64_t> axes = *ReduceView(n).axes();
+    for (int64_t a : axes)
       reduced[a] = true;
+  }
   Shape kept, inner, innerStrides;
   Shape inStrides = rowMajorStrides(xt.shape), outerStrides;
   int64_t count = 1;
@@ -110,7 +114,7 @@ llvm::Error emitReduce(KernelBuilder &kb, const KernelArgs &args) {
     };
     llvm::Value *result;
     if (isArg(k)) {
-      bool last = n.getInt("select_last_index") != 0;
+      bool last = ArgReduceView(n).selectLastIndex() != 0;
       bool isMax = k == OpKind::ArgMax;
       b.CreateStore(kb.load(ty, x, base), accSlot);
       b.CreateStore(kb.idx(0), idxSlot);

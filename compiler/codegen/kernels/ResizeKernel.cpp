@@ -17,6 +17,7 @@
 #include "compiler/codegen/Kernels.h"
 #include "compiler/codegen/kernels/IntegerIR.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -57,9 +58,10 @@ AxisTables axisTables(IntegerIR &ir, const ResizeTaps &a, int64_t stride,
 
 llvm::Error emitResize(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  if (auto e = requireF32(n, n.getInput(0)))
+  ResizeView resize(n);
+  if (auto e = requireF32(n, resize.input()))
     return e;
-  const TensorType &xt = n.getInput(0)->getType();
+  const TensorType &xt = resize.input()->getType();
   const TensorType &yt = n.getOutput()->getType();
   size_t rank = xt.rank();
   std::vector<ResizeTaps> taps = resizeTaps(n);
@@ -73,7 +75,7 @@ llvm::Error emitResize(KernelBuilder &kb, const KernelArgs &args) {
   auto &b = kb.b;
   llvm::Type *f32 = b.getFloatTy(), *i32 = b.getInt32Ty();
   llvm::Value *x = args.inputs[0], *y = args.outputs[0];
-  llvm::Value *extrapolation = kb.f32(n.getFloat("extrapolation_value"));
+  llvm::Value *extrapolation = kb.f32(resize.extrapolationValue());
   kb.nest({planes, outH, outW}, [&](llvm::ArrayRef<llvm::Value *> iv) {
     llvm::Value *plane = b.CreateMul(iv[0], kb.idx(inH * inW));
     llvm::Value *acc = nullptr;

@@ -14,6 +14,7 @@
 
 #include "compiler/codegen/Kernels.h"
 #include "compiler/codegen/kernels/ScalarMath.h"
+#include "compiler/ops/OpViews.h"
 
 #include <limits>
 
@@ -93,11 +94,12 @@ struct VectorSoftmax {
 
 llvm::Error emitSoftmax(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  if (auto e = requireF32(n, n.getInput(0)))
+  SoftmaxView softmax(n);
+  if (auto e = requireF32(n, softmax.input()))
     return e;
-  llvm::ArrayRef<int64_t> shape = n.getInput(0)->getType().shape;
+  llvm::ArrayRef<int64_t> shape = softmax.input()->getType().shape;
   int64_t rank = shape.size();
-  int64_t axis = n.getInt("axis");
+  int64_t axis = softmax.axis();
   if (axis < 0)
     axis += rank;
   if (axis < 0 || axis >= rank)
