@@ -8,6 +8,8 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <limits>
 
@@ -16,6 +18,16 @@
 
 namespace kiln {
 namespace {
+
+/// The target of the calibration and accuracy runs: the host's architecture
+/// at its baseline CPU, not the host CPU. Float sums follow the vector width
+/// (their order, FMA or not), so on the host CPU the ranges, and with them
+/// the scales, the QDQ model and the report, would depend on the machine.
+TargetOptions calibrationTarget() {
+  TargetOptions target;
+  target.cpu = llvm::Triple(llvm::sys::getProcessTriple()).isX86() ? "x86-64" : "generic";
+  return target;
+}
 
 llvm::Expected<std::unique_ptr<Graph>> preparedGraph(GraphImporter importGraph) {
   auto g = importGraph();
@@ -61,7 +73,7 @@ public:
     }
     if (auto err = runPipeline(**g, defaultPipeline(), PipelineOptions{}))
       return std::move(err);
-    auto jit = JitBundle::compile(**g, "observer");
+    auto jit = JitBundle::compile(**g, "observer", {}, calibrationTarget());
     if (!jit)
       return jit.takeError();
     b.jit = std::move(*jit);
@@ -230,7 +242,7 @@ compileInt8(GraphImporter importGraph, const llvm::StringMap<QuantParams> &param
     return std::move(err);
   if (auto err = runPipeline(**g, defaultPipeline(), PipelineOptions{}))
     return std::move(err);
-  return JitBundle::compile(**g, "int8");
+  return JitBundle::compile(**g, "int8", {}, calibrationTarget());
 }
 
 } // namespace
