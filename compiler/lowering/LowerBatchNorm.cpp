@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/passes/BatchNormAffine.h"
 #include "compiler/graph/Rewrite.h"
 
@@ -19,8 +20,9 @@ namespace {
 /// (x - mean) * (scale / sqrt(var + epsilon)) + B, each [C] parameter
 /// reshaped to [C, 1, ..., 1].
 llvm::Expected<bool> lowerRuntimeBatchNorm(Graph &g, Node *bn) {
-  Shape shape(bn->getInput(0)->getType().rank() - 1, 1);
-  shape[0] = bn->getInput(0)->getType().shape[1];
+  BatchNormalizationView view(*bn);
+  Shape shape(view.input()->getType().rank() - 1, 1);
+  shape[0] = view.input()->getType().shape[1];
   llvm::SmallVector<Value *, 4> params;
   static const char *const roles[] = {"scale", "bias", "mean", "var"};
   for (unsigned i = 1; i < 5; ++i) {
@@ -32,8 +34,8 @@ llvm::Expected<bool> lowerRuntimeBatchNorm(Graph &g, Node *bn) {
     params.push_back((*r)->getOutput());
   }
   Value *epsilon = g.addConstant(bn->getName().str() + "/epsilon",
-                                 scalarF32(bn->getFloat("epsilon")));
-  Value *x = bn->getInput(0);
+                                 scalarF32(view.epsilon()));
+  Value *x = view.input();
   auto add = [&](const char *role, OpKind kind,
                  llvm::ArrayRef<Value *> in) -> llvm::Expected<Value *> {
     auto n = addHelperNode(g, *bn, role, kind, in);
@@ -71,7 +73,8 @@ llvm::Expected<bool> lowerBatchNorm(Graph &g, Node *bn) {
   std::optional<ChannelAffine> affine = getBatchNormAffine(g, *bn);
   if (!affine)
     return lowerRuntimeBatchNorm(g, bn);
-  Shape shape(bn->getInput(0)->getType().rank() - 1, 1);
+  Value *x = BatchNormalizationView(*bn).input();
+  Shape shape(x->getType().rank() - 1, 1);
   shape[0] = affine->scale.size();
   Value *scale = g.addConstant(
       bn->getName().str() + "/scale",
@@ -81,7 +84,7 @@ llvm::Expected<bool> lowerBatchNorm(Graph &g, Node *bn) {
       bn->getName().str() + "/shift",
       Tensor::fromValues<float>(DType::F32, shape,
                                 llvm::ArrayRef<float>(affine->shift)));
-  auto mul = addReplacementNode(g, *bn, OpKind::Mul, {bn->getInput(0), scale});
+  auto mul = addReplacementNode(g, *bn, OpKind::Mul, {x, scale});
   if (!mul)
     return mul.takeError();
   auto add =

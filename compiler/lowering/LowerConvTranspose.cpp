@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
 #include "compiler/graph/Rewrite.h"
+#include "compiler/ops/OpViews.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -95,14 +96,15 @@ llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n) {
   auto explicitForm = makeConvTransposeExplicit(g, n);
   if (!explicitForm)
     return explicitForm.takeError();
-  const TensorType &xt = n->getInput(0)->getType();
+  ConvTransposeView convT(*n);
+  const TensorType &xt = convT.input()->getType();
   const TensorType &yt = n->getOutput()->getType();
-  const Tensor *w = constantF32(n->getInput(1));
-  const Tensor *b = n->getInput(2) ? constantF32(n->getInput(2)) : nullptr;
-  if (xt.dtype != DType::F32 || xt.rank() != 4 || !w || (n->getInput(2) && !b) ||
-      llvm::any_of(n->getInts("dilations"), [](int64_t d) { return d != 1; }))
+  const Tensor *w = constantF32(convT.weights());
+  const Tensor *b = convT.bias() ? constantF32(convT.bias()) : nullptr;
+  if (xt.dtype != DType::F32 || xt.rank() != 4 || !w || (convT.bias() && !b) ||
+      llvm::any_of(convT.dilations(), [](int64_t d) { return d != 1; }))
     return *explicitForm;
-  llvm::ArrayRef<int64_t> strides = n->getInts("strides"), pads = n->getInts("pads");
+  llvm::ArrayRef<int64_t> strides = convT.strides(), pads = convT.pads();
   llvm::SmallVector<SubPixelAxis, 2> axes;
   for (size_t i = 0; i < 2; ++i) {
     auto a = subPixelAxis(xt.shape[2 + i], w->getShape()[2 + i], strides[i], pads[i],
@@ -112,11 +114,11 @@ llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n) {
     axes.push_back(*a);
   }
   const SubPixelAxis &a0 = axes[0], &a1 = axes[1];
-  int64_t group = n->getInt("group"), phases = a0.stride * a1.stride;
+  int64_t group = convT.group(), phases = a0.stride * a1.stride;
   int64_t filters = yt.shape[1], batch = xt.shape[0];
   HelperNodeBuilder c(g, *n);
   llvm::SmallVector<Value *, 3> convInputs{
-      n->getInput(0), c.constant("subpixel_weights", subPixelWeights(*w, group, a0, a1))};
+      convT.input(), c.constant("subpixel_weights", subPixelWeights(*w, group, a0, a1))};
   if (b)
     convInputs.push_back(c.constant("subpixel_bias", subPixelBias(*b, phases)));
   Value *v = c.add("subpixel_conv", OpKind::Conv, convInputs,

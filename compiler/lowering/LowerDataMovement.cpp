@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/graph/Rewrite.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -65,7 +66,7 @@ llvm::Expected<bool> removeForwarding(Graph &g, Node *n) {
   if (n->is(OpKind::Cast) && in->getType() != out->getType())
     return false;
   if (n->is(OpKind::Pad) &&
-      llvm::any_of(n->getInts("pads"), [](int64_t p) { return p != 0; }))
+      llvm::any_of(PadView(*n).pads(), [](int64_t p) { return p != 0; }))
     return false;
   if (auto err = replaceValue(g, *n, out, in))
     return std::move(err);
@@ -74,9 +75,10 @@ llvm::Expected<bool> removeForwarding(Graph &g, Node *n) {
 }
 
 llvm::Expected<bool> makePermExplicit(Graph &g, Node *n) {
-  if (n->hasAttr("perm"))
+  TransposeView transpose(*n);
+  if (transpose.perm())
     return false;
-  size_t rank = n->getInput(0)->getType().rank();
+  size_t rank = transpose.input()->getType().rank();
   Shape perm;
   for (size_t i = rank; i-- > 0;)
     perm.push_back(i);

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
 #include "compiler/graph/Rewrite.h"
+#include "compiler/ops/OpViews.h"
 
 #include <cassert>
 
@@ -55,19 +56,20 @@ llvm::Expected<Value *> scaleByNode(Graph &g, Node &gemm, Value *v,
 } // namespace
 
 llvm::Expected<bool> lowerGemm(Graph &g, Node *gemm) {
-  float alpha = gemm->getFloat("alpha"), beta = gemm->getFloat("beta");
-  bool transA = gemm->getInt("transA") != 0;
-  bool transB = gemm->getInt("transB") != 0;
-  Value *c = beta != 0.0f ? gemm->getInput(2) : nullptr;
+  GemmView view(*gemm);
+  float alpha = view.alpha(), beta = view.beta();
+  bool transA = view.transA() != 0;
+  bool transB = view.transB() != 0;
+  Value *c = beta != 0.0f ? view.c() : nullptr;
 
-  auto a = prepareOperand(g, *gemm, gemm->getInput(0), transA, 1.0, "a");
+  auto a = prepareOperand(g, *gemm, view.a(), transA, 1.0, "a");
   if (!a)
     return a.takeError();
   // alpha goes into B when B is constant (the weights), else after the
   // product.
-  bool alphaInB = alpha != 1.0f && constantData(gemm->getInput(1));
-  auto b = prepareOperand(g, *gemm, gemm->getInput(1), transB,
-                          alphaInB ? alpha : 1.0, "b");
+  bool alphaInB = alpha != 1.0f && constantData(view.b());
+  auto b =
+      prepareOperand(g, *gemm, view.b(), transB, alphaInB ? alpha : 1.0, "b");
   if (!b)
     return b.takeError();
 

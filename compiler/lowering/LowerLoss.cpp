@@ -9,13 +9,15 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/graph/Rewrite.h"
 
 namespace kiln {
 
 llvm::Expected<bool> lowerLoss(Graph &g, Node *n) {
   HelperNodeBuilder b(g, *n);
-  Value *x = n->getInput(0), *target = n->getInput(1), *weight = n->getInput(2);
+  LossView view(*n);
+  Value *x = view.scores(), *target = view.labels(), *weight = view.weights();
   const TensorType &tt = target->getType();
   if (n->is(OpKind::SoftmaxCrossEntropyLoss)) {
     x = b.add("log_prob", OpKind::LogSoftmax, {x},
@@ -26,9 +28,9 @@ llvm::Expected<bool> lowerLoss(Graph &g, Node *n) {
   }
   // Ignored targets read class 0 and count with weight 0.
   Value *safe = target, *keep = nullptr;
-  if (n->hasAttr("ignore_index")) {
+  if (std::optional<int64_t> ignoreIndex = view.ignoreIndex()) {
     Tensor ignore(TensorType(tt.dtype, {}));
-    ignore.setFromDouble(0, double(n->getInt("ignore_index")));
+    ignore.setFromDouble(0, double(*ignoreIndex));
     Value *isIgnored = b.add("ignored", OpKind::Equal,
                              {target, b.constant("ignore_index", ignore)});
     safe = b.add("safe_target", OpKind::Where,
@@ -52,7 +54,7 @@ llvm::Expected<bool> lowerLoss(Graph &g, Node *n) {
   Value *loss = b.add("neg", OpKind::Neg, {picked});
   if (w)
     loss = b.add("weighted", OpKind::Mul, {loss, w});
-  llvm::StringRef reduction = n->getString("reduction");
+  llvm::StringRef reduction = view.reduction();
   if (reduction != "none") {
     Shape axes;
     for (size_t d = 0; d < tt.rank(); ++d)

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/graph/Rewrite.h"
 
@@ -62,14 +63,15 @@ llvm::Expected<bool> makeSliceExplicit(Graph &g, Node *n) {
 }
 
 llvm::Expected<bool> lowerSplit(Graph &g, Node *n) {
-  const TensorType &x = n->getInput(0)->getType();
-  int64_t axis = *normalizeAxis(n->getInt("axis"), x.rank());
+  SplitView split(*n);
+  const TensorType &x = split.input()->getType();
+  int64_t axis = *normalizeAxis(split.axis(), x.rank());
   int64_t start = 0;
   for (unsigned i = 0; i < n->getNumOutputs(); ++i) {
     Value *out = n->getOutput(i);
     int64_t size = out->getType().shape[axis];
     auto slice = addHelperNode(
-        g, *n, "part" + std::to_string(i), OpKind::Slice, {n->getInput(0)},
+        g, *n, "part" + std::to_string(i), OpKind::Slice, {split.input()},
         {{"starts", Attr::ofInts({start})},
          {"ends", Attr::ofInts({start + size})},
          {"axes", Attr::ofInts({axis})}});
@@ -87,14 +89,15 @@ llvm::Expected<bool> lowerSplit(Graph &g, Node *n) {
 }
 
 llvm::Expected<bool> lowerTile(Graph &g, Node *n) {
-  const TensorType &x = n->getInput(0)->getType();
-  llvm::ArrayRef<int64_t> repeats = n->getInts("repeats");
+  TileView tile(*n);
+  const TensorType &x = tile.input()->getType();
+  llvm::ArrayRef<int64_t> repeats = tile.repeats();
   Shape split, expanded;
   for (size_t d = 0; d < x.rank(); ++d) {
     split.append({1, x.shape[d]});
     expanded.append({repeats[d], x.shape[d]});
   }
-  auto v = helper(g, *n, "split", OpKind::Reshape, {n->getInput(0)},
+  auto v = helper(g, *n, "split", OpKind::Reshape, {tile.input()},
                   reshapeAttrs(split));
   if (!v)
     return v.takeError();
@@ -127,10 +130,11 @@ llvm::Expected<bool> lowerDepthSpace(Graph &g, Node *n) {
 }
 
 llvm::Expected<bool> lowerTrilu(Graph &g, Node *n) {
-  const TensorType &x = n->getInput(0)->getType();
+  TriluView trilu(*n);
+  const TensorType &x = trilu.input()->getType();
   int64_t rows = x.shape[x.rank() - 2], cols = x.shape.back();
-  bool upper = n->getInt("upper") != 0;
-  int64_t k = n->getInt("k");
+  bool upper = trilu.upper() != 0;
+  int64_t k = trilu.k();
   Tensor mask(TensorType(DType::Bool, {rows, cols}));
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c)
@@ -139,7 +143,7 @@ llvm::Expected<bool> lowerTrilu(Graph &g, Node *n) {
   Value *zero = g.addConstant(n->getName().str() + "/zero",
                               Tensor(TensorType(x.dtype, {})));
   auto where = addReplacementNode(g, *n, OpKind::Where,
-                                  {maskValue, n->getInput(0), zero});
+                                  {maskValue, trilu.input(), zero});
   if (!where)
     return where.takeError();
   return replaceWith(g, n, (*where)->getOutput());

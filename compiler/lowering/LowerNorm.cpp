@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/graph/Rewrite.h"
 
@@ -59,10 +60,11 @@ llvm::Expected<bool> lowerNormalization(Graph &g, Node *n) {
 
 llvm::Expected<bool> lowerLRN(Graph &g, Node *n) {
   HelperNodeBuilder c(g, *n);
-  Value *x = n->getInput(0);
+  LRNView lrn(*n);
+  Value *x = lrn.input();
   const TensorType &xt = x->getType();
   int64_t rank = xt.rank(), channels = xt.shape[1];
-  int64_t size = n->getInt("size");
+  int64_t size = lrn.size();
   int64_t before = (size - 1) / 2, after = size - 1 - before;
   Value *sq = c.add("sq", OpKind::Mul, {x, x});
   Shape pads(2 * rank, 0);
@@ -87,11 +89,11 @@ llvm::Expected<bool> lowerLRN(Graph &g, Node *n) {
                            {"steps", Attr::ofInts(steps)}});
     sum = sum ? c.add("sum", OpKind::Add, {sum, window}) : window;
   }
-  float alpha = n->getFloat("alpha"), beta = n->getFloat("beta");
+  float alpha = lrn.alpha(), beta = lrn.beta();
   Value *scaled = c.add("scaled", OpKind::Mul,
                         {sum, c.scalar("alpha", alpha / float(size))});
   Value *base = c.add("base", OpKind::Add,
-                      {scaled, c.scalar("bias", n->getFloat("bias"))});
+                      {scaled, c.scalar("bias", lrn.bias())});
   Value *denom = c.add("denom", OpKind::Pow, {base, c.scalar("beta", beta)});
   Value *y = c.add("normalized", OpKind::Div, {x, denom});
   return c.replaceOrigin({y});
@@ -99,11 +101,12 @@ llvm::Expected<bool> lowerLRN(Graph &g, Node *n) {
 
 llvm::Expected<bool> lowerOneHot(Graph &g, Node *n) {
   HelperNodeBuilder c(g, *n);
-  Value *indices = n->getInput(0), *values = n->getInput(1);
+  OneHotView oneHot(*n);
+  Value *indices = oneHot.indices(), *values = oneHot.values();
   const TensorType &it = indices->getType();
-  int64_t depth = n->getInt("depth");
+  int64_t depth = oneHot.depth();
   int64_t outRank = it.rank() + 1;
-  int64_t axis = *normalizeAxis(n->getInt("axis"), outRank);
+  int64_t axis = *normalizeAxis(oneHot.axis(), outRank);
   auto constant = [&](llvm::StringRef role, Shape shape, auto fill) {
     Tensor t(TensorType(it.dtype, shape));
     for (int64_t i = 0; i < t.numElements(); ++i)

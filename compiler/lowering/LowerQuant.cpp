@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
 #include "compiler/ops/OnnxDTypes.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/graph/Rewrite.h"
 
@@ -28,8 +29,9 @@ public:
   Value *param(llvm::StringRef role, Value *v) {
     if (!v || v->getType().numElements() <= 1)
       return v;
-    int64_t rank = origin_.getInput(0)->getType().rank();
-    int64_t axis = *normalizeAxis(origin_.getInt("axis"), rank);
+    LinearQuantView quant(origin_);
+    int64_t rank = quant.input()->getType().rank();
+    int64_t axis = *normalizeAxis(quant.axis(), rank);
     Shape shape(rank - axis, 1);
     shape[0] = v->getType().numElements();
     return add(role, OpKind::Reshape, {v}, {{"shape", Attr::ofInts(shape)}});
@@ -40,10 +42,11 @@ public:
 
 llvm::Expected<bool> lowerQuantization(Graph &g, Node *n) {
   QuantBuilder b(g, *n);
-  Value *x = b.toF32("x_f32", n->getInput(0));
-  Value *scale = b.param("scale", n->getInput(1));
-  Value *zeroPoint = b.toF32("zero_point_f32", b.param("zero_point",
-                                                        n->getInput(2)));
+  LinearQuantView quant(*n);
+  Value *x = b.toF32("x_f32", quant.input());
+  Value *scale = b.param("scale", quant.scale());
+  Value *zeroPoint =
+      b.toF32("zero_point_f32", b.param("zero_point", quant.zeroPoint()));
   Value *y;
   if (n->is(OpKind::DequantizeLinear)) {
     if (zeroPoint)

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/RecurrentShape.h"
 #include "compiler/graph/Rewrite.h"
 
@@ -57,11 +58,11 @@ public:
                                 {{"axis", Attr::ofInt(axis)}});
   }
   Value *clip(Value *v) {
-    if (!n.hasAttr("clip"))
+    std::optional<float> c = RecurrentView(n).clip();
+    if (!c)
       return v;
-    float c = n.getFloat("clip");
     return add("clip", OpKind::Clip, {v},
-               {{"min", Attr::ofFloat(-c)}, {"max", Attr::ofFloat(c)}});
+               {{"min", Attr::ofFloat(-*c)}, {"max", Attr::ofFloat(*c)}});
   }
   Value *sigmoid(Value *v) { return add("sigmoid", OpKind::Sigmoid, {clip(v)}); }
   Value *tanh(Value *v) { return add("tanh", OpKind::Tanh, {clip(v)}); }
@@ -89,11 +90,12 @@ Unroller::Result Unroller::direction(int64_t dir, Value *x, Value *h0,
                                      Value *c0) {
   int64_t H = d.hidden, G = d.gates, B = d.batch;
   bool isLSTM = n.is(OpKind::LSTM), isGRU = n.is(OpKind::GRU);
-  bool linearBeforeReset = isGRU && n.getInt("linear_before_reset");
+  bool linearBeforeReset = isGRU && GRUView(n).linearBeforeReset();
   bool reverse = d.direction == "reverse" || dir == 1;
-  Value *wT = transpose("w_t", perDirection("w", n.getInput(1), dir), {1, 0});
-  Value *rT = transpose("r_t", perDirection("r", n.getInput(2), dir), {1, 0});
-  Value *bias = perDirection("b", n.getInput(3), dir);
+  RecurrentView rnn(n);
+  Value *wT = transpose("w_t", perDirection("w", rnn.w(), dir), {1, 0});
+  Value *rT = transpose("r_t", perDirection("r", rnn.r(), dir), {1, 0});
+  Value *bias = perDirection("b", rnn.b(), dir);
   Value *wb = bias ? slice("wb", bias, 0, 0, G * H) : nullptr;
   Value *rb = bias ? slice("rb", bias, 0, G * H, 2 * G * H) : nullptr;
   // GRU without linear_before_reset applies R_h to the reset state, so its
@@ -109,14 +111,14 @@ Unroller::Result Unroller::direction(int64_t dir, Value *x, Value *h0,
   Value *xw = add("xw", OpKind::MatMul, {x, wT});
   if (wb)
     xw = add("xw_b", OpKind::Add, {xw, wb});
-  Value *p = perDirection("p", n.getInput(7), dir);
+  Value *p = isLSTM ? perDirection("p", LSTMView(n).peepholes(), dir) : nullptr;
   Value *h = h0 ? reshape("h0", perDirection("h0", h0, dir), {B, H})
                 : constant("h0", Tensor(TensorType(DType::F32, {B, H})));
   Value *c = nullptr;
   if (isLSTM)
     c = c0 ? reshape("c0", perDirection("c0", c0, dir), {B, H})
            : constant("c0", Tensor(TensorType(DType::F32, {B, H})));
-  Value *lens = n.getInput(4);
+  Value *lens = rnn.sequenceLens();
   Value *zeros = constant("zeros", Tensor(TensorType(DType::F32, {B, H})));
   llvm::SmallVector<Value *, 16> ys(d.seq, nullptr);
   for (int64_t step = 0; step < d.seq; ++step) {
@@ -198,11 +200,13 @@ llvm::Expected<bool> lowerRecurrent(Graph &g, Node *n) {
     return nodeError(*n, llvm::formatv("{0} time steps x {1} directions to unroll, over the "
                                        "limit of {2} (--max-unrolled-steps)",
                                        d.seq, d.dirs, maxSteps));
-  if (n->getInput(4) && d.direction != "forward")
+  RecurrentView rnn(*n);
+  if (rnn.sequenceLens() && d.direction != "forward")
     return nodeError(*n, "sequence_lens is supported for the forward "
                          "direction only");
   Unroller u(g, *n, d);
-  Value *x = n->getInput(0), *h0 = n->getInput(5), *c0 = n->getInput(6);
+  Value *x = rnn.x(), *h0 = rnn.initialH();
+  Value *c0 = n->is(OpKind::LSTM) ? LSTMView(*n).initialC() : nullptr;
   if (d.layout) {
     x = u.transpose("x", x, {1, 0, 2});
     h0 = h0 ? u.transpose("h0", h0, {1, 0, 2}) : nullptr;

@@ -13,6 +13,7 @@
 #include "compiler/lowering/LowerRules.h"
 #include "compiler/graph/Half.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/graph/Rewrite.h"
 
@@ -127,7 +128,8 @@ llvm::Expected<bool> lowerResize(Graph &g, Node *n) {
     Value *maskValue = g.addConstant(base + "/outside", std::move(mask));
     Value *ext = g.addConstant(
         base + "/extrapolation",
-        floatConstant(dtype, {}, {double(n->getFloat("extrapolation_value"))}));
+        floatConstant(dtype, {},
+                      {double(ResizeView(*n).extrapolationValue())}));
     auto where = addHelperNode(g, *n, "extrapolate", OpKind::Where,
                                {maskValue, ext, v});
     if (!where)

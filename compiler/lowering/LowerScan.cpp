@@ -8,18 +8,20 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/graph/Rewrite.h"
 
 namespace kiln {
 
 llvm::Expected<bool> lowerCumSum(Graph &g, Node *n) {
-  Value *x = n->getInput(0);
+  CumSumView cumSum(*n);
+  Value *x = cumSum.input();
   const TensorType &xt = x->getType();
   int64_t rank = xt.rank();
-  int64_t axis = *normalizeAxis(n->getInt("axis"), rank);
+  int64_t axis = *normalizeAxis(cumSum.axis(), rank);
   int64_t len = xt.shape[axis];
-  bool exclusive = n->getInt("exclusive"), reverse = n->getInt("reverse");
+  bool exclusive = cumSum.exclusive(), reverse = cumSum.reverse();
   Tensor m(TensorType(DType::F32, {len, len}));
   for (int64_t i = 0; i < len; ++i)
     for (int64_t j = 0; j < len; ++j) {

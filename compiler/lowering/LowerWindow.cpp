@@ -8,17 +8,18 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
 #include "compiler/ops/OpGeometry.h"
-#include "compiler/ops/TypeRuleHelpers.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/graph/Rewrite.h"
 
 namespace kiln {
 
 llvm::Expected<bool> makeWindowExplicit(Graph &g, Node *n) {
-  llvm::ArrayRef<int64_t> x = n->getInput(0)->getType().shape;
+  llvm::ArrayRef<int64_t> x = WindowView(*n).input()->getType().shape;
   Shape kernel =
       n->is(OpKind::Conv)
-          ? Shape(llvm::ArrayRef(n->getInput(1)->getType().shape).drop_front(2))
-          : Shape(n->getInts("kernel_shape"));
+          ? Shape(llvm::ArrayRef(ConvView(*n).weights()->getType().shape)
+                      .drop_front(2))
+          : Shape(PoolView(*n).kernelShape());
   auto geom = resolveConvGeometry(*n, x.drop_front(2), kernel);
   if (!geom)
     return geom.takeError();
@@ -37,18 +38,18 @@ llvm::Expected<bool> makeWindowExplicit(Graph &g, Node *n) {
 }
 
 llvm::Expected<bool> makeConvTransposeExplicit(Graph &g, Node *n) {
-  const TensorType &xt = n->getInput(0)->getType();
-  const TensorType &wt = n->getInput(1)->getType();
+  ConvTransposeView convT(*n);
+  const TensorType &xt = convT.input()->getType();
+  const TensorType &wt = convT.weights()->getType();
   Shape kernel(llvm::ArrayRef(wt.shape).drop_front(2));
   auto geom = resolveConvTransposeGeometry(
       *n, llvm::ArrayRef(xt.shape).drop_front(2), kernel);
   if (!geom)
     return geom.takeError();
   // output_padding and output_shape become (possibly negative) end pads.
-  Shape outputPadding = intsOr(*n, "output_padding", Shape(kernel.size(), 0));
   Shape pads = geom->padsBegin;
   for (size_t i = 0; i < kernel.size(); ++i)
-    pads.push_back(geom->padsEnd[i] - outputPadding[i]);
+    pads.push_back(geom->padsEnd[i] - convT.outputPadding(i));
   AttrMap attrs;
   attrs["auto_pad"] = Attr::ofString("NOTSET");
   attrs["kernel_shape"] = Attr::ofInts(kernel);
@@ -60,8 +61,9 @@ llvm::Expected<bool> makeConvTransposeExplicit(Graph &g, Node *n) {
 }
 
 llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv) {
-  const TensorType &xt = conv->getInput(0)->getType();
-  const TensorType &wt = conv->getInput(1)->getType();
+  ConvView view(*conv);
+  const TensorType &xt = view.input()->getType();
+  const TensorType &wt = view.weights()->getType();
   auto geom = resolveConvGeometry(*conv, llvm::ArrayRef(xt.shape).drop_front(2),
                                   llvm::ArrayRef(wt.shape).drop_front(2));
   if (!geom)
@@ -76,15 +78,15 @@ llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv) {
       return r.takeError();
     return (*r)->getOutput();
   };
-  auto x = unsqueeze(conv->getInput(0), "x2d");
+  auto x = unsqueeze(view.input(), "x2d");
   if (!x)
     return x.takeError();
-  auto w = unsqueeze(conv->getInput(1), "w2d");
+  auto w = unsqueeze(view.weights(), "w2d");
   if (!w)
     return w.takeError();
   llvm::SmallVector<Value *, 3> inputs{*x, *w};
-  if (conv->getInput(2))
-    inputs.push_back(conv->getInput(2));
+  if (view.bias())
+    inputs.push_back(view.bias());
   AttrMap attrs = conv->getAttrs();
   attrs["auto_pad"] = Attr::ofString("NOTSET");
   attrs["kernel_shape"] = Attr::ofInts({1, geom->kernel[0]});
@@ -116,8 +118,9 @@ llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv) {
 /// carries over. The gathered input is KD/stride times the input, fine for
 /// the volumes of embedded models; the 2-D kernels do the arithmetic.
 llvm::Expected<bool> lowerConv3D(Graph &g, Node *conv) {
-  const TensorType &xt = conv->getInput(0)->getType();
-  const TensorType &wt = conv->getInput(1)->getType();
+  ConvView view(*conv);
+  const TensorType &xt = view.input()->getType();
+  const TensorType &wt = view.weights()->getType();
   const TensorType &yt = conv->getOutput()->getType();
   auto geom = resolveConvGeometry(*conv, llvm::ArrayRef(xt.shape).drop_front(2),
                                   llvm::ArrayRef(wt.shape).drop_front(2));
@@ -126,7 +129,7 @@ llvm::Expected<bool> lowerConv3D(Graph &g, Node *conv) {
   int64_t n = xt.shape[0], c = xt.shape[1], h = xt.shape[3], w = xt.shape[4];
   int64_t kd = wt.shape[2], outDepth = yt.shape[2];
   HelperNodeBuilder b(g, *conv);
-  Value *x = conv->getInput(0);
+  Value *x = view.input();
   if (geom->padsBegin[0] || geom->padsEnd[0]) {
     Shape pads(10, 0);
     pads[2] = geom->padsBegin[0];
@@ -148,14 +151,14 @@ llvm::Expected<bool> lowerConv3D(Graph &g, Node *conv) {
                       {{"perm", Attr::ofInts({0, 2, 1, 3, 4, 5})}});
   Value *x2d = b.add("x2d", OpKind::Reshape, {rows},
                      {{"shape", Attr::ofInts({n * outDepth, c * kd, h, w})}});
-  Value *w2d = b.add("w2d", OpKind::Reshape, {conv->getInput(1)},
+  Value *w2d = b.add("w2d", OpKind::Reshape, {view.weights()},
                      {{"shape", Attr::ofInts({wt.shape[0], wt.shape[1] * kd,
                                               wt.shape[3], wt.shape[4]})}});
   if (auto err = b.takeError())
     return std::move(err);
   llvm::SmallVector<Value *, 3> inputs{x2d, w2d};
-  if (conv->getInput(2))
-    inputs.push_back(conv->getInput(2));
+  if (view.bias())
+    inputs.push_back(view.bias());
   AttrMap attrs = conv->getAttrs();
   attrs["auto_pad"] = Attr::ofString("NOTSET");
   attrs["kernel_shape"] = Attr::ofInts({wt.shape[3], wt.shape[4]});

@@ -1,5 +1,6 @@
 #include "compiler/passes/BatchNormAffine.h"
 #include "compiler/graph/Rewrite.h"
+#include "compiler/ops/OpViews.h"
 
 #include <cmath>
 
@@ -7,13 +8,13 @@ namespace kiln {
 
 std::optional<ChannelAffine> getBatchNormAffine(const Graph &g,
                                                 const Node &bn) {
-  if (const Attr *mode = bn.getAttr("training_mode"))
-    if (mode->getKind() == AttrKind::Int && mode->getInt() != 0)
-      return std::nullopt;
+  BatchNormalizationView view(bn);
+  if (view.trainingMode() != 0)
+    return std::nullopt;
   for (unsigned i = 1; i < bn.getNumOutputs(); ++i)
     if (g.hasUses(bn.getOutput(i)))
       return std::nullopt;
-  const TensorType &x = bn.getInput(0)->getType();
+  const TensorType &x = view.input()->getType();
   if (x.dtype != DType::F32 || x.rank() < 2)
     return std::nullopt;
   int64_t channels = x.shape[1];
@@ -26,7 +27,7 @@ std::optional<ChannelAffine> getBatchNormAffine(const Graph &g,
   const float *gamma = params[0]->data<float>(),
               *beta = params[1]->data<float>();
   const float *mean = params[2]->data<float>(), *var = params[3]->data<float>();
-  double epsilon = bn.getFloat("epsilon");
+  double epsilon = view.epsilon();
   ChannelAffine a;
   a.scale.resize(channels);
   a.shift.resize(channels);

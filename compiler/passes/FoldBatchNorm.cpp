@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/AxisIndex.h"
 #include "compiler/ops/ActivationOps.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/passes/BatchNormAffine.h"
 #include "compiler/passes/Passes.h"
@@ -42,9 +43,10 @@ std::optional<FoldSite> getFoldSite(const Node &p) {
       return std::nullopt;
   if (p.is(OpKind::Conv))
     return FoldSite{w, 0, bias, 1.0f};
-  if (p.is(OpKind::Gemm))
-    return FoldSite{w, p.getInt("transB") != 0 ? 0u : 1u, bias,
-                    p.getFloat("beta")};
+  if (p.is(OpKind::Gemm)) {
+    GemmView gemm(p);
+    return FoldSite{w, gemm.transB() != 0 ? 0u : 1u, bias, gemm.beta()};
+  }
   if (p.is(OpKind::MatMul) && w->getShape().size() == 2 &&
       p.getOutput()->getType().rank() == 2)
     return FoldSite{w, 1, bias, 1.0f};
@@ -90,7 +92,7 @@ Tensor foldBias(const FoldSite &site, const ChannelAffine &a) {
 }
 
 llvm::Expected<bool> foldBatchNorm(Graph &g, Node *bn) {
-  Value *x = bn->getInput(0);
+  Value *x = BatchNormalizationView(*bn).input();
   if (!x->isResult() || !hasSingleUser(g, x, bn))
     return false;
   Node *p = x->getProducer();

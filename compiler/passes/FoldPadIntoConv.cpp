@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/Passes.h"
 #include "compiler/graph/Rewrite.h"
+#include "compiler/ops/OpViews.h"
 
 #include "llvm/ADT/SmallVector.h"
 
@@ -19,10 +20,13 @@ namespace {
 /// constant-zero Pad of only the last two dimensions of a 4-D tensor, with
 /// no cropping (negative pads), else empty.
 llvm::SmallVector<int64_t, 4> spatialZeroPads(const Node &pad) {
-  if (!pad.is(OpKind::Pad) || pad.getString("mode") != "constant" ||
-      pad.getFloat("value") != 0.0f || pad.getInput(0)->getType().rank() != 4)
+  if (!PadView::accepts(pad))
     return {};
-  llvm::ArrayRef<int64_t> p = pad.getInts("pads");
+  PadView view(pad);
+  if (view.mode() != "constant" || view.value() != 0.0f ||
+      view.input()->getType().rank() != 4)
+    return {};
+  llvm::ArrayRef<int64_t> p = view.pads();
   if (p.size() != 8 || p[0] || p[1] || p[4] || p[5] ||
       llvm::any_of(p, [](int64_t v) { return v < 0; }))
     return {};
@@ -30,20 +34,19 @@ llvm::SmallVector<int64_t, 4> spatialZeroPads(const Node &pad) {
 }
 
 llvm::Expected<bool> foldPad(Graph &g, Node *conv) {
-  Value *x = conv->getInput(0);
+  ConvView view(*conv);
+  Value *x = view.input();
   if (!x->isResult())
     return false;
   llvm::SmallVector<int64_t, 4> extra = spatialZeroPads(*x->getProducer());
-  const Attr *autoPad = conv->getAttr("auto_pad");
-  if (extra.empty() || conv->getInput(0)->getType().rank() != 4 ||
-      (autoPad && autoPad->getString() != "NOTSET"))
+  if (extra.empty() || x->getType().rank() != 4 || view.autoPad() != "NOTSET")
     return false;
   llvm::SmallVector<int64_t, 4> pads;
   for (size_t i = 0; i < 4; ++i)
-    pads.push_back(conv->getIntAt("pads", i, 0) + extra[i]);
+    pads.push_back(view.pads(i) + extra[i]);
   llvm::SmallVector<Value *, 3> inputs(conv->getInputs().begin(),
                                        conv->getInputs().end());
-  inputs[0] = x->getProducer()->getInput(0);
+  inputs[0] = PadView(*x->getProducer()).input();
   // The Pad stays for any other user; dce removes it otherwise.
   auto rebuilt = rebuildNode(g, conv, inputs, {{"pads", Attr::ofInts(pads)}});
   if (!rebuilt)

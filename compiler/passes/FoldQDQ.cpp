@@ -27,6 +27,7 @@
 #include "compiler/graph/Rewrite.h"
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/Int8Eval.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/QuantizedTypes.h"
 #include "compiler/passes/Passes.h"
@@ -50,13 +51,14 @@ struct LinearQuant {
 };
 
 std::optional<LinearQuant> linearQuant(const Node &n) {
-  const Tensor *scale = constantData(n.getInput(1));
-  const Value *zpValue = n.getInput(2);
+  LinearQuantView view(n);
+  const Tensor *scale = constantData(view.scale());
+  const Value *zpValue = view.zeroPoint();
   const Tensor *zp = constantData(zpValue);
   if (!scale || scale->getDType() != DType::F32 || (zpValue && !zp))
     return std::nullopt;
   const Value *raw =
-      n.is(OpKind::QuantizeLinear) ? n.getOutput() : n.getInput(0);
+      n.is(OpKind::QuantizeLinear) ? n.getOutput() : view.input();
   LinearQuant q;
   q.raw = raw->getType().dtype;
   int32_t shift = q.raw == DType::U8 ? -128 : 0;
@@ -68,7 +70,7 @@ std::optional<LinearQuant> linearQuant(const Node &n) {
     q.params.zeroPoints.push_back(int32_t(zp ? zp->getAsInt(k) : 0) + shift);
   }
   if (q.params.isPerChannel())
-    q.params.axis = *normalizeAxis(n.getInt("axis"), raw->getType().rank());
+    q.params.axis = *normalizeAxis(view.axis(), raw->getType().rank());
   return q;
 }
 
@@ -81,7 +83,7 @@ Node *producerOf(const Value *v, OpKind kind) {
 /// The int8 value a group's QuantizeLinear `q` re-encodes, when `q`
 /// quantizes kiln.Dequantize of an int8 value with parameters `want`.
 Value *int8Behind(const Node &q, const QuantParams &want) {
-  Node *dq = producerOf(q.getInput(0), OpKind::Dequantize);
+  Node *dq = producerOf(LinearQuantView(q).input(), OpKind::Dequantize);
   if (!dq || !(dq->getInput(0)->getType().quant == want))
     return nullptr;
   auto params = linearQuant(q);
@@ -152,7 +154,7 @@ public:
     auto q = dq ? linearQuant(*dq) : std::nullopt;
     if (!q || !q->isInt8() || q->params.isPerChannel())
       return fail();
-    Value *raw = dq->getInput(0);
+    Value *raw = LinearQuantView(*dq).input();
     if (Value *v8 = int8Source(raw, q->params))
       return v8;
     if (raw->isConstant())
@@ -184,10 +186,10 @@ public:
   Value *weights(Value *f, int64_t axis, bool transpose = false) {
     Node *dq = producerOf(f, OpKind::DequantizeLinear);
     auto q = dq ? linearQuant(*dq) : std::nullopt;
-    if (!q || !q->isInt8() || !dq->getInput(0)->isConstant() ||
+    if (!q || !q->isInt8() || !LinearQuantView(*dq).input()->isConstant() ||
         llvm::any_of(q->params.zeroPoints, [](int32_t z) { return z != 0; }))
       return fail();
-    Tensor w = int8Data(dq->getInput(0)->getConstant(), *q);
+    Tensor w = int8Data(LinearQuantView(*dq).input()->getConstant(), *q);
     if (transpose) {
       QuantParams p = w.getType().quant;
       if (p.isPerChannel())
@@ -212,12 +214,13 @@ public:
     if (!f || failed_)
       return nullptr;
     Node *dq = producerOf(f, OpKind::DequantizeLinear);
-    const Tensor *raw = dq ? constantData(dq->getInput(0)) : constantF32(f);
+    const Tensor *raw =
+        dq ? constantData(LinearQuantView(*dq).input()) : constantF32(f);
     std::optional<LinearQuant> q;
     if (dq && (!(q = linearQuant(*dq)) || q->raw != DType::I32))
       raw = nullptr;
-    if (dq && raw && dq->getInput(2))
-      if (const Tensor *zp = constantData(dq->getInput(2)))
+    if (dq && raw && LinearQuantView(*dq).zeroPoint())
+      if (const Tensor *zp = constantData(LinearQuantView(*dq).zeroPoint()))
         for (int64_t k = 0; k < zp->numElements(); ++k)
           if (zp->getAsInt(k) != 0)
             raw = nullptr;
@@ -281,30 +284,33 @@ Value *buildInt8(GroupBuilder &b, const Node &op, const QuantParams &out,
   };
   switch (op.getKind()) {
   case OpKind::Conv: {
-    Value *x = b.activation(op.getInput(0));
-    Value *w = b.weights(op.getInput(1), 0);
+    ConvView conv(op);
+    Value *x = b.activation(conv.input());
+    Value *w = b.weights(conv.weights(), 0);
     if (!x || !w)
       return nullptr;
     const TensorType &wt = w->getType();
     llvm::SmallVector<Value *, 3> in{x, w};
-    if (Value *bias = b.bias(op.getInput(2), x->getType().quant.scales[0],
+    if (Value *bias = b.bias(conv.bias(), x->getType().quant.scales[0],
                              wt.quant, wt.shape[0]))
       in.push_back(bias);
     return b.addResult(op, in, fused);
   }
   case OpKind::MatMul:
   case OpKind::Gemm: {
-    bool gemm = op.is(OpKind::Gemm);
-    if (gemm && (op.getFloat("alpha") != 1 || op.getFloat("beta") != 1 ||
-                 op.getInt("transA") != 0))
+    std::optional<GemmView> gemm;
+    if (op.is(OpKind::Gemm))
+      gemm.emplace(op);
+    if (gemm &&
+        (gemm->alpha() != 1 || gemm->beta() != 1 || gemm->transA() != 0))
       return nullptr;
     Value *x = b.activation(op.getInput(0));
-    Value *w = b.weights(op.getInput(1), 1, gemm && op.getInt("transB"));
+    Value *w = b.weights(op.getInput(1), 1, gemm && gemm->transB());
     if (!x || !w || w->getType().rank() != 2)
       return nullptr;
     const TensorType &wt = w->getType();
     llvm::SmallVector<Value *, 3> in{x, w};
-    if (Value *bias = b.bias(gemm ? op.getInput(2) : nullptr,
+    if (Value *bias = b.bias(gemm ? gemm->c() : nullptr,
                              x->getType().quant.scales[0], wt.quant,
                              wt.shape[1]))
       in.push_back(bias);
@@ -337,7 +343,7 @@ Value *buildInt8(GroupBuilder &b, const Node &op, const QuantParams &out,
   if (std::optional<ActivationKind> k = activationKindOf(op.getKind()))
     return hasInt8Form(*k) ? b.addResult(op, inputs(op.getInputs())) : nullptr;
   // AveragePool's int8 form averages over the taps inside the input only.
-  if (op.is(OpKind::AveragePool) && op.getInt("count_include_pad") != 0)
+  if (op.is(OpKind::AveragePool) && AveragePoolView(op).countIncludePad() != 0)
     return nullptr;
   // Ops that move values (and AveragePool) keep their input's parameters.
   if (op.getDef().hasTrait(kQuantPreservingTrait) && op.getNumInputs() == 1 &&
@@ -351,7 +357,7 @@ Value *buildInt8(GroupBuilder &b, const Node &op, const QuantParams &out,
 /// Rewrites the group whose QuantizeLinear is `q`, if it is one.
 llvm::Expected<bool> foldGroup(Graph &g, Node *q) {
   auto out = linearQuant(*q);
-  Value *y = q->getInput(0);
+  Value *y = LinearQuantView(*q).input();
   if (!out || !out->isInt8() || out->params.isPerChannel() || !y->isResult() ||
       !hasSingleUser(g, y, q))
     return false;
@@ -381,11 +387,12 @@ llvm::Expected<bool> foldGroup(Graph &g, Node *q) {
 /// A DequantizeLinear of a group's re-encoded result reads the group's
 /// kiln.Dequantize instead (the same values).
 llvm::Expected<bool> shortcutDequantize(Graph &g, Node *dq) {
-  Node *q = producerOf(dq->getInput(0), OpKind::QuantizeLinear);
+  Node *q = producerOf(LinearQuantView(*dq).input(), OpKind::QuantizeLinear);
   auto params = linearQuant(*dq);
   if (!q || !params || !int8Behind(*q, params->params))
     return false;
-  if (auto err = replaceValue(g, *dq, dq->getOutput(), q->getInput(0)))
+  if (auto err =
+          replaceValue(g, *dq, dq->getOutput(), LinearQuantView(*q).input()))
     return std::move(err);
   return true;
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/Passes.h"
 #include "compiler/graph/Rewrite.h"
+#include "compiler/ops/OpViews.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -19,10 +20,11 @@ namespace {
 
 /// The permutation of a Transpose (ONNX's default: the dimensions reversed).
 llvm::SmallVector<int64_t, 6> permOf(const Node &t) {
-  if (const Attr *a = t.getAttr("perm"); a && !a->getInts().empty())
-    return llvm::SmallVector<int64_t, 6>(a->getInts().begin(), a->getInts().end());
+  TransposeView transpose(t);
+  if (auto p = transpose.perm(); p && !p->empty())
+    return llvm::SmallVector<int64_t, 6>(p->begin(), p->end());
   llvm::SmallVector<int64_t, 6> perm;
-  for (int64_t i = t.getInput(0)->getType().rank() - 1; i >= 0; --i)
+  for (int64_t i = transpose.input()->getType().rank() - 1; i >= 0; --i)
     perm.push_back(i);
   return perm;
 }
@@ -46,14 +48,14 @@ llvm::Expected<bool> bypass(Graph &g, Node *n, Value *v) {
 /// permutation is no Transpose at all.
 llvm::Expected<bool> simplifyTranspose(Graph &g, Node *t) {
   llvm::SmallVector<int64_t, 6> perm = permOf(*t);
-  Value *x = t->getInput(0);
+  Value *x = TransposeView(*t).input();
   bool merged = false;
   if (x->isResult() && x->getProducer()->is(OpKind::Transpose)) {
     Node *inner = x->getProducer();
     llvm::SmallVector<int64_t, 6> innerPerm = permOf(*inner);
     for (int64_t &p : perm)
       p = innerPerm[p];
-    x = inner->getInput(0);
+    x = TransposeView(*inner).input();
     merged = true;
   }
   if (isIdentity(perm))
@@ -86,7 +88,7 @@ llvm::Expected<bool> sinkTranspose(Graph &g, Node *n) {
     return false;
   const Node *t = (*first)->getProducer();
   llvm::SmallVector<int64_t, 6> perm = permOf(*t);
-  const TensorType &xt = t->getInput(0)->getType();
+  const TensorType &xt = TransposeView(*t).input()->getType();
   llvm::SmallVector<Value *, 3> inputs;
   llvm::SmallVector<Node *, 3> sunk;
   for (Value *v : n->getInputs()) {

@@ -3,6 +3,7 @@
 #include "compiler/graph/AxisIndex.h"
 #include "compiler/graph/Rewrite.h"
 #include "compiler/ops/ActivationOps.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/passes/QDQGroups.h"
 
 #include <algorithm>
@@ -43,7 +44,7 @@ std::optional<int64_t> weightChannelAxis(const Node &n) {
   if (n.is(OpKind::Conv))
     return 0;
   if (n.is(OpKind::Gemm))
-    return n.getInt("transB") ? 0 : 1;
+    return GemmView(n).transB() ? 0 : 1;
   if (n.is(OpKind::MatMul) && w->getType().rank() == 2)
     return 1;
   return std::nullopt;
@@ -115,7 +116,7 @@ std::vector<double> meanShift(const Node &n, const Tensor &w,
     if (n.is(OpKind::Conv)) {
       // [OC, IC / group, k...]: group g's outputs read its inputs.
       int64_t taps = q.channelOf.inner() / shape[1];
-      int64_t perGroupOut = shape[0] / n.getInt("group");
+      int64_t perGroupOut = shape[0] / ConvView(n).group();
       in = out / perGroupOut * shape[1] + (i / taps) % shape[1];
     } else {
       // Gemm's B: [K, N], or [N, K] with transB.
@@ -135,10 +136,11 @@ llvm::Expected<Node *> correctBias(Graph &g, Node &n,
   int64_t channels = shift.size();
   double factor = 1.0;
   if (n.is(OpKind::Gemm)) {
-    float beta = n.getFloat("beta");
+    GemmView gemm(n);
+    float beta = gemm.beta();
     if (beta == 0)
       return &n;
-    factor = n.getFloat("alpha") / beta;
+    factor = gemm.alpha() / beta;
   }
   Tensor bias = Tensor::fromValues<float>(DType::F32, {channels},
                                           std::vector<float>(channels, 0.0f));
@@ -226,7 +228,7 @@ biasCorrectionInputs(const Graph &g, const llvm::StringSet<> &keepFloat) {
     if ((n->is(OpKind::Conv) || n->is(OpKind::Gemm)) && weightChannelAxis(*n) &&
         !keepFloat.count(n->getName()))
       inputs.push_back({n, n->getInput(0),
-                        n->is(OpKind::Gemm) && n->getInt("transA") ? 0 : 1});
+                        n->is(OpKind::Gemm) && GemmView(*n).transA() ? 0 : 1});
   return inputs;
 }
 
@@ -283,7 +285,7 @@ void makeIOInt8(Graph &g) {
     Node *dq = y->isResult() && y->getProducer()->is(OpKind::DequantizeLinear)
                    ? y->getProducer()
                    : nullptr;
-    Value *raw = dq ? dq->getInput(0) : nullptr;
+    Value *raw = dq ? LinearQuantView(*dq).input() : nullptr;
     if (!raw || !raw->isResult() ||
         !raw->getProducer()->is(OpKind::QuantizeLinear))
       continue;

@@ -4,6 +4,7 @@
 
 #include "compiler/graph/Activation.h"
 #include "compiler/lir/MemoryPlanner.h"
+#include "compiler/ops/OpViews.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -54,8 +55,8 @@ uint64_t flopsOf(const Node &n) {
   case KernelFamily::Pool: {
     // A global pool has no kernel_shape: its window is the whole plane.
     uint64_t window = 1;
-    if (n.hasAttr("kernel_shape"))
-      for (int64_t k : n.getInts("kernel_shape"))
+    if (PoolView::accepts(n))
+      for (int64_t k : PoolView(n).kernelShape())
         window *= k;
     else
       window = elements(n.getInput(0)) / std::max<uint64_t>(elements(n.getOutput()), 1);

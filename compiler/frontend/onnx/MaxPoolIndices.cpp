@@ -15,6 +15,7 @@
 #include "compiler/frontend/onnx/AdapterUtils.h"
 
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 
 #include <limits>
 
@@ -46,7 +47,7 @@ llvm::Expected<ValueList> emitMaxPoolWithIndices(NodeEmitter &e,
                    "time");
   Shape spatial(llvm::ArrayRef(xt.shape).drop_front(2));
   auto geom =
-      resolveConvGeometry(*pool, spatial, pool->getInts("kernel_shape"));
+      resolveConvGeometry(*pool, spatial, PoolView(*pool).kernelShape());
   if (!geom)
     return geom.takeError();
   size_t rank = spatial.size();
