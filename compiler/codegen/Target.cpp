@@ -174,6 +174,8 @@ void readCapabilities(const llvm::TargetMachine &tm, TargetInfo &info) {
   // SMLAD pairs the low and high halves of words: little-endian order.
   if (info.dsp && triple.isLittleEndian())
     info.int8Dot = lir::Int8Dot::ArmDsp;
+  else if (info.avx2 && (info.avxVnni || (info.avx512Vnni && has("avx512vl"))))
+    info.int8Dot = lir::Int8Dot::Vnni;
   else if (info.avx2)
     info.int8Dot = lir::Int8Dot::Pmaddwd;
   else if (triple.isAArch64() && info.dotProd)

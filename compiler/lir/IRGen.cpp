@@ -84,6 +84,7 @@ Packing int8GemmPacking(const Node &n, Int8Dot dot) {
   switch (dot) {
   case Int8Dot::Scalar:
   case Int8Dot::Sdot: // taps in order: a quad is the word SDOT broadcasts
+  case Int8Dot::Vnni:
     return conv ? Packing::Int8Rows : Packing::Int8RowsTransposed;
   case Int8Dot::ArmDsp: return conv ? Packing::Int8RowsPaired : Packing::Int8RowsTransposedPaired;
   case Int8Dot::Pmaddwd:
@@ -131,8 +132,8 @@ bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy) {
 uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy) {
   Int8RowsShape rs =
       int8RowsShape(n.getInput(1)->getType().shape, int8GemmPacking(n, strategy.dot));
-  // Sdot's columns are the raw int8 inputs, the others' int16.
-  const uint64_t tapBytes = strategy.dot == Int8Dot::Sdot ? 1 : sizeof(int16_t);
+  // Quads of int8 inputs, or int16 ones.
+  const uint64_t tapBytes = int8GemmQuadColumns(strategy.dot) ? 1 : sizeof(int16_t);
   uint64_t columns = strategy.tileCols * rs.paddedTaps * tapBytes;
   if (!int8GemmReadsPlane(n, strategy))
     return columns;

@@ -33,6 +33,13 @@ enum class Int8Dot : uint8_t {
   /// broadcast, times the pixel's quad of raw int8 inputs) per instruction;
   /// the input offset's share of every sum is folded into the bias.
   Sdot,
+  /// x86 VPDPBUSD (AVX-VNNI, or AVX-512 VNNI with VL) on 256-bit vectors:
+  /// as Sdot, with a Conv's pixels on the 8 i32 lanes, each lane adding
+  /// four products of the pixel's quad of inputs, made unsigned (+128), by
+  /// the row's quad of weights, broadcast; the bias takes the offset's and
+  /// the 128's share. Unit-stride 1x1 Convs without padding, whose quads are
+  /// the input's own runs; the other Convs of such a target take Pmaddwd.
+  Vnni,
 };
 
 /// Pixels (Int8Gemm) or channels (Int8Depthwise) a vector of Int8Dot::Pmaddwd
@@ -44,9 +51,17 @@ constexpr int64_t kInt8PixelLanes = 8;
 constexpr int64_t kSdotPixelLanes = 4;
 
 /// Pixels per vector of an Int8Gemm whose pixels are on the lanes (Pmaddwd,
-/// Sdot); 1 for the others.
+/// Sdot, Vnni); 1 for the others.
 constexpr int64_t int8GemmPixelLanes(Int8Dot dot) {
-  return dot == Int8Dot::Pmaddwd ? kInt8PixelLanes : dot == Int8Dot::Sdot ? kSdotPixelLanes : 1;
+  return dot == Int8Dot::Pmaddwd || dot == Int8Dot::Vnni ? kInt8PixelLanes
+         : dot == Int8Dot::Sdot                          ? kSdotPixelLanes
+                                                         : 1;
+}
+
+/// Whether an Int8Gemm of `dot` keeps its columns as quads of int8 taps
+/// (Sdot, Vnni), rather than int16 inputs with the offset added.
+constexpr bool int8GemmQuadColumns(Int8Dot dot) {
+  return dot == Int8Dot::Sdot || dot == Int8Dot::Vnni;
 }
 
 /// How --print-lir names `dot`.
@@ -99,7 +114,7 @@ struct KernelStrategy {
     /// `packedWeights`, else read as they are (shared with other readers,
     /// or computed at run time). With Pmaddwd and ArmDsp the columns are
     /// stored in pairs of taps, the block's pixels side by side; with Sdot
-    /// in quads of raw int8 taps.
+    /// and Vnni in quads of int8 taps.
     Int8Gemm,
     /// int8 depthwise Conv over one padded plane of int16 inputs with the
     /// offset added (int8PaddedPlane, the temp), so that every window

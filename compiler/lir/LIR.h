@@ -248,7 +248,7 @@ constexpr int64_t kInt8RunStride = 2;
 bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy);
 
 /// The temp of an Int8Gemm instruction: `strategy.tileCols` columns of int16
-/// inputs with the offset added (raw int8 for Int8Dot::Sdot), each as long
+/// inputs with the offset added (int8 for Int8Dot::Sdot and Vnni), each as long
 /// as a padded weight row; then the padded planes, where it reads them.
 uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy);
 

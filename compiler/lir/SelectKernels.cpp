@@ -153,12 +153,41 @@ int64_t armDspUnroll(const Node &n, int64_t rows, int64_t cols) {
   return unroll;
 }
 
+/// Whether `n` is a 2-D 1x1 Conv of unit stride and no padding: its
+/// columns are runs of the input.
+bool isUnitPointwiseConv(const Node &n) {
+  if (!n.is(OpKind::Conv))
+    return false;
+  ConvView conv(n);
+  const TensorType &x = conv.input()->getType(), &w = conv.weights()->getType();
+  if (x.rank() != 4 || w.rank() != 4 || w.shape[2] != 1 || w.shape[3] != 1)
+    return false;
+  auto geom = resolveConvGeometry(n, llvm::ArrayRef(x.shape).drop_front(2),
+                                  llvm::ArrayRef(w.shape).drop_front(2));
+  if (!geom) {
+    llvm::consumeError(geom.takeError());
+    return false;
+  }
+  return llvm::all_of(geom->strides, [](int64_t s) { return s == 1; }) &&
+         llvm::all_of(geom->padsBegin, [](int64_t p) { return p == 0; }) &&
+         llvm::all_of(geom->padsEnd, [](int64_t p) { return p == 0; });
+}
+
 /// The GEMM strategy of int8 `n` (int8GemmOp). Weights it cannot pack it
 /// reads as they are, with scalar multiply-adds; the kernel names what it
 /// cannot run (weights computed at run time, a 1-D Conv).
 KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions &opts) {
   bool packed = int8WeightsPackable(g, n);
-  if (packed && opts.int8Dot == Int8Dot::Pmaddwd && n.is(OpKind::Conv)) {
+  if (packed && opts.int8Dot == Int8Dot::Vnni && isUnitPointwiseConv(n)) {
+    // As Pmaddwd's blocks; the pixels of a block are one run of the input.
+    int64_t pixels = n.getOutput()->getType().numElements() / n.getOutput()->getType().shape[1];
+    if (pixels >= 2 * kInt8PixelLanes)
+      return KernelStrategy::int8Gemm(4, 2 * kInt8PixelLanes, Int8Dot::Vnni, true);
+    if (pixels >= kInt8PixelLanes)
+      return KernelStrategy::int8Gemm(8, kInt8PixelLanes, Int8Dot::Vnni, true);
+  }
+  if (packed && (opts.int8Dot == Int8Dot::Pmaddwd || opts.int8Dot == Int8Dot::Vnni) &&
+      n.is(OpKind::Conv)) {
     // Blocks of whole vectors of pixels, the last block overlapping the one
     // before, 8 accumulators: 4 rows x 16 pixels, or 8 x 8 where rows of 8
     // would split blocks of 16 (blocks in one output row read runs).
@@ -213,7 +242,8 @@ bool int8DepthwiseFits(const Node &n) {
 KernelStrategy int8DepthwiseStrategy(const Node &n, const LIROptions &opts) {
   ConvView conv(n);
   const TensorType &x = conv.input()->getType(), &w = conv.weights()->getType();
-  if (opts.int8Dot == Int8Dot::Pmaddwd && w.shape[0] == x.shape[1] &&
+  if ((opts.int8Dot == Int8Dot::Pmaddwd || opts.int8Dot == Int8Dot::Vnni) &&
+      w.shape[0] == x.shape[1] &&
       x.shape[1] >= kInt8PixelLanes)
     return KernelStrategy::int8DepthwiseChannelBlock(kInt8PixelLanes);
   if (opts.int8Dot != Int8Dot::ArmDsp)

@@ -29,7 +29,7 @@ def _tensor_defines(prefix, tensor):
         ]
     return defines
 
-def kiln_model_test(name, dotprod = False, **kwargs):
+def kiln_model_test(name, int8_dot_variants = False, **kwargs):
     """Defines the bundle `name + "_bundle"` and the cc_test `name`.
 
     io: the model's (input, output), each (name, shape) (model_io.bzl).
@@ -38,20 +38,29 @@ def kiln_model_test(name, dotprod = False, **kwargs):
     overwrite_inputs: kiln_bundle's (one arena in the io region).
     const_inputs: kiln_bundle's ({"input": "value.npy"}).
     embed_weights defaults to kiln_bundle's: embedded on bare metal only.
-    dotprod: also `name + "_dotprod"`, on AArch64 only, compiled with
-    --mattr +dotprod (int8 Convs as SDOT dot products, which qemu-aarch64
-    runs).
+    int8_dot_variants: also the tests of the int8 dot-product kernels that
+    the default CPUs lack: `name + "_dotprod"` on AArch64, compiled with
+    --mattr +dotprod (SDOT, which qemu-aarch64 runs), and `name + "_vnni"`
+    on x86-64, with --mattr +avxvnni (VPDPBUSD; where the host has no
+    AVX-VNNI, the test says it skips).
     """
     _model_test(name = name, **kwargs)
-    if dotprod:
+    if int8_dot_variants:
         _model_test(
             name = name + "_dotprod",
             mattr = "+dotprod",
             target_compatible_with = ["@platforms//cpu:aarch64"],
             **kwargs
         )
+        _model_test(
+            name = name + "_vnni",
+            mattr = "+avxvnni",
+            target_compatible_with = ["@platforms//cpu:x86_64"],
+            extra_defines = ["KILN_TEST_NEEDS_AVXVNNI=1"],
+            **kwargs
+        )
 
-def _model_test(name, model, io, reference_input, reference_output, embed_weights = None, exact = False, overwrite_inputs = False, const_inputs = {}, mattr = "", **kwargs):
+def _model_test(name, model, io, reference_input, reference_output, embed_weights = None, exact = False, overwrite_inputs = False, const_inputs = {}, mattr = "", extra_defines = [], **kwargs):
     bundle = name + "_bundle"
     kiln_bundle(
         name = bundle,
@@ -81,7 +90,7 @@ def _model_test(name, model, io, reference_input, reference_output, embed_weight
         copts = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"],
         local_defines = kiln_bundle_defines(bundle) + (["KILN_EXACT=1"] if exact else []) +
                         _tensor_defines("IN", io[0]) +
-                        _tensor_defines("OUT", io[1]),
+                        _tensor_defines("OUT", io[1]) + extra_defines,
         args = args,
         data = [":%s_weights" % bundle, reference_input, reference_output],
         deps = [":" + bundle],

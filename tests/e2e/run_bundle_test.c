@@ -386,6 +386,13 @@ int main(int argc, char **argv) {
             argv[0]);
     return 2;
   }
+#ifdef KILN_TEST_NEEDS_AVXVNNI
+  /* A bundle of AVX-VNNI instructions runs only where the host has them. */
+  if (!__builtin_cpu_supports("avxvnni")) {
+    printf("skipped: the host has no AVX-VNNI\n");
+    return 0;
+  }
+#endif
 
   /* The descriptor agrees with the header's macros and the model. */
   CHECK(b->abi_version == KILN_ABI_VERSION, "abi_version %u", (unsigned)b->abi_version);

@@ -64,13 +64,15 @@ struct Int8Gemm {
 
   /// Taps per column in the temp.
   int64_t rowStride() const { return rows.paddedTaps; }
-  /// The columns are pixels on vector lanes (Int8Dot::Pmaddwd, Sdot).
+  /// The columns are pixels on vector lanes (Int8Dot::Pmaddwd, Sdot, Vnni).
   bool pixelLanes() const { return lanes() > 1; }
   /// Pixels per vector of sums.
   int64_t lanes() const { return lir::int8GemmPixelLanes(strategy.dot); }
   bool pmaddwd() const { return strategy.dot == lir::Int8Dot::Pmaddwd; }
-  /// The temp holds raw int8 taps in quads (Int8Dot::Sdot).
-  bool sdot() const { return strategy.dot == lir::Int8Dot::Sdot; }
+  /// The temp holds int8 taps in quads (Int8Dot::Sdot, Vnni).
+  bool quads() const { return lir::int8GemmQuadColumns(strategy.dot); }
+  /// The quads hold x + 128, VPDPBUSD's unsigned operand (Int8Dot::Vnni).
+  bool vnni() const { return strategy.dot == lir::Int8Dot::Vnni; }
 
   /// The columns' pairs of taps are multiplied by SMLAD (Int8Dot::ArmDsp).
   bool armDsp() const { return strategy.dot == lir::Int8Dot::ArmDsp; }
@@ -81,10 +83,10 @@ struct Int8Gemm {
   bool pairedColumns() const { return pmaddwd() || armDsp(); }
 
   /// Where column c's tap t is in the temp: the column's taps in order,
-  /// paired (pairedColumns), or in quads (sdot).
+  /// paired (pairedColumns), or in quads.
   llvm::Value *columnIndex(int64_t c, llvm::Value *t) {
     auto &b = kb.b;
-    if (sdot())
+    if (quads())
       return b.CreateAdd(b.CreateMul(b.CreateLShr(t, kb.idx(2)), kb.idx(lir::kInt8Quad * strategy.tileCols)),
                          b.CreateAdd(kb.idx(lir::kInt8Quad * c), b.CreateAnd(t, kb.idx(3))));
     if (!pairedColumns())
@@ -105,11 +107,11 @@ struct Int8Gemm {
   }
 
   /// Column c's tap t in the temp: x + the input offset, as int16, or x
-  /// itself (sdot).
+  /// itself in quads (x + 128 for Vnni).
   void storeTap(llvm::Value *x8, int64_t c, llvm::Value *t) {
     auto &b = kb.b;
-    if (sdot()) {
-      kb.store(x8, columns, columnIndex(c, t));
+    if (quads()) {
+      kb.store(vnni() ? b.CreateXor(x8, b.getInt8(0x80)) : x8, columns, columnIndex(c, t));
       return;
     }
     llvm::Value *v = b.CreateAdd(ir.widen(x8), ir.i32(inOffset));
@@ -124,8 +126,8 @@ struct Int8Gemm {
     auto &b = kb.b;
     if (pmaddwd())
       return pmaddwdSums(rowIdx);
-    if (sdot())
-      return sdotSums(rowIdx);
+    if (quads())
+      return quadSums(rowIdx);
     const int64_t R = strategy.tile, C = strategy.tileCols;
     llvm::Type *i32 = b.getInt32Ty();
     Values init;
@@ -240,10 +242,11 @@ struct Int8Gemm {
     });
   }
 
-  /// A quad of taps a step: a vector of four pixels' quads of raw int8
+  /// A quad of taps a step: a vector of lanes() pixels' quads of int8
   /// taps, and each row's quad (Packing::Int8Rows) broadcast as one word;
-  /// SDOT adds the four products of each lane's quads to its sum.
-  Values sdotSums(llvm::ArrayRef<llvm::Value *> rowIdx) {
+  /// SDOT or VPDPBUSD adds the four products of each lane's quads to its
+  /// sum.
+  Values quadSums(llvm::ArrayRef<llvm::Value *> rowIdx) {
     auto &b = kb.b;
     const int64_t L = lanes(), V = strategy.tileCols / L;
     const int64_t quadsPerRow = rowStride() / lir::kInt8Quad;
@@ -265,7 +268,10 @@ struct Int8Gemm {
         llvm::Value *w = b.CreateBitCast(b.CreateVectorSplat(L, word), quadsTy);
         for (int64_t v = 0; v < V; ++v) {
           llvm::Value *&s = next[r * V + v];
-          s = b.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_sdot, {sumsTy, quadsTy}, {s, x[v], w});
+          s = vnni() ? b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpdpbusd_256, {},
+                                         {s, b.CreateBitCast(x[v], sumsTy), b.CreateBitCast(w, sumsTy)})
+                     : b.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_sdot, {sumsTy, quadsTy},
+                                         {s, x[v], w});
         }
       }
       return next;
@@ -331,16 +337,18 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
       lir::int8RowsShape(wt.shape, lir::int8GemmPacking(n, args.strategy.dot));
   Int8Channels params = int8Channels(n, channels, fullyConnected, *range);
   const int32_t inOffset = -xt.quant.zeroPoints[0];
-  if (args.strategy.dot == lir::Int8Dot::Sdot) {
-    // The kernel sums raw inputs: offset x the row's weights joins the
-    // bias, in int32's wrapping arithmetic, which gives the same total.
+  if (lir::int8GemmQuadColumns(args.strategy.dot)) {
+    // The kernel sums raw inputs (+128 for Vnni): (offset - 128) x the
+    // row's weights joins the bias, in int32's wrapping arithmetic, which
+    // gives the same total.
+    const int64_t offset = args.strategy.dot == lir::Int8Dot::Vnni ? inOffset - 128 : inOffset;
     const int8_t *w = n.getInput(1)->getConstant().data<int8_t>();
     const int64_t taps = wt.numElements() / channels;
     for (int64_t c = 0; c < channels; ++c) {
       int64_t rowSum = 0;
       for (int64_t t = 0; t < taps; ++t)
         rowSum += w[c * taps + t];
-      params.bias[c] = int32_t(uint32_t(params.bias[c]) + uint32_t(int64_t(inOffset) * rowSum));
+      params.bias[c] = int32_t(uint32_t(params.bias[c]) + uint32_t(offset * rowSum));
     }
   }
   Requantizer requant(ir, params.multipliers, params.sumBounds, yt.quant.zeroPoints[0]);
@@ -497,10 +505,10 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
     });
   };
 
-  // Sdot's block of a unit-stride 1x1 Conv from pixel `first`: four runs of
-  // CB inputs, a quad of channels, interleaved into the pixels' quads (the
-  // last quad reads the last channel again where the channels run out; its
-  // weights are 0).
+  // The quads of a unit-stride 1x1 Conv's block from pixel `first`: four
+  // runs of CB inputs, a quad of channels, interleaved into the pixels'
+  // quads (the last quad reads the last channel again where the channels
+  // run out; its weights are 0), + 128 for Vnni.
   auto quadRuns = [&](llvm::Value *bn, llvm::Value *c0, llvm::Value *first) {
     llvm::SmallVector<int, 64> pairs, quads;
     for (int64_t c = 0; c < 2 * CB; ++c)
@@ -519,7 +527,10 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
       }
       llvm::Value *low = b.CreateShuffleVector(run[0], run[1], pairs);
       llvm::Value *high = b.CreateShuffleVector(run[2], run[3], pairs);
-      b.CreateAlignedStore(b.CreateShuffleVector(low, high, quads),
+      llvm::Value *block = b.CreateShuffleVector(low, high, quads);
+      if (g.vnni())
+        block = b.CreateXor(block, llvm::ConstantInt::get(block->getType(), 0x80));
+      b.CreateAlignedStore(block,
                            kb.gep(i8, g.columns, b.CreateMul(k, kb.idx(lir::kInt8Quad * CB))),
                            llvm::Align(4));
     });
@@ -538,7 +549,7 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
       llvm::Value *first = g.pixelLanes() ? g.clampedIndex(pb, CB, 0, P - CB + 1) : nullptr;
       for (int64_t c = 0; c < CB; ++c)
         pixels.push_back(first ? b.CreateAdd(first, kb.idx(c)) : g.clampedIndex(pb, CB, c, P));
-      if (pointwise && g.sdot())
+      if (pointwise && g.quads())
         quadRuns(bn, c0, first);
       else if (readsPlane || pointwise)
         im2colRuns(bn, c0, first);

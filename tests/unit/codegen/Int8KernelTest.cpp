@@ -163,6 +163,10 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"RunsStrideTwo", {1, 4, 6, 32}, {8, 4, 3, 3}, 1,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}, {"strides", Attr::ofInts({2, 2})}},
                  -9, 2, 0.2f, 1000, kRelu},
+        // x86 VNNI: a grouped 1x1 Conv of one block of 8 pixels, whose
+        // channels fill no quad.
+        ConvCase{"PointwiseGroupedEightPixels", {1, 6, 2, 4}, {4, 3, 1, 1}, 2, {}, -128, 7,
+                 0.1f, 1000, kRelu},
         ConvCase{"PointwiseStrideTwoBlocksOfEight", {1, 6, 8, 16}, {10, 6, 1, 1}, 1,
                  {{"strides", Attr::ofInts({2, 2})}}, 50, -60, 0.1f, 1000, kNone},
         ConvCase{"RowsOfEightPixels", {1, 4, 3, 4}, {5, 4, 3, 3}, 1,

@@ -4,6 +4,9 @@
 #include "compiler/jit/BundleJit.h"
 #include "compiler/pipeline/Pipeline.h"
 
+#include "llvm/TargetParser/Host.h"
+
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 
@@ -15,6 +18,16 @@ namespace kiln {
 namespace test {
 
 namespace {
+/// A test of instructions the host may lack (KILN_TEST_HOST_NEEDS, an LLVM
+/// feature name) ends, passing, before any test runs where it lacks them.
+[[maybe_unused]] const bool kHostHasNeededFeature = [] {
+  const char *needed = std::getenv("KILN_TEST_HOST_NEEDS");
+  if (!needed || llvm::sys::getHostCPUFeatures().lookup(needed))
+    return true;
+  std::printf("skipped: the host has no %s\n", needed);
+  std::exit(0);
+}();
+
 /// The target of the compiled copy: the host unless the environment says.
 TargetOptions testTarget() {
   TargetOptions target;

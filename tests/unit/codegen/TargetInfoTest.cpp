@@ -33,6 +33,7 @@ TEST(TargetInfoTest, X86Skylake512) {
   EXPECT_TRUE(t.fma);
   EXPECT_FALSE(t.avx512Vnni);
   EXPECT_FALSE(t.avxVnni);
+  EXPECT_EQ(t.int8Dot, lir::Int8Dot::Pmaddwd);
   EXPECT_FALSE(t.neon);
   // LLVM prefers 256-bit vectors on Skylake-AVX512 (frequency drops on zmm),
   // and the kernels follow the target's cost model.
@@ -42,7 +43,7 @@ TEST(TargetInfoTest, X86Skylake512) {
 TEST(TargetInfoTest, X86CascadeLakeHasAvx512Vnni) {
   TargetInfo t = resolved("x86_64-linux-gnu", "cascadelake");
   EXPECT_TRUE(t.avx512Vnni);
-  EXPECT_EQ(t.int8Dot, lir::Int8Dot::Pmaddwd);
+  EXPECT_EQ(t.int8Dot, lir::Int8Dot::Vnni);
   EXPECT_EQ(t.vectorLanes, 8u);
 }
 
@@ -63,6 +64,7 @@ TEST(TargetInfoTest, X86AlderLakeHasAvxVnni) {
   TargetInfo t = resolved("x86_64-linux-gnu", "alderlake");
   EXPECT_TRUE(t.avxVnni);
   EXPECT_FALSE(t.avx512Vnni);
+  EXPECT_EQ(t.int8Dot, lir::Int8Dot::Vnni);
   EXPECT_EQ(t.vectorLanes, 8u);
 }
 

@@ -247,6 +247,37 @@ TEST(SelectKernels, Int8GemmDepthwiseAndPortable) {
   EXPECT_EQ(kernelOf(text, "fc2"), "MatMul[int8 gemm 2x2 scalar]");
 }
 
+/// The packing of weights `name` of buildInt8Graph's LIR.
+lir::Packing int8PackingOf(const lir::LIROptions &opts, llvm::StringRef name) {
+  auto g = buildInt8Graph();
+  auto f = lir::generateLIR(*g, opts);
+  EXPECT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
+  if (f)
+    for (auto &b : f->buffers)
+      if (b->name == name)
+        return b->packing;
+  ADD_FAILURE() << "no buffer " << name.str();
+  return lir::Packing::None;
+}
+
+/// The kernel of an int8 1x1 Conv of 4 to 8 channels over h x w pixels.
+std::string pointwiseKernel(const lir::LIROptions &opts, int64_t h, int64_t w,
+                            std::vector<int64_t> strides = {1, 1}) {
+  Graph one("one");
+  TensorType xt(DType::I8, {1, 4, h, w}), wt(DType::I8, {8, 4, 1, 1});
+  xt.quant.scales = wt.quant.scales = {0.1f};
+  xt.quant.zeroPoints = wt.quant.zeroPoints = {0};
+  QuantParams out;
+  out.scales = {0.2f};
+  out.zeroPoints = {0};
+  auto conv = one.addNode(OpKind::Conv, "c", {one.addInput("x", xt), one.addConstant("w", Tensor(wt))},
+                          {{kQuantAttr.str(), Attr::ofQuant(out)},
+                           {"strides", Attr::ofInts(strides)}});
+  EXPECT_TRUE(static_cast<bool>(conv)) << llvm::toString(conv.takeError());
+  one.addOutput("y", (*conv)->getOutput());
+  return kernelOf(strategies(one, opts), "y");
+}
+
 /// AArch64 SDOT: Convs put pixels on the lanes, 4 rows x 16 pixels, or
 /// 8 rows x 4 under 16 pixels; the weights are plain rows of taps, and the
 /// columns are raw int8 (half the int16 temp). Depthwise and fully connected
@@ -254,34 +285,35 @@ TEST(SelectKernels, Int8GemmDepthwiseAndPortable) {
 TEST(SelectKernels, Int8GemmSdot) {
   lir::LIROptions opts;
   opts.int8Dot = lir::Int8Dot::Sdot;
-  auto g = buildInt8Graph();
-  std::string text = strategies(*g, opts);
+  std::string text = strategies(*buildInt8Graph(), opts);
   EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 4x16 sdot]");
   EXPECT_EQ(kernelOf(text, "big"), "Conv[int8 gemm 4x16 sdot]");
   EXPECT_EQ(kernelOf(text, "dw"), "Conv[int8 depthwise padded]");
   EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
-  auto f = lir::generateLIR(*g, opts);
-  ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
-  for (auto &b : f->buffers)
-    if (b->name == "w1")
-      EXPECT_EQ(b->packing, lir::Packing::Int8Rows);
+  EXPECT_EQ(int8PackingOf(opts, "w1"), lir::Packing::Int8Rows);
   // Under 16 pixels 8 x 4; under 4 the portable kernel.
-  auto pointwise = [&](int64_t h, int64_t w) {
-    Graph one("one");
-    TensorType xt(DType::I8, {1, 4, h, w}), wt(DType::I8, {8, 4, 1, 1});
-    xt.quant.scales = wt.quant.scales = {0.1f};
-    xt.quant.zeroPoints = wt.quant.zeroPoints = {0};
-    QuantParams out;
-    out.scales = {0.2f};
-    out.zeroPoints = {0};
-    auto conv = one.addNode(OpKind::Conv, "c", {one.addInput("x", xt), one.addConstant("w", Tensor(wt))},
-                            {{kQuantAttr.str(), Attr::ofQuant(out)}});
-    EXPECT_TRUE(static_cast<bool>(conv)) << llvm::toString(conv.takeError());
-    one.addOutput("y", (*conv)->getOutput());
-    return kernelOf(strategies(one, opts), "y");
-  };
-  EXPECT_EQ(pointwise(3, 3), "Conv[int8 gemm 8x4 sdot]");
-  EXPECT_EQ(pointwise(1, 3), "Conv[int8 gemm 2x2 scalar]");
+  EXPECT_EQ(pointwiseKernel(opts, 3, 3), "Conv[int8 gemm 8x4 sdot]");
+  EXPECT_EQ(pointwiseKernel(opts, 1, 3), "Conv[int8 gemm 2x2 scalar]");
+}
+
+/// x86 VNNI: unit-stride 1x1 Convs without padding as VPDPBUSD dot products
+/// over quads of the input's runs (4 rows x 16 pixels, or 8 x 8 under 16
+/// pixels), weights as plain rows of taps; the other Convs and the depthwise
+/// ones take AVX2's kernels, the fully connected layers the portable one.
+TEST(SelectKernels, Int8GemmVnni) {
+  lir::LIROptions opts;
+  opts.int8Dot = lir::Int8Dot::Vnni;
+  std::string text = strategies(*buildInt8Graph(), opts);
+  EXPECT_EQ(kernelOf(text, "shared0"), "Conv[int8 gemm 4x16 vnni]");
+  EXPECT_EQ(kernelOf(text, "s1"), "Conv[int8 gemm 4x16 vnni]");
+  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 8x8 pmaddwd]");
+  EXPECT_EQ(kernelOf(text, "dw9"), "Conv[int8 depthwise channel-block 8 avx2]");
+  EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
+  EXPECT_EQ(int8PackingOf(opts, "w3"), lir::Packing::Int8Rows);
+  EXPECT_EQ(int8PackingOf(opts, "w1"), lir::Packing::Int8RowsWidened);
+  EXPECT_EQ(pointwiseKernel(opts, 3, 3), "Conv[int8 gemm 8x8 vnni]");
+  // A strided 1x1 Conv's pixels are no run of the input.
+  EXPECT_EQ(pointwiseKernel(opts, 8, 8, {2, 2}), "Conv[int8 gemm 4x16 pmaddwd]");
 }
 
 /// Packing::Int8RowsWidened: int16 rows in (kernel position, channel) order,
