@@ -61,12 +61,14 @@ Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
     taps *= d;
   if (isInt8RowsWidened(packing))
     return {shape[0], taps, taps / shape[1] * int8WidenedChannels(shape[1]), 2};
+  if (packing == Packing::Int8RowsQuadChannels)
+    return {shape[0], taps, taps / shape[1] * int8QuadChannels(shape[1]), 1};
   return {shape[0], taps, quads(taps), 1, packing == Packing::Int8RowsPaired};
 }
 
 bool isInt8Rows(Packing p) {
   return p == Packing::Int8Rows || p == Packing::Int8RowsTransposed ||
-         isInt8RowsPaired(p) || isInt8RowsWidened(p);
+         isInt8RowsPaired(p) || isInt8RowsChannelMinor(p);
 }
 
 bool isInt8RowsTransposed(Packing p) {
@@ -74,6 +76,10 @@ bool isInt8RowsTransposed(Packing p) {
 }
 
 bool isInt8RowsWidened(Packing p) { return p == Packing::Int8RowsWidened; }
+
+bool isInt8RowsChannelMinor(Packing p) {
+  return p == Packing::Int8RowsWidened || p == Packing::Int8RowsQuadChannels;
+}
 
 bool isInt8RowsPaired(Packing p) {
   return p == Packing::Int8RowsPaired || p == Packing::Int8RowsTransposedPaired;
@@ -84,8 +90,10 @@ Packing int8GemmPacking(const Node &n, Int8Dot dot) {
   switch (dot) {
   case Int8Dot::Scalar:
   case Int8Dot::Sdot: // taps in order: a quad is the word SDOT broadcasts
-  case Int8Dot::Vnni:
     return conv ? Packing::Int8Rows : Packing::Int8RowsTransposed;
+  case Int8Dot::Vnni:
+    // Only Convs take Vnni (int8GemmStrategy).
+    return conv ? Packing::Int8RowsQuadChannels : Packing::Int8RowsTransposed;
   case Int8Dot::ArmDsp: return conv ? Packing::Int8RowsPaired : Packing::Int8RowsTransposedPaired;
   case Int8Dot::Pmaddwd:
     // Only Convs take Pmaddwd (int8GemmStrategy).
@@ -110,7 +118,8 @@ llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv) {
 }
 
 bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy) {
-  if (strategy.dot != Int8Dot::Pmaddwd || !conv.is(OpKind::Conv))
+  if ((strategy.dot != Int8Dot::Pmaddwd && strategy.dot != Int8Dot::Vnni) ||
+      !conv.is(OpKind::Conv))
     return false;
   ConvView v(conv);
   const TensorType &x = v.input()->getType(), &w = v.weights()->getType(),
@@ -137,7 +146,8 @@ uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy) {
   uint64_t columns = strategy.tileCols * rs.paddedTaps * tapBytes;
   if (!int8GemmReadsPlane(n, strategy))
     return columns;
-  return columns + llvm::cantFail(int8PaddedPlane(n)).bytes(n.getInput(1)->getType().shape[1]);
+  return columns + llvm::cantFail(int8PaddedPlane(n)).bytes(n.getInput(1)->getType().shape[1],
+                                                            tapBytes);
 }
 
 /// Padded extent of one spatial dimension: the input with its pads, or as far
@@ -548,22 +558,23 @@ void packConvTapMajor(const Tensor &w, int64_t groups, uint8_t *dst) {
         }
 }
 
-/// Writes a Conv's int8 weights [O][C][KH][KW] as Int8RowsWidened: rows of
-/// little-endian int16 in (kernel position, channel) order, the channels
-/// padded to even; the padding stays zero.
-void packInt8RowsWidened(const Tensor &w, uint8_t *dst) {
+/// Writes a Conv's int8 weights [O][C][KH][KW] as Int8RowsWidened (rows of
+/// little-endian int16) or Int8RowsQuadChannels (int8): taps in (kernel
+/// position, channel) order, the channels padded to a pair or a quad; the
+/// padding stays zero.
+void packInt8RowsChannelMinor(const Tensor &w, Packing packing, uint8_t *dst) {
   llvm::ArrayRef<int64_t> shape = w.getType().shape;
-  Int8RowsShape rs = int8RowsShape(shape, Packing::Int8RowsWidened);
+  Int8RowsShape rs = int8RowsShape(shape, packing);
   const int64_t C = shape[1], positions = shape[2] * shape[3];
-  const int64_t pairedC = int8WidenedChannels(C);
+  const int64_t paddedC = rs.paddedTaps / positions;
   const int8_t *src = reinterpret_cast<const int8_t *>(w.raw().data());
   for (int64_t r = 0; r < rs.rows; ++r)
     for (int64_t c = 0; c < C; ++c)
       for (int64_t k = 0; k < positions; ++k) {
         uint16_t wide = uint16_t(int16_t(src[(r * C + c) * positions + k]));
-        int64_t slot = r * rs.paddedTaps + k * pairedC + c;
-        dst[2 * slot] = uint8_t(wide);
-        dst[2 * slot + 1] = uint8_t(wide >> 8);
+        int64_t slot = r * rs.paddedTaps + k * paddedC + c;
+        for (int64_t byte = 0; byte < rs.bytesPerTap; ++byte)
+          dst[rs.bytesPerTap * slot + byte] = uint8_t(wide >> (8 * byte));
       }
 }
 
@@ -608,7 +619,8 @@ std::vector<uint8_t> buildWeightsImage(const Function &f) {
       packInt8Rows(*b->constant, b->packing, image.data() + b->offset);
       break;
     case Packing::Int8RowsWidened:
-      packInt8RowsWidened(*b->constant, image.data() + b->offset);
+    case Packing::Int8RowsQuadChannels:
+      packInt8RowsChannelMinor(*b->constant, b->packing, image.data() + b->offset);
       break;
     }
   }
@@ -632,7 +644,8 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
     if (isInt8Rows(b->packing))
       os << ":int8-rows" << (isInt8RowsTransposed(b->packing) ? "-transposed" : "")
          << (isInt8RowsPaired(b->packing) ? "-paired" : "")
-         << (isInt8RowsWidened(b->packing) ? "-widened" : "");
+         << (isInt8RowsWidened(b->packing) ? "-widened" : "")
+         << (b->packing == Packing::Int8RowsQuadChannels ? "-quad-channels" : "");
   };
   for (const Instr &in : f.instrs) {
     os << "  ";

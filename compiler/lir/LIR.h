@@ -67,6 +67,12 @@ enum class Packing {
   /// to broadcast, and meets a pair of input runs a kernel reads without
   /// index arithmetic.
   Int8RowsWidened,
+  /// A Conv's int8 weights for x86 VPDPBUSD (Int8Dot::Vnni) as O rows of
+  /// int8 taps in the same (kernel row, kernel column, channel) order, the
+  /// channels padded to a quad: a quad of channels at one kernel position is
+  /// the word to broadcast, and meets the quads a kernel interleaves from
+  /// four input runs.
+  Int8RowsQuadChannels,
 };
 
 /// Whether `p` is one of the int8 row packings; which.
@@ -74,9 +80,14 @@ bool isInt8Rows(Packing p);
 bool isInt8RowsTransposed(Packing p);
 bool isInt8RowsPaired(Packing p);
 bool isInt8RowsWidened(Packing p);
+/// Whether a packed row's taps are (kernel position, channel) with the
+/// channels padded (Int8RowsWidened, Int8RowsQuadChannels).
+bool isInt8RowsChannelMinor(Packing p);
 /// Channels of a pmaddwd row: a Conv's input channels per group, rounded up
 /// to a pair.
 inline int64_t int8WidenedChannels(int64_t channels) { return (channels + 1) / 2 * 2; }
+/// Channels of an Int8RowsQuadChannels row: rounded up to a quad.
+inline int64_t int8QuadChannels(int64_t channels) { return (channels + 3) / 4 * 4; }
 
 /// Taps per word of Packing::Int8Rows.
 constexpr int64_t kInt8Quad = 4;
@@ -90,7 +101,8 @@ constexpr int64_t int8RowSlot(int64_t t) {
 
 /// The rows and taps per row of int8 weights of `shape` packed `packing`
 /// (isInt8Rows): the weights' taps, and the taps a packed row holds (padded
-/// to quads; for Int8RowsWidened, channels padded to even).
+/// to quads; for Int8RowsWidened, channels padded to even, for
+/// Int8RowsQuadChannels to quads).
 struct Int8RowsShape {
   int64_t rows, taps, paddedTaps;
   int64_t bytesPerTap = 1; ///< 2 for Int8RowsWidened
@@ -230,8 +242,11 @@ Packing int8GemmPacking(const Node &n, Int8Dot dot);
 /// (int8GemmReadsPlane) a group's channels, after its columns.
 struct Int8PaddedPlane {
   int64_t rows, cols;
-  uint64_t bytes(int64_t channels = 1) const {
-    return (channels * rows * cols + 1) * sizeof(int16_t);
+  /// The planes of `channels` and one element more, which a strided run's
+  /// load reaches past the last one: int16 inputs with the offset added, or
+  /// for Int8Dot::Vnni int8 inputs + 128 (`elementBytes` 1).
+  uint64_t bytes(int64_t channels = 1, uint64_t elementBytes = sizeof(int16_t)) const {
+    return (channels * rows * cols + 1) * elementBytes;
   }
 };
 llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv);
@@ -240,7 +255,7 @@ llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv);
 /// (a run of stride s is every s-th of s x tileCols loaded).
 constexpr int64_t kInt8RunStride = 2;
 
-/// Whether an Int8Gemm Conv with pixels on lanes (Int8Dot::Pmaddwd) reads
+/// Whether an Int8Gemm Conv with pixels on lanes (Int8Dot::Pmaddwd, Vnni) reads
 /// each block's taps as runs of its padded planes: column stride at most
 /// kInt8RunStride, unit column dilation, whole blocks in one output row,
 /// and not a unit-stride 1x1 Conv without padding (whose runs are the input

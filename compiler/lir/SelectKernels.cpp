@@ -178,14 +178,6 @@ bool isUnitPointwiseConv(const Node &n) {
 /// cannot run (weights computed at run time, a 1-D Conv).
 KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions &opts) {
   bool packed = int8WeightsPackable(g, n);
-  if (packed && opts.int8Dot == Int8Dot::Vnni && isUnitPointwiseConv(n)) {
-    // As Pmaddwd's blocks; the pixels of a block are one run of the input.
-    int64_t pixels = n.getOutput()->getType().numElements() / n.getOutput()->getType().shape[1];
-    if (pixels >= 2 * kInt8PixelLanes)
-      return KernelStrategy::int8Gemm(4, 2 * kInt8PixelLanes, Int8Dot::Vnni, true);
-    if (pixels >= kInt8PixelLanes)
-      return KernelStrategy::int8Gemm(8, kInt8PixelLanes, Int8Dot::Vnni, true);
-  }
   if (packed && (opts.int8Dot == Int8Dot::Pmaddwd || opts.int8Dot == Int8Dot::Vnni) &&
       n.is(OpKind::Conv)) {
     // Blocks of whole vectors of pixels, the last block overlapping the one
@@ -195,10 +187,22 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
     const int64_t lanes = kInt8PixelLanes;
     int64_t width = y.rank() == 4 ? y.shape[3] : 0, pixels = width ? y.shape[2] * width : 0;
     bool eights = width % (2 * lanes) != 0 && width % lanes == 0;
+    std::optional<KernelStrategy> s;
     if (pixels >= 2 * lanes && !eights)
-      return KernelStrategy::int8Gemm(4, 2 * lanes, Int8Dot::Pmaddwd, true);
-    if (pixels >= lanes)
-      return KernelStrategy::int8Gemm(8, lanes, Int8Dot::Pmaddwd, true);
+      s = KernelStrategy::int8Gemm(4, 2 * lanes, Int8Dot::Pmaddwd, true);
+    else if (pixels >= lanes)
+      s = KernelStrategy::int8Gemm(8, lanes, Int8Dot::Pmaddwd, true);
+    // VPDPBUSD where the block's quads are runs: of the input (a unit-stride
+    // 1x1 Conv) or of its padded planes; a Conv whose blocks gather pixel by
+    // pixel keeps VPMADDWD's pairs, half the bytes to gather.
+    if (s && opts.int8Dot == Int8Dot::Vnni) {
+      KernelStrategy vnni = *s;
+      vnni.dot = Int8Dot::Vnni;
+      if (isUnitPointwiseConv(n) || int8GemmReadsPlane(n, vnni))
+        return vnni;
+    }
+    if (s)
+      return *s;
   }
   if (packed && opts.int8Dot == Int8Dot::Sdot && n.is(OpKind::Conv)) {
     // 16 accumulators of 4 pixels: 4 rows x 16 pixels, or 8 rows x 4 where

@@ -384,7 +384,7 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   const int64_t O = wt.shape[0], CG = wt.shape[1], KH = wt.shape[2], KW = wt.shape[3];
   const int64_t OW = yt.shape[3], P = yt.shape[2] * OW;
   const int64_t groups = ConvView(n).group(), OG = O / groups;
-  const int64_t CGp = lir::int8WidenedChannels(CG);
+  const int64_t CGp = lir::int8WidenedChannels(CG), CGq = lir::int8QuadChannels(CG);
   const int64_t R = args.strategy.tile, CB = args.strategy.tileCols;
   const int64_t sh = geom->strides[0], sw = geom->strides[1];
   const int64_t dh = geom->dilations[0], dw = geom->dilations[1];
@@ -404,9 +404,11 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
       kb.nest({CG, KH, KW}, [&](llvm::ArrayRef<llvm::Value *> t) {
         llvm::Value *ih = b.CreateAdd(ih0, b.CreateMul(t[1], kb.idx(dh)));
         llvm::Value *iw = b.CreateAdd(iw0, b.CreateMul(t[2], kb.idx(dw)));
-        // The taps in the weights' order: VPMADDWD's pair channels.
+        // The taps in the weights' order: VPMADDWD's pair channels,
+        // VPDPBUSD's quads.
         llvm::Value *tap = g.pmaddwd() ? kb.linear({t[1], t[2], t[0]}, {KW * CGp, CGp, 1})
-                                          : kb.linear(t, {KH * KW, KW, 1});
+                           : g.vnni()  ? kb.linear({t[1], t[2], t[0]}, {KW * CGq, CGq, 1})
+                                       : kb.linear(t, {KH * KW, KW, 1});
         llvm::Value *inside = nullptr;
         if (guarded) {
           inside = b.CreateAnd(
@@ -442,6 +444,9 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   const bool pointwise = g.pixelLanes() && KH == 1 && KW == 1 && sh == 1 && sw == 1 && unpadded;
   const bool readsPlane = lir::int8GemmReadsPlane(n, args.strategy);
   llvm::Type *i16 = b.getInt16Ty();
+  // The planes' elements: int16 inputs with the offset added, or for Vnni
+  // int8 inputs + 128.
+  llvm::Type *planeTy = g.vnni() ? i8 : i16;
   int64_t PR = 0, PC = 0;
   llvm::Value *planes = nullptr;
   if (readsPlane) {
@@ -450,10 +455,22 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
       return plane.takeError();
     PR = plane->rows;
     PC = plane->cols;
-    planes = kb.gep(i16, g.columns, kb.idx(CB * g.rowStride()));
+    planes = kb.gep(planeTy, g.columns, kb.idx(CB * g.rowStride()));
   }
-  // The group's channels from c0 into the planes; the borders are 0.
+  // The group's channels from c0 into the planes; the borders are the zero
+  // point's (0 with the offset added).
   auto fillPlanes = [&](llvm::Value *bn, llvm::Value *c0) {
+    if (g.vnni()) {
+      llvm::Value *border = b.getInt8(uint8_t(xt.quant.zeroPoints[0] ^ 0x80));
+      kb.loop(CG * PR * PC, [&](llvm::Value *i) { kb.store(border, planes, i); });
+      kb.nest({CG, H, W}, [&](llvm::ArrayRef<llvm::Value *> chw) {
+        llvm::Value *v = kb.load(
+            i8, x, kb.linear({bn, b.CreateAdd(c0, chw[0]), chw[1], chw[2]}, {C * H * W, H * W, W, 1}));
+        kb.store(b.CreateXor(v, b.getInt8(0x80)), planes,
+                 kb.linear(chw, {PR * PC, PC, 1}, kb.idx(ph * PC + pw)));
+      });
+      return;
+    }
     kb.loop(CG * PR * PC, [&](llvm::Value *i) { kb.store(b.getInt16(0), planes, i); });
     kb.loop(CG, [&](llvm::Value *c) {
       emitInt8PlaneInterior(g.ir, x, xt.shape, bn, b.CreateAdd(c0, c), g.inOffset,
@@ -505,6 +522,41 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
     });
   };
 
+  // Vnni's block from pixel `first` out of the planes, a quad of channels at
+  // each kernel position at a time: four runs of CB inputs interleaved into
+  // the pixels' quads (channels past the group's read its last again; their
+  // weights are 0).
+  auto planeQuadRuns = [&](llvm::Value *first) {
+    llvm::SmallVector<int, 64> pairs, quads, strided;
+    for (int64_t c = 0; c < 2 * CB; ++c)
+      pairs.push_back(int(c));
+    for (int64_t c = 0; c < CB; ++c) {
+      quads.append({int(c), int(CB + c), int(2 * CB + c), int(3 * CB + c)});
+      strided.push_back(int(c * sw));
+    }
+    auto *spanTy = llvm::FixedVectorType::get(i8, CB * sw);
+    llvm::Value *corner = kb.linear(
+        {b.CreateUDiv(first, kb.idx(OW)), b.CreateURem(first, kb.idx(OW))}, {sh * PC, sw});
+    kb.nest({KH, KW, CGq / lir::kInt8Quad}, [&](llvm::ArrayRef<llvm::Value *> k) {
+      llvm::Value *run[4];
+      for (int j = 0; j < 4; ++j) {
+        llvm::Value *ic = b.CreateAdd(b.CreateShl(k[2], kb.idx(2)), kb.idx(j));
+        if (CG % 4)
+          ic = b.CreateSelect(b.CreateICmpULT(ic, kb.idx(CG)), ic, kb.idx(CG - 1));
+        llvm::Value *at = b.CreateAdd(corner, kb.linear({ic, k[0], k[1]}, {PR * PC, dh * PC, 1}));
+        run[j] = b.CreateAlignedLoad(spanTy, kb.gep(i8, planes, at), llvm::Align(1));
+        if (sw > 1)
+          run[j] = b.CreateShuffleVector(run[j], strided);
+      }
+      llvm::Value *low = b.CreateShuffleVector(run[0], run[1], pairs);
+      llvm::Value *high = b.CreateShuffleVector(run[2], run[3], pairs);
+      llvm::Value *quad = kb.linear(k, {KW * CGq / lir::kInt8Quad, CGq / lir::kInt8Quad, 1});
+      b.CreateAlignedStore(b.CreateShuffleVector(low, high, quads),
+                           kb.gep(i8, g.columns, b.CreateMul(quad, kb.idx(lir::kInt8Quad * CB))),
+                           llvm::Align(4));
+    });
+  };
+
   // The quads of a unit-stride 1x1 Conv's block from pixel `first`: four
   // runs of CB inputs, a quad of channels, interleaved into the pixels'
   // quads (the last quad reads the last channel again where the channels
@@ -551,6 +603,8 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
         pixels.push_back(first ? b.CreateAdd(first, kb.idx(c)) : g.clampedIndex(pb, CB, c, P));
       if (pointwise && g.quads())
         quadRuns(bn, c0, first);
+      else if (readsPlane && g.vnni())
+        planeQuadRuns(first);
       else if (readsPlane || pointwise)
         im2colRuns(bn, c0, first);
       else

@@ -296,21 +296,23 @@ TEST(SelectKernels, Int8GemmSdot) {
   EXPECT_EQ(pointwiseKernel(opts, 1, 3), "Conv[int8 gemm 2x2 scalar]");
 }
 
-/// x86 VNNI: unit-stride 1x1 Convs without padding as VPDPBUSD dot products
-/// over quads of the input's runs (4 rows x 16 pixels, or 8 x 8 under 16
-/// pixels), weights as plain rows of taps; the other Convs and the depthwise
-/// ones take AVX2's kernels, the fully connected layers the portable one.
+/// x86 VNNI: Convs whose blocks' quads are runs, of the input (unit-stride
+/// 1x1 without padding) or of its padded planes, as VPDPBUSD dot products
+/// in AVX2's blocks, weights as rows of (kernel position, channel quad);
+/// a Conv whose blocks gather pixel by pixel keeps VPMADDWD, the depthwise
+/// ones AVX2's kernel, the fully connected layers the portable one.
 TEST(SelectKernels, Int8GemmVnni) {
   lir::LIROptions opts;
   opts.int8Dot = lir::Int8Dot::Vnni;
   std::string text = strategies(*buildInt8Graph(), opts);
-  EXPECT_EQ(kernelOf(text, "shared0"), "Conv[int8 gemm 4x16 vnni]");
-  EXPECT_EQ(kernelOf(text, "s1"), "Conv[int8 gemm 4x16 vnni]");
-  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 8x8 pmaddwd]");
+  EXPECT_EQ(kernelOf(text, "shared0"), "Conv[int8 gemm 8x8 vnni]");
+  EXPECT_EQ(kernelOf(text, "s1"), "Conv[int8 gemm 8x8 vnni]");
+  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 8x8 vnni]");
+  EXPECT_EQ(kernelOf(text, "big"), "Conv[int8 gemm 4x16 vnni]");
   EXPECT_EQ(kernelOf(text, "dw9"), "Conv[int8 depthwise channel-block 8 avx2]");
   EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
-  EXPECT_EQ(int8PackingOf(opts, "w3"), lir::Packing::Int8Rows);
-  EXPECT_EQ(int8PackingOf(opts, "w1"), lir::Packing::Int8RowsWidened);
+  EXPECT_EQ(int8PackingOf(opts, "w3"), lir::Packing::Int8RowsQuadChannels);
+  EXPECT_EQ(int8PackingOf(opts, "w1"), lir::Packing::Int8RowsQuadChannels);
   EXPECT_EQ(pointwiseKernel(opts, 3, 3), "Conv[int8 gemm 8x8 vnni]");
   // A strided 1x1 Conv's pixels are no run of the input.
   EXPECT_EQ(pointwiseKernel(opts, 8, 8, {2, 2}), "Conv[int8 gemm 4x16 pmaddwd]");
