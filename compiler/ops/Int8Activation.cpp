@@ -104,6 +104,13 @@ llvm::Error evalActivationInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
   }
   case ActivationKind::HardSwish: {
     auto p = tfl::prepareHardSwishInt8(inScale, inZp, outScale, outZp);
+    // TFLite's int16 shifts take exponents in [-31, 31], the output's at
+    // most 0 (TFLM's Prepare requires it).
+    if (p.outputMultiplierExponent > 0 || p.outputMultiplierExponent < -31 ||
+        p.reluishMultiplierExponent > 31 || p.reluishMultiplierExponent < -31)
+      return nodeError(n, "int8 HardSwish with input scale " + floatStr(inScale) +
+                              " and output scale " + floatStr(outScale) +
+                              " needs shifts outside TFLite's range");
     f = [p](int8_t v) { return tfl::hardSwishInt8(p, v); };
     break;
   }
