@@ -130,11 +130,7 @@ bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy) {
     llvm::consumeError(geom.takeError());
     return false;
   }
-  bool unpadded = llvm::all_of(geom->padsBegin, [](int64_t p) { return p == 0; }) &&
-                  llvm::all_of(geom->padsEnd, [](int64_t p) { return p == 0; });
-  bool pointwise = w.shape[2] == 1 && w.shape[3] == 1 && geom->strides[0] == 1 &&
-                   geom->strides[1] == 1 && unpadded;
-  return !pointwise && geom->strides[1] <= kInt8RunStride && geom->dilations[1] == 1 &&
+  return !isUnitPointwiseConv(conv) && geom->strides[1] <= kInt8RunStride && geom->dilations[1] == 1 &&
          y.shape[3] % strategy.tileCols == 0;
 }
 

@@ -153,26 +153,6 @@ int64_t armDspUnroll(const Node &n, int64_t rows, int64_t cols) {
   return unroll;
 }
 
-/// Whether `n` is a 2-D 1x1 Conv of unit stride and no padding: its
-/// columns are runs of the input.
-bool isUnitPointwiseConv(const Node &n) {
-  if (!n.is(OpKind::Conv))
-    return false;
-  ConvView conv(n);
-  const TensorType &x = conv.input()->getType(), &w = conv.weights()->getType();
-  if (x.rank() != 4 || w.rank() != 4 || w.shape[2] != 1 || w.shape[3] != 1)
-    return false;
-  auto geom = resolveConvGeometry(n, llvm::ArrayRef(x.shape).drop_front(2),
-                                  llvm::ArrayRef(w.shape).drop_front(2));
-  if (!geom) {
-    llvm::consumeError(geom.takeError());
-    return false;
-  }
-  return llvm::all_of(geom->strides, [](int64_t s) { return s == 1; }) &&
-         llvm::all_of(geom->padsBegin, [](int64_t p) { return p == 0; }) &&
-         llvm::all_of(geom->padsEnd, [](int64_t p) { return p == 0; });
-}
-
 /// The GEMM strategy of int8 `n` (int8GemmOp). Weights it cannot pack it
 /// reads as they are, with scalar multiply-adds; the kernel names what it
 /// cannot run (weights computed at run time, a 1-D Conv).
@@ -325,6 +305,24 @@ KernelStrategy convStrategy(const Node &conv, Packing weights, const LIROptions 
 }
 
 } // namespace
+
+bool isUnitPointwiseConv(const Node &n) {
+  if (!n.is(OpKind::Conv))
+    return false;
+  ConvView conv(n);
+  const TensorType &x = conv.input()->getType(), &w = conv.weights()->getType();
+  if (x.rank() != 4 || w.rank() != 4 || w.shape[2] != 1 || w.shape[3] != 1)
+    return false;
+  auto geom = resolveConvGeometry(n, llvm::ArrayRef(x.shape).drop_front(2),
+                                  llvm::ArrayRef(w.shape).drop_front(2));
+  if (!geom) {
+    llvm::consumeError(geom.takeError());
+    return false;
+  }
+  return llvm::all_of(geom->strides, [](int64_t s) { return s == 1; }) &&
+         llvm::all_of(geom->padsBegin, [](int64_t p) { return p == 0; }) &&
+         llvm::all_of(geom->padsEnd, [](int64_t p) { return p == 0; });
+}
 
 KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
   KernelSelection sel;

@@ -44,6 +44,10 @@ struct KernelSelection {
 ///    generic.
 KernelSelection selectKernels(const Graph &g, const LIROptions &opts);
 
+/// Whether `n` is a 2-D 1x1 Conv of unit stride and no padding: an int8
+/// GEMM block's columns are then runs of the input itself.
+bool isUnitPointwiseConv(const Node &n);
+
 } // namespace lir
 } // namespace kiln
 

@@ -32,6 +32,7 @@
 #include "compiler/codegen/Kernels.h"
 #include "compiler/codegen/kernels/Int8Params.h"
 #include "compiler/codegen/kernels/IntegerIR.h"
+#include "compiler/lir/SelectKernels.h"
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/OpGeometry.h"
 #include "compiler/ops/OpViews.h"
@@ -73,6 +74,10 @@ struct Int8Gemm {
   bool quads() const { return lir::int8GemmQuadColumns(strategy.dot); }
   /// The quads hold x + 128, VPDPBUSD's unsigned operand (Int8Dot::Vnni).
   bool vnni() const { return strategy.dot == lir::Int8Dot::Vnni; }
+  /// Int8 input `x8` (a scalar or a vector) as the quads hold it.
+  llvm::Value *quadInput(llvm::Value *x8) {
+    return vnni() ? kb.b.CreateXor(x8, llvm::ConstantInt::get(x8->getType(), 0x80)) : x8;
+  }
 
   /// The columns' pairs of taps are multiplied by SMLAD (Int8Dot::ArmDsp).
   bool armDsp() const { return strategy.dot == lir::Int8Dot::ArmDsp; }
@@ -111,7 +116,7 @@ struct Int8Gemm {
   void storeTap(llvm::Value *x8, int64_t c, llvm::Value *t) {
     auto &b = kb.b;
     if (quads()) {
-      kb.store(vnni() ? b.CreateXor(x8, b.getInt8(0x80)) : x8, columns, columnIndex(c, t));
+      kb.store(quadInput(x8), columns, columnIndex(c, t));
       return;
     }
     llvm::Value *v = b.CreateAdd(ir.widen(x8), ir.i32(inOffset));
@@ -441,7 +446,7 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   // consecutive pixels are consecutive: the input itself for a unit-stride
   // 1x1 Conv without padding, else the group's padded planes
   // (lir::int8GemmReadsPlane), after the columns in the temp.
-  const bool pointwise = g.pixelLanes() && KH == 1 && KW == 1 && sh == 1 && sw == 1 && unpadded;
+  const bool pointwise = g.pixelLanes() && lir::isUnitPointwiseConv(n);
   const bool readsPlane = lir::int8GemmReadsPlane(n, args.strategy);
   llvm::Type *i16 = b.getInt16Ty();
   // The planes' elements: int16 inputs with the offset added, or for Vnni
@@ -461,12 +466,12 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   // point's (0 with the offset added).
   auto fillPlanes = [&](llvm::Value *bn, llvm::Value *c0) {
     if (g.vnni()) {
-      llvm::Value *border = b.getInt8(uint8_t(xt.quant.zeroPoints[0] ^ 0x80));
+      llvm::Value *border = g.quadInput(b.getInt8(uint8_t(xt.quant.zeroPoints[0])));
       kb.loop(CG * PR * PC, [&](llvm::Value *i) { kb.store(border, planes, i); });
       kb.nest({CG, H, W}, [&](llvm::ArrayRef<llvm::Value *> chw) {
         llvm::Value *v = kb.load(
             i8, x, kb.linear({bn, b.CreateAdd(c0, chw[0]), chw[1], chw[2]}, {C * H * W, H * W, W, 1}));
-        kb.store(b.CreateXor(v, b.getInt8(0x80)), planes,
+        kb.store(g.quadInput(v), planes,
                  kb.linear(chw, {PR * PC, PC, 1}, kb.idx(ph * PC + pw)));
       });
       return;
@@ -522,18 +527,33 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
     });
   };
 
+  // Four runs of CB inputs, a quad of channels, interleaved into the CB
+  // pixels' quads; stored as quad `quad` of the block's columns.
+  llvm::SmallVector<int, 64> runPairs, runQuads;
+  for (int64_t c = 0; c < 2 * CB; ++c)
+    runPairs.push_back(int(c));
+  for (int64_t c = 0; c < CB; ++c)
+    runQuads.append({int(c), int(CB + c), int(2 * CB + c), int(3 * CB + c)});
+  auto interleaveQuads = [&](llvm::ArrayRef<llvm::Value *> run) {
+    // Two statements: the IR's order must not follow the C++ compiler's
+    // order of evaluating arguments.
+    llvm::Value *low = b.CreateShuffleVector(run[0], run[1], runPairs);
+    llvm::Value *high = b.CreateShuffleVector(run[2], run[3], runPairs);
+    return b.CreateShuffleVector(low, high, runQuads);
+  };
+  auto storeQuads = [&](llvm::Value *block, llvm::Value *quad) {
+    b.CreateAlignedStore(block, kb.gep(i8, g.columns, b.CreateMul(quad, kb.idx(lir::kInt8Quad * CB))),
+                         llvm::Align(4));
+  };
+
   // Vnni's block from pixel `first` out of the planes, a quad of channels at
   // each kernel position at a time: four runs of CB inputs interleaved into
   // the pixels' quads (channels past the group's read its last again; their
   // weights are 0).
   auto planeQuadRuns = [&](llvm::Value *first) {
-    llvm::SmallVector<int, 64> pairs, quads, strided;
-    for (int64_t c = 0; c < 2 * CB; ++c)
-      pairs.push_back(int(c));
-    for (int64_t c = 0; c < CB; ++c) {
-      quads.append({int(c), int(CB + c), int(2 * CB + c), int(3 * CB + c)});
+    llvm::SmallVector<int, 32> strided;
+    for (int64_t c = 0; c < CB; ++c)
       strided.push_back(int(c * sw));
-    }
     auto *spanTy = llvm::FixedVectorType::get(i8, CB * sw);
     llvm::Value *corner = kb.linear(
         {b.CreateUDiv(first, kb.idx(OW)), b.CreateURem(first, kb.idx(OW))}, {sh * PC, sw});
@@ -548,12 +568,8 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
         if (sw > 1)
           run[j] = b.CreateShuffleVector(run[j], strided);
       }
-      llvm::Value *low = b.CreateShuffleVector(run[0], run[1], pairs);
-      llvm::Value *high = b.CreateShuffleVector(run[2], run[3], pairs);
-      llvm::Value *quad = kb.linear(k, {KW * CGq / lir::kInt8Quad, CGq / lir::kInt8Quad, 1});
-      b.CreateAlignedStore(b.CreateShuffleVector(low, high, quads),
-                           kb.gep(i8, g.columns, b.CreateMul(quad, kb.idx(lir::kInt8Quad * CB))),
-                           llvm::Align(4));
+      storeQuads(interleaveQuads(run),
+                 kb.linear(k, {KW * CGq / lir::kInt8Quad, CGq / lir::kInt8Quad, 1}));
     });
   };
 
@@ -562,11 +578,6 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   // quads (the last quad reads the last channel again where the channels
   // run out; its weights are 0), + 128 for Vnni.
   auto quadRuns = [&](llvm::Value *bn, llvm::Value *c0, llvm::Value *first) {
-    llvm::SmallVector<int, 64> pairs, quads;
-    for (int64_t c = 0; c < 2 * CB; ++c)
-      pairs.push_back(int(c));
-    for (int64_t c = 0; c < CB; ++c)
-      quads.append({int(c), int(CB + c), int(2 * CB + c), int(3 * CB + c)});
     auto *runTy = llvm::FixedVectorType::get(i8, CB);
     kb.loop(llvm::divideCeil(CG, lir::kInt8Quad), [&](llvm::Value *k) {
       llvm::Value *run[4];
@@ -577,14 +588,7 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
         llvm::Value *at = kb.linear({bn, b.CreateAdd(c0, ic), first}, {C * H * W, H * W, 1});
         run[j] = b.CreateAlignedLoad(runTy, kb.gep(i8, x, at), llvm::Align(1));
       }
-      llvm::Value *low = b.CreateShuffleVector(run[0], run[1], pairs);
-      llvm::Value *high = b.CreateShuffleVector(run[2], run[3], pairs);
-      llvm::Value *block = b.CreateShuffleVector(low, high, quads);
-      if (g.vnni())
-        block = b.CreateXor(block, llvm::ConstantInt::get(block->getType(), 0x80));
-      b.CreateAlignedStore(block,
-                           kb.gep(i8, g.columns, b.CreateMul(k, kb.idx(lir::kInt8Quad * CB))),
-                           llvm::Align(4));
+      storeQuads(g.quadInput(interleaveQuads(run)), k);
     });
   };
 
