@@ -2,20 +2,18 @@
 
 #include "compiler/lir/LIR.h"
 #include "compiler/ops/ActivationOps.h"
-#include "compiler/lir/ElementwiseChains.h"
+#include "compiler/lir/LIRPasses.h"
 #include "compiler/lir/SelectKernels.h"
 #include "compiler/lir/Winograd.h"
 #include "compiler/ops/OpGeometry.h"
 #include "compiler/ops/OpViews.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <climits>
 #include <cstring>
 
 namespace kiln {
@@ -39,6 +37,27 @@ Buffer *Function::addBuffer(llvm::StringRef name, Region region,
   b->region = region;
   b->size = size;
   return b;
+}
+
+void Function::eraseInstrs(const std::vector<bool> &erased) {
+  std::vector<Instr> kept;
+  kept.reserve(instrs.size());
+  for (size_t i = 0; i < instrs.size(); ++i)
+    if (!erased[i])
+      kept.push_back(std::move(instrs[i]));
+  instrs = std::move(kept);
+}
+
+llvm::SmallVector<const Value *, 4> operandValues(const Instr &in) {
+  llvm::SmallVector<const Value *, 4> values(in.node->getInputs());
+  const Node *previous = in.node;
+  for (const Node *m : in.fused) {
+    for (const Value *v : m->getInputs())
+      if (v != previous->getOutput())
+        values.push_back(v);
+    previous = m;
+  }
+  return values;
 }
 
 bool isDepthwiseConv(const Node &conv) {
@@ -200,27 +219,18 @@ std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &stra
 
 namespace {
 
+/// Translation only: one instruction per node, each result in a buffer of
+/// its own (see translateGraph).
 class IRGen {
 public:
-  IRGen(const Graph &g, const LIROptions &opts)
-      : g_(g), opts_(opts), kernels_(selectKernels(g, opts)) {
+  IRGen(const Graph &g, const LIROptions &opts) : g_(g), kernels_(selectKernels(g, opts)) {
     f_.name = g.getName().str();
   }
 
-  llvm::Expected<Function> run() {
+  Function run() {
     layOutIO();
-    findFusions();
-    if (opts_.fuseElementwise)
-      findElementwiseChains();
-    computeLastUses();
-    if (opts_.elideConcat)
-      placeConcatInputs();
-    for (Node *n : g_.getNodes()) {
-      if (fusedAway_.count(n) || elidedConcats_.count(n))
-        continue;
-      if (auto err = genNode(*n))
-        return std::move(err);
-    }
+    for (Node *n : g_.getNodes())
+      translate(*n);
     genOutputCopies();
     return std::move(f_);
   }
@@ -253,7 +263,9 @@ private:
     f_.ioSize = offset;
   }
 
-  Buffer *bufferFor(Value *v) {
+  /// The buffer holding `v`, made on first use: weights (laid out by
+  /// layOutBuffers) for a constant, scratch for a result.
+  Buffer *bufferFor(const Value *v) {
     auto it = buffers_.find(v);
     if (it != buffers_.end())
       return it->second;
@@ -271,222 +283,51 @@ private:
       } else if (isInt8Rows(b->packing)) {
         b->size = int8RowsShape(v->getType().shape, b->packing).bytes();
       }
-      b->offset = f_.weightsSize;
-      f_.weightsSize = alignUp(f_.weightsSize + b->size);
     } else {
       b = f_.addBuffer(v->getName(), Region::Scratch, v->getType().sizeInBytes());
     }
-    bind(v, b);
+    buffers_[v] = b;
     return b;
   }
 
-  /// Makes `b` hold `v`, so that `b` stays live while `v` is read.
-  void bind(const Value *v, Buffer *b) {
-    buffers_[v] = b;
-    unsigned &last = bufferLastUse_[b];
-    last = std::max(last, lastUse_.lookup(v));
-  }
-
-  /// Whether `concat`'s inputs can be written straight into its output
-  /// (LIROptions::elideConcat).
-  bool elidableConcat(const Node &concat) {
-    const TensorType &t = concat.getOutput()->getType();
-    int64_t axis = ConcatView(concat).axis();
-    if (axis < 0)
-      axis += t.rank();
-    for (int64_t d = 0; d < axis; ++d)
-      if (t.shape[d] != 1)
-        return false;
-    uint64_t offset = 0;
-    for (Value *v : concat.getInputs()) {
-      // A reshape's result is a view of another buffer; a bound value is
-      // the caller's or already a slice.
-      if (!v || !v->isResult() || buffers_.count(v) || g_.getSoleUser(v) != &concat ||
-          v->getProducer()->is(OpKind::Reshape) || offset % kBufferAlignment ||
-          v->getType().sizeInBytes() == 0)
-        return false;
-      offset += v->getType().sizeInBytes();
-    }
-    return true;
-  }
-
-  /// Binds each input of an elidable Concat to its slice of the output's
-  /// buffer. Last Concat first, so that a Concat feeding another writes into
-  /// its slice of the outer one's buffer.
-  void placeConcatInputs() {
-    std::vector<Node *> nodes = g_.getNodes();
-    for (Node *c : llvm::reverse(nodes)) {
-      if (!c->is(OpKind::Concat) || !elidableConcat(*c))
-        continue;
-      Buffer *out = bufferFor(c->getOutput());
-      uint64_t offset = 0;
-      for (Value *v : c->getInputs()) {
-        Buffer *slice = f_.addBuffer(v->getName(), out->region, v->getType().sizeInBytes());
-        slice->parent = out;
-        slice->offsetInParent = offset;
-        slice->offset = out->offset + offset;
-        offset += slice->size;
-        bind(v, slice);
-      }
-      elidedConcats_.insert(c);
-    }
-  }
-
-  /// Conv -> Add(residual) [-> activation] chains (see generateLIR).
-  void findFusions() {
-    for (Node *n : g_.getNodes()) {
-      if (!n->is(OpKind::Conv) || isDepthwiseConv(*n) ||
-          n->getOutput()->getType().dtype != DType::F32)
-        continue;
-      Value *y = n->getOutput();
-      Node *add = g_.getSoleUser(y);
-      // When both operands are convolutions, the first one fuses.
-      if (!add || !add->is(OpKind::Add) || fusions_.count(add))
-        continue;
-      Value *residual = add->getInput(add->getInput(0) == y ? 1 : 0);
-      if (residual->getType() != y->getType() || add->getOutput()->getType() != y->getType())
-        continue;
-      llvm::SmallVector<const Node *, 2> chain{add};
-      Node *act = g_.getSoleUser(add->getOutput());
-      if (act && activationOf(*act)) {
-        chain.push_back(act);
-        fusedAway_.insert(act);
-      }
-      fusedAway_.insert(n);
-      fusions_[add] = {n, chain};
-    }
-  }
-
-  /// Elementwise chains (LIROptions::fuseElementwise) among the nodes no
-  /// Conv fused.
-  void findElementwiseChains() {
-    chains_ = lir::findElementwiseChains(g_, [&](const Node &n) {
-      return fusedAway_.count(&n) || fusions_.count(&n);
-    });
-    for (auto &entry : chains_)
-      fusedAway_.insert(entry.second.begin(), entry.second.end() - 1);
-  }
-
-  /// Where each node's work is emitted (its own place in the node list, or
-  /// that of the node whose instruction does it), and from that the last
-  /// place that reads each value; graph outputs are read after the end.
-  void computeLastUses() {
-    llvm::DenseMap<const Node *, unsigned> place;
-    unsigned next = 0;
-    for (Node *n : g_.getNodes()) {
-      place[n] = next;
-      emitPos_[n] = next++;
-    }
-    for (auto &entry : fusions_) {
-      emitPos_[entry.second.first] = place[entry.first];
-      for (const Node *m : entry.second.second)
-        emitPos_[m] = place[entry.first];
-    }
-    for (auto &entry : chains_)
-      for (const Node *m : entry.second)
-        emitPos_[m] = place[entry.first];
-    for (Node *n : g_.getNodes())
-      for (Value *v : n->getInputs())
-        if (v)
-          lastUse_[v] = std::max(lastUse_.lookup(v), emitPos_[n]);
-    for (const GraphOutput &o : g_.getOutputs())
-      lastUse_[o.value] = UINT_MAX;
-  }
-
-  llvm::Error genNode(const Node &n) {
-    auto fusion = fusions_.find(&n);
-    if (fusion != fusions_.end())
-      return genFused(*fusion->second.first, fusion->second.second);
-    auto chain = chains_.find(&n);
-    if (chain != chains_.end())
-      return genElementwise(chain->second);
-    if (isElementwise(n.getKind()))
-      return genElementwise({&n});
+  void translate(const Node &n) {
     if (n.is(OpKind::Reshape)) {
       // A reshape of a row-major tensor is the same bytes: a view.
-      bind(n.getOutput(0), bufferFor(n.getInput(0)));
-      return llvm::Error::success();
+      buffers_[n.getOutput(0)] = bufferFor(n.getInput(0));
+      return;
     }
-    Instr instr = kernelInstr(n);
-    for (Value *v : n.getOutputs())
-      instr.outputs.push_back(bufferFor(v));
-    f_.instrs.push_back(std::move(instr));
-    return llvm::Error::success();
-  }
-
-  /// The instruction running `n`, without its outputs.
-  Instr kernelInstr(const Node &n) {
     Instr instr;
     instr.node = &n;
     instr.strategy = kernels_.strategyOf(n);
     for (Value *v : n.getInputs())
       instr.inputs.push_back(v ? bufferFor(v) : nullptr);
-    if (instr.strategy.is(KernelStrategy::Kind::Winograd))
-      instr.temp = f_.addBuffer(n.getName().str() + ".winograd", Region::Scratch,
-                                winogradLayout(n, instr.strategy.tile).bytes());
-    else if (instr.strategy.is(KernelStrategy::Kind::Int8Gemm))
-      instr.temp = f_.addBuffer(n.getName().str() + ".columns", Region::Scratch,
-                                int8GemmTempBytes(n, instr.strategy));
-    else if (instr.strategy.is(KernelStrategy::Kind::Int8Depthwise))
+    if (!isElementwise(n.getKind()))
+      instr.temp = tempFor(n, instr);
+    for (Value *v : n.getOutputs())
+      instr.outputs.push_back(bufferFor(v));
+    f_.instrs.push_back(std::move(instr));
+  }
+
+  /// The scratch `instr`'s kernel needs while it runs, if any.
+  Buffer *tempFor(const Node &n, Instr &instr) {
+    using Kind = KernelStrategy::Kind;
+    const KernelStrategy &strategy = instr.strategy;
+    auto temp = [&](llvm::StringRef suffix, uint64_t bytes) {
+      return f_.addBuffer(n.getName().str() + suffix.str(), Region::Scratch, bytes);
+    };
+    if (strategy.is(Kind::Winograd))
+      return temp(".winograd", winogradLayout(n, strategy.tile).bytes());
+    if (strategy.is(Kind::Int8Gemm))
+      return temp(".columns", int8GemmTempBytes(n, strategy));
+    if (strategy.is(Kind::Int8Depthwise))
       // selectKernels chose it only where the plane resolves.
-      instr.temp = f_.addBuffer(n.getName().str() + ".plane", Region::Scratch,
-                                llvm::cantFail(int8PaddedPlane(n))
-                                    .bytes(std::max<int64_t>(instr.strategy.tile, 1)));
-    else if ((instr.strategy.is(KernelStrategy::Kind::Pointwise) ||
-              instr.strategy.is(KernelStrategy::Kind::Direct)) &&
-             instr.strategy.tile)
-      instr.temp = f_.addBuffer(n.getName().str() + ".panels", Region::Scratch,
-                                convPanelBytes(n, instr.strategy));
-    else if ((instr.padded = paddedInput(n, instr.strategy)))
-      instr.temp = f_.addBuffer(n.getName().str() + ".padded", Region::Scratch,
-                                instr.padded->bytes());
-    return instr;
-  }
-
-  /// A Conv with its fused Add [and activation], emitted where the Add is.
-  llvm::Error genFused(const Node &conv, llvm::ArrayRef<const Node *> chain) {
-    Instr instr = kernelInstr(conv);
-    const Node *add = chain.front();
-    Value *y = conv.getOutput();
-    instr.inputs.push_back(bufferFor(add->getInput(add->getInput(0) == y ? 1 : 0)));
-    instr.outputs.push_back(bufferFor(chain.back()->getOutput()));
-    instr.fused.assign(chain.begin(), chain.end());
-    f_.instrs.push_back(std::move(instr));
-    return llvm::Error::success();
-  }
-
-  /// An elementwise node and the chain fused after it (findElementwiseChains),
-  /// emitted where the chain ends. Its result takes over an operand's buffer
-  /// when that operand dies here and has the result's dtype and size (so the
-  /// same layout): the kernel reads every operand's element i before it
-  /// writes element i.
-  llvm::Error genElementwise(llvm::ArrayRef<const Node *> chain) {
-    Instr instr;
-    instr.node = chain.front();
-    instr.strategy = kernels_.strategyOf(*chain.front());
-    llvm::SmallVector<Value *, 4> operands(chain.front()->getInputs());
-    for (size_t i = 1; i < chain.size(); ++i)
-      for (Value *v : chain[i]->getInputs())
-        if (v != chain[i - 1]->getOutput())
-          operands.push_back(v);
-    for (Value *v : operands)
-      instr.inputs.push_back(v ? bufferFor(v) : nullptr);
-    instr.fused.assign(chain.begin() + 1, chain.end());
-    Value *result = chain.back()->getOutput();
-    unsigned here = emitPos_[chain.back()];
-    if (opts_.inPlace && !buffers_.count(result))
-      for (size_t i = 0; i < operands.size(); ++i) {
-        Buffer *b = instr.inputs[i];
-        if (b && b->region == Region::Scratch && bufferLastUse_[b] == here &&
-            operands[i]->getType().dtype == result->getType().dtype &&
-            b->size == result->getType().sizeInBytes()) {
-          bind(result, b);
-          break;
-        }
-      }
-    instr.outputs.push_back(bufferFor(result));
-    f_.instrs.push_back(std::move(instr));
-    return llvm::Error::success();
+      return temp(".plane", llvm::cantFail(int8PaddedPlane(n))
+                                .bytes(std::max<int64_t>(strategy.tile, 1)));
+    if ((strategy.is(Kind::Pointwise) || strategy.is(Kind::Direct)) && strategy.tile)
+      return temp(".panels", convPanelBytes(n, strategy));
+    if ((instr.padded = paddedInput(n, strategy)))
+      return temp(".padded", instr.padded->bytes());
+    return nullptr;
   }
 
   /// Graph outputs whose bytes are not written in place by a kernel: graph
@@ -506,32 +347,15 @@ private:
   }
 
   const Graph &g_;
-  const LIROptions &opts_;
   /// Every Conv's and pooling's kernel, chosen before any buffer is bound.
   const KernelSelection kernels_;
   Function f_;
   llvm::DenseMap<const Value *, Buffer *> buffers_;
-  /// Fused Add -> (its Conv, the fused chain); nodes emitted inside another's
-  /// instruction.
-  llvm::DenseMap<const Node *, std::pair<const Node *, llvm::SmallVector<const Node *, 2>>>
-      fusions_;
-  llvm::DenseSet<const Node *> fusedAway_;
-  /// Concats whose inputs are written in place (placeConcatInputs).
-  llvm::DenseSet<const Node *> elidedConcats_;
-  ElementwiseChains chains_;
-  /// See computeLastUses.
-  llvm::DenseMap<const Node *, unsigned> emitPos_;
-  llvm::DenseMap<const Value *, unsigned> lastUse_;
-  /// The last place that reads any value a buffer holds (views and in-place
-  /// results share their buffer).
-  llvm::DenseMap<const Buffer *, unsigned> bufferLastUse_;
 };
 
 } // namespace
 
-llvm::Expected<Function> generateLIR(const Graph &g, const LIROptions &opts) {
-  return IRGen(g, opts).run();
-}
+Function translateGraph(const Graph &g, const LIROptions &opts) { return IRGen(g, opts).run(); }
 
 namespace {
 /// Writes conv weights [G*OCg][ICg][taps] per group as blocks of

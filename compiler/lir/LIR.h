@@ -201,6 +201,10 @@ struct Instr {
   llvm::SmallVector<const Node *, 2> fused;
 };
 
+/// The graph values a kernel instruction's inputs hold: its node's inputs,
+/// then each fused node's other than the previous result (Instr::fused).
+llvm::SmallVector<const Value *, 4> operandValues(const Instr &in);
+
 /// Whether `conv` is depthwise: one input channel per group, more than one
 /// group. Its kernel and its temp differ from other convolutions'.
 bool isDepthwiseConv(const Node &conv);
@@ -282,20 +286,14 @@ struct LIROptions {
   /// The Winograd output tile, 2 or 4, for every Winograd convolution; 0
   /// chooses per convolution (chooseWinogradTile). For tests of each kernel.
   int64_t winogradTile = 0;
-  /// An elementwise instruction writes its result over an input buffer of
-  /// the same size and dtype that no later instruction reads (scratch only:
-  /// the caller's inputs and outputs are never reused).
-  bool inPlace = true;
-  /// A chain of f32 elementwise nodes of one output type, each the single
-  /// user of the previous one's result, becomes one instruction that
-  /// evaluates the whole expression per element: the intermediates never
-  /// reach memory.
+  /// The LIR passes (LIRPasses.h): a Conv fuses the residual Add after it
+  /// (fuseResidualAdds), elementwise chains become one instruction
+  /// (fuseElementwiseChains), Concats disappear (elideConcats), elementwise
+  /// results reuse dying operands' buffers (reuseBuffersInPlace).
+  bool fuseResidual = true;
   bool fuseElementwise = true;
-  /// A Concat whose inputs are contiguous slices of its output (every axis
-  /// before the concatenated one of extent 1, and each slice 64-byte
-  /// aligned) disappears: each input's producer writes straight into its
-  /// slice, when the input is a node result used only by the Concat.
   bool elideConcat = true;
+  bool inPlace = true;
   /// The run may overwrite its inputs: inputs, outputs and intermediates are
   /// planned together in the I/O region, and scratch is empty.
   bool overwriteInputs = false;
@@ -319,18 +317,13 @@ struct Function {
   uint64_t weightsSize = 0, ioSize = 0, scratchSize = 0;
 
   Buffer *addBuffer(llvm::StringRef name, Region region, uint64_t size);
+  /// Removes the instructions whose flag is set, keeping the others' order.
+  void eraseInstrs(const std::vector<bool> &erased);
 };
 
-/// Builds the LIR of a lowered graph (only primitive ops): weights laid out in
-/// first-use order, I/O tensors inputs then outputs, scratch buffers for the
-/// intermediates (offsets left for planMemory). Reshape becomes a view of its
-/// input's buffer where it can, a copy where it must (a graph output). A
-/// Conv whose only use is an Add of a same-shaped residual becomes one
-/// instruction with that Add (and with an activation that is the Add's only
-/// use), placed where the Add was: the sum never makes a round trip through
-/// memory, as in ResNet blocks. Elementwise chains fuse and elementwise
-/// results reuse dying inputs' buffers, and Concats are eliminated, as
-/// `opts` says.
+/// Builds the LIR of a lowered graph (only primitive ops): translateGraph,
+/// the passes `opts` turns on, then layOutBuffers (see LIRPasses.h). Scratch
+/// offsets are left for planMemory.
 llvm::Expected<Function> generateLIR(const Graph &g, const LIROptions &opts = {});
 
 /// The contents of the weights region: every weights buffer's constant at

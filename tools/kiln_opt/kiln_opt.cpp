@@ -1,21 +1,30 @@
 // kiln's `opt`: reads graphs in the printer's text form, runs graph passes
 // by name, and prints the result. Pass tests are text IR in, expected IR
-// out, checked with LLVM's FileCheck (tests/unit/passes/ir).
+// out, checked with LLVM's FileCheck (tests/unit/passes/ir, tests/unit/lir/ir).
 //
-// usage: kiln_opt FILE|- --passes=NAME[,NAME...] [--no-verify]
-//   --passes=     registered pass names (compiler/pipeline/PassRegistry.h);
-//                 empty prints the graphs as read, which tests the parser
-//   --no-verify   do not verify the graph after every pass
+// usage: kiln_opt FILE|- --passes=NAME[,NAME...] [--lir-passes=NAME[,...]] [--no-verify]
+//   --passes=      registered pass names (compiler/pipeline/PassRegistry.h);
+//                  empty prints the graphs as read, which tests the parser
+//   --lir-passes=  then translates each graph to LIR, runs these LIR passes
+//                  (compiler/lir/LIRPasses.h) and layOutBuffers, and prints
+//                  the LIR instead (unplanned: scratch offsets are 0)
+//   --no-verify    do not verify the graph after every pass
 
 #include "compiler/graph/Parser.h"
 #include "compiler/graph/Printer.h"
+#include "compiler/lir/LIRPasses.h"
 #include "compiler/pipeline/Pipeline.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
+
 using namespace kiln;
+
+static const char kUsage[] =
+    "usage: kiln_opt FILE|- --passes=NAME[,NAME...] [--lir-passes=NAME[,NAME...]] [--no-verify]";
 
 static int fail(const llvm::Twine &msg) {
   llvm::errs() << "kiln_opt: error: " << msg << "\n";
@@ -25,6 +34,7 @@ static int fail(const llvm::Twine &msg) {
 int main(int argc, char **argv) {
   llvm::StringRef path;
   std::vector<std::string> passes;
+  std::optional<std::vector<const lir::LIRPass *>> lirPasses;
   PipelineOptions pipelineOpts;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
@@ -33,16 +43,26 @@ int main(int argc, char **argv) {
       llvm::SplitString(arg, names, ",");
       for (llvm::StringRef name : names)
         passes.push_back(name.str());
+    } else if (arg.consume_front("--lir-passes=")) {
+      llvm::SmallVector<llvm::StringRef, 4> names;
+      llvm::SplitString(arg, names, ",");
+      lirPasses.emplace();
+      for (llvm::StringRef name : names) {
+        const lir::LIRPass *p = lir::findLIRPass(name);
+        if (!p)
+          return fail("unknown LIR pass '" + name + "'");
+        lirPasses->push_back(p);
+      }
     } else if (arg == "--no-verify") {
       pipelineOpts.verifyEach = false;
     } else if (path.empty() && (arg == "-" || !arg.starts_with("-"))) {
       path = arg;
     } else {
-      return fail("usage: kiln_opt FILE|- --passes=NAME[,NAME...] [--no-verify]");
+      return fail(kUsage);
     }
   }
   if (path.empty())
-    return fail("usage: kiln_opt FILE|- --passes=NAME[,NAME...] [--no-verify]");
+    return fail(kUsage);
   auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path);
   if (!buf)
     return fail(path + ": " + buf.getError().message());
@@ -52,7 +72,15 @@ int main(int argc, char **argv) {
   for (std::unique_ptr<Graph> &g : *graphs) {
     if (llvm::Error err = runPipeline(*g, passes, pipelineOpts))
       return fail("graph " + g->getName() + ": " + llvm::toString(std::move(err)));
-    printGraph(*g, llvm::outs());
+    if (!lirPasses) {
+      printGraph(*g, llvm::outs());
+      continue;
+    }
+    lir::Function f = lir::translateGraph(*g, {});
+    for (const lir::LIRPass *p : *lirPasses)
+      p->run(f);
+    lir::layOutBuffers(f);
+    lir::printLIR(f, llvm::outs());
   }
   return 0;
 }

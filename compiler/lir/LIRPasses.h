@@ -1,0 +1,77 @@
+//===- LIRPasses.h - The LIR pipeline: translation, passes, layout -*- C++ -*-===//
+//
+// generateLIR is three steps. translateGraph makes one instruction per node,
+// each result in a scratch buffer of its own. The passes below then fuse
+// instructions and share buffers, each a small named unit that an option of
+// LIROptions turns on. layOutBuffers drops the buffers no instruction uses,
+// numbers the rest in order of first use and places the weights.
+//
+// Each pass reads the graph only through the instructions' nodes (their
+// kinds, types and values), and the buffers through BufferReaders.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIR_LIRPASSES_H
+#define KILN_LIR_LIRPASSES_H
+
+#include "compiler/lir/LIR.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace kiln {
+namespace lir {
+
+/// One instruction per node of the lowered graph `g`, in node order, with
+/// the kernel selectKernels chose and its temp; a Reshape is a view of its
+/// input's buffer, and graph outputs that no kernel writes are copies at the
+/// end. Weights offsets are left for layOutBuffers.
+Function translateGraph(const Graph &g, const LIROptions &opts);
+
+/// A Conv (f32, not depthwise) whose result only an Add reads, as the Add's
+/// one operand and next to a residual of the same type, becomes one
+/// instruction with that Add, and with the activation (activationOf) that
+/// alone reads the sum; it takes the Add's place, where the residual exists.
+/// The sum never makes a round trip through memory, as in ResNet blocks.
+void fuseResidualAdds(Function &f);
+
+/// A chain of f32 elementwise instructions of one output type, each result
+/// read only by the next, becomes one instruction at the chain's end that
+/// evaluates the whole expression per element in registers.
+void fuseElementwiseChains(Function &f);
+
+/// A Concat whose inputs are contiguous slices of its output (every axis
+/// before the concatenated one of extent 1, each slice 64-byte aligned) and
+/// are intermediates only it reads disappears: those buffers become slices
+/// of its output, which their producers write in place. Last Concat first,
+/// so that a Concat feeding another writes into its slice of the outer one.
+void elideConcats(Function &f);
+
+/// An elementwise instruction writes its result over the first operand
+/// buffer that no later instruction reads and that has the result's dtype
+/// and size (scratch only: the caller's tensors are never reused). Its
+/// kernel reads every operand's element i before it writes element i.
+void reuseBuffersInPlace(Function &f);
+
+/// Drops the buffers that no instruction, I/O tensor or slice uses, numbers
+/// the rest (I/O first, then in order of first use, a slice's parent before
+/// it) and gives each weights buffer its offset in that order.
+void layOutBuffers(Function &f);
+
+struct LIRPass {
+  llvm::StringRef name;
+  /// The option of LIROptions that turns the pass on.
+  bool LIROptions::*enabled;
+  void (*run)(Function &f);
+};
+
+/// The passes generateLIR runs between translateGraph and layOutBuffers, in
+/// order.
+llvm::ArrayRef<LIRPass> lirPasses();
+
+/// The pass called `name`, or nullptr.
+const LIRPass *findLIRPass(llvm::StringRef name);
+
+} // namespace lir
+} // namespace kiln
+
+#endif

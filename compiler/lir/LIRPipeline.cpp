@@ -1,0 +1,36 @@
+//===- LIRPipeline.cpp - generateLIR and its registry of passes -----------===//
+
+#include "compiler/lir/LIRPasses.h"
+
+namespace kiln {
+namespace lir {
+
+namespace {
+const LIRPass kLIRPasses[] = {
+    {"fuse-residual", &LIROptions::fuseResidual, fuseResidualAdds},
+    {"fuse-elementwise", &LIROptions::fuseElementwise, fuseElementwiseChains},
+    {"elide-concat", &LIROptions::elideConcat, elideConcats},
+    {"reuse-in-place", &LIROptions::inPlace, reuseBuffersInPlace},
+};
+} // namespace
+
+llvm::ArrayRef<LIRPass> lirPasses() { return kLIRPasses; }
+
+const LIRPass *findLIRPass(llvm::StringRef name) {
+  for (const LIRPass &p : kLIRPasses)
+    if (p.name == name)
+      return &p;
+  return nullptr;
+}
+
+llvm::Expected<Function> generateLIR(const Graph &g, const LIROptions &opts) {
+  Function f = translateGraph(g, opts);
+  for (const LIRPass &p : lirPasses())
+    if (opts.*p.enabled)
+      p.run(f);
+  layOutBuffers(f);
+  return std::move(f);
+}
+
+} // namespace lir
+} // namespace kiln
