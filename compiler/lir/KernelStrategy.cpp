@@ -38,7 +38,11 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
   case Kind::DepthwiseChannelBlock: os << "depthwise channel-block " << s.tile; return;
   case Kind::PlanePool: os << "plane"; return;
   case Kind::GenericPool: os << "generic"; return;
-  case Kind::Int8: os << "int8"; return;
+  case Kind::Int8:
+    os << "int8";
+    if (s.tile)
+      os << " x" << s.tile;
+    return;
   case Kind::Int8Depthwise:
     if (s.tile) {
       os << "int8 depthwise channel-block " << s.tile << " avx2";

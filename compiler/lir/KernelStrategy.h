@@ -104,7 +104,9 @@ struct KernelStrategy {
     GenericPool,
     /// TFLite's int8 semantics (an op over quantized int8 tensors): the
     /// family's portable int8 kernel, int32 accumulators, requantized
-    /// (every int8 family but Conv's and MatMul's).
+    /// (every int8 family but Conv's and MatMul's). With `tile` L > 0, an
+    /// Add, Sub or Mul whose operands have the output's shape takes L
+    /// elements a step on the vector lanes.
     Int8,
     /// int8 Conv (not depthwise) or MatMul as a GEMM: blocks of `tile`
     /// weight rows x `tileCols` columns of int16 inputs with the input
@@ -127,7 +129,8 @@ struct KernelStrategy {
     Int8Depthwise,
   };
   Kind kind = Kind::Default;
-  /// Winograd: the output tile m; DepthwiseChannelBlock and Int8Depthwise:
+  /// Winograd: the output tile m; Int8: elements per step (0: one);
+  /// DepthwiseChannelBlock and Int8Depthwise:
   /// channels per block (0 for Int8Depthwise's one plane at a time);
   /// Direct and Pointwise: pixels per block of packed panels (0: none).
   int64_t tile = 0;
@@ -158,7 +161,7 @@ struct KernelStrategy {
   }
   static KernelStrategy planePool() { return {Kind::PlanePool, 0, false}; }
   static KernelStrategy genericPool() { return {Kind::GenericPool, 0, false}; }
-  static KernelStrategy int8() { return {Kind::Int8, 0, false}; }
+  static KernelStrategy int8(int64_t lanes = 0) { return {Kind::Int8, lanes, false}; }
   static KernelStrategy int8Depthwise(Int8Dot dot, int64_t pixels = 0) {
     return {Kind::Int8Depthwise, 0, false, pixels, dot};
   }

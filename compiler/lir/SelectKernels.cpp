@@ -205,6 +205,18 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
                                   dot == Int8Dot::ArmDsp ? armDspUnroll(n, rows, cols) : 0);
 }
 
+/// The lanes of an int8 Add, Sub or Mul whose operands have the output's
+/// shape, on a target with vectors; 0 for the others (one element a step).
+int64_t int8ElementwiseLanes(const Node &n, const LIROptions &opts) {
+  if (opts.vectorLanes == 1 || !(n.is(OpKind::Add) || n.is(OpKind::Sub) || n.is(OpKind::Mul)))
+    return 0;
+  const Shape &y = n.getOutput()->getType().shape;
+  for (const Value *v : n.getInputs())
+    if (!v || v->getType().shape != y)
+      return 0;
+  return opts.vectorLanes;
+}
+
 /// Whether int8 `n` is a 2-D depthwise Conv whose padded plane resolves
 /// (Int8Depthwise); the GEMM kernel reports what is wrong with the others.
 bool int8DepthwiseFits(const Node &n) {
@@ -346,7 +358,7 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
         if (s.packedWeights)
           sel.weights[n->getInput(1)] = {int8GemmPacking(*n, s.dot), 1};
       } else {
-        sel.strategies[n] = KernelStrategy::int8();
+        sel.strategies[n] = KernelStrategy::int8(int8ElementwiseLanes(*n, opts));
       }
       continue;
     }

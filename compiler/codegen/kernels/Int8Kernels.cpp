@@ -147,23 +147,63 @@ llvm::Error emitBinaryInt8(KernelBuilder &kb, const KernelArgs &args) {
   Requantizer requant(ir, {p->isMul ? mul.output : add.output}, sumBound,
                       p->isMul ? mul.outputZeroPoint : add.outputOffset);
   llvm::Value *onlyChannel = kb.idx(0);
-  kb.nest(yt.shape, [&](llvm::ArrayRef<llvm::Value *> ivs) {
-    llvm::Value *av = ir.widen(kb.load(i8, args.inputs[0], kb.linear(ivs, aStrides)));
-    llvm::Value *bv = ir.widen(kb.load(i8, args.inputs[1], kb.linear(ivs, bStrides)));
+  // The requantized result of operands `av` and `bv` (i32 scalars or
+  // vectors), ADD/SUB's operands scaled by `scaled`.
+  auto result = [&](llvm::Value *av, llvm::Value *bv,
+                    llvm::function_ref<llvm::Value *(int, llvm::Value *)> scaled) {
     llvm::Value *out;
     if (p->isMul) {
-      llvm::Value *prod = b.CreateMul(b.CreateSub(av, ir.i32(mul.input1ZeroPoint)),
-                                      b.CreateSub(bv, ir.i32(mul.input2ZeroPoint)));
+      llvm::Value *prod = b.CreateMul(b.CreateSub(av, ir.like(av, mul.input1ZeroPoint)),
+                                      b.CreateSub(bv, ir.like(bv, mul.input2ZeroPoint)));
       out = requant.apply(prod, onlyChannel);
     } else {
-      auto scaled = [&](int i, llvm::Value *v) {
-        return kb.load(i32, scaledTables[i],
-                       b.CreateSExt(b.CreateAdd(v, ir.i32(128)), kb.idxTy));
-      };
       llvm::Value *x1 = scaled(0, av), *x2 = scaled(1, bv);
       llvm::Value *raw = add.subtract ? b.CreateSub(x1, x2) : b.CreateAdd(x1, x2);
       out = requant.apply(raw, onlyChannel);
     }
+    return out;
+  };
+  auto tableScaled = [&](int i, llvm::Value *v) {
+    return kb.load(i32, scaledTables[i], b.CreateSExt(b.CreateAdd(v, ir.i32(128)), kb.idxTy));
+  };
+  const int64_t lanes = args.strategy.tile;
+  if (lanes > 1) {
+    // Operands of the output's shape (selectKernels): `lanes` elements a
+    // step, each operand scaled by the arithmetic the tables hold; the
+    // elements past the last whole vector one at a time.
+    auto vectorScaled = [&](int i, llvm::Value *v) {
+      const tfl::QuantizedMultiplier &m = i ? add.input2 : add.input1;
+      llvm::Value *shifted = b.CreateShl(b.CreateAdd(v, ir.like(v, i ? add.input2Offset : add.input1Offset)),
+                                         ir.like(v, add.leftShift));
+      return ir.mbqm(shifted, ir.like(v, m.multiplier), ir.like(v, m.shift));
+    };
+    auto *bytesTy = llvm::FixedVectorType::get(i8, lanes);
+    const int64_t count = yt.numElements(), whole = count / lanes * lanes;
+    kb.loop(whole / lanes, [&](llvm::Value *step) {
+      llvm::Value *at = b.CreateMul(step, kb.idx(lanes));
+      auto load = [&](llvm::Value *x) {
+        llvm::Value *v = b.CreateAlignedLoad(bytesTy, kb.gep(i8, x, at), llvm::Align(1));
+        return b.CreateSExt(v, ir.widened(v, 32));
+      };
+      llvm::Value *av = load(args.inputs[0]);
+      llvm::Value *bv = load(args.inputs[1]);
+      llvm::Value *out = result(av, bv, vectorScaled);
+      b.CreateAlignedStore(ir.clampToI8(out, p->range.min, p->range.max),
+                           kb.gep(i8, args.outputs[0], at), llvm::Align(1));
+    });
+    kb.loop(count - whole, [&](llvm::Value *j) {
+      llvm::Value *at = b.CreateAdd(j, kb.idx(whole));
+      llvm::Value *av = ir.widen(kb.load(i8, args.inputs[0], at));
+      llvm::Value *bv = ir.widen(kb.load(i8, args.inputs[1], at));
+      llvm::Value *out = result(av, bv, tableScaled);
+      kb.store(ir.clampToI8(out, p->range.min, p->range.max), args.outputs[0], at);
+    });
+    return llvm::Error::success();
+  }
+  kb.nest(yt.shape, [&](llvm::ArrayRef<llvm::Value *> ivs) {
+    llvm::Value *av = ir.widen(kb.load(i8, args.inputs[0], kb.linear(ivs, aStrides)));
+    llvm::Value *bv = ir.widen(kb.load(i8, args.inputs[1], kb.linear(ivs, bStrides)));
+    llvm::Value *out = result(av, bv, tableScaled);
     kb.store(ir.clampToI8(out, p->range.min, p->range.max), args.outputs[0],
              kb.linear(ivs, yStrides));
   });

@@ -316,17 +316,24 @@ TEST(Int8Kernels, ChannelsOfZeroWeightsAndLargeBias) {
       })) << "group " << group;
 }
 
+/// Broadcast operands (one element a step), and operands of the output's
+/// shape, which take a vector of elements a step on a target with vectors:
+/// 3 x 5 x 7 = 105 of them, whole vectors and a rest.
 TEST(Int8Kernels, AddSubMulBroadcastAndRescale) {
-  for (OpKind kind : {OpKind::Add, OpKind::Sub, OpKind::Mul})
-    for (float outScale : {0.01f, 3.0f})
-      EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
-        Value *a = g.addInput("a", q8({1, 3, 4, 5}, 0.07f, -128));
-        Value *b = g.addInput("b", q8({1, 3, 1, 5}, 0.5f, 127));
-        Node *n = addNode(g, kind, "op", {a, b},
-                          {{kQuantAttr.str(), quantAttr(outScale, 3)},
-                           {kActivationAttr.str(), Attr::ofActivation(kRelu)}});
-        g.addOutput("y", n->getOutput());
-      })) << getOpDef(kind).name << " " << outScale;
+  struct Shapes {
+    Shape a, b;
+  };
+  for (const Shapes &shapes : {Shapes{{1, 3, 4, 5}, {1, 3, 1, 5}}, Shapes{{1, 3, 5, 7}, {1, 3, 5, 7}}})
+    for (OpKind kind : {OpKind::Add, OpKind::Sub, OpKind::Mul})
+      for (float outScale : {0.01f, 3.0f})
+        EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+          Value *a = g.addInput("a", q8(shapes.a, 0.07f, -128));
+          Value *b = g.addInput("b", q8(shapes.b, 0.5f, 127));
+          Node *n = addNode(g, kind, "op", {a, b},
+                            {{kQuantAttr.str(), quantAttr(outScale, 3)},
+                             {kActivationAttr.str(), Attr::ofActivation(kRelu)}});
+          g.addOutput("y", n->getOutput());
+        })) << getOpDef(kind).name << " " << outScale << (shapes.a == shapes.b ? " same shapes" : " broadcast");
 }
 
 TEST(Int8Kernels, AveragePoolInsideTheInputOnly) {

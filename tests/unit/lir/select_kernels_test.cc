@@ -393,5 +393,38 @@ TEST(SelectKernels, Int8RowsPacking) {
     }
 }
 
+/// int8 Add, Sub and Mul take a vector of elements a step where the
+/// target has vectors and no operand broadcasts.
+TEST(SelectKernels, Int8ElementwiseLanes) {
+  Graph g("elementwise");
+  auto q8 = [](std::vector<int64_t> shape) {
+    TensorType t(DType::I8, shape);
+    t.quant.scales = {0.1f};
+    t.quant.zeroPoints = {2};
+    return t;
+  };
+  QuantParams out;
+  out.scales = {0.2f};
+  out.zeroPoints = {1};
+  Value *a = g.addInput("a", q8({1, 4, 6}));
+  Value *b = g.addInput("b", q8({1, 4, 6}));
+  Value *row = g.addInput("row", q8({1, 1, 6}));
+  for (auto [kind, name, rhs] : {std::tuple{OpKind::Add, "add", b}, {OpKind::Sub, "sub", b},
+                                 {OpKind::Mul, "mul", b}, {OpKind::Add, "broadcast", row}}) {
+    auto n = g.addNode(kind, name, {a, rhs}, {{kQuantAttr.str(), Attr::ofQuant(out)}});
+    ASSERT_TRUE(static_cast<bool>(n)) << llvm::toString(n.takeError());
+    g.addOutput(name, (*n)->getOutput());
+  }
+  lir::LIROptions opts;
+  opts.vectorLanes = 8;
+  std::string text = strategies(g, opts);
+  EXPECT_EQ(kernelOf(text, "add"), "Add[int8 x8]");
+  EXPECT_EQ(kernelOf(text, "sub"), "Sub[int8 x8]");
+  EXPECT_EQ(kernelOf(text, "mul"), "Mul[int8 x8]");
+  EXPECT_EQ(kernelOf(text, "broadcast"), "Add[int8]");
+  opts.vectorLanes = 1;
+  EXPECT_EQ(kernelOf(strategies(g, opts), "add"), "Add[int8]");
+}
+
 } // namespace
 } // namespace kiln
