@@ -63,12 +63,14 @@ Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
     return {shape[0], taps, taps / shape[1] * int8WidenedChannels(shape[1]), 2};
   if (packing == Packing::Int8RowsQuadChannels)
     return {shape[0], taps, taps / shape[1] * int8QuadChannels(shape[1]), 1};
+  if (packing == Packing::Int8RowsOctetPairs)
+    return {shape[0], taps, (taps + kInt8Octet - 1) / kInt8Octet * kInt8Octet, 1, true};
   return {shape[0], taps, quads(taps), 1, packing == Packing::Int8RowsPaired};
 }
 
 bool isInt8Rows(Packing p) {
   return p == Packing::Int8Rows || p == Packing::Int8RowsTransposed ||
-         isInt8RowsPaired(p) || isInt8RowsChannelMinor(p);
+         isInt8RowsPaired(p) || isInt8RowsChannelMinor(p) || p == Packing::Int8RowsOctetPairs;
 }
 
 bool isInt8RowsTransposed(Packing p) {
@@ -94,6 +96,9 @@ Packing int8GemmPacking(const Node &n, Int8Dot dot) {
   case Int8Dot::Vnni:
     // Only Convs take Vnni (int8GemmStrategy).
     return conv ? Packing::Int8RowsQuadChannels : Packing::Int8RowsTransposed;
+  case Int8Dot::Smmla:
+    // Only Convs take Smmla (int8GemmStrategy).
+    return conv ? Packing::Int8RowsOctetPairs : Packing::Int8RowsTransposed;
   case Int8Dot::ArmDsp: return conv ? Packing::Int8RowsPaired : Packing::Int8RowsTransposedPaired;
   case Int8Dot::Pmaddwd:
     // Only Convs take Pmaddwd (int8GemmStrategy).
@@ -138,7 +143,7 @@ uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy) {
   Int8RowsShape rs =
       int8RowsShape(n.getInput(1)->getType().shape, int8GemmPacking(n, strategy.dot));
   // Quads of int8 inputs, or int16 ones.
-  const uint64_t tapBytes = int8GemmQuadColumns(strategy.dot) ? 1 : sizeof(int16_t);
+  const uint64_t tapBytes = int8GemmRawColumns(strategy.dot) ? 1 : sizeof(int16_t);
   uint64_t columns = strategy.tileCols * rs.paddedTaps * tapBytes;
   if (!int8GemmReadsPlane(n, strategy))
     return columns;
@@ -574,6 +579,17 @@ void packInt8RowsChannelMinor(const Tensor &w, Packing packing, uint8_t *dst) {
       }
 }
 
+/// Writes a Conv's int8 weights [O][taps] as Int8RowsOctetPairs: each pair
+/// of rows octet by octet, an odd count's last row twice; the padding of
+/// the taps stays zero.
+void packInt8RowsOctetPairs(const Tensor &w, uint8_t *dst) {
+  Int8RowsShape rs = int8RowsShape(w.getType().shape, Packing::Int8RowsOctetPairs);
+  const uint8_t *src = w.raw().data();
+  for (int64_t r = 0; r < (rs.rows + 1) / 2 * 2; ++r)
+    for (int64_t t = 0; t < rs.taps; ++t)
+      dst[int8OctetPairsByte(r, t, rs.paddedTaps)] = src[std::min(r, rs.rows - 1) * rs.taps + t];
+}
+
 /// Writes int8 weights as rows of taps padded to quads, each quad reordered
 /// for the Arm DSP where the packing says (isInt8Rows), the rows in pairs
 /// where it says (Int8RowsShape::rowPairs); the padding stays zero.
@@ -618,6 +634,9 @@ std::vector<uint8_t> buildWeightsImage(const Function &f) {
     case Packing::Int8RowsQuadChannels:
       packInt8RowsChannelMinor(*b->constant, b->packing, image.data() + b->offset);
       break;
+    case Packing::Int8RowsOctetPairs:
+      packInt8RowsOctetPairs(*b->constant, image.data() + b->offset);
+      break;
     }
   }
   return image;
@@ -641,7 +660,8 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
       os << ":int8-rows" << (isInt8RowsTransposed(b->packing) ? "-transposed" : "")
          << (isInt8RowsPaired(b->packing) ? "-paired" : "")
          << (isInt8RowsWidened(b->packing) ? "-widened" : "")
-         << (b->packing == Packing::Int8RowsQuadChannels ? "-quad-channels" : "");
+         << (b->packing == Packing::Int8RowsQuadChannels ? "-quad-channels" : "")
+         << (b->packing == Packing::Int8RowsOctetPairs ? "-octet-pairs" : "");
   };
   for (const Instr &in : f.instrs) {
     os << "  ";

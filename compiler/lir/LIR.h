@@ -73,6 +73,12 @@ enum class Packing {
   /// the word to broadcast, and meets the quads a kernel interleaves from
   /// four input runs.
   Int8RowsQuadChannels,
+  /// A Conv's int8 weights for AArch64 SMMLA (Int8Dot::Smmla): rows of taps
+  /// in order, zero-padded to a multiple of kInt8Octet, stored by pairs of
+  /// rows with the pair's octets interleaved (int8OctetPairsByte), so that
+  /// one 16-byte load is SMMLA's 2 x 8 operand of two rows; an odd count's
+  /// last pair repeats its last row, whose sums are then that row's too.
+  Int8RowsOctetPairs,
 };
 
 /// Whether `p` is one of the int8 row packings; which.
@@ -91,6 +97,16 @@ inline int64_t int8QuadChannels(int64_t channels) { return (channels + 3) / 4 * 
 
 /// Taps per word of Packing::Int8Rows.
 constexpr int64_t kInt8Quad = 4;
+/// Taps per row of an SMMLA operand (Packing::Int8RowsOctetPairs).
+constexpr int64_t kInt8Octet = 8;
+
+/// Where tap `t` of row `row` sits in Packing::Int8RowsOctetPairs of
+/// `paddedTaps` taps a row: pair row / 2's octet t / 8, 16 bytes of its two
+/// rows' taps, the even row's first.
+constexpr int64_t int8OctetPairsByte(int64_t row, int64_t t, int64_t paddedTaps) {
+  return ((row / 2) * (paddedTaps / kInt8Octet) + t / kInt8Octet) * 2 * kInt8Octet +
+         (row % 2) * kInt8Octet + t % kInt8Octet;
+}
 
 /// Where tap t of a row sits in Packing::Int8Rows: each quad's taps t0 t1 t2
 /// t3 are stored t0 t2 t1 t3, the order in which SXTB16 widens a word into
@@ -106,8 +122,8 @@ constexpr int64_t int8RowSlot(int64_t t) {
 struct Int8RowsShape {
   int64_t rows, taps, paddedTaps;
   int64_t bytesPerTap = 1; ///< 2 for Int8RowsWidened
-  /// The rows are stored in pairs (Int8RowsPaired), an odd count's last
-  /// with a row of zeros.
+  /// The rows are stored in pairs (Int8RowsPaired, an odd count's last
+  /// with a row of zeros; Int8RowsOctetPairs, with its last row again).
   bool rowPairs = false;
   uint64_t bytes() const {
     return (rowPairs ? (rows + 1) / 2 * 2 : rows) * paddedTaps * bytesPerTap;
@@ -263,7 +279,7 @@ constexpr int64_t kInt8RunStride = 2;
 bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy);
 
 /// The temp of an Int8Gemm instruction: `strategy.tileCols` columns of int16
-/// inputs with the offset added (int8 for Int8Dot::Sdot and Vnni), each as long
+/// inputs with the offset added (int8 for Int8Dot::Sdot, Vnni, Smmla), each as long
 /// as a padded weight row; then the padded planes, where it reads them.
 uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy);
 

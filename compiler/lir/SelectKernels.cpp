@@ -184,13 +184,23 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
     if (s)
       return *s;
   }
-  if (packed && opts.int8Dot == Int8Dot::Sdot && n.is(OpKind::Conv)) {
-    // 16 accumulators of 4 pixels: 4 rows x 16 pixels, or 8 rows x 4 where
-    // the output has fewer than 16 pixels (of 32 vector registers, the rest
-    // hold a step's columns and broadcast weights).
+  if (packed && (opts.int8Dot == Int8Dot::Sdot || opts.int8Dot == Int8Dot::Smmla) &&
+      n.is(OpKind::Conv)) {
     const TensorType &y = n.getOutput()->getType();
     const int64_t lanes = kSdotPixelLanes;
     int64_t pixels = y.rank() == 4 ? y.shape[2] * y.shape[3] : 0;
+    // SMMLA: 16 accumulators of 2 x 2 sums, 8 rows x 8 pixels (the 8 other
+    // vector registers hold a step's row pairs and pixel pairs). Its blocks
+    // are whole pairs of pixels and of a group's rows (Int8RowsOctetPairs
+    // pairs the rows of all groups); other Convs take SDOT.
+    const int64_t groups = ConvView(n).group();
+    const int64_t groupRows = n.getInput(1)->getType().shape[0] / groups;
+    if (opts.int8Dot == Int8Dot::Smmla && pixels >= kSmmlaBlock &&
+        (groups == 1 || groupRows % 2 == 0))
+      return KernelStrategy::int8Gemm(kSmmlaBlock, kSmmlaBlock, Int8Dot::Smmla, true);
+    // 16 accumulators of 4 pixels: 4 rows x 16 pixels, or 8 rows x 4 where
+    // the output has fewer than 16 pixels (of 32 vector registers, the rest
+    // hold a step's columns and broadcast weights).
     if (pixels >= 4 * lanes)
       return KernelStrategy::int8Gemm(4, 4 * lanes, Int8Dot::Sdot, true);
     if (pixels >= lanes)
