@@ -153,6 +153,17 @@ int64_t armDspUnroll(const Node &n, int64_t rows, int64_t cols) {
   return unroll;
 }
 
+/// Whether int8 Conv `n` suits SMMLA's blocks of 8 rows x 8 pixels, 16
+/// accumulators of 2 x 2 sums (the 8 other vector registers hold a step's
+/// row pairs and pixel pairs): 8 pixels or more, and whole pairs of a
+/// group's rows (Int8RowsOctetPairs pairs the rows of all groups).
+bool smmlaFits(const Node &n) {
+  const TensorType &y = n.getOutput()->getType();
+  const int64_t groups = ConvView(n).group();
+  return y.rank() == 4 && y.shape[2] * y.shape[3] >= kSmmlaBlock &&
+         (groups == 1 || n.getInput(1)->getType().shape[0] / groups % 2 == 0);
+}
+
 /// The GEMM strategy of int8 `n` (int8GemmOp). Weights it cannot pack it
 /// reads as they are, with scalar multiply-adds; the kernel names what it
 /// cannot run (weights computed at run time, a 1-D Conv).
@@ -186,18 +197,14 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
   }
   if (packed && (opts.int8Dot == Int8Dot::Sdot || opts.int8Dot == Int8Dot::Smmla) &&
       n.is(OpKind::Conv)) {
+    // SMMLA where every reader of the weights takes it (one packing serves
+    // them all); the other Convs SDOT.
+    if (opts.int8Dot == Int8Dot::Smmla &&
+        llvm::all_of(g.getUsers(n.getInput(1)), [](const Node *u) { return smmlaFits(*u); }))
+      return KernelStrategy::int8Gemm(kSmmlaBlock, kSmmlaBlock, Int8Dot::Smmla, true);
     const TensorType &y = n.getOutput()->getType();
     const int64_t lanes = kSdotPixelLanes;
     int64_t pixels = y.rank() == 4 ? y.shape[2] * y.shape[3] : 0;
-    // SMMLA: 16 accumulators of 2 x 2 sums, 8 rows x 8 pixels (the 8 other
-    // vector registers hold a step's row pairs and pixel pairs). Its blocks
-    // are whole pairs of pixels and of a group's rows (Int8RowsOctetPairs
-    // pairs the rows of all groups); other Convs take SDOT.
-    const int64_t groups = ConvView(n).group();
-    const int64_t groupRows = n.getInput(1)->getType().shape[0] / groups;
-    if (opts.int8Dot == Int8Dot::Smmla && pixels >= kSmmlaBlock &&
-        (groups == 1 || groupRows % 2 == 0))
-      return KernelStrategy::int8Gemm(kSmmlaBlock, kSmmlaBlock, Int8Dot::Smmla, true);
     // 16 accumulators of 4 pixels: 4 rows x 16 pixels, or 8 rows x 4 where
     // the output has fewer than 16 pixels (of 32 vector registers, the rest
     // hold a step's columns and broadcast weights).

@@ -321,6 +321,33 @@ TEST(SelectKernels, Int8GemmSmmla) {
     EXPECT_EQ(pointwiseKernel(opts, 1, width), kernel) << width;
 }
 
+/// Weights that a Conv too small for SMMLA shares with one that suits it
+/// are packed once, for SDOT: both take SDOT's kernels.
+TEST(SelectKernels, Int8SharedWeightsKeepSdot) {
+  Graph g("shared");
+  auto q8 = [](std::vector<int64_t> shape) {
+    TensorType t(DType::I8, shape);
+    t.quant.scales = {0.1f};
+    t.quant.zeroPoints = {0};
+    return t;
+  };
+  QuantParams out;
+  out.scales = {0.2f};
+  out.zeroPoints = {0};
+  Value *w = g.addConstant("w", Tensor(q8({8, 4, 1, 1})));
+  for (auto [name, width] : {std::pair{"wide", 9}, std::pair{"narrow", 5}}) {
+    Value *x = g.addInput(std::string(name) + "_x", q8({1, 4, 1, width}));
+    auto conv = g.addNode(OpKind::Conv, name, {x, w}, {{kQuantAttr.str(), Attr::ofQuant(out)}});
+    ASSERT_TRUE(static_cast<bool>(conv)) << llvm::toString(conv.takeError());
+    g.addOutput(name, (*conv)->getOutput());
+  }
+  lir::LIROptions opts;
+  opts.int8Dot = lir::Int8Dot::Smmla;
+  std::string text = strategies(g, opts);
+  EXPECT_EQ(kernelOf(text, "wide"), "Conv[int8 gemm 8x4 sdot]");
+  EXPECT_EQ(kernelOf(text, "narrow"), "Conv[int8 gemm 8x4 sdot]");
+}
+
 /// Weights `name` of buildInt8Graph's LIR under `opts`: their packing and
 /// bytes in the weights image.
 struct PackedWeights {
