@@ -288,18 +288,22 @@ def gemm_windows():
 
 def gemm_small_blocks():
     """int8 Convs whose rows, pixels and taps fill no whole block of the
-    GEMM kernels (SMMLA's 8 x 8 of octets, SDOT's, AVX2's): 3, 5, 11, 9,
-    7 and 3 output channels, 21 and 8 pixels (the last block of 21 overlaps
-    the one before), 45, 3, 45, 11, 9 and 63 taps a row; a 1x1 Conv of 3
-    channels reads a partial group of runs. It ends on a 3x3 Conv: pixels
-    permuted alike by two 1x1 Convs in a row would cancel."""
+    GEMM kernels (SMMLA's 8 x 8 of octets, SDOT's, AVX2's): 3, 5, 11, 10,
+    12, 6, 7 and 3 output channels, 21 and 8 pixels (the last block of 21
+    overlaps the one before), 45, 3, 45, 11, 45, 6, 6 and 63 taps a row; a
+    1x1 Conv of 3 channels reads a partial group of runs; two grouped
+    Convs, of 6 rows a group (SMMLA's pairs of rows) and of 3 (SDOT's). It
+    ends on a 3x3 Conv: pixels permuted alike by two 1x1 Convs in a row
+    would cancel."""
     x = RNG.uniform(-1, 1, (1, 5, 3, 7)).astype(np.float32)
     bld = Builder(x, np.int8)
     h = bld.qdq("x")
     h = conv_block(bld, h, "c1", 3, 3)
     h = conv_block(bld, h, "c2", 5, 1)
     h = conv_block(bld, h, "c3", 11, 3)
-    h = conv_block(bld, h, "c4", 9, 1)
+    h = conv_block(bld, h, "c4", 10, 1)
+    h = conv_block(bld, h, "g1", 12, 3, group=2)
+    h = conv_block(bld, h, "g2", 6, 1, group=2)
     h = conv_block(bld, h, "c5", 7, 1, stride=2)
     return bld.integer_model(conv_block(bld, h, "c6", 3, 3, relu=False)), x
 
