@@ -78,7 +78,12 @@ enum class Packing {
   /// rows with the pair's octets interleaved (int8OctetPairsByte), so that
   /// one 16-byte load is SMMLA's 2 x 8 operand of two rows; an odd count's
   /// last pair repeats its last row, whose sums are then that row's too.
+  /// Int8RowsOctetChannelPairs orders each row's taps as Int8RowsQuadChannels
+  /// does, (kernel position, channel), the channels padded to an octet: an
+  /// octet of channels at one kernel position, which a kernel interleaves
+  /// from 8 runs of the input's planes.
   Int8RowsOctetPairs,
+  Int8RowsOctetChannelPairs,
 };
 
 /// Whether `p` is one of the int8 row packings; which.
@@ -94,6 +99,8 @@ bool isInt8RowsChannelMinor(Packing p);
 inline int64_t int8WidenedChannels(int64_t channels) { return (channels + 1) / 2 * 2; }
 /// Channels of an Int8RowsQuadChannels row: rounded up to a quad.
 inline int64_t int8QuadChannels(int64_t channels) { return (channels + 3) / 4 * 4; }
+/// Channels of an Int8RowsOctetChannelPairs row: rounded up to an octet.
+inline int64_t int8OctetChannels(int64_t channels) { return (channels + 7) / 8 * 8; }
 
 /// Taps per word of Packing::Int8Rows.
 constexpr int64_t kInt8Quad = 4;
@@ -123,7 +130,7 @@ struct Int8RowsShape {
   int64_t rows, taps, paddedTaps;
   int64_t bytesPerTap = 1; ///< 2 for Int8RowsWidened
   /// The rows are stored in pairs (Int8RowsPaired, an odd count's last
-  /// with a row of zeros; Int8RowsOctetPairs, with its last row again).
+  /// with a row of zeros; the octet pairs, with its last row again).
   bool rowPairs = false;
   uint64_t bytes() const {
     return (rowPairs ? (rows + 1) / 2 * 2 : rows) * paddedTaps * bytesPerTap;
@@ -246,9 +253,10 @@ uint64_t convPanelBytes(const Node &conv, const KernelStrategy &strategy);
 /// Output channels of a register tile at most: 4 vectors of 16 lanes.
 constexpr int64_t kPanelTileChannels = 64;
 
-/// How KernelStrategy::Int8Gemm with `dot` stores the weights of `n`: rows
-/// for a Conv, transposed for a MatMul, paired for the Arm DSP.
-Packing int8GemmPacking(const Node &n, Int8Dot dot);
+/// How KernelStrategy::Int8Gemm `strategy` stores the weights of `n`: rows
+/// for a Conv, transposed for a MatMul, paired for the Arm DSP; for Smmla,
+/// by kernel position where the Conv reads its planes (int8GemmReadsPlane).
+Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy);
 
 /// A Conv input's channels as planes of int16 with the input offset added
 /// and a zero border: rows x cols each, the input's extent with its pads (or
@@ -271,11 +279,12 @@ llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv);
 /// (a run of stride s is every s-th of s x tileCols loaded).
 constexpr int64_t kInt8RunStride = 2;
 
-/// Whether an Int8Gemm Conv with pixels on lanes (Int8Dot::Pmaddwd, Vnni) reads
-/// each block's taps as runs of its padded planes: column stride at most
-/// kInt8RunStride, unit column dilation, whole blocks in one output row,
-/// and not a unit-stride 1x1 Conv without padding (whose runs are the input
-/// itself).
+/// Whether an Int8Gemm Conv with pixels on lanes (Int8Dot::Pmaddwd, Vnni,
+/// Smmla) reads each block's taps as runs of its padded planes: column
+/// stride at most kInt8RunStride, unit column dilation, whole blocks in one
+/// output row, and not a unit-stride 1x1 Conv without padding (whose runs
+/// are the input itself); for Smmla, whole octets of channels (a group's
+/// channels padded to an octet would multiply its taps).
 bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy);
 
 /// The temp of an Int8Gemm instruction: `strategy.tileCols` columns of int16

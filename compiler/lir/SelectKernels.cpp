@@ -197,11 +197,16 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
   }
   if (packed && (opts.int8Dot == Int8Dot::Sdot || opts.int8Dot == Int8Dot::Smmla) &&
       n.is(OpKind::Conv)) {
-    // SMMLA where every reader of the weights takes it (one packing serves
-    // them all); the other Convs SDOT.
+    // SMMLA where every reader of the weights takes it with the same packing
+    // (one packing serves them all); the other Convs SDOT.
+    const KernelStrategy smmla =
+        KernelStrategy::int8Gemm(kSmmlaBlock, kSmmlaBlock, Int8Dot::Smmla, true);
+    const Packing packing = int8GemmPacking(n, smmla);
     if (opts.int8Dot == Int8Dot::Smmla &&
-        llvm::all_of(g.getUsers(n.getInput(1)), [](const Node *u) { return smmlaFits(*u); }))
-      return KernelStrategy::int8Gemm(kSmmlaBlock, kSmmlaBlock, Int8Dot::Smmla, true);
+        llvm::all_of(g.getUsers(n.getInput(1)), [&](const Node *u) {
+          return smmlaFits(*u) && int8GemmPacking(*u, smmla) == packing;
+        }))
+      return smmla;
     const TensorType &y = n.getOutput()->getType();
     const int64_t lanes = kSdotPixelLanes;
     int64_t pixels = y.rank() == 4 ? y.shape[2] * y.shape[3] : 0;
@@ -361,7 +366,7 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
         KernelStrategy s = int8GemmStrategy(g, *n, opts);
         sel.strategies[n] = s;
         if (s.packedWeights)
-          sel.weights[n->getInput(1)] = {int8GemmPacking(*n, s.dot), 1};
+          sel.weights[n->getInput(1)] = {int8GemmPacking(*n, s), 1};
       } else {
         sel.strategies[n] = KernelStrategy::int8();
       }

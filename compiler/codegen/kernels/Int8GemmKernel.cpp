@@ -22,8 +22,9 @@
 // - AArch64 SMMLA (Packing::Int8RowsOctetPairs): blocks of 8 rows x 8
 //   pixels as 4 x 4 SMMLAs, each multiplying a pair of rows' octets of taps
 //   by a pair of pixels' octets of raw int8 taps into 2 x 2 sums; the temp
-//   holds octets, [octet][column][8], the offset's share is in the bias as
-//   for SDOT;
+//   holds octets, [octet][column][8], interleaved from 8 runs of the input
+//   or of its raw planes (Int8RowsOctetChannelPairs) where it can, else
+//   gathered pixel by pixel; the offset's share is in the bias as for SDOT;
 // - x86 AVX2 (Packing::Int8RowsWidened): a Conv's pixels on the vector lanes
 //   and a pair of int16 weights broadcast to them, VPMADDWD adding two
 //   products a lane an instruction. The columns are runs of the input (a
@@ -428,7 +429,7 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
     return nodeError(n, "the int8 GEMM kernel needs its columns buffer");
   IntegerIR ir(kb);
   lir::Int8RowsShape rows =
-      lir::int8RowsShape(wt.shape, lir::int8GemmPacking(n, args.strategy.dot));
+      lir::int8RowsShape(wt.shape, lir::int8GemmPacking(n, args.strategy));
   Int8Channels params = int8Channels(n, channels, fullyConnected, *range);
   const int32_t inOffset = -xt.quant.zeroPoints[0];
   if (lir::int8GemmRawColumns(args.strategy.dot)) {
@@ -538,9 +539,9 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   const bool pointwise = g.pixelLanes() && lir::isUnitPointwiseConv(n);
   const bool readsPlane = lir::int8GemmReadsPlane(n, args.strategy);
   llvm::Type *i16 = b.getInt16Ty();
-  // The planes' elements: int16 inputs with the offset added, or for Vnni
-  // int8 inputs + 128.
-  llvm::Type *planeTy = g.vnni() ? i8 : i16;
+  // The planes' elements: int16 inputs with the offset added, or raw int8
+  // inputs (+ 128 for Vnni).
+  llvm::Type *planeTy = g.rawColumns() ? i8 : i16;
   int64_t PR = 0, PC = 0;
   llvm::Value *planes = nullptr;
   if (readsPlane) {
@@ -554,7 +555,7 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   // The group's channels from c0 into the planes; the borders are the zero
   // point's (0 with the offset added).
   auto fillPlanes = [&](llvm::Value *bn, llvm::Value *c0) {
-    if (g.vnni()) {
+    if (g.rawColumns()) {
       llvm::Value *border = g.quadInput(b.getInt8(uint8_t(xt.quant.zeroPoints[0])));
       kb.loop(CG * PR * PC, [&](llvm::Value *i) { kb.store(border, planes, i); });
       kb.nest({CG, H, W}, [&](llvm::ArrayRef<llvm::Value *> chw) {
@@ -645,30 +646,32 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
                          llvm::Align(4));
   };
 
-  // Vnni's block from pixel `first` out of the planes, a quad of channels at
-  // each kernel position at a time: four runs of CB inputs interleaved into
-  // the pixels' quads (channels past the group's read its last again; their
-  // weights are 0).
-  auto planeQuadRuns = [&](llvm::Value *first) {
+  // The block from pixel `first` out of the planes of raw int8 inputs
+  // (Vnni, Smmla), a group of G channels (a quad, an octet) at each kernel
+  // position at a time: G runs of CB inputs interleaved into the pixels'
+  // groups (channels past the group's read its last again; their weights
+  // are 0).
+  auto planeGroupRuns = [&](llvm::Value *first) {
+    const int64_t G = g.tapGroup(), groupsPerPosition = llvm::divideCeil(CG, G);
     llvm::SmallVector<int, 32> strided;
     for (int64_t c = 0; c < CB; ++c)
       strided.push_back(int(c * sw));
     auto *spanTy = llvm::FixedVectorType::get(i8, CB * sw);
     llvm::Value *corner = kb.linear(
         {b.CreateUDiv(first, kb.idx(OW)), b.CreateURem(first, kb.idx(OW))}, {sh * PC, sw});
-    kb.nest({KH, KW, CGq / lir::kInt8Quad}, [&](llvm::ArrayRef<llvm::Value *> k) {
-      llvm::Value *run[4];
-      for (int j = 0; j < 4; ++j) {
-        llvm::Value *ic = b.CreateAdd(b.CreateShl(k[2], kb.idx(2)), kb.idx(j));
-        if (CG % 4)
+    kb.nest({KH, KW, groupsPerPosition}, [&](llvm::ArrayRef<llvm::Value *> k) {
+      Values run;
+      for (int64_t j = 0; j < G; ++j) {
+        llvm::Value *ic = b.CreateAdd(b.CreateShl(k[2], kb.idx(llvm::Log2_64(G))), kb.idx(j));
+        if (CG % G)
           ic = b.CreateSelect(b.CreateICmpULT(ic, kb.idx(CG)), ic, kb.idx(CG - 1));
         llvm::Value *at = b.CreateAdd(corner, kb.linear({ic, k[0], k[1]}, {PR * PC, dh * PC, 1}));
-        run[j] = b.CreateAlignedLoad(spanTy, kb.gep(i8, planes, at), llvm::Align(1));
+        run.push_back(b.CreateAlignedLoad(spanTy, kb.gep(i8, planes, at), llvm::Align(1)));
         if (sw > 1)
-          run[j] = b.CreateShuffleVector(run[j], strided);
+          run.back() = b.CreateShuffleVector(run.back(), strided);
       }
-      storeGroups(interleaveGroups(run),
-                  kb.linear(k, {KW * CGq / lir::kInt8Quad, CGq / lir::kInt8Quad, 1}), lir::kInt8Quad);
+      storeGroups(interleaveGroups(run), kb.linear(k, {KW * groupsPerPosition, groupsPerPosition, 1}),
+                  G);
     });
   };
 
@@ -707,8 +710,8 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
         pixels.push_back(first ? b.CreateAdd(first, kb.idx(c)) : g.clampedIndex(pb, CB, c, P));
       if (pointwise && g.rawColumns())
         tapGroupRuns(bn, c0, first);
-      else if (readsPlane && g.vnni())
-        planeQuadRuns(first);
+      else if (readsPlane && g.rawColumns())
+        planeGroupRuns(first);
       else if (readsPlane || pointwise)
         im2colRuns(bn, c0, first);
       else

@@ -311,6 +311,8 @@ TEST(SelectKernels, Int8GemmSmmla) {
     EXPECT_EQ(kernelOf(text, node), kernel) << node;
   EXPECT_EQ(int8PackingOf(opts, "w1"), lir::Packing::Int8RowsOctetPairs);
   EXPECT_EQ(int8PackingOf(opts, "w4"), lir::Packing::Int8RowsTransposed);
+  // 16 channels, rows of 32 pixels: runs of the planes, by kernel position.
+  EXPECT_EQ(int8PackingOf(opts, "w7"), lir::Packing::Int8RowsOctetChannelPairs);
   // From 8 pixels (9, exactly 8) SMMLA; under 8 SDOT's 8 x 4; under 4 the
   // portable kernel.
   const std::pair<int64_t, const char *> byWidth[] = {{9, "Conv[int8 gemm 8x8 smmla]"},
@@ -393,6 +395,18 @@ TEST(SelectKernels, Int8RowsOctetPairsPacking) {
       EXPECT_EQ(int8_t(w[lir::int8OctetPairsByte(r, t, 40)]), int8_t(r * 36 + t));
   // Odd rows: the last pair is row 4 twice.
   EXPECT_EQ(lir::int8RowsShape({5, 4, 1, 1}, lir::Packing::Int8RowsOctetPairs).bytes(), 6u * 8);
+  // w7 [32][16][3][3] by (kernel position, channel): tap (c, k) at k * 16 + c.
+  PackedWeights w7 = packedWeights(opts, "w7");
+  ASSERT_EQ(w7.packing, lir::Packing::Int8RowsOctetChannelPairs);
+  ASSERT_EQ(w7.bytes.size(), 32u * 144);
+  // Pair 0, octet 0: channels 0-7 at kernel position 0 of rows 0 and 1.
+  EXPECT_EQ(std::vector<int>(w7.bytes.begin(), w7.bytes.begin() + 16),
+            (std::vector<int>{0, 9, 18, 27, 36, 45, 54, 63, 144, 153, 162, 171, 180, 189, 198, 207}));
+  for (int64_t r = 0; r < 32; r += 7)
+    for (int64_t c = 0; c < 16; ++c)
+      for (int64_t k = 0; k < 9; ++k)
+        EXPECT_EQ(int8_t(w7.bytes[lir::int8OctetPairsByte(r, k * 16 + c, 144)]),
+                  int8_t((r * 16 + c) * 9 + k));
 }
 
 /// x86 VNNI: Convs whose blocks' quads are runs, of the input (unit-stride
