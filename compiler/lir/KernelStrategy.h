@@ -43,8 +43,10 @@ enum class Int8Dot : uint8_t {
   /// AArch64 SMMLA (+i8mm): a 2 x 2 block of int32 sums per instruction,
   /// each adding the eight products of a row's octet of taps and a pixel's
   /// octet of raw int8 inputs (a pair of rows times a pair of pixels, 32
-  /// products). The input offset's share is in the bias, as for Sdot. Where
-  /// a Conv has fewer pixels than a block, it keeps Sdot.
+  /// products). The input offset's share is in the bias, as for Sdot. A
+  /// block's octets are runs of the input or of its planes where they can
+  /// be (as Vnni's quads), else gathered pixel by pixel. Where a Conv has
+  /// fewer pixels than a block, it keeps Sdot.
   Smmla,
 };
 
@@ -63,9 +65,9 @@ constexpr int64_t kSmmlaBlock = 8;
 /// Sdot, Vnni; Smmla's sums, rearranged from its 2 x 2 blocks, as Sdot's);
 /// 1 for the others.
 constexpr int64_t int8GemmPixelLanes(Int8Dot dot) {
-  return dot == Int8Dot::Pmaddwd || dot == Int8Dot::Vnni          ? kInt8PixelLanes
+  return dot == Int8Dot::Pmaddwd || dot == Int8Dot::Vnni ? kInt8PixelLanes
          : dot == Int8Dot::Sdot || dot == Int8Dot::Smmla ? kSdotPixelLanes
-                                                                  : 1;
+                                                         : 1;
 }
 
 /// Taps per group of an Int8Gemm's columns of raw int8 taps: a quad (Sdot,
