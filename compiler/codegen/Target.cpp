@@ -162,6 +162,7 @@ void readCapabilities(const llvm::TargetMachine &tm, TargetInfo &info) {
     info.fma = info.hardFloat;
     info.neon = has("neon");
     info.dotProd = has("dotprod");
+    info.i8mm = has("i8mm");
   } else if (triple.isARM() || triple.isThumb()) {
     info.hardFloat = !softFloat && has("fpregs");
     info.fma = info.hardFloat && has("vfp4d16sp");
@@ -178,6 +179,10 @@ void readCapabilities(const llvm::TargetMachine &tm, TargetInfo &info) {
     info.int8Dot = lir::Int8Dot::Vnni;
   else if (info.avx2)
     info.int8Dot = lir::Int8Dot::Pmaddwd;
+  // SMMLA's Convs with fewer pixels than its block take SDOT (every core
+  // with i8mm, Armv8.6 on, has dotprod too).
+  else if (triple.isAArch64() && info.dotProd && info.i8mm)
+    info.int8Dot = lir::Int8Dot::Smmla;
   else if (triple.isAArch64() && info.dotProd)
     info.int8Dot = lir::Int8Dot::Sdot;
 }

@@ -60,6 +60,8 @@ struct TargetInfo {
   bool neon = false;
   /// Arm SDOT/UDOT: int8 dot products into i32 lanes.
   bool dotProd = false;
+  /// AArch64 SMMLA (+i8mm): int8 2x8 by 8x2 matrix products into 2x2 i32.
+  bool i8mm = false;
   /// Arm M-profile DSP extension (Cortex-M4/M7/M33...): SIMD in general
   /// registers, such as SMLAD.
   bool dsp = false;

@@ -82,12 +82,17 @@ Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
     return {shape[0], taps, taps / shape[1] * int8WidenedChannels(shape[1]), 2};
   if (packing == Packing::Int8RowsQuadChannels)
     return {shape[0], taps, taps / shape[1] * int8QuadChannels(shape[1]), 1};
+  if (packing == Packing::Int8RowsOctetPairs)
+    return {shape[0], taps, (taps + kInt8Octet - 1) / kInt8Octet * kInt8Octet, 1, true};
+  if (packing == Packing::Int8RowsOctetChannelPairs)
+    return {shape[0], taps, taps / shape[1] * int8OctetChannels(shape[1]), 1, true};
   return {shape[0], taps, quads(taps), 1, packing == Packing::Int8RowsPaired};
 }
 
 bool isInt8Rows(Packing p) {
   return p == Packing::Int8Rows || p == Packing::Int8RowsTransposed ||
-         isInt8RowsPaired(p) || isInt8RowsChannelMinor(p);
+         isInt8RowsPaired(p) || isInt8RowsChannelMinor(p) || p == Packing::Int8RowsOctetPairs ||
+         p == Packing::Int8RowsOctetChannelPairs;
 }
 
 bool isInt8RowsTransposed(Packing p) {
@@ -104,15 +109,21 @@ bool isInt8RowsPaired(Packing p) {
   return p == Packing::Int8RowsPaired || p == Packing::Int8RowsTransposedPaired;
 }
 
-Packing int8GemmPacking(const Node &n, Int8Dot dot) {
+Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy) {
   bool conv = n.is(OpKind::Conv);
-  switch (dot) {
+  switch (strategy.dot) {
   case Int8Dot::Scalar:
   case Int8Dot::Sdot: // taps in order: a quad is the word SDOT broadcasts
     return conv ? Packing::Int8Rows : Packing::Int8RowsTransposed;
   case Int8Dot::Vnni:
     // Only Convs take Vnni (int8GemmStrategy).
     return conv ? Packing::Int8RowsQuadChannels : Packing::Int8RowsTransposed;
+  case Int8Dot::Smmla:
+    // Only Convs take Smmla (int8GemmStrategy).
+    if (!conv)
+      return Packing::Int8RowsTransposed;
+    return int8GemmReadsPlane(n, strategy) ? Packing::Int8RowsOctetChannelPairs
+                                           : Packing::Int8RowsOctetPairs;
   case Int8Dot::ArmDsp: return conv ? Packing::Int8RowsPaired : Packing::Int8RowsTransposedPaired;
   case Int8Dot::Pmaddwd:
     // Only Convs take Pmaddwd (int8GemmStrategy).
@@ -137,7 +148,8 @@ llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv) {
 }
 
 bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy) {
-  if ((strategy.dot != Int8Dot::Pmaddwd && strategy.dot != Int8Dot::Vnni) ||
+  if ((strategy.dot != Int8Dot::Pmaddwd && strategy.dot != Int8Dot::Vnni &&
+       strategy.dot != Int8Dot::Smmla) ||
       !conv.is(OpKind::Conv))
     return false;
   ConvView v(conv);
@@ -149,15 +161,17 @@ bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy) {
     llvm::consumeError(geom.takeError());
     return false;
   }
+  if (strategy.dot == Int8Dot::Smmla && w.shape[1] % kInt8Octet != 0)
+    return false;
   return !isUnitPointwiseConv(conv) && geom->strides[1] <= kInt8RunStride && geom->dilations[1] == 1 &&
          y.shape[3] % strategy.tileCols == 0;
 }
 
 uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy) {
   Int8RowsShape rs =
-      int8RowsShape(n.getInput(1)->getType().shape, int8GemmPacking(n, strategy.dot));
+      int8RowsShape(n.getInput(1)->getType().shape, int8GemmPacking(n, strategy));
   // Quads of int8 inputs, or int16 ones.
-  const uint64_t tapBytes = int8GemmQuadColumns(strategy.dot) ? 1 : sizeof(int16_t);
+  const uint64_t tapBytes = int8GemmRawColumns(strategy.dot) ? 1 : sizeof(int16_t);
   uint64_t columns = strategy.tileCols * rs.paddedTaps * tapBytes;
   if (!int8GemmReadsPlane(n, strategy))
     return columns;
@@ -398,6 +412,25 @@ void packInt8RowsChannelMinor(const Tensor &w, Packing packing, uint8_t *dst) {
       }
 }
 
+/// Writes a Conv's int8 weights [O][C][KH][KW] as Int8RowsOctetPairs or
+/// Int8RowsOctetChannelPairs: each pair of rows octet by octet, an odd
+/// count's last row twice, the taps in order or by (kernel position,
+/// channel); the padding stays zero.
+void packInt8RowsOctetPairs(const Tensor &w, Packing packing, uint8_t *dst) {
+  llvm::ArrayRef<int64_t> shape = w.getType().shape;
+  Int8RowsShape rs = int8RowsShape(shape, packing);
+  const int64_t positions = shape[2] * shape[3];
+  const int64_t paddedC = int8OctetChannels(shape[1]);
+  const uint8_t *src = w.raw().data();
+  for (int64_t r = 0; r < (rs.rows + 1) / 2 * 2; ++r)
+    for (int64_t t = 0; t < rs.taps; ++t) {
+      int64_t slot = packing == Packing::Int8RowsOctetChannelPairs
+                         ? t % positions * paddedC + t / positions
+                         : t;
+      dst[int8OctetPairsByte(r, slot, rs.paddedTaps)] = src[std::min(r, rs.rows - 1) * rs.taps + t];
+    }
+}
+
 /// Writes int8 weights as rows of taps padded to quads, each quad reordered
 /// for the Arm DSP where the packing says (isInt8Rows), the rows in pairs
 /// where it says (Int8RowsShape::rowPairs); the padding stays zero.
@@ -442,6 +475,10 @@ std::vector<uint8_t> buildWeightsImage(const Function &f) {
     case Packing::Int8RowsQuadChannels:
       packInt8RowsChannelMinor(*b->constant, b->packing, image.data() + b->offset);
       break;
+    case Packing::Int8RowsOctetPairs:
+    case Packing::Int8RowsOctetChannelPairs:
+      packInt8RowsOctetPairs(*b->constant, b->packing, image.data() + b->offset);
+      break;
     }
   }
   return image;
@@ -465,7 +502,9 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
       os << ":int8-rows" << (isInt8RowsTransposed(b->packing) ? "-transposed" : "")
          << (isInt8RowsPaired(b->packing) ? "-paired" : "")
          << (isInt8RowsWidened(b->packing) ? "-widened" : "")
-         << (b->packing == Packing::Int8RowsQuadChannels ? "-quad-channels" : "");
+         << (b->packing == Packing::Int8RowsQuadChannels ? "-quad-channels" : "")
+         << (b->packing == Packing::Int8RowsOctetPairs ? "-octet-pairs" : "")
+         << (b->packing == Packing::Int8RowsOctetChannelPairs ? "-octet-channel-pairs" : "");
   };
   for (const Instr &in : f.instrs) {
     os << "  ";

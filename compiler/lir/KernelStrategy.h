@@ -40,6 +40,14 @@ enum class Int8Dot : uint8_t {
   /// the 128's share. Unit-stride 1x1 Convs without padding, whose quads are
   /// the input's own runs; the other Convs of such a target take Pmaddwd.
   Vnni,
+  /// AArch64 SMMLA (+i8mm): a 2 x 2 block of int32 sums per instruction,
+  /// each adding the eight products of a row's octet of taps and a pixel's
+  /// octet of raw int8 inputs (a pair of rows times a pair of pixels, 32
+  /// products). The input offset's share is in the bias, as for Sdot. A
+  /// block's octets are runs of the input or of its planes where they can
+  /// be (as Vnni's quads), else gathered pixel by pixel. Where a Conv has
+  /// fewer pixels than a block, it keeps Sdot.
+  Smmla,
 };
 
 /// Pixels (Int8Gemm) or channels (Int8Depthwise) a vector of Int8Dot::Pmaddwd
@@ -50,19 +58,28 @@ constexpr int64_t kInt8PixelLanes = 8;
 /// register.
 constexpr int64_t kSdotPixelLanes = 4;
 
+/// Rows and pixels of an Int8Dot::Smmla block: 4 x 4 of SMMLA's 2 x 2.
+constexpr int64_t kSmmlaBlock = 8;
+
 /// Pixels per vector of an Int8Gemm whose pixels are on the lanes (Pmaddwd,
-/// Sdot, Vnni); 1 for the others.
+/// Sdot, Vnni; Smmla's sums, rearranged from its 2 x 2 blocks, as Sdot's);
+/// 1 for the others.
 constexpr int64_t int8GemmPixelLanes(Int8Dot dot) {
   return dot == Int8Dot::Pmaddwd || dot == Int8Dot::Vnni ? kInt8PixelLanes
-         : dot == Int8Dot::Sdot                          ? kSdotPixelLanes
+         : dot == Int8Dot::Sdot || dot == Int8Dot::Smmla ? kSdotPixelLanes
                                                          : 1;
 }
 
-/// Whether an Int8Gemm of `dot` keeps its columns as quads of int8 taps
-/// (Sdot, Vnni), rather than int16 inputs with the offset added.
-constexpr bool int8GemmQuadColumns(Int8Dot dot) {
-  return dot == Int8Dot::Sdot || dot == Int8Dot::Vnni;
+/// Taps per group of an Int8Gemm's columns of raw int8 taps: a quad (Sdot,
+/// Vnni) or an octet (Smmla); 0 where the columns are int16 inputs with the
+/// offset added.
+constexpr int64_t int8GemmTapGroup(Int8Dot dot) {
+  return dot == Int8Dot::Sdot || dot == Int8Dot::Vnni ? 4 : dot == Int8Dot::Smmla ? 8 : 0;
 }
+
+/// Whether an Int8Gemm of `dot` keeps its columns as groups of raw int8
+/// taps (int8GemmTapGroup), rather than int16 inputs with the offset added.
+constexpr bool int8GemmRawColumns(Int8Dot dot) { return int8GemmTapGroup(dot) > 0; }
 
 /// How --print-lir names `dot`.
 const char *int8DotName(Int8Dot dot);

@@ -73,6 +73,17 @@ enum class Packing {
   /// the word to broadcast, and meets the quads a kernel interleaves from
   /// four input runs.
   Int8RowsQuadChannels,
+  /// A Conv's int8 weights for AArch64 SMMLA (Int8Dot::Smmla): rows of taps
+  /// in order, zero-padded to a multiple of kInt8Octet, stored by pairs of
+  /// rows with the pair's octets interleaved (int8OctetPairsByte), so that
+  /// one 16-byte load is SMMLA's 2 x 8 operand of two rows; an odd count's
+  /// last pair repeats its last row, whose sums are then that row's too.
+  /// Int8RowsOctetChannelPairs orders each row's taps as Int8RowsQuadChannels
+  /// does, (kernel position, channel), the channels padded to an octet: an
+  /// octet of channels at one kernel position, which a kernel interleaves
+  /// from 8 runs of the input's planes.
+  Int8RowsOctetPairs,
+  Int8RowsOctetChannelPairs,
 };
 
 /// Whether `p` is one of the int8 row packings; which.
@@ -88,9 +99,21 @@ bool isInt8RowsChannelMinor(Packing p);
 inline int64_t int8WidenedChannels(int64_t channels) { return (channels + 1) / 2 * 2; }
 /// Channels of an Int8RowsQuadChannels row: rounded up to a quad.
 inline int64_t int8QuadChannels(int64_t channels) { return (channels + 3) / 4 * 4; }
+/// Channels of an Int8RowsOctetChannelPairs row: rounded up to an octet.
+inline int64_t int8OctetChannels(int64_t channels) { return (channels + 7) / 8 * 8; }
 
 /// Taps per word of Packing::Int8Rows.
 constexpr int64_t kInt8Quad = 4;
+/// Taps per row of an SMMLA operand (Packing::Int8RowsOctetPairs).
+constexpr int64_t kInt8Octet = 8;
+
+/// Where tap `t` of row `row` sits in Packing::Int8RowsOctetPairs of
+/// `paddedTaps` taps a row: pair row / 2's octet t / 8, 16 bytes of its two
+/// rows' taps, the even row's first.
+constexpr int64_t int8OctetPairsByte(int64_t row, int64_t t, int64_t paddedTaps) {
+  return ((row / 2) * (paddedTaps / kInt8Octet) + t / kInt8Octet) * 2 * kInt8Octet +
+         (row % 2) * kInt8Octet + t % kInt8Octet;
+}
 
 /// Where tap t of a row sits in Packing::Int8Rows: each quad's taps t0 t1 t2
 /// t3 are stored t0 t2 t1 t3, the order in which SXTB16 widens a word into
@@ -106,8 +129,8 @@ constexpr int64_t int8RowSlot(int64_t t) {
 struct Int8RowsShape {
   int64_t rows, taps, paddedTaps;
   int64_t bytesPerTap = 1; ///< 2 for Int8RowsWidened
-  /// The rows are stored in pairs (Int8RowsPaired), an odd count's last
-  /// with a row of zeros.
+  /// The rows are stored in pairs (Int8RowsPaired, an odd count's last
+  /// with a row of zeros; the octet pairs, with its last row again).
   bool rowPairs = false;
   uint64_t bytes() const {
     return (rowPairs ? (rows + 1) / 2 * 2 : rows) * paddedTaps * bytesPerTap;
@@ -234,9 +257,10 @@ uint64_t convPanelBytes(const Node &conv, const KernelStrategy &strategy);
 /// Output channels of a register tile at most: 4 vectors of 16 lanes.
 constexpr int64_t kPanelTileChannels = 64;
 
-/// How KernelStrategy::Int8Gemm with `dot` stores the weights of `n`: rows
-/// for a Conv, transposed for a MatMul, paired for the Arm DSP.
-Packing int8GemmPacking(const Node &n, Int8Dot dot);
+/// How KernelStrategy::Int8Gemm `strategy` stores the weights of `n`: rows
+/// for a Conv, transposed for a MatMul, paired for the Arm DSP; for Smmla,
+/// by kernel position where the Conv reads its planes (int8GemmReadsPlane).
+Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy);
 
 /// A Conv input's channels as planes of int16 with the input offset added
 /// and a zero border: rows x cols each, the input's extent with its pads (or
@@ -259,15 +283,16 @@ llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv);
 /// (a run of stride s is every s-th of s x tileCols loaded).
 constexpr int64_t kInt8RunStride = 2;
 
-/// Whether an Int8Gemm Conv with pixels on lanes (Int8Dot::Pmaddwd, Vnni) reads
-/// each block's taps as runs of its padded planes: column stride at most
-/// kInt8RunStride, unit column dilation, whole blocks in one output row,
-/// and not a unit-stride 1x1 Conv without padding (whose runs are the input
-/// itself).
+/// Whether an Int8Gemm Conv with pixels on lanes (Int8Dot::Pmaddwd, Vnni,
+/// Smmla) reads each block's taps as runs of its padded planes: column
+/// stride at most kInt8RunStride, unit column dilation, whole blocks in one
+/// output row, and not a unit-stride 1x1 Conv without padding (whose runs
+/// are the input itself); for Smmla, whole octets of channels (a group's
+/// channels padded to an octet would multiply its taps).
 bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy);
 
 /// The temp of an Int8Gemm instruction: `strategy.tileCols` columns of int16
-/// inputs with the offset added (int8 for Int8Dot::Sdot and Vnni), each as long
+/// inputs with the offset added (int8 for Int8Dot::Sdot, Vnni, Smmla), each as long
 /// as a padded weight row; then the padded planes, where it reads them.
 uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy);
 

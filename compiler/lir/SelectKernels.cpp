@@ -153,6 +153,17 @@ int64_t armDspUnroll(const Node &n, int64_t rows, int64_t cols) {
   return unroll;
 }
 
+/// Whether int8 Conv `n` suits SMMLA's blocks of 8 rows x 8 pixels, 16
+/// accumulators of 2 x 2 sums (the 8 other vector registers hold a step's
+/// row pairs and pixel pairs): 8 pixels or more, and whole pairs of a
+/// group's rows (Int8RowsOctetPairs pairs the rows of all groups).
+bool smmlaFits(const Node &n) {
+  const TensorType &y = n.getOutput()->getType();
+  const int64_t groups = ConvView(n).group();
+  return y.rank() == 4 && y.shape[2] * y.shape[3] >= kSmmlaBlock &&
+         (groups == 1 || n.getInput(1)->getType().shape[0] / groups % 2 == 0);
+}
+
 /// The GEMM strategy of int8 `n` (int8GemmOp). Weights it cannot pack it
 /// reads as they are, with scalar multiply-adds; the kernel names what it
 /// cannot run (weights computed at run time, a 1-D Conv).
@@ -184,13 +195,24 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
     if (s)
       return *s;
   }
-  if (packed && opts.int8Dot == Int8Dot::Sdot && n.is(OpKind::Conv)) {
-    // 16 accumulators of 4 pixels: 4 rows x 16 pixels, or 8 rows x 4 where
-    // the output has fewer than 16 pixels (of 32 vector registers, the rest
-    // hold a step's columns and broadcast weights).
+  if (packed && (opts.int8Dot == Int8Dot::Sdot || opts.int8Dot == Int8Dot::Smmla) &&
+      n.is(OpKind::Conv)) {
+    // SMMLA where every reader of the weights takes it with the same packing
+    // (one packing serves them all); the other Convs SDOT.
+    const KernelStrategy smmla =
+        KernelStrategy::int8Gemm(kSmmlaBlock, kSmmlaBlock, Int8Dot::Smmla, true);
+    const Packing packing = int8GemmPacking(n, smmla);
+    if (opts.int8Dot == Int8Dot::Smmla &&
+        llvm::all_of(g.getUsers(n.getInput(1)), [&](const Node *u) {
+          return smmlaFits(*u) && int8GemmPacking(*u, smmla) == packing;
+        }))
+      return smmla;
     const TensorType &y = n.getOutput()->getType();
     const int64_t lanes = kSdotPixelLanes;
     int64_t pixels = y.rank() == 4 ? y.shape[2] * y.shape[3] : 0;
+    // 16 accumulators of 4 pixels: 4 rows x 16 pixels, or 8 rows x 4 where
+    // the output has fewer than 16 pixels (of 32 vector registers, the rest
+    // hold a step's columns and broadcast weights).
     if (pixels >= 4 * lanes)
       return KernelStrategy::int8Gemm(4, 4 * lanes, Int8Dot::Sdot, true);
     if (pixels >= lanes)
@@ -356,7 +378,7 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
         KernelStrategy s = int8GemmStrategy(g, *n, opts);
         sel.strategies[n] = s;
         if (s.packedWeights)
-          sel.weights[n->getInput(1)] = {int8GemmPacking(*n, s.dot), 1};
+          sel.weights[n->getInput(1)] = {int8GemmPacking(*n, s), 1};
       } else {
         sel.strategies[n] = KernelStrategy::int8(int8ElementwiseLanes(*n, opts));
       }

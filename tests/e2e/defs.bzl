@@ -40,15 +40,22 @@ def kiln_model_test(name, int8_dot_variants = False, **kwargs):
     embed_weights defaults to kiln_bundle's: embedded on bare metal only.
     int8_dot_variants: also the tests of the int8 dot-product kernels that
     the default CPUs lack: `name + "_dotprod"` on AArch64, compiled with
-    --mattr +dotprod (SDOT, which qemu-aarch64 runs), and `name + "_vnni"`
-    on x86-64, with --mattr +avxvnni (VPDPBUSD; where the host has no
-    AVX-VNNI, the test says it skips).
+    --mattr +dotprod (SDOT, which qemu-aarch64 runs), `name + "_i8mm"`, with
+    --mattr +dotprod,+i8mm (SMMLA, which qemu-aarch64's default CPU, max,
+    runs too), and `name + "_vnni"` on x86-64, with --mattr +avxvnni
+    (VPDPBUSD; where the host has no AVX-VNNI, the test says it skips).
     """
     _model_test(name = name, **kwargs)
     if int8_dot_variants:
         _model_test(
             name = name + "_dotprod",
             mattr = "+dotprod",
+            target_compatible_with = ["@platforms//cpu:aarch64"],
+            **kwargs
+        )
+        _model_test(
+            name = name + "_i8mm",
+            mattr = "+dotprod,+i8mm",
             target_compatible_with = ["@platforms//cpu:aarch64"],
             **kwargs
         )

@@ -286,6 +286,45 @@ def gemm_windows():
     return bld.integer_model(conv_block(bld, h, "c6", 3, 1, relu=False)), x
 
 
+def gemm_small_blocks():
+    """int8 Convs whose rows, pixels and taps fill no whole block of the
+    GEMM kernels (SMMLA's 8 x 8 of octets, SDOT's, AVX2's): 3, 5, 11, 10,
+    12, 6, 7 and 3 output channels, 21 and 8 pixels (the last block of 21
+    overlaps the one before), 45, 3, 45, 11, 45, 6, 6 and 63 taps a row; a
+    1x1 Conv of 3 channels reads a partial group of runs; two grouped
+    Convs, of 6 rows a group (SMMLA's pairs of rows) and of 3 (SDOT's). It
+    ends on a 3x3 Conv: pixels permuted alike by two 1x1 Convs in a row
+    would cancel."""
+    x = RNG.uniform(-1, 1, (1, 5, 3, 7)).astype(np.float32)
+    bld = Builder(x, np.int8)
+    h = bld.qdq("x")
+    h = conv_block(bld, h, "c1", 3, 3)
+    h = conv_block(bld, h, "c2", 5, 1)
+    h = conv_block(bld, h, "c3", 11, 3)
+    h = conv_block(bld, h, "c4", 10, 1)
+    h = conv_block(bld, h, "g1", 12, 3, group=2)
+    h = conv_block(bld, h, "g2", 6, 1, group=2)
+    h = conv_block(bld, h, "c5", 7, 1, stride=2)
+    return bld.integer_model(conv_block(bld, h, "c6", 3, 3, relu=False)), x
+
+
+def gemm_plane_runs():
+    """int8 Convs whose blocks read runs of their planes where a kernel can
+    (SMMLA and VNNI: channels in whole octets or quads, output rows of whole
+    blocks): 3x3 of 8 and 16 channels, a grouped one of 8 channels and 6
+    rows a group, stride 2 to 11 rows, 3 rows at the end; between them 1x1
+    Convs of 12 and 11 channels (partial groups of runs)."""
+    x = RNG.uniform(-1, 1, (1, 8, 4, 16)).astype(np.float32)
+    bld = Builder(x, np.int8)
+    h = bld.qdq("x")
+    h = conv_block(bld, h, "p1", 16, 3)
+    h = conv_block(bld, h, "g1", 12, 3, group=2)
+    h = conv_block(bld, h, "p2", 16, 1)
+    h = conv_block(bld, h, "p3", 11, 3, stride=2)
+    h = conv_block(bld, h, "p4", 8, 1)
+    return bld.integer_model(conv_block(bld, h, "p5", 3, 3, relu=False)), x
+
+
 def qdq_mlp():
     """int8 activations: MatMul, Mul, and a Sigmoid whose output scale is not
     TFLite's 1/256 (it stays float); the output dequantized to f32."""
@@ -403,6 +442,8 @@ def main():
     models["qdq_cnn_u8_io"] = uint8_io(copy.deepcopy(cnn), x)
     models["depthwise_windows_s8"] = depthwise_windows()
     models["gemm_windows_s8"] = gemm_windows()
+    models["gemm_small_blocks_s8"] = gemm_small_blocks()
+    models["gemm_plane_runs_s8"] = gemm_plane_runs()
     manifest = {}
     for name, (model, x) in models.items():
         onnx.save(model, os.path.join(out, name + ".onnx"))

@@ -19,6 +19,12 @@
 //   [quad][column][4], so that one 16-byte load is a quad of four pixels;
 //   the input offset's share, offset x the row's sum, is in the bias, and a
 //   tap in the padding is the zero point, whose product it cancels;
+// - AArch64 SMMLA (Packing::Int8RowsOctetPairs): blocks of 8 rows x 8
+//   pixels as 4 x 4 SMMLAs, each multiplying a pair of rows' octets of taps
+//   by a pair of pixels' octets of raw int8 taps into 2 x 2 sums; the temp
+//   holds octets, [octet][column][8], interleaved from 8 runs of the input
+//   or of its raw planes (Int8RowsOctetChannelPairs) where it can, else
+//   gathered pixel by pixel; the offset's share is in the bias as for SDOT;
 // - x86 AVX2 (Packing::Int8RowsWidened): a Conv's pixels on the vector lanes
 //   and a pair of int16 weights broadcast to them, VPMADDWD adding two
 //   products a lane an instruction. The columns are runs of the input (a
@@ -70,8 +76,13 @@ struct Int8Gemm {
   /// Pixels per vector of sums.
   int64_t lanes() const { return lir::int8GemmPixelLanes(strategy.dot); }
   bool pmaddwd() const { return strategy.dot == lir::Int8Dot::Pmaddwd; }
-  /// The temp holds int8 taps in quads (Int8Dot::Sdot, Vnni).
-  bool quads() const { return lir::int8GemmQuadColumns(strategy.dot); }
+  /// The temp holds raw int8 taps in groups (Int8Dot::Sdot, Vnni: quads;
+  /// Smmla: octets).
+  bool rawColumns() const { return lir::int8GemmRawColumns(strategy.dot); }
+  /// Taps per group of the temp's raw columns.
+  int64_t tapGroup() const { return lir::int8GemmTapGroup(strategy.dot); }
+  /// 2 x 2 blocks of sums by SMMLA (Int8Dot::Smmla).
+  bool smmla() const { return strategy.dot == lir::Int8Dot::Smmla; }
   /// The quads hold x + 128, VPDPBUSD's unsigned operand (Int8Dot::Vnni).
   bool vnni() const { return strategy.dot == lir::Int8Dot::Vnni; }
   /// Int8 input `x8` (a scalar or a vector) as the quads hold it.
@@ -88,12 +99,17 @@ struct Int8Gemm {
   bool pairedColumns() const { return pmaddwd() || armDsp(); }
 
   /// Where column c's tap t is in the temp: the column's taps in order,
-  /// paired (pairedColumns), or in quads.
+  /// paired (pairedColumns), or in groups, [group][column][tapGroup()].
   llvm::Value *columnIndex(int64_t c, llvm::Value *t) {
     auto &b = kb.b;
-    if (quads())
-      return b.CreateAdd(b.CreateMul(b.CreateLShr(t, kb.idx(2)), kb.idx(lir::kInt8Quad * strategy.tileCols)),
-                         b.CreateAdd(kb.idx(lir::kInt8Quad * c), b.CreateAnd(t, kb.idx(3))));
+    if (rawColumns()) {
+      const int64_t G = tapGroup();
+      // One call a statement: the IR's order must not follow the C++
+      // compiler's order of evaluating arguments.
+      llvm::Value *inGroup = b.CreateAdd(kb.idx(G * c), b.CreateAnd(t, kb.idx(G - 1)));
+      llvm::Value *group = b.CreateLShr(t, kb.idx(llvm::Log2_64(G)));
+      return b.CreateAdd(b.CreateMul(group, kb.idx(G * strategy.tileCols)), inGroup);
+    }
     if (!pairedColumns())
       return b.CreateAdd(kb.idx(c * rowStride()), t);
     llvm::Value *pair = b.CreateLShr(t, kb.idx(1));
@@ -115,7 +131,7 @@ struct Int8Gemm {
   /// itself in quads (x + 128 for Vnni).
   void storeTap(llvm::Value *x8, int64_t c, llvm::Value *t) {
     auto &b = kb.b;
-    if (quads()) {
+    if (rawColumns()) {
       kb.store(quadInput(x8), columns, columnIndex(c, t));
       return;
     }
@@ -131,7 +147,9 @@ struct Int8Gemm {
     auto &b = kb.b;
     if (pmaddwd())
       return pmaddwdSums(rowIdx);
-    if (quads())
+    if (smmla())
+      return octetPairSums(rowIdx);
+    if (rawColumns())
       return quadSums(rowIdx);
     const int64_t R = strategy.tile, C = strategy.tileCols;
     llvm::Type *i32 = b.getInt32Ty();
@@ -283,6 +301,78 @@ struct Int8Gemm {
     });
   }
 
+  /// An octet of taps a step: SMMLA multiplies a pair of rows' octets
+  /// (Packing::Int8RowsOctetPairs, one 16-byte load) by a pair of pixels'
+  /// (the temp's [octet][column][8]) into a 2 x 2 block of sums, lanes (row
+  /// 0, pixel 0), (0, 1), (1, 0), (1, 1). `rowIdx` holds each packed
+  /// pair's two rows in turn (smmlaRows). Returned as quadSums returns its
+  /// sums: [r * V + v], a vector of 4 pixels of row r, its bias added.
+  Values octetPairSums(llvm::ArrayRef<llvm::Value *> rowIdx) {
+    auto &b = kb.b;
+    const int64_t RP = strategy.tile / 2, CP = strategy.tileCols / 2;
+    const int64_t octets = rowStride() / lir::kInt8Octet;
+    llvm::Type *i8 = b.getInt8Ty(), *i32 = b.getInt32Ty();
+    auto *sumsTy = llvm::FixedVectorType::get(i32, 4);
+    auto *octetsTy = llvm::FixedVectorType::get(i8, 2 * lir::kInt8Octet);
+    Values init(RP * CP, llvm::Constant::getNullValue(sumsTy));
+    Values blocks = kb.loopCarried(octets, init, [&](llvm::Value *k, llvm::ArrayRef<llvm::Value *> acc) {
+      Values next(acc.begin(), acc.end());
+      Values x, w;
+      for (int64_t j = 0; j < CP; ++j) {
+        llvm::Value *at =
+            kb.linear({k}, {lir::kInt8Octet * strategy.tileCols}, kb.idx(2 * lir::kInt8Octet * j));
+        x.push_back(b.CreateAlignedLoad(octetsTy, kb.gep(i8, columns, at), llvm::Align(1)));
+      }
+      for (int64_t i = 0; i < RP; ++i) {
+        llvm::Value *pair = b.CreateLShr(rowIdx[2 * i], kb.idx(1));
+        llvm::Value *at = kb.linear({pair, k}, {2 * rowStride(), 2 * lir::kInt8Octet});
+        w.push_back(b.CreateAlignedLoad(octetsTy, kb.gep(i8, weights, at), llvm::Align(1)));
+      }
+      for (int64_t i = 0; i < RP; ++i)
+        for (int64_t j = 0; j < CP; ++j) {
+          llvm::Value *&s = next[i * CP + j];
+          s = b.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_smmla, {sumsTy, octetsTy},
+                                {s, w[i], x[j]});
+        }
+      return next;
+    });
+    // Two blocks of neighbouring pixel pairs make a vector of 4 pixels of
+    // each of their rows.
+    const int64_t V = CP / 2;
+    Values sums(strategy.tile * V);
+    for (int64_t i = 0; i < RP; ++i)
+      for (int64_t v = 0; v < V; ++v)
+        for (int64_t half = 0; half < 2; ++half) {
+          const int lane = int(2 * half);
+          const int mask[] = {lane, lane + 1, lane + 4, lane + 5};
+          llvm::Value *row =
+              b.CreateShuffleVector(blocks[i * CP + 2 * v], blocks[i * CP + 2 * v + 1], mask);
+          llvm::Value *bias = b.CreateVectorSplat(4, kb.load(i32, biasTable, rowIdx[2 * i + half]));
+          sums[(2 * i + half) * V + v] = b.CreateAdd(row, bias);
+        }
+    return sums;
+  }
+
+  /// The rows of an Int8Dot::Smmla block `ob` of a group's `groupRows` rows
+  /// from `first`: whole pairs of packed rows, pair min(4 ob + i, last
+  /// pair) as rows 2i and 2i + 1 of the block. The second row of an odd
+  /// count's last pair is its first again, as the packing repeats it.
+  llvm::SmallVector<llvm::Value *, 8> smmlaRows(llvm::Value *first, llvm::Value *ob,
+                                                int64_t groupRows) {
+    auto &b = kb.b;
+    llvm::SmallVector<llvm::Value *, 8> rowIdx;
+    for (int64_t i = 0; i < strategy.tile / 2; ++i) {
+      llvm::Value *pair = clampedIndex(ob, strategy.tile / 2, i, (groupRows + 1) / 2);
+      llvm::Value *even = b.CreateShl(pair, kb.idx(1));
+      llvm::Value *odd = b.CreateAdd(even, kb.idx(1));
+      llvm::Value *last = kb.idx(groupRows - 1);
+      odd = b.CreateSelect(b.CreateICmpULT(odd, last), odd, last);
+      rowIdx.push_back(b.CreateAdd(first, even));
+      rowIdx.push_back(b.CreateAdd(first, odd));
+    }
+    return rowIdx;
+  }
+
   /// A tap a step, each sum a reduction of int8 x int16 products over the
   /// row's taps (not its padding): LLVM vectorizes it with the target's
   /// widening multiply-adds (x86 VPMADDWD, AArch64 SMLAL).
@@ -339,10 +429,10 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
     return nodeError(n, "the int8 GEMM kernel needs its columns buffer");
   IntegerIR ir(kb);
   lir::Int8RowsShape rows =
-      lir::int8RowsShape(wt.shape, lir::int8GemmPacking(n, args.strategy.dot));
+      lir::int8RowsShape(wt.shape, lir::int8GemmPacking(n, args.strategy));
   Int8Channels params = int8Channels(n, channels, fullyConnected, *range);
   const int32_t inOffset = -xt.quant.zeroPoints[0];
-  if (lir::int8GemmQuadColumns(args.strategy.dot)) {
+  if (lir::int8GemmRawColumns(args.strategy.dot)) {
     // The kernel sums raw inputs (+128 for Vnni): (offset - 128) x the
     // row's weights joins the bias, in int32's wrapping arithmetic, which
     // gives the same total.
@@ -449,9 +539,9 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   const bool pointwise = g.pixelLanes() && lir::isUnitPointwiseConv(n);
   const bool readsPlane = lir::int8GemmReadsPlane(n, args.strategy);
   llvm::Type *i16 = b.getInt16Ty();
-  // The planes' elements: int16 inputs with the offset added, or for Vnni
-  // int8 inputs + 128.
-  llvm::Type *planeTy = g.vnni() ? i8 : i16;
+  // The planes' elements: int16 inputs with the offset added, or raw int8
+  // inputs (+ 128 for Vnni).
+  llvm::Type *planeTy = g.rawColumns() ? i8 : i16;
   int64_t PR = 0, PC = 0;
   llvm::Value *planes = nullptr;
   if (readsPlane) {
@@ -465,7 +555,7 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   // The group's channels from c0 into the planes; the borders are the zero
   // point's (0 with the offset added).
   auto fillPlanes = [&](llvm::Value *bn, llvm::Value *c0) {
-    if (g.vnni()) {
+    if (g.rawColumns()) {
       llvm::Value *border = g.quadInput(b.getInt8(uint8_t(xt.quant.zeroPoints[0])));
       kb.loop(CG * PR * PC, [&](llvm::Value *i) { kb.store(border, planes, i); });
       kb.nest({CG, H, W}, [&](llvm::ArrayRef<llvm::Value *> chw) {
@@ -527,68 +617,81 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
     });
   };
 
-  // Four runs of CB inputs, a quad of channels, interleaved into the CB
-  // pixels' quads; stored as quad `quad` of the block's columns.
-  llvm::SmallVector<int, 64> runPairs, runQuads;
-  for (int64_t c = 0; c < 2 * CB; ++c)
-    runPairs.push_back(int(c));
-  for (int64_t c = 0; c < CB; ++c)
-    runQuads.append({int(c), int(CB + c), int(2 * CB + c), int(3 * CB + c)});
-  auto interleaveQuads = [&](llvm::ArrayRef<llvm::Value *> run) {
-    // Two statements: the IR's order must not follow the C++ compiler's
-    // order of evaluating arguments.
-    llvm::Value *low = b.CreateShuffleVector(run[0], run[1], runPairs);
-    llvm::Value *high = b.CreateShuffleVector(run[2], run[3], runPairs);
-    return b.CreateShuffleVector(low, high, runQuads);
+  // G runs of CB inputs, a group of G channels (a quad, or Smmla's octet),
+  // interleaved into the CB pixels' groups; stored as group `group` of the
+  // block's columns.
+  auto interleaveGroups = [&](llvm::ArrayRef<llvm::Value *> run) {
+    const int64_t G = run.size();
+    // Runs joined in pairs until two halves are left, then one shuffle
+    // picks each pixel's taps out of the halves.
+    Values joined(run.begin(), run.end());
+    while (joined.size() > 2) {
+      const int64_t n = llvm::cast<llvm::FixedVectorType>(joined[0]->getType())->getNumElements();
+      llvm::SmallVector<int, 64> concat;
+      for (int64_t c = 0; c < 2 * n; ++c)
+        concat.push_back(int(c));
+      Values halves;
+      for (size_t j = 0; j < joined.size(); j += 2)
+        halves.push_back(b.CreateShuffleVector(joined[j], joined[j + 1], concat));
+      joined = halves;
+    }
+    llvm::SmallVector<int, 64> groups;
+    for (int64_t c = 0; c < CB; ++c)
+      for (int64_t j = 0; j < G; ++j)
+        groups.push_back(int(j * CB + c));
+    return b.CreateShuffleVector(joined[0], joined[1], groups);
   };
-  auto storeQuads = [&](llvm::Value *block, llvm::Value *quad) {
-    b.CreateAlignedStore(block, kb.gep(i8, g.columns, b.CreateMul(quad, kb.idx(lir::kInt8Quad * CB))),
+  auto storeGroups = [&](llvm::Value *block, llvm::Value *group, int64_t G) {
+    b.CreateAlignedStore(block, kb.gep(i8, g.columns, b.CreateMul(group, kb.idx(G * CB))),
                          llvm::Align(4));
   };
 
-  // Vnni's block from pixel `first` out of the planes, a quad of channels at
-  // each kernel position at a time: four runs of CB inputs interleaved into
-  // the pixels' quads (channels past the group's read its last again; their
-  // weights are 0).
-  auto planeQuadRuns = [&](llvm::Value *first) {
+  // The block from pixel `first` out of the planes of raw int8 inputs
+  // (Vnni, Smmla), a group of G channels (a quad, an octet) at each kernel
+  // position at a time: G runs of CB inputs interleaved into the pixels'
+  // groups (channels past the group's read its last again; their weights
+  // are 0).
+  auto planeGroupRuns = [&](llvm::Value *first) {
+    const int64_t G = g.tapGroup(), groupsPerPosition = llvm::divideCeil(CG, G);
     llvm::SmallVector<int, 32> strided;
     for (int64_t c = 0; c < CB; ++c)
       strided.push_back(int(c * sw));
     auto *spanTy = llvm::FixedVectorType::get(i8, CB * sw);
     llvm::Value *corner = kb.linear(
         {b.CreateUDiv(first, kb.idx(OW)), b.CreateURem(first, kb.idx(OW))}, {sh * PC, sw});
-    kb.nest({KH, KW, CGq / lir::kInt8Quad}, [&](llvm::ArrayRef<llvm::Value *> k) {
-      llvm::Value *run[4];
-      for (int j = 0; j < 4; ++j) {
-        llvm::Value *ic = b.CreateAdd(b.CreateShl(k[2], kb.idx(2)), kb.idx(j));
-        if (CG % 4)
+    kb.nest({KH, KW, groupsPerPosition}, [&](llvm::ArrayRef<llvm::Value *> k) {
+      Values run;
+      for (int64_t j = 0; j < G; ++j) {
+        llvm::Value *ic = b.CreateAdd(b.CreateShl(k[2], kb.idx(llvm::Log2_64(G))), kb.idx(j));
+        if (CG % G)
           ic = b.CreateSelect(b.CreateICmpULT(ic, kb.idx(CG)), ic, kb.idx(CG - 1));
         llvm::Value *at = b.CreateAdd(corner, kb.linear({ic, k[0], k[1]}, {PR * PC, dh * PC, 1}));
-        run[j] = b.CreateAlignedLoad(spanTy, kb.gep(i8, planes, at), llvm::Align(1));
+        run.push_back(b.CreateAlignedLoad(spanTy, kb.gep(i8, planes, at), llvm::Align(1)));
         if (sw > 1)
-          run[j] = b.CreateShuffleVector(run[j], strided);
+          run.back() = b.CreateShuffleVector(run.back(), strided);
       }
-      storeQuads(interleaveQuads(run),
-                 kb.linear(k, {KW * CGq / lir::kInt8Quad, CGq / lir::kInt8Quad, 1}));
+      storeGroups(interleaveGroups(run), kb.linear(k, {KW * groupsPerPosition, groupsPerPosition, 1}),
+                  G);
     });
   };
 
-  // The quads of a unit-stride 1x1 Conv's block from pixel `first`: four
-  // runs of CB inputs, a quad of channels, interleaved into the pixels'
-  // quads (the last quad reads the last channel again where the channels
+  // The tap groups of a unit-stride 1x1 Conv's block from pixel `first`:
+  // G runs of CB inputs, a group of channels, interleaved into the pixels'
+  // groups (the last group reads the last channel again where the channels
   // run out; its weights are 0), + 128 for Vnni.
-  auto quadRuns = [&](llvm::Value *bn, llvm::Value *c0, llvm::Value *first) {
+  auto tapGroupRuns = [&](llvm::Value *bn, llvm::Value *c0, llvm::Value *first) {
+    const int64_t G = g.tapGroup();
     auto *runTy = llvm::FixedVectorType::get(i8, CB);
-    kb.loop(llvm::divideCeil(CG, lir::kInt8Quad), [&](llvm::Value *k) {
-      llvm::Value *run[4];
-      for (int j = 0; j < 4; ++j) {
-        llvm::Value *ic = b.CreateAdd(b.CreateShl(k, kb.idx(2)), kb.idx(j));
-        if (CG % 4)
+    kb.loop(llvm::divideCeil(CG, G), [&](llvm::Value *k) {
+      Values run;
+      for (int64_t j = 0; j < G; ++j) {
+        llvm::Value *ic = b.CreateAdd(b.CreateShl(k, kb.idx(llvm::Log2_64(G))), kb.idx(j));
+        if (CG % G)
           ic = b.CreateSelect(b.CreateICmpULT(ic, kb.idx(CG)), ic, kb.idx(CG - 1));
         llvm::Value *at = kb.linear({bn, b.CreateAdd(c0, ic), first}, {C * H * W, H * W, 1});
-        run[j] = b.CreateAlignedLoad(runTy, kb.gep(i8, x, at), llvm::Align(1));
+        run.push_back(b.CreateAlignedLoad(runTy, kb.gep(i8, x, at), llvm::Align(1)));
       }
-      storeQuads(g.quadInput(interleaveQuads(run)), k);
+      storeGroups(g.quadInput(interleaveGroups(run)), k, G);
     });
   };
 
@@ -605,19 +708,22 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
       llvm::Value *first = g.pixelLanes() ? g.clampedIndex(pb, CB, 0, P - CB + 1) : nullptr;
       for (int64_t c = 0; c < CB; ++c)
         pixels.push_back(first ? b.CreateAdd(first, kb.idx(c)) : g.clampedIndex(pb, CB, c, P));
-      if (pointwise && g.quads())
-        quadRuns(bn, c0, first);
-      else if (readsPlane && g.vnni())
-        planeQuadRuns(first);
+      if (pointwise && g.rawColumns())
+        tapGroupRuns(bn, c0, first);
+      else if (readsPlane && g.rawColumns())
+        planeGroupRuns(first);
       else if (readsPlane || pointwise)
         im2colRuns(bn, c0, first);
       else
         for (int64_t c = 0; c < CB; ++c)
           im2col(bn, c0, pixels[c], c);
       kb.loop(llvm::divideCeil(OG, R), [&](llvm::Value *ob) {
-        llvm::SmallVector<llvm::Value *, 4> rows;
-        for (int64_t r = 0; r < R; ++r)
-          rows.push_back(b.CreateAdd(b.CreateMul(group, kb.idx(OG)), g.clampedIndex(ob, R, r, OG)));
+        llvm::SmallVector<llvm::Value *, 8> rows;
+        if (g.smmla())
+          rows = g.smmlaRows(b.CreateMul(group, kb.idx(OG)), ob, OG);
+        else
+          for (int64_t r = 0; r < R; ++r)
+            rows.push_back(b.CreateAdd(b.CreateMul(group, kb.idx(OG)), g.clampedIndex(ob, R, r, OG)));
         // Blocks of two rows of an even count are pairs of Int8RowsPaired.
         Values sums = g.blockSums(rows, R == 2 && OG % 2 == 0 && g.rows.rowPairs);
         // A vector of sums covers lanes() consecutive pixels.

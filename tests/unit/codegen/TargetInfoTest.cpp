@@ -14,10 +14,12 @@ namespace kiln {
 namespace {
 
 TargetInfo resolved(llvm::StringRef triple, llvm::StringRef cpu,
-                    FloatABIKind floatABI = FloatABIKind::Default) {
+                    FloatABIKind floatABI = FloatABIKind::Default,
+                    llvm::StringRef features = "") {
   TargetOptions opts;
   opts.triple = triple.str();
   opts.cpu = cpu.str();
+  opts.features = features.str();
   opts.floatABI = floatABI;
   auto target = resolveTarget(opts);
   EXPECT_TRUE(static_cast<bool>(target)) << llvm::toString(target.takeError());
@@ -76,8 +78,24 @@ TEST(TargetInfoTest, AArch64CortexA76) {
   EXPECT_TRUE(t.fma);
   EXPECT_TRUE(t.hardFloat);
   EXPECT_FALSE(t.dsp);
+  EXPECT_FALSE(t.i8mm);
   EXPECT_EQ(t.int8Dot, lir::Int8Dot::Sdot);
   EXPECT_EQ(t.vectorLanes, 4u);
+}
+
+TEST(TargetInfoTest, AArch64I8mmCoresTakeSmmla) {
+  for (llvm::StringRef cpu : {"cortex-a710", "neoverse-v1"}) {
+    TargetInfo t = resolved("aarch64-linux-gnu", cpu);
+    EXPECT_TRUE(t.dotProd) << cpu.str();
+    EXPECT_TRUE(t.i8mm) << cpu.str();
+    EXPECT_EQ(t.int8Dot, lir::Int8Dot::Smmla) << cpu.str();
+  }
+}
+
+TEST(TargetInfoTest, AArch64CortexA76WithI8mmTakesSmmla) {
+  TargetInfo t = resolved("aarch64-linux-gnu", "cortex-a76", FloatABIKind::Default, "+i8mm");
+  EXPECT_TRUE(t.i8mm);
+  EXPECT_EQ(t.int8Dot, lir::Int8Dot::Smmla);
 }
 
 TEST(TargetInfoTest, AArch64GenericHasNoDotProd) {

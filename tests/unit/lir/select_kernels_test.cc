@@ -296,6 +296,119 @@ TEST(SelectKernels, Int8GemmSdot) {
   EXPECT_EQ(pointwiseKernel(opts, 1, 3), "Conv[int8 gemm 2x2 scalar]");
 }
 
+/// AArch64 SMMLA: Convs of at least 8 pixels in blocks of 8 rows x 8
+/// pixels, weights in pairs of rows by octets; fewer pixels keep SDOT's
+/// blocks, the depthwise and fully connected layers their portable kernels.
+TEST(SelectKernels, Int8GemmSmmla) {
+  lir::LIROptions opts;
+  opts.int8Dot = lir::Int8Dot::Smmla;
+  std::string text = strategies(*buildInt8Graph(), opts);
+  const std::pair<const char *, const char *> kernels[] = {
+      {"conv", "Conv[int8 gemm 8x8 smmla]"},     {"big", "Conv[int8 gemm 8x8 smmla]"},
+      {"shared0", "Conv[int8 gemm 8x8 smmla]"},  {"dw", "Conv[int8 depthwise padded]"},
+      {"fc1", "MatMul[int8 gemm 4x1 scalar]"},   {"fc2", "MatMul[int8 gemm 2x2 scalar]"}};
+  for (auto [node, kernel] : kernels)
+    EXPECT_EQ(kernelOf(text, node), kernel) << node;
+  EXPECT_EQ(int8PackingOf(opts, "w1"), lir::Packing::Int8RowsOctetPairs);
+  EXPECT_EQ(int8PackingOf(opts, "w4"), lir::Packing::Int8RowsTransposed);
+  // 16 channels, rows of 32 pixels: runs of the planes, by kernel position.
+  EXPECT_EQ(int8PackingOf(opts, "w7"), lir::Packing::Int8RowsOctetChannelPairs);
+  // From 8 pixels (9, exactly 8) SMMLA; under 8 SDOT's 8 x 4; under 4 the
+  // portable kernel.
+  const std::pair<int64_t, const char *> byWidth[] = {{9, "Conv[int8 gemm 8x8 smmla]"},
+                                                      {8, "Conv[int8 gemm 8x8 smmla]"},
+                                                      {7, "Conv[int8 gemm 8x4 sdot]"},
+                                                      {3, "Conv[int8 gemm 2x2 scalar]"}};
+  for (auto [width, kernel] : byWidth)
+    EXPECT_EQ(pointwiseKernel(opts, 1, width), kernel) << width;
+}
+
+/// Weights that a Conv too small for SMMLA shares with one that suits it
+/// are packed once, for SDOT: both take SDOT's kernels.
+TEST(SelectKernels, Int8SharedWeightsKeepSdot) {
+  Graph g("shared");
+  auto q8 = [](std::vector<int64_t> shape) {
+    TensorType t(DType::I8, shape);
+    t.quant.scales = {0.1f};
+    t.quant.zeroPoints = {0};
+    return t;
+  };
+  QuantParams out;
+  out.scales = {0.2f};
+  out.zeroPoints = {0};
+  Value *w = g.addConstant("w", Tensor(q8({8, 4, 1, 1})));
+  for (auto [name, width] : {std::pair{"wide", 9}, std::pair{"narrow", 5}}) {
+    Value *x = g.addInput(std::string(name) + "_x", q8({1, 4, 1, width}));
+    auto conv = g.addNode(OpKind::Conv, name, {x, w}, {{kQuantAttr.str(), Attr::ofQuant(out)}});
+    ASSERT_TRUE(static_cast<bool>(conv)) << llvm::toString(conv.takeError());
+    g.addOutput(name, (*conv)->getOutput());
+  }
+  lir::LIROptions opts;
+  opts.int8Dot = lir::Int8Dot::Smmla;
+  std::string text = strategies(g, opts);
+  EXPECT_EQ(kernelOf(text, "wide"), "Conv[int8 gemm 8x4 sdot]");
+  EXPECT_EQ(kernelOf(text, "narrow"), "Conv[int8 gemm 8x4 sdot]");
+}
+
+/// Weights `name` of buildInt8Graph's LIR under `opts`: their packing and
+/// bytes in the weights image.
+struct PackedWeights {
+  lir::Packing packing = lir::Packing::None;
+  std::vector<uint8_t> bytes;
+};
+PackedWeights packedWeights(const lir::LIROptions &opts, llvm::StringRef name) {
+  auto g = buildInt8Graph();
+  auto f = lir::generateLIR(*g, opts);
+  EXPECT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
+  if (!f)
+    return {};
+  std::vector<uint8_t> image = lir::buildWeightsImage(*f);
+  for (auto &b : f->buffers)
+    if (b->name == name)
+      return {b->packing, std::vector<uint8_t>(image.begin() + b->offset,
+                                               image.begin() + b->offset + b->size)};
+  ADD_FAILURE() << "no buffer " << name.str();
+  return {};
+}
+
+/// Packing::Int8RowsOctetPairs: pairs of rows, octet by octet, each row's
+/// taps zero-padded to a multiple of 8; an odd count's last row twice.
+TEST(SelectKernels, Int8RowsOctetPairsPacking) {
+  lir::LIROptions opts;
+  opts.int8Dot = lir::Int8Dot::Smmla;
+  PackedWeights w1 = packedWeights(opts, "w1");
+  ASSERT_EQ(w1.packing, lir::Packing::Int8RowsOctetPairs);
+  // [6][4][3][3] weights w = i (as int8): 6 rows of 36 taps padded to 40.
+  ASSERT_EQ(w1.bytes.size(), 6u * 40);
+  const uint8_t *w = w1.bytes.data();
+  // Pair 0, octet 0: row 0's taps 0-7, row 1's (36-43).
+  EXPECT_EQ(std::vector<int>(w, w + 16),
+            (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 36, 37, 38, 39, 40, 41, 42, 43}));
+  // Pair 0, octet 4: taps 32-35 and four zeros of each row.
+  EXPECT_EQ(std::vector<int>(w + 64, w + 80),
+            (std::vector<int>{32, 33, 34, 35, 0, 0, 0, 0, 68, 69, 70, 71, 0, 0, 0, 0}));
+  // Pair 2 (rows 4 and 5), octet 1.
+  EXPECT_EQ(std::vector<int>(w + 160 + 16, w + 160 + 24),
+            (std::vector<int>{152, 153, 154, 155, 156, 157, 158, 159}));
+  for (int64_t r = 0; r < 6; ++r)
+    for (int64_t t = 0; t < 36; ++t)
+      EXPECT_EQ(int8_t(w[lir::int8OctetPairsByte(r, t, 40)]), int8_t(r * 36 + t));
+  // Odd rows: the last pair is row 4 twice.
+  EXPECT_EQ(lir::int8RowsShape({5, 4, 1, 1}, lir::Packing::Int8RowsOctetPairs).bytes(), 6u * 8);
+  // w7 [32][16][3][3] by (kernel position, channel): tap (c, k) at k * 16 + c.
+  PackedWeights w7 = packedWeights(opts, "w7");
+  ASSERT_EQ(w7.packing, lir::Packing::Int8RowsOctetChannelPairs);
+  ASSERT_EQ(w7.bytes.size(), 32u * 144);
+  // Pair 0, octet 0: channels 0-7 at kernel position 0 of rows 0 and 1.
+  EXPECT_EQ(std::vector<int>(w7.bytes.begin(), w7.bytes.begin() + 16),
+            (std::vector<int>{0, 9, 18, 27, 36, 45, 54, 63, 144, 153, 162, 171, 180, 189, 198, 207}));
+  for (int64_t r = 0; r < 32; r += 7)
+    for (int64_t c = 0; c < 16; ++c)
+      for (int64_t k = 0; k < 9; ++k)
+        EXPECT_EQ(int8_t(w7.bytes[lir::int8OctetPairsByte(r, k * 16 + c, 144)]),
+                  int8_t((r * 16 + c) * 9 + k));
+}
+
 /// x86 VNNI: Convs whose blocks' quads are runs, of the input (unit-stride
 /// 1x1 without padding) or of its padded planes, as VPDPBUSD dot products
 /// in AVX2's blocks, weights as rows of (kernel position, channel quad);
@@ -321,29 +434,20 @@ TEST(SelectKernels, Int8GemmVnni) {
 /// Packing::Int8RowsWidened: int16 rows in (kernel position, channel) order,
 /// the channels padded to even.
 TEST(SelectKernels, Int8RowsWidenedPacking) {
-  auto g = buildInt8Graph();
   lir::LIROptions opts;
   opts.int8Dot = lir::Int8Dot::Pmaddwd;
-  auto f = lir::generateLIR(*g, opts);
-  ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
-  std::vector<uint8_t> image = lir::buildWeightsImage(*f);
-  for (auto &b : f->buffers) {
-    if (b->name != "w1")
-      continue;
-    ASSERT_EQ(b->packing, lir::Packing::Int8RowsWidened);
-    // [6][4][3][3] weights w = i (as int8): 6 rows of 9 positions x 4 channels.
-    ASSERT_EQ(b->size, 6u * 9 * 4 * 2);
-    auto at = [&](int64_t r, int64_t k, int64_t c) {
-      const uint8_t *p = image.data() + b->offset + 2 * ((r * 9 + k) * 4 + c);
-      return int16_t(uint16_t(p[0]) | uint16_t(p[1]) << 8);
-    };
-    for (int64_t r = 0; r < 6; ++r)
-      for (int64_t c = 0; c < 4; ++c)
-        for (int64_t k = 0; k < 9; ++k)
-          EXPECT_EQ(at(r, k, c), int8_t((r * 4 + c) * 9 + k));
-    return;
-  }
-  ADD_FAILURE() << "no buffer w1";
+  PackedWeights w1 = packedWeights(opts, "w1");
+  ASSERT_EQ(w1.packing, lir::Packing::Int8RowsWidened);
+  // [6][4][3][3] weights w = i (as int8): 6 rows of 9 positions x 4 channels.
+  ASSERT_EQ(w1.bytes.size(), 6u * 9 * 4 * 2);
+  auto at = [&](int64_t r, int64_t k, int64_t c) {
+    const uint8_t *p = w1.bytes.data() + 2 * ((r * 9 + k) * 4 + c);
+    return int16_t(uint16_t(p[0]) | uint16_t(p[1]) << 8);
+  };
+  for (int64_t r = 0; r < 6; ++r)
+    for (int64_t c = 0; c < 4; ++c)
+      for (int64_t k = 0; k < 9; ++k)
+        EXPECT_EQ(at(r, k, c), int8_t((r * 4 + c) * 9 + k));
 }
 
 /// Packing::Int8Rows: rows of taps padded to quads; a MatMul's [K][N]
