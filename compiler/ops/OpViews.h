@@ -26,6 +26,7 @@
 #include "llvm/Support/ErrorHandling.h"
 
 #include <optional>
+#include <type_traits>
 
 namespace kiln {
 namespace op_view_detail {
@@ -56,6 +57,10 @@ template <> struct AttrAccess<AttrKind::Activation> {
   using Type = const Activation &;
   static Type get(const Attr &a) { return a.getActivation(); }
 };
+template <> struct AttrAccess<AttrKind::Tensor> {
+  using Type = const Tensor &;
+  static Type get(const Attr &a) { return a.getTensor(); }
+};
 
 /// Reports a view read against the records (a bug, not bad input); cold and
 /// out of line so that the checks cost a compare and a branch.
@@ -75,16 +80,22 @@ typename AttrAccess<K>::Type present(const Node &n, llvm::StringRef key) {
   return AttrAccess<K>::get(*a);
 }
 
-/// An attribute the node may lack.
-template <AttrKind K>
-std::optional<std::remove_cv_t<std::remove_reference_t<typename AttrAccess<K>::Type>>>
-optional(const Node &n, llvm::StringRef key) {
+/// An attribute the node may lack: a std::optional, or for a tensor a pointer
+/// (null when absent), which spares copying it.
+template <AttrKind K> auto optional(const Node &n, llvm::StringRef key) {
+  using T =
+      std::remove_cv_t<std::remove_reference_t<typename AttrAccess<K>::Type>>;
+  using Result =
+      std::conditional_t<K == AttrKind::Tensor, const T *, std::optional<T>>;
   const Attr *a = n.getAttr(key);
   if (!a)
-    return std::nullopt;
+    return Result();
   if (LLVM_UNLIKELY(a->getKind() != K))
     misread(n, llvm::Twine("attribute '") + key + "' of another kind");
-  return AttrAccess<K>::get(*a);
+  if constexpr (K == AttrKind::Tensor)
+    return Result(&a->getTensor());
+  else
+    return Result(AttrAccess<K>::get(*a));
 }
 
 inline llvm::ArrayRef<int64_t> ints(const Node &n, llvm::StringRef key) {
@@ -140,6 +151,9 @@ inline int64_t intsAt(const Node &n, llvm::StringRef key, size_t i,
   }                                                                            \
   int64_t name(size_t i) const {                                               \
     return op_view_detail::intsAt(node_, key, i, dflt);                        \
+  }                                                                            \
+  std::optional<llvm::ArrayRef<int64_t>> name##IfGiven() const {               \
+    return op_view_detail::optional<AttrKind::Ints>(node_, key);               \
   }
 #define KILN_END_VIEW(Name)                                                    \
   }                                                                            \

@@ -133,7 +133,8 @@ TEST(OpViews, AViewReadsItsNode) {
   ASSERT_TRUE(bool(pool)) << llvm::toString(pool.takeError());
   EXPECT_EQ(PoolView(**pool).kernelShape(), llvm::ArrayRef<int64_t>({2, 2}));
   EXPECT_EQ(WindowView(**pool).kernelShape(1), 2);
-  EXPECT_EQ(WindowView(**pool).autoPad(), std::optional<llvm::StringRef>("NOTSET"));
+  EXPECT_EQ(WindowView(**pool).autoPad(), "NOTSET");
+  EXPECT_FALSE(WindowView(**pool).stridesIfGiven().has_value());
 
   auto reduce = g.addNode(OpKind::ReduceSum, "sum", {(*pool)->getOutput()});
   ASSERT_TRUE(bool(reduce)) << llvm::toString(reduce.takeError());
