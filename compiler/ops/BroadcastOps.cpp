@@ -10,6 +10,7 @@
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -88,13 +89,13 @@ int64_t intOp(const Node &n, llvm::ArrayRef<int64_t> x) {
     return int64_t(result);
   }
   case OpKind::Mod:
-    return n.getInt("fmod") ? (x[1] == -1 ? 0 : x[0] % x[1])
+    return ModView(n).fmod() ? (x[1] == -1 ? 0 : x[0] % x[1])
                             : floorMod(x[0], x[1]);
   case OpKind::BitShift: {
     uint64_t v = uint64_t(x[0]), s = uint64_t(x[1]);
     if (s >= 64)
       return 0;
-    return int64_t(n.getString("direction") == "LEFT" ? v << s : v >> s);
+    return int64_t(BitShiftView(n).direction() == "LEFT" ? v << s : v >> s);
   }
   case OpKind::PRelu: return x[0] < 0 ? x[1] * x[0] : x[0];
   case OpKind::Max:
@@ -177,7 +178,7 @@ llvm::Expected<TypeList> inferBroadcast(const Node &n) {
   }
   if (e)
     return std::move(e);
-  if (k == OpKind::Mod && n.getInt("fmod") == 0 &&
+  if (k == OpKind::Mod && ModView(n).fmod() == 0 &&
       isFloatDType(inputType(n, 0).dtype))
     return nodeError(n, "fmod must be 1 for floating-point inputs");
   auto shape = broadcastInputShapes(n);

@@ -10,6 +10,7 @@
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/QuantizedTypes.h"
@@ -40,7 +41,8 @@ llvm::Expected<TypeList> inferConv(const Node &n) {
   if (w.rank() != x.rank())
     return nodeError(n, "weights " + w.str() + " must have the rank of X " +
                             x.str());
-  int64_t group = n.getInt("group");
+  ConvView conv(n);
+  int64_t group = conv.group();
   int64_t channels = x.shape[1], filters = w.shape[0];
   if (group < 1 || filters % group != 0)
     return nodeError(n, llvm::formatv("group {0} must be positive and divide "
@@ -55,8 +57,9 @@ llvm::Expected<TypeList> inferConv(const Node &n) {
     return nodeError(n, llvm::formatv("bias must be [{0}], got {1}", filters,
                                       inputType(n, 2).str()));
   llvm::ArrayRef<int64_t> kernel = llvm::ArrayRef(w.shape).drop_front(2);
-  if (n.hasAttr("kernel_shape") && n.getInts("kernel_shape") != kernel)
-    return nodeError(n, "kernel_shape " + shapeStr(n.getInts("kernel_shape")) +
+  std::optional<llvm::ArrayRef<int64_t>> given = conv.kernelShape();
+  if (given && *given != kernel)
+    return nodeError(n, "kernel_shape " + shapeStr(*given) +
                             " does not match W " + w.str());
   auto geom =
       resolveConvGeometry(n, llvm::ArrayRef(x.shape).drop_front(2), kernel);
@@ -92,7 +95,7 @@ llvm::Error evalConv(const Node &n, llvm::ArrayRef<const Tensor *> in,
   const Activation &act = fusedActivation(n);
   Window3 g = toWindow3(*geom);
   int64_t batch = x.getShape()[0], channels = x.getShape()[1];
-  int64_t filters = w.getShape()[0], group = n.getInt("group");
+  int64_t filters = w.getShape()[0], group = ConvView(n).group();
   int64_t groupChannels = channels / group, groupFilters = filters / group;
   int64_t inPlane = g.in[0] * g.in[1] * g.in[2];
   int64_t outPlane = g.out[0] * g.out[1] * g.out[2];
@@ -157,7 +160,8 @@ llvm::Expected<TypeList> inferConvTranspose(const Node &n) {
   if (x.rank() < 3 || x.rank() > 5 || w.rank() != x.rank())
     return nodeError(n, "X must be N x C x D1 [x D2 [x D3]] and W of its rank, "
                         "got " + x.str() + " and " + w.str());
-  int64_t group = n.getInt("group");
+  ConvTransposeView convTranspose(n);
+  int64_t group = convTranspose.group();
   if (group < 1 || x.shape[1] % group != 0 || w.shape[0] != x.shape[1])
     return nodeError(n, llvm::formatv("W {0} must have the {1} channels of X "
                                       "first, divisible by group {2}",
@@ -167,8 +171,9 @@ llvm::Expected<TypeList> inferConvTranspose(const Node &n) {
     return nodeError(n, llvm::formatv("bias must be [{0}], got {1}", filters,
                                       inputType(n, 2).str()));
   llvm::ArrayRef<int64_t> kernel = llvm::ArrayRef(w.shape).drop_front(2);
-  if (n.hasAttr("kernel_shape") && n.getInts("kernel_shape") != kernel)
-    return nodeError(n, "kernel_shape " + shapeStr(n.getInts("kernel_shape")) +
+  std::optional<llvm::ArrayRef<int64_t>> given = convTranspose.kernelShape();
+  if (given && *given != kernel)
+    return nodeError(n, "kernel_shape " + shapeStr(*given) +
                             " does not match W " + w.str());
   auto geom = resolveConvTransposeGeometry(
       n, llvm::ArrayRef(x.shape).drop_front(2), kernel);
@@ -191,7 +196,7 @@ llvm::Error evalConvTranspose(const Node &n, llvm::ArrayRef<const Tensor *> in,
     return geom.takeError();
   Window3 g = toWindow3(*geom);
   int64_t batch = x.getShape()[0], channels = x.getShape()[1];
-  int64_t group = n.getInt("group"), perGroupIn = channels / group;
+  int64_t group = ConvTransposeView(n).group(), perGroupIn = channels / group;
   int64_t perGroupOut = w.getShape()[1], filters = perGroupOut * group;
   int64_t inPlane = g.in[0] * g.in[1] * g.in[2];
   int64_t outPlane = g.out[0] * g.out[1] * g.out[2];

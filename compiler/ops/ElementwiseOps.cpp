@@ -11,6 +11,7 @@
 #include "compiler/ops/QuantizedTypes.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/graph/Half.h"
 #include "compiler/ops/OnnxDTypes.h"
 #include "compiler/ops/ShapeIndexing.h"
@@ -166,7 +167,7 @@ llvm::Error evalBinary(const Node &n, llvm::ArrayRef<const Tensor *> in,
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<TypeList> inferCast(const Node &n) {
-  int64_t to = n.getInt("to");
+  int64_t to = CastView(n).to();
   std::optional<DType> t = dtypeFromOnnx(to);
   if (!t)
     return nodeError(n, llvm::formatv("unsupported target type {0} ({1})",

@@ -11,6 +11,7 @@
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/OnnxDTypes.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
@@ -27,28 +28,29 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<TypeList> inferConstantOfShape(const Node &n) {
-  llvm::ArrayRef<int64_t> shape = n.getInts("shape");
+  ConstantOfShapeView constant(n);
+  llvm::ArrayRef<int64_t> shape = constant.shape();
   for (int64_t d : shape)
     if (d < 0)
       return nodeError(n, "shape " + shapeStr(shape) + " has a negative entry");
   DType dt = DType::F32;
-  if (const Attr *v = n.getAttr("value")) {
-    if (v->getTensor().numElements() != 1)
+  if (const Tensor *v = constant.value()) {
+    if (v->numElements() != 1)
       return nodeError(n, "value must hold one element, got " +
-                              v->getTensor().getType().str());
-    dt = v->getTensor().getDType();
+                              v->getType().str());
+    dt = v->getDType();
   }
   return TypeList{TensorType(dt, shape)};
 }
 
 llvm::Error evalConstantOfShape(const Node &n, llvm::ArrayRef<const Tensor *>,
                                 llvm::MutableArrayRef<Tensor> out) {
-  const Attr *v = n.getAttr("value");
+  const Tensor *v = ConstantOfShapeView(n).value();
   if (!v)
     return llvm::Error::success(); // f32 zeros
   size_t elem = dtypeSize(out[0].getDType());
   for (int64_t i = 0, e = out[0].numElements(); i < e; ++i)
-    std::memcpy(out[0].rawData() + i * elem, v->getTensor().rawData(), elem);
+    std::memcpy(out[0].rawData() + i * elem, v->rawData(), elem);
   return llvm::Error::success();
 }
 
@@ -58,9 +60,11 @@ llvm::Error evalConstantOfShape(const Node &n, llvm::ArrayRef<const Tensor *>,
 
 /// start, limit and delta: one-element tensors of one dtype.
 llvm::Expected<DType> rangeDType(const Node &n) {
-  const Tensor &start = n.getAttr("start")->getTensor();
-  for (const char *name : {"start", "limit", "delta"}) {
-    const Tensor &t = n.getAttr(name)->getTensor();
+  RangeView range(n);
+  const Tensor &start = range.start();
+  using Named = std::pair<const char *, const Tensor &>;
+  for (auto [name, t] : {Named{"start", start}, Named{"limit", range.limit()},
+                         Named{"delta", range.delta()}}) {
     if (t.numElements() != 1 || t.getDType() != start.getDType())
       return nodeError(n, llvm::formatv("{0} must be one element of {1}'s "
                                         "dtype, got {2}",
@@ -76,9 +80,10 @@ llvm::Expected<TypeList> inferRange(const Node &n) {
   auto dt = rangeDType(n);
   if (!dt)
     return dt.takeError();
-  double start = n.getAttr("start")->getTensor().getAsDouble(0);
-  double limit = n.getAttr("limit")->getTensor().getAsDouble(0);
-  double delta = n.getAttr("delta")->getTensor().getAsDouble(0);
+  RangeView range(n);
+  double start = range.start().getAsDouble(0);
+  double limit = range.limit().getAsDouble(0);
+  double delta = range.delta().getAsDouble(0);
   if (delta == 0)
     return nodeError(n, "delta must not be 0");
   std::optional<int64_t> count = checkedTruncToInt64(std::ceil((limit - start) / delta));
@@ -91,8 +96,8 @@ llvm::Expected<TypeList> inferRange(const Node &n) {
 llvm::Error evalRange(const Node &n, llvm::ArrayRef<const Tensor *>,
                       llvm::MutableArrayRef<Tensor> out) {
   Tensor &y = out[0];
-  const Tensor &start = n.getAttr("start")->getTensor();
-  const Tensor &delta = n.getAttr("delta")->getTensor();
+  RangeView range(n);
+  const Tensor &start = range.start(), &delta = range.delta();
   for (int64_t i = 0, e = y.numElements(); i < e; ++i) {
     if (isFloatDType(y.getDType()))
       writeFloat(y, i, readFloat(start, 0) + i * readFloat(delta, 0));
@@ -121,10 +126,10 @@ llvm::Expected<TypeList> inferEyeLike(const Node &n) {
   if (x.rank() != 2)
     return nodeError(n, "input must be 2-D, got " + x.str());
   DType dt = x.dtype;
-  if (n.hasAttr("dtype")) {
-    std::optional<DType> t = dtypeFromOnnx(n.getInt("dtype"));
+  if (std::optional<int64_t> onnxType = EyeLikeView(n).dtype()) {
+    std::optional<DType> t = dtypeFromOnnx(*onnxType);
     if (!t)
-      return nodeError(n, "dtype " + onnxDTypeName(n.getInt("dtype")) +
+      return nodeError(n, "dtype " + onnxDTypeName(*onnxType) +
                               " is not supported");
     dt = *t;
   }
@@ -134,7 +139,8 @@ llvm::Expected<TypeList> inferEyeLike(const Node &n) {
 llvm::Error evalEyeLike(const Node &n, llvm::ArrayRef<const Tensor *>,
                         llvm::MutableArrayRef<Tensor> out) {
   Tensor &y = out[0];
-  int64_t rows = y.getShape()[0], cols = y.getShape()[1], k = n.getInt("k");
+  int64_t rows = y.getShape()[0], cols = y.getShape()[1];
+  int64_t k = EyeLikeView(n).k();
   for (int64_t r = 0; r < rows; ++r)
     if (r + k >= 0 && r + k < cols) {
       if (isFloatDType(y.getDType()))
@@ -150,11 +156,12 @@ llvm::Error evalEyeLike(const Node &n, llvm::ArrayRef<const Tensor *>,
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<TypeList> inferWindow(const Node &n) {
-  int64_t size = n.getInt("size");
+  WindowFunctionView window(n);
+  int64_t size = window.size();
   if (size < 0)
     return nodeError(n, llvm::formatv("size must not be negative, got {0}",
                                       size));
-  int64_t onnxType = n.getInt("output_datatype");
+  int64_t onnxType = window.outputDatatype();
   std::optional<DType> dt = dtypeFromOnnx(onnxType);
   if (!dt || *dt == DType::Bool)
     return nodeError(n, llvm::formatv("unsupported output_datatype {0} ({1})",
@@ -175,7 +182,8 @@ llvm::Error evalWindow(const Node &n, llvm::ArrayRef<const Tensor *>,
   }
   Tensor &y = out[0];
   int64_t size = y.numElements();
-  double period = n.getInt("periodic") ? double(size) : double(size - 1);
+  double period =
+      WindowFunctionView(n).periodic() ? double(size) : double(size - 1);
   for (int64_t i = 0; i < size; ++i) {
     double v = 0, sign = 1;
     for (size_t k = 0; k < a.size(); ++k, sign = -sign)

@@ -11,6 +11,7 @@
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
@@ -37,14 +38,15 @@ llvm::Expected<int64_t> resolveIndex(const Node &n, int64_t idx,
 }
 
 int64_t axisOf(const Node &n, size_t rank) {
-  return *normalizeAxis(n.getInt("axis"), rank);
+  return *normalizeAxis(IndexAxisView(n).axis(), rank);
 }
 
 llvm::Error checkAxis(const Node &n, size_t rank) {
-  if (normalizeAxis(n.getInt("axis"), rank))
+  int64_t axis = IndexAxisView(n).axis();
+  if (normalizeAxis(axis, rank))
     return llvm::Error::success();
   return nodeError(n, llvm::formatv("axis {0} is out of range for rank {1}",
-                                    n.getInt("axis"), rank));
+                                    axis, rank));
 }
 
 //===----------------------------------------------------------------------===//
@@ -112,7 +114,7 @@ llvm::Error evalElements(const Node &n, llvm::ArrayRef<const Tensor *> in,
     if (gather)
       std::memcpy(y.rawData() + i * elem, data.rawData() + at * elem, elem);
     else
-      scatterInto(y, at, *in[2], i, n.getString("reduction"));
+      scatterInto(y, at, *in[2], i, ScatterView(n).reduction());
   }
   return llvm::Error::success();
 }
@@ -129,7 +131,7 @@ struct NDView {
 
 llvm::Expected<NDView> ndView(const Node &n) {
   const TensorType &data = inputType(n, 0), &indices = inputType(n, 1);
-  int64_t b = n.hasAttr("batch_dims") ? n.getInt("batch_dims") : 0;
+  int64_t b = n.is(OpKind::GatherND) ? GatherNDView(n).batchDims() : 0;
   if (indices.rank() < 1 || b < 0 || b >= int64_t(indices.rank()) ||
       b >= int64_t(data.rank()))
     return nodeError(n, "batch_dims " + std::to_string(b) +
@@ -200,7 +202,7 @@ llvm::Error evalND(const Node &n, llvm::ArrayRef<const Tensor *> in,
         continue;
       }
       for (int64_t s = 0; s < v.sliceSize; ++s)
-        scatterInto(y, at + s, *in[2], slice + s, n.getString("reduction"));
+        scatterInto(y, at + s, *in[2], slice + s, ScatterView(n).reduction());
     }
   return llvm::Error::success();
 }
@@ -215,14 +217,15 @@ llvm::Expected<TypeList> inferOneHot(const Node &n) {
   const TensorType &indices = inputType(n, 0), &values = inputType(n, 1);
   if (values.numElements() != 2)
     return nodeError(n, "values must hold [off, on], got " + values.str());
-  int64_t depth = n.getInt("depth");
+  OneHotView oneHot(n);
+  int64_t depth = oneHot.depth();
   if (depth < 1)
     return nodeError(n, "depth must be positive, got " + std::to_string(depth));
   std::optional<int64_t> axis =
-      normalizeAxis(n.getInt("axis"), indices.rank() + 1);
+      normalizeAxis(oneHot.axis(), indices.rank() + 1);
   if (!axis)
     return nodeError(n, llvm::formatv("axis {0} is out of range for {1}",
-                                      n.getInt("axis"), indices.str()));
+                                      oneHot.axis(), indices.str()));
   Shape out = indices.shape;
   out.insert(out.begin() + *axis, depth);
   return TypeList{TensorType(values.dtype, out)};
@@ -232,8 +235,9 @@ llvm::Error evalOneHot(const Node &n, llvm::ArrayRef<const Tensor *> in,
                        llvm::MutableArrayRef<Tensor> out) {
   const Tensor &indices = *in[0], &values = *in[1];
   Tensor &y = out[0];
-  int64_t depth = n.getInt("depth");
-  int64_t axis = *normalizeAxis(n.getInt("axis"), indices.getShape().size() + 1);
+  OneHotView oneHot(n);
+  int64_t depth = oneHot.depth();
+  int64_t axis = *normalizeAxis(oneHot.axis(), indices.getShape().size() + 1);
   // y viewed as [outer, depth, inner], indices as [outer, inner].
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d)

@@ -2,6 +2,7 @@
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 
 #include <algorithm>
 
@@ -69,7 +70,7 @@ llvm::Error evalConvInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
   const int64_t O = w.getShape()[0], CG = w.getShape()[1], KH = w.getShape()[2],
                 KW = w.getShape()[3];
   const int64_t OH = geom->outSizes[0], OW = geom->outSizes[1];
-  const int64_t outPerGroup = O / n.getInt("group");
+  const int64_t outPerGroup = O / ConvView(n).group();
   const int32_t inOffset = -x.getType().quant.zeroPoints[0];
   const int32_t outZp = y.getType().quant.zeroPoints[0];
   auto mult = channelMultipliers(x.getType().quant, w.getType().quant,

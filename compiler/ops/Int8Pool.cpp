@@ -1,6 +1,7 @@
 //===- Int8Pool.cpp - int8 AveragePool, ReduceMean and Softmax ------------===//
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/QuantizedActivations.h"
 #include "compiler/ops/QuantizedTypes.h"
@@ -17,7 +18,7 @@ llvm::Error evalAveragePoolInt8(const Node &n, llvm::ArrayRef<const Tensor *> in
     return nodeError(n, "int8 AveragePool is 2-D (N x C x H x W), got " +
                             x.getType().str());
   auto geom = resolveConvGeometry(n, x.getShape().drop_front(2),
-                                  n.getInts("kernel_shape"));
+                                  PoolView(n).kernelShape());
   if (!geom)
     return geom.takeError();
   const int64_t NC = x.getShape()[0] * x.getShape()[1], H = x.getShape()[2],
@@ -49,10 +50,11 @@ llvm::Error evalMeanInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
   Tensor &y = out[0];
   llvm::ArrayRef<int64_t> shape = x.getShape();
   llvm::SmallVector<bool, 6> reduced(shape.size(), false);
-  if (!n.hasAttr("axes") || n.getInts("axes").empty())
+  std::optional<llvm::ArrayRef<int64_t>> axes = ReduceView(n).axes();
+  if (!axes || axes->empty())
     reduced.assign(shape.size(), true);
   else
-    for (int64_t a : n.getInts("axes"))
+    for (int64_t a : *axes)
       reduced[normalizeAxis(a, shape.size()).value()] = true;
   // Output strides over the input's index space (0 along reduced axes).
   Shape outStrides(shape.size(), 0);
@@ -82,7 +84,7 @@ llvm::Error evalSoftmaxInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
                             llvm::MutableArrayRef<Tensor> out) {
   const Tensor &x = *in[0];
   Tensor &y = out[0];
-  float beta = n.hasAttr(kSoftmaxBetaAttr) ? n.getFloat(kSoftmaxBetaAttr) : 1.0f;
+  float beta = SoftmaxView(n).beta().value_or(1.0f);
   tfl::SoftmaxParams p =
       tfl::prepareSoftmaxInt8(beta, x.getType().quant.scales[0]);
   int64_t depth = x.getShape().empty() ? 1 : x.getShape().back();

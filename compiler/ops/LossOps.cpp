@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -41,7 +42,7 @@ llvm::Expected<TypeList> inferLoss(const Node &n) {
       return nodeError(n, llvm::formatv("weight must be [{0}], got {1}",
                                         x.shape[1], inputType(n, 2).str()));
   }
-  llvm::StringRef reduction = n.getString("reduction");
+  llvm::StringRef reduction = LossView(n).reduction();
   TypeList types{TensorType(DType::F32, reduction == "none" ? targetShape
                                                             : Shape{})};
   if (isSoftmaxCE(n))
@@ -83,9 +84,11 @@ llvm::Error evalLoss(const Node &n, llvm::ArrayRef<const Tensor *> in,
   } else {
     values.assign(x.data<float>(), x.data<float>() + x.numElements());
   }
-  bool hasIgnore = n.hasAttr("ignore_index");
-  int64_t ignore = hasIgnore ? n.getInt("ignore_index") : 0;
-  llvm::StringRef reduction = n.getString("reduction");
+  LossView loss(n);
+  std::optional<int64_t> ignoreIndex = loss.ignoreIndex();
+  bool hasIgnore = ignoreIndex.has_value();
+  int64_t ignore = ignoreIndex.value_or(0);
+  llvm::StringRef reduction = loss.reduction();
   double lossSum = 0, weightSum = 0;
   for (int64_t b = 0; b < s[0]; ++b)
     for (int64_t i = 0; i < inner; ++i) {

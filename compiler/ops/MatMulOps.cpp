@@ -11,6 +11,7 @@
 #include "compiler/ops/ActivationFormula.h"
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
@@ -40,7 +41,8 @@ struct GemmDims {
 
 GemmDims gemmDims(const Node &node, llvm::ArrayRef<int64_t> a,
                   llvm::ArrayRef<int64_t> b) {
-  bool ta = node.getInt("transA") != 0, tb = node.getInt("transB") != 0;
+  GemmView gemm(node);
+  bool ta = gemm.transA() != 0, tb = gemm.transB() != 0;
   return {ta ? a[1] : a[0], ta ? a[0] : a[1], tb ? b[0] : b[1]};
 }
 
@@ -53,7 +55,7 @@ llvm::Expected<TypeList> inferGemm(const Node &n) {
     return e;
   const TensorType &a = inputType(n, 0), &b = inputType(n, 1);
   GemmDims d = gemmDims(n, a.shape, b.shape);
-  int64_t bk = n.getInt("transB") != 0 ? b.shape[1] : b.shape[0];
+  int64_t bk = GemmView(n).transB() != 0 ? b.shape[1] : b.shape[0];
   if (d.k != bk)
     return nodeError(n, llvm::formatv("inner dimensions differ: A {0} gives K "
                                       "= {1}, B {2} gives K = {3}",
@@ -70,11 +72,12 @@ llvm::Error evalGemm(const Node &node, llvm::ArrayRef<const Tensor *> in,
   const Tensor &a = *in[0], &b = *in[1];
   const Tensor *c = in.size() > 2 ? in[2] : nullptr;
   GemmDims d = gemmDims(node, a.getShape(), b.getShape());
-  bool ta = node.getInt("transA") != 0, tb = node.getInt("transB") != 0;
+  GemmView gemm(node);
+  bool ta = gemm.transA() != 0, tb = gemm.transB() != 0;
   // Element (i, k) of op(A) and (k, j) of op(B) through strides.
   int64_t aRow = ta ? 1 : d.k, aCol = ta ? d.m : 1;
   int64_t bRow = tb ? 1 : d.n, bCol = tb ? d.k : 1;
-  double alpha = node.getFloat("alpha"), beta = node.getFloat("beta");
+  double alpha = gemm.alpha(), beta = gemm.beta();
   const float *pa = a.data<float>(), *pb = b.data<float>();
   float *y = out[0].data<float>();
   Shape cStrides;

@@ -8,6 +8,7 @@
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
 #include <cmath>
@@ -26,9 +27,10 @@ llvm::Error evalMath(const Node &n, llvm::ArrayRef<const Tensor *> in,
       break;
     case OpKind::IsInf: {
       double v = readFloat(x, i);
+      IsInfView isInf(n);
       writeInt(y, i,
-               std::isinf(v) && n.getInt(v > 0 ? "detect_positive"
-                                               : "detect_negative") != 0);
+               std::isinf(v) && (v > 0 ? isInf.detectPositive()
+                                       : isInf.detectNegative()) != 0);
       break;
     }
     default: // Not

@@ -12,6 +12,7 @@
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
@@ -31,15 +32,16 @@ namespace kiln {
 llvm::Expected<SliceGeometry> resolveSlice(const Node &n) {
   const TensorType &x = inputType(n, 0);
   int64_t rank = x.rank();
-  llvm::ArrayRef<int64_t> starts = n.getInts("starts"), ends = n.getInts("ends");
+  SliceView slice(n);
+  llvm::ArrayRef<int64_t> starts = slice.starts(), ends = slice.ends();
   Shape axes, steps;
   for (size_t i = 0; i < starts.size(); ++i)
     axes.push_back(i);
-  if (n.hasAttr("axes"))
-    axes = Shape(n.getInts("axes"));
+  if (std::optional<llvm::ArrayRef<int64_t>> sliced = slice.axes())
+    axes = Shape(*sliced);
   steps.assign(starts.size(), 1);
-  if (n.hasAttr("steps"))
-    steps = Shape(n.getInts("steps"));
+  if (std::optional<llvm::ArrayRef<int64_t>> stepped = slice.steps())
+    steps = Shape(*stepped);
   if (ends.size() != starts.size() || axes.size() != starts.size() ||
       steps.size() != starts.size())
     return nodeError(n, "starts, ends, axes and steps must have the same "
@@ -118,11 +120,12 @@ llvm::Error evalSlice(const Node &n, llvm::ArrayRef<const Tensor *> in,
 
 llvm::Expected<TypeList> inferSplit(const Node &n) {
   const TensorType &x = inputType(n, 0);
-  std::optional<int64_t> axis = normalizeAxis(n.getInt("axis"), x.rank());
+  SplitView splitter(n);
+  std::optional<int64_t> axis = normalizeAxis(splitter.axis(), x.rank());
   if (!axis)
     return nodeError(n, llvm::formatv("axis {0} is out of range for {1}",
-                                      n.getInt("axis"), x.str()));
-  llvm::ArrayRef<int64_t> split = n.getInts("split");
+                                      splitter.axis(), x.str()));
+  llvm::ArrayRef<int64_t> split = splitter.split();
   int64_t total = 0;
   for (int64_t s : split) {
     if (s < 0)
@@ -145,7 +148,7 @@ llvm::Expected<TypeList> inferSplit(const Node &n) {
 llvm::Error evalSplit(const Node &n, llvm::ArrayRef<const Tensor *> in,
                       llvm::MutableArrayRef<Tensor> out) {
   llvm::ArrayRef<int64_t> shape = in[0]->getShape();
-  int64_t axis = *normalizeAxis(n.getInt("axis"), shape.size());
+  int64_t axis = *normalizeAxis(SplitView(n).axis(), shape.size());
   Shape inStrides = rowMajorStrides(shape);
   int64_t start = 0;
   for (Tensor &t : out) {
@@ -161,10 +164,11 @@ llvm::Error evalSplit(const Node &n, llvm::ArrayRef<const Tensor *> in,
 
 llvm::Expected<TypeList> inferExpand(const Node &n) {
   const TensorType &x = inputType(n, 0);
-  std::optional<Shape> out = broadcastShapes(x.shape, n.getInts("shape"));
+  llvm::ArrayRef<int64_t> shape = ExpandView(n).shape();
+  std::optional<Shape> out = broadcastShapes(x.shape, shape);
   if (!out)
     return nodeError(n, x.str() + " does not broadcast with shape " +
-                            shapeStr(n.getInts("shape")));
+                            shapeStr(shape));
   return TypeList{TensorType(x.dtype, *out)};
 }
 
@@ -177,7 +181,7 @@ llvm::Error evalExpand(const Node &, llvm::ArrayRef<const Tensor *> in,
 
 llvm::Expected<TypeList> inferTile(const Node &n) {
   const TensorType &x = inputType(n, 0);
-  llvm::ArrayRef<int64_t> repeats = n.getInts("repeats");
+  llvm::ArrayRef<int64_t> repeats = TileView(n).repeats();
   if (repeats.size() != x.rank() ||
       llvm::any_of(repeats, [](int64_t r) { return r < 0; }))
     return nodeError(n, "repeats " + shapeStr(repeats) +
@@ -217,7 +221,7 @@ llvm::Error evalTile(const Node &, llvm::ArrayRef<const Tensor *> in,
 
 llvm::Expected<TypeList> inferDepthSpace(const Node &n) {
   const TensorType &x = inputType(n, 0);
-  int64_t b = n.getInt("blocksize");
+  int64_t b = DepthSpaceView(n).blocksize();
   if (x.rank() != 4 || b < 1)
     return nodeError(n, "input must be N x C x H x W and blocksize positive, "
                         "got " + x.str());
@@ -244,11 +248,11 @@ llvm::Expected<TypeList> inferDepthSpace(const Node &n) {
 
 DepthSpacePlan depthSpacePlan(const Node &n) {
   llvm::ArrayRef<int64_t> s = n.getInput(0)->getType().shape;
-  int64_t b = n.getInt("blocksize");
+  int64_t b = DepthSpaceView(n).blocksize();
   int64_t N = s[0], C = s[1], H = s[2], W = s[3];
   if (n.is(OpKind::SpaceToDepth))
     return {{N, C, H / b, b, W / b, b}, {0, 3, 5, 1, 2, 4}};
-  if (n.getString("mode") == "DCR")
+  if (DepthToSpaceView(n).mode() == "DCR")
     return {{N, b, b, C / (b * b), H, W}, {0, 3, 4, 1, 5, 2}};
   return {{N, C / (b * b), b, b, H, W}, {0, 1, 4, 2, 5, 3}};
 }
@@ -287,8 +291,9 @@ llvm::Error evalTrilu(const Node &n, llvm::ArrayRef<const Tensor *> in,
   Tensor &y = out[0];
   llvm::ArrayRef<int64_t> shape = x.getShape();
   int64_t rows = shape[shape.size() - 2], cols = shape.back();
-  bool upper = n.getInt("upper") != 0;
-  int64_t k = n.getInt("k");
+  TriluView trilu(n);
+  bool upper = trilu.upper() != 0;
+  int64_t k = trilu.k();
   size_t elem = dtypeSize(x.getDType());
   for (int64_t i = 0, e = x.numElements(); i < e; ++i) {
     int64_t c = i % cols, r = (i / cols) % rows;

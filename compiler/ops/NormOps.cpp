@@ -12,6 +12,7 @@
 #include "compiler/ops/QuantizedTypes.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
@@ -28,7 +29,7 @@ llvm::Expected<TypeList> inferBatchNorm(const Node &n) {
   for (unsigned i = 0; i < 5; ++i)
     if (llvm::Error e = expectDType(n, i, {DType::F32}))
       return e;
-  if (n.getInt("training_mode") != 0)
+  if (BatchNormalizationView(n).trainingMode() != 0)
     return nodeError(n, "training_mode=1 is not supported (inference only)");
   const TensorType &x = inputType(n, 0);
   if (x.rank() < 2)
@@ -48,7 +49,7 @@ llvm::Error evalBatchNorm(const Node &n, llvm::ArrayRef<const Tensor *> in,
   const Tensor &x = *in[0];
   const float *scale = in[1]->data<float>(), *bias = in[2]->data<float>();
   const float *mean = in[3]->data<float>(), *var = in[4]->data<float>();
-  double epsilon = n.getFloat("epsilon");
+  double epsilon = BatchNormalizationView(n).epsilon();
   int64_t batch = x.getShape()[0], channels = x.getShape()[1];
   int64_t planes = batch * channels;
   int64_t planeSize = planes ? x.numElements() / planes : 0;
@@ -67,22 +68,23 @@ llvm::Error evalBatchNorm(const Node &n, llvm::ArrayRef<const Tensor *> in,
 
 llvm::Expected<TypeList> inferSoftmax(const Node &n) {
   const TensorType &x = inputType(n, 0);
-  if (!normalizeAxis(n.getInt("axis"), x.rank()))
+  SoftmaxView softmax(n);
+  if (!normalizeAxis(softmax.axis(), x.rank()))
     return nodeError(n, llvm::formatv("axis {0} is out of range for {1}",
-                                      n.getInt("axis"), x.str()));
+                                      softmax.axis(), x.str()));
   if (x.quant.isQuantized()) {
     // TFLite's int8 SOFTMAX: along the last axis, into scale 1/256 and
     // zero point -128.
     if (llvm::Error e = expectQuantizedInt8(n, 0))
       return std::move(e);
-    if (*normalizeAxis(n.getInt("axis"), x.rank()) != int64_t(x.rank()) - 1)
+    if (*normalizeAxis(softmax.axis(), x.rank()) != int64_t(x.rank()) - 1)
       return nodeError(n, "int8 Softmax is along the last axis");
     TensorType t(DType::I8, x.shape);
     t.quant.scales = {1.0f / 256};
     t.quant.zeroPoints = {-128};
     return TypeList{t};
   }
-  if (n.hasAttr(kSoftmaxBetaAttr))
+  if (softmax.beta())
     return nodeError(n, "beta applies to int8 input (a float Softmax is "
                         "given beta * x)");
   if (llvm::Error e = expectDType(n, 0, {DType::F32}))
@@ -98,7 +100,7 @@ llvm::Error evalSoftmax(const Node &n, llvm::ArrayRef<const Tensor *> in,
   if (in[0]->getDType() == DType::I8)
     return evalSoftmaxInt8(n, in, out);
   llvm::ArrayRef<int64_t> shape = in[0]->getShape();
-  int64_t axis = *normalizeAxis(n.getInt("axis"), shape.size());
+  int64_t axis = *normalizeAxis(SoftmaxView(n).axis(), shape.size());
   int64_t outer = 1, len = shape[axis], inner = 1;
   for (int64_t i = 0; i < axis; ++i)
     outer *= shape[i];
@@ -144,10 +146,11 @@ llvm::Expected<TypeList> inferLayerNorm(const Node &n) {
       if (llvm::Error e = expectDType(n, i, {DType::F32}))
         return e;
   const TensorType &x = inputType(n, 0);
-  std::optional<int64_t> axis = normalizeAxis(n.getInt("axis"), x.rank());
+  int64_t layerAxis = LayerNormalizationView(n).axis();
+  std::optional<int64_t> axis = normalizeAxis(layerAxis, x.rank());
   if (!axis)
     return nodeError(n, llvm::formatv("axis {0} is out of range for {1}",
-                                      n.getInt("axis"), x.str()));
+                                      layerAxis, x.str()));
   llvm::ArrayRef<int64_t> normalized = llvm::ArrayRef(x.shape).drop_front(*axis);
   for (unsigned i = 1; i < n.getNumInputs(); ++i)
     if (n.getInput(i) &&
@@ -179,9 +182,10 @@ llvm::Expected<TypeList> inferMVN(const Node &n) {
   if (llvm::Error e = expectDType(n, 0, {DType::F32}))
     return e;
   const TensorType &x = inputType(n, 0);
-  for (int64_t a : n.getInts("axes"))
+  llvm::ArrayRef<int64_t> axes = MeanVarianceNormalizationView(n).axes();
+  for (int64_t a : axes)
     if (!normalizeAxis(a, x.rank()))
-      return nodeError(n, "axes " + shapeStr(n.getInts("axes")) +
+      return nodeError(n, "axes " + shapeStr(axes) +
                               " are out of range for " + x.str());
   return TypeList{TensorType(DType::F32, x.shape)};
 }
@@ -192,18 +196,20 @@ NormalizedAxes normalizedAxes(const Node &n) {
   int64_t rank = n.getInput(0)->getType().rank();
   NormalizedAxes r;
   if (n.is(OpKind::LayerNormalization)) {
-    for (int64_t d = *normalizeAxis(n.getInt("axis"), rank); d < rank; ++d)
+    LayerNormalizationView layerNorm(n);
+    for (int64_t d = *normalizeAxis(layerNorm.axis(), rank); d < rank; ++d)
       r.axes.push_back(d);
+    r.epsilon = layerNorm.epsilon();
   } else if (n.is(OpKind::InstanceNormalization)) {
     for (int64_t d = 2; d < rank; ++d)
       r.axes.push_back(d);
+    r.epsilon = InstanceNormalizationView(n).epsilon();
   } else {
-    for (int64_t a : n.getInts("axes"))
+    for (int64_t a : MeanVarianceNormalizationView(n).axes())
       r.axes.push_back(*normalizeAxis(a, rank));
     llvm::sort(r.axes);
+    r.epsilon = 1e-9;
   }
-  r.epsilon = n.is(OpKind::MeanVarianceNormalization) ? 1e-9
-                                                      : n.getFloat("epsilon");
   return r;
 }
 
@@ -293,9 +299,9 @@ llvm::Expected<TypeList> inferLRN(const Node &n) {
 llvm::Error evalLRN(const Node &n, llvm::ArrayRef<const Tensor *> in,
                     llvm::MutableArrayRef<Tensor> out) {
   const Tensor &x = *in[0];
-  int64_t size = n.getInt("size");
-  double alpha = n.getFloat("alpha"), beta = n.getFloat("beta"),
-         bias = n.getFloat("bias");
+  LRNView lrn(n);
+  int64_t size = lrn.size();
+  double alpha = lrn.alpha(), beta = lrn.beta(), bias = lrn.bias();
   int64_t batch = x.getShape()[0], channels = x.getShape()[1];
   int64_t planeSize = batch * channels != 0 ? x.numElements() / (batch * channels) : 0;
   int64_t before = (size - 1) / 2, after = size - 1 - before;

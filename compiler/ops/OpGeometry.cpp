@@ -2,6 +2,7 @@
 
 #include "compiler/ops/OpGeometry.h"
 #include "compiler/graph/CheckedMath.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -51,10 +52,11 @@ resolveConvGeometry(const Node &n, llvm::ArrayRef<int64_t> inSizes,
     return nodeError(n, llvm::formatv("kernel has {0} dimensions, input has {1} "
                                       "spatial dimensions",
                                       kernel.size(), rank));
+  WindowView window(n);
   Shape ones(rank, 1), zeros(2 * rank, 0);
-  g.strides = intsOr(n, "strides", ones);
-  g.dilations = intsOr(n, "dilations", ones);
-  Shape pads = intsOr(n, "pads", zeros);
+  g.strides = intsOr(window.stridesIfGiven(), ones);
+  g.dilations = intsOr(window.dilationsIfGiven(), ones);
+  Shape pads = intsOr(window.padsIfGiven(), zeros);
   if (g.strides.size() != rank || g.dilations.size() != rank ||
       pads.size() != 2 * rank)
     return nodeError(
@@ -66,8 +68,8 @@ resolveConvGeometry(const Node &n, llvm::ArrayRef<int64_t> inSizes,
   for (size_t i = 0; i < rank; ++i)
     if (pads[i] < 0 || pads[rank + i] < 0)
       return nodeError(n, "pads must not be negative");
-  llvm::StringRef autoPad = n.getString("auto_pad");
-  bool ceilMode = n.hasAttr("ceil_mode") && n.getInt("ceil_mode") != 0;
+  llvm::StringRef autoPad = window.autoPad();
+  bool ceilMode = PoolView::accepts(n) && PoolView(n).ceilMode() != 0;
   g.padsBegin.resize(rank);
   g.padsEnd.resize(rank);
   g.outSizes.resize(rank);
@@ -115,12 +117,13 @@ resolveConvTransposeGeometry(const Node &n, llvm::ArrayRef<int64_t> inSizes,
   ConvGeometry g;
   g.inSizes.assign(inSizes.begin(), inSizes.end());
   g.kernel.assign(kernel.begin(), kernel.end());
+  ConvTransposeView convTranspose(n);
   Shape ones(rank, 1), zeros(rank, 0), zeros2(2 * rank, 0);
-  g.strides = intsOr(n, "strides", ones);
-  g.dilations = intsOr(n, "dilations", ones);
-  Shape pads = intsOr(n, "pads", zeros2);
-  Shape outputPadding = intsOr(n, "output_padding", zeros);
-  Shape outputShape = intsOr(n, "output_shape", {});
+  g.strides = intsOr(convTranspose.stridesIfGiven(), ones);
+  g.dilations = intsOr(convTranspose.dilationsIfGiven(), ones);
+  Shape pads = intsOr(convTranspose.padsIfGiven(), zeros2);
+  Shape outputPadding = intsOr(convTranspose.outputPaddingIfGiven(), zeros);
+  Shape outputShape = intsOr(convTranspose.outputShape(), {});
   if (kernel.size() != rank || g.strides.size() != rank ||
       g.dilations.size() != rank || pads.size() != 2 * rank ||
       outputPadding.size() != rank ||
@@ -129,7 +132,7 @@ resolveConvTransposeGeometry(const Node &n, llvm::ArrayRef<int64_t> inSizes,
                                       "output_padding and output_shape must "
                                       "fit {0} spatial dimensions",
                                       rank));
-  llvm::StringRef autoPad = n.getString("auto_pad");
+  llvm::StringRef autoPad = convTranspose.autoPad();
   g.padsBegin.resize(rank);
   g.padsEnd.resize(rank);
   g.outSizes.resize(rank);

@@ -8,7 +8,9 @@
 //
 // Each view is generated from one entry of OpViews.def, which a test checks
 // against the op records; a view is a reference to the node and costs nothing
-// to make. Constructing one for a node of another op asserts.
+// to make. Constructing one for a node of another op, or reading a required
+// operand or attribute the node lacks, is a fatal error in every build: it is
+// a bug in the reader, and an assert would let a release build read garbage.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_OPS_OPVIEWS_H
@@ -19,9 +21,12 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Compiler.h"
+#include "llvm/Support/ErrorHandling.h"
 
-#include <cassert>
 #include <optional>
+#include <type_traits>
 
 namespace kiln {
 namespace op_view_detail {
@@ -52,24 +57,45 @@ template <> struct AttrAccess<AttrKind::Activation> {
   using Type = const Activation &;
   static Type get(const Attr &a) { return a.getActivation(); }
 };
+template <> struct AttrAccess<AttrKind::Tensor> {
+  using Type = const Tensor &;
+  static Type get(const Attr &a) { return a.getTensor(); }
+};
+
+/// Reports a view read against the records (a bug, not bad input); cold and
+/// out of line so that the checks cost a compare and a branch.
+[[noreturn]] LLVM_ATTRIBUTE_NOINLINE inline void
+misread(const Node &n, const llvm::Twine &what) {
+  llvm::report_fatal_error(llvm::Twine("op view of ") + n.getDef().name +
+                           " node '" + n.getName() + "': " + what);
+}
 
 /// An attribute the record guarantees (a default, or required).
 template <AttrKind K>
 typename AttrAccess<K>::Type present(const Node &n, llvm::StringRef key) {
   const Attr *a = n.getAttr(key);
-  assert(a && a->getKind() == K && "attribute missing or of another kind");
+  if (LLVM_UNLIKELY(!a || a->getKind() != K))
+    misread(n, llvm::Twine("attribute '") + key +
+                   "' missing or of another kind");
   return AttrAccess<K>::get(*a);
 }
 
-/// An attribute the node may lack.
-template <AttrKind K>
-std::optional<std::remove_cv_t<std::remove_reference_t<typename AttrAccess<K>::Type>>>
-optional(const Node &n, llvm::StringRef key) {
+/// An attribute the node may lack: a std::optional, or for a tensor a pointer
+/// (null when absent), which spares copying it.
+template <AttrKind K> auto optional(const Node &n, llvm::StringRef key) {
+  using T =
+      std::remove_cv_t<std::remove_reference_t<typename AttrAccess<K>::Type>>;
+  using Result =
+      std::conditional_t<K == AttrKind::Tensor, const T *, std::optional<T>>;
   const Attr *a = n.getAttr(key);
   if (!a)
-    return std::nullopt;
-  assert(a->getKind() == K && "attribute of another kind");
-  return AttrAccess<K>::get(*a);
+    return Result();
+  if (LLVM_UNLIKELY(a->getKind() != K))
+    misread(n, llvm::Twine("attribute '") + key + "' of another kind");
+  if constexpr (K == AttrKind::Tensor)
+    return Result(&a->getTensor());
+  else
+    return Result(AttrAccess<K>::get(*a));
 }
 
 inline llvm::ArrayRef<int64_t> ints(const Node &n, llvm::StringRef key) {
@@ -93,7 +119,8 @@ inline int64_t intsAt(const Node &n, llvm::StringRef key, size_t i,
       return llvm::is_contained(kKinds, n.getKind());                          \
     }                                                                          \
     explicit Name##View(const Node &n) : node_(n) {                            \
-      assert(accepts(n) && "view of a node of another op");                    \
+      if (LLVM_UNLIKELY(!accepts(n)))                                          \
+        op_view_detail::misread(n, "not an op of " #Name "View");              \
     }                                                                          \
     const Node &node() const { return node_; }                                 \
                                                                                \
@@ -103,8 +130,10 @@ inline int64_t intsAt(const Node &n, llvm::StringRef key, size_t i,
   public:
 #define KILN_OPERAND(name, index)                                              \
   Value *name() const {                                                        \
-    assert(node_.getInput(index) && "required operand absent");                \
-    return node_.getInput(index);                                              \
+    Value *v = node_.getInput(index);                                          \
+    if (LLVM_UNLIKELY(!v))                                                     \
+      op_view_detail::misread(node_, "required operand " #name " absent");     \
+    return v;                                                                  \
   }
 #define KILN_OPTIONAL_OPERAND(name, index)                                     \
   Value *name() const { return node_.getInput(index); }
@@ -122,6 +151,9 @@ inline int64_t intsAt(const Node &n, llvm::StringRef key, size_t i,
   }                                                                            \
   int64_t name(size_t i) const {                                               \
     return op_view_detail::intsAt(node_, key, i, dflt);                        \
+  }                                                                            \
+  std::optional<llvm::ArrayRef<int64_t>> name##IfGiven() const {               \
+    return op_view_detail::optional<AttrKind::Ints>(node_, key);               \
   }
 #define KILN_END_VIEW(Name)                                                    \
   }                                                                            \

@@ -9,6 +9,7 @@
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/QuantizedTypes.h"
 #include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/OpGeometry.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
@@ -25,7 +26,7 @@ namespace {
 llvm::Expected<ConvGeometry> poolGeometry(const Node &n,
                                           llvm::ArrayRef<int64_t> xShape) {
   return resolveConvGeometry(n, xShape.drop_front(2),
-                             n.getInts("kernel_shape"));
+                             PoolView(n).kernelShape());
 }
 
 llvm::Expected<TypeList> inferPool(const Node &n) {
@@ -129,7 +130,7 @@ llvm::Error evalAveragePool(const Node &n, llvm::ArrayRef<const Tensor *> in,
     return geom.takeError();
   Window3 g = toWindow3(*geom);
   int64_t planes = in[0]->getShape()[0] * in[0]->getShape()[1];
-  bool includePad = n.getInt("count_include_pad") != 0;
+  bool includePad = AveragePoolView(n).countIncludePad() != 0;
   int64_t inPlane = g.in[0] * g.in[1] * g.in[2];
   int64_t outPlane = g.out[0] * g.out[1] * g.out[2];
   const float *px = in[0]->data<float>();

@@ -18,6 +18,7 @@
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/IntegerMath.h"
 #include "compiler/ops/ShapeIndexing.h"
@@ -42,11 +43,12 @@ llvm::Error checkQuantParams(const Node &n) {
   if (scale.rank() > 1)
     return nodeError(n, "y_scale must be a scalar or 1-D, got " + scale.str());
   if (scale.rank() == 1 && scale.numElements() != 1) {
-    std::optional<int64_t> axis = normalizeAxis(n.getInt("axis"), x.rank());
+    int64_t channelAxis = LinearQuantView(n).axis();
+    std::optional<int64_t> axis = normalizeAxis(channelAxis, x.rank());
     if (!axis)
       return nodeError(n, llvm::formatv("axis {0} is out of range for rank "
                                         "{1}",
-                                        n.getInt("axis"), x.rank()));
+                                        channelAxis, x.rank()));
     if (scale.shape[0] != x.shape[*axis])
       return nodeError(n, "y_scale " + scale.str() + " does not match axis " +
                               std::to_string(*axis) + " of " + x.str());
@@ -63,7 +65,8 @@ int64_t paramIndex(const Node &n, const Tensor &x, const Tensor &scale,
   if (scale.numElements() <= 1)
     return 0;
   llvm::ArrayRef<int64_t> shape = x.getShape();
-  return AxisIndex(shape, *normalizeAxis(n.getInt("axis"), shape.size()))(i);
+  int64_t axis = *normalizeAxis(LinearQuantView(n).axis(), shape.size());
+  return AxisIndex(shape, axis)(i);
 }
 
 llvm::Expected<TypeList> inferQuantize(const Node &n) {
@@ -139,7 +142,7 @@ llvm::Expected<TypeList> inferTensorQuantize(const Node &n) {
   if (x.dtype != DType::F32 && !isQuantizedByte(x))
     return nodeError(n, "input 0 must be f32 or int8 or uint8 with one scale "
                         "and zero point, got " + x.str());
-  std::optional<DType> to = parseDType(n.getString("kiln.to"));
+  std::optional<DType> to = parseDType(QuantizeView(n).to());
   const Attr *q = n.getAttr(kQuantAttr);
   if (!q)
     return nodeError(n, "the result needs its quantization (" + kQuantAttr + ")");

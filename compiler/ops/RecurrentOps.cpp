@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 #include "compiler/ops/RecurrentShape.h"
 
@@ -49,10 +50,10 @@ llvm::Error evalRecurrent(const Node &n, llvm::ArrayRef<const Tensor *> in,
   const Tensor *b = input(3), *lens = input(4), *h0 = input(5);
   const Tensor *c0 = input(6), *p = input(7);
   bool isLSTM = n.is(OpKind::LSTM), isGRU = n.is(OpKind::GRU);
-  bool linearBeforeReset = isGRU && n.getInt("linear_before_reset");
+  bool linearBeforeReset = isGRU && GRUView(n).linearBeforeReset();
   std::optional<double> clip;
-  if (n.hasAttr("clip"))
-    clip = n.getFloat("clip");
+  if (std::optional<float> given = RecurrentView(n).clip())
+    clip = *given;
   int64_t H = d.hidden, G = d.gates;
   auto clipped = [&](double v) {
     return clip ? std::clamp(v, -*clip, *clip) : v;

@@ -1,5 +1,6 @@
 #include "compiler/ops/RecurrentShape.h"
 
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -18,9 +19,10 @@ Shape RecurrentDims::stateShape() const {
 llvm::Expected<RecurrentDims> recurrentDims(const Node &n) {
   RecurrentDims d;
   d.gates = n.is(OpKind::LSTM) ? 4 : n.is(OpKind::GRU) ? 3 : 1;
-  d.layout = n.getInt("layout");
-  d.direction = n.getString("direction").str();
-  if (n.is(OpKind::LSTM) && n.getInt("input_forget"))
+  RecurrentView recurrent(n);
+  d.layout = recurrent.layout();
+  d.direction = recurrent.direction().str();
+  if (n.is(OpKind::LSTM) && LSTMView(n).inputForget())
     return nodeError(n, "input_forget=1 is not supported");
   d.dirs = d.direction == "bidirectional" ? 2 : 1;
   for (unsigned i = 0; i < n.getNumInputs(); ++i)
@@ -36,9 +38,10 @@ llvm::Expected<RecurrentDims> recurrentDims(const Node &n) {
   d.batch = x.shape[d.layout ? 0 : 1];
   d.input = x.shape[2];
   d.hidden = r.shape[2];
-  if (n.hasAttr("hidden_size") && n.getInt("hidden_size") != d.hidden)
+  std::optional<int64_t> hiddenSize = recurrent.hiddenSize();
+  if (hiddenSize && *hiddenSize != d.hidden)
     return nodeError(n, llvm::formatv("hidden_size {0} disagrees with R {1}",
-                                      n.getInt("hidden_size"), r.str()));
+                                      *hiddenSize, r.str()));
   Shape wantW{d.dirs, d.gates * d.hidden, d.input};
   Shape wantR{d.dirs, d.gates * d.hidden, d.hidden};
   if (w.shape != wantW || r.shape != wantR)

@@ -14,6 +14,7 @@
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
@@ -26,9 +27,7 @@
 namespace kiln {
 namespace {
 
-bool isArg(const Node &n) {
-  return n.is(OpKind::ArgMax) || n.is(OpKind::ArgMin);
-}
+bool isArg(const Node &n) { return ArgReduceView::accepts(n); }
 
 } // namespace
 
@@ -36,18 +35,19 @@ llvm::Expected<llvm::SmallVector<bool, 6>> reducedAxes(const Node &n) {
   int64_t rank = inputType(n, 0).rank();
   llvm::SmallVector<bool, 6> reduced(rank, false);
   if (isArg(n)) {
-    std::optional<int64_t> axis = normalizeAxis(n.getInt("axis"), rank);
+    int64_t argAxis = ArgReduceView(n).axis();
+    std::optional<int64_t> axis = normalizeAxis(argAxis, rank);
     if (!axis)
       return nodeError(n, llvm::formatv("axis {0} is out of range for rank {1}",
-                                        n.getInt("axis"), rank));
+                                        argAxis, rank));
     reduced[*axis] = true;
     return reduced;
   }
-  llvm::ArrayRef<int64_t> axes;
-  if (n.hasAttr("axes"))
-    axes = n.getInts("axes");
+  ReduceView reduce(n);
+  llvm::ArrayRef<int64_t> axes =
+      reduce.axes().value_or(llvm::ArrayRef<int64_t>());
   if (axes.empty()) {
-    if (n.getInt("noop_with_empty_axes") == 0)
+    if (reduce.noopWithEmptyAxes() == 0)
       reduced.assign(rank, true);
     return reduced;
   }
@@ -71,7 +71,9 @@ llvm::Expected<TypeList> inferReduce(const Node &n) {
   auto reduced = reducedAxes(n);
   if (!reduced)
     return reduced.takeError();
-  bool keep = n.getInt("keepdims") != 0;
+  int64_t keepdims =
+      isArg(n) ? ArgReduceView(n).keepdims() : ReduceView(n).keepdims();
+  bool keep = keepdims != 0;
   Shape out;
   for (size_t d = 0; d < x.rank(); ++d) {
     if (!(*reduced)[d])
@@ -147,7 +149,7 @@ llvm::Error evalReduce(const Node &n, llvm::ArrayRef<const Tensor *> in,
   std::vector<int64_t> best(outCount, -1);
   // LogSumExp subtracts each group's maximum first, so exp cannot overflow.
   std::vector<double> maxima(outCount, -std::numeric_limits<double>::infinity());
-  bool last = isArg(n) && n.getInt("select_last_index") != 0;
+  bool last = isArg(n) && ArgReduceView(n).selectLastIndex() != 0;
   int64_t axis = 0;
   for (size_t d = 0; d < shape.size(); ++d)
     if ((*reduced)[d])

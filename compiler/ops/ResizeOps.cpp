@@ -17,6 +17,7 @@
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpGeometry.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
@@ -56,24 +57,26 @@ struct ResizeModes {
 /// string here one of the cases.
 ResizeModes resizeModes(const Node &n) {
   using M = ResizeModes;
+  ResizeView resize(n);
   M m;
-  m.coordinates = llvm::StringSwitch<M::Coordinates>(n.getString("coordinate_transformation_mode"))
-                      .Case("pytorch_half_pixel", M::Coordinates::PytorchHalfPixel)
-                      .Case("align_corners", M::Coordinates::AlignCorners)
-                      .Case("asymmetric", M::Coordinates::Asymmetric)
-                      .Case("tf_half_pixel_for_nn", M::Coordinates::TfHalfPixelForNN)
-                      .Case("tf_crop_and_resize", M::Coordinates::TfCropAndResize)
-                      .Default(M::Coordinates::HalfPixel);
-  m.interpolation = llvm::StringSwitch<M::Interpolation>(n.getString("mode"))
+  m.coordinates =
+      llvm::StringSwitch<M::Coordinates>(resize.coordinateTransformationMode())
+          .Case("pytorch_half_pixel", M::Coordinates::PytorchHalfPixel)
+          .Case("align_corners", M::Coordinates::AlignCorners)
+          .Case("asymmetric", M::Coordinates::Asymmetric)
+          .Case("tf_half_pixel_for_nn", M::Coordinates::TfHalfPixelForNN)
+          .Case("tf_crop_and_resize", M::Coordinates::TfCropAndResize)
+          .Default(M::Coordinates::HalfPixel);
+  m.interpolation = llvm::StringSwitch<M::Interpolation>(resize.mode())
                         .Case("linear", M::Interpolation::Linear)
                         .Case("cubic", M::Interpolation::Cubic)
                         .Default(M::Interpolation::Nearest);
-  m.rounding = llvm::StringSwitch<M::Rounding>(n.getString("nearest_mode"))
+  m.rounding = llvm::StringSwitch<M::Rounding>(resize.nearestMode())
                    .Case("round_prefer_ceil", M::Rounding::RoundPreferCeil)
                    .Case("floor", M::Rounding::Floor)
                    .Case("ceil", M::Rounding::Ceil)
                    .Default(M::Rounding::RoundPreferFloor);
-  m.cubicA = n.getFloat("cubic_coeff_a");
+  m.cubicA = resize.cubicCoeffA();
   return m;
 }
 
@@ -135,8 +138,9 @@ llvm::Expected<TypeList> inferResize(const Node &n) {
   if (llvm::Error e = expectDType(n, 0, numericDTypes()))
     return e;
   const TensorType &x = inputType(n, 0);
-  llvm::ArrayRef<int64_t> sizes = n.getInts("sizes");
-  llvm::ArrayRef<float> scales = n.getFloats("scales");
+  ResizeView resize(n);
+  llvm::ArrayRef<int64_t> sizes = resize.sizes();
+  llvm::ArrayRef<float> scales = resize.scales();
   if (sizes.size() != x.rank() || scales.size() != x.rank())
     return nodeError(n, "sizes and scales must have one entry per dimension "
                         "of " + x.str());
@@ -144,12 +148,12 @@ llvm::Expected<TypeList> inferResize(const Node &n) {
     if (sizes[d] < 1 || !(scales[d] > 0))
       return nodeError(n, "sizes " + shapeStr(sizes) +
                               " and scales must be positive");
-  llvm::StringRef mode = n.getString("mode");
+  llvm::StringRef mode = resize.mode();
   if (mode != "nearest" && !isFloatDType(x.dtype))
     return nodeError(n, "mode '" + mode + "' needs a float input, got " +
                             x.str());
-  if (n.getString("coordinate_transformation_mode") == "tf_crop_and_resize" &&
-      (!n.hasAttr("roi") || n.getFloats("roi").size() != 2 * x.rank()))
+  if (resize.coordinateTransformationMode() == "tf_crop_and_resize" &&
+      (!resize.roi() || resize.roi()->size() != 2 * x.rank()))
     return nodeError(n, "tf_crop_and_resize needs a roi of 2 x rank values");
   // resizeTaps builds a table per axis, a tap (index and weight) per output
   // position; a long axis can make it far larger than the result itself. (A
@@ -174,21 +178,23 @@ llvm::Expected<TypeList> inferResize(const Node &n) {
 } // namespace
 
 std::vector<ResizeTaps> resizeTaps(const Node &n) {
-  const TensorType &x = n.getInput(0)->getType();
-  llvm::ArrayRef<int64_t> sizes = n.getInts("sizes");
-  llvm::ArrayRef<float> scales = n.getFloats("scales");
+  ResizeView resize(n);
+  const TensorType &x = resize.input()->getType();
+  llvm::ArrayRef<int64_t> sizes = resize.sizes();
+  llvm::ArrayRef<float> scales = resize.scales();
+  std::optional<llvm::ArrayRef<float>> roi = resize.roi();
   ResizeModes modes = resizeModes(n);
   bool crop = modes.coordinates == ResizeModes::Coordinates::TfCropAndResize;
-  bool exclude = n.getInt("exclude_outside") != 0;
+  bool exclude = resize.excludeOutside() != 0;
   size_t rank = x.rank();
   std::vector<ResizeTaps> axes(rank);
   for (size_t d = 0; d < rank; ++d) {
     ResizeTaps &a = axes[d];
     int64_t in = x.shape[d];
     double roiStart = 0, roiEnd = 1;
-    if (n.hasAttr("roi")) {
-      roiStart = n.getFloats("roi")[d];
-      roiEnd = n.getFloats("roi")[rank + d];
+    if (roi) {
+      roiStart = (*roi)[d];
+      roiEnd = (*roi)[rank + d];
     }
     for (int64_t o = 0; o < sizes[d]; ++o) {
       double src = sourceCoordinate(modes.coordinates, double(o), scales[d], in, roiStart,
@@ -232,7 +238,7 @@ llvm::Error evalResize(const Node &n, llvm::ArrayRef<const Tensor *> in,
   std::vector<ResizeTaps> axes = resizeTaps(n);
   size_t rank = axes.size();
   Shape inStrides = rowMajorStrides(x.getShape());
-  double extrapolation = n.getFloat("extrapolation_value");
+  double extrapolation = ResizeView(n).extrapolationValue();
   bool isFloat = isFloatDType(x.getDType());
   StridedIndex it(y.getShape(), {});
   for (int64_t i = 0, e = y.numElements(); i < e; ++i, it.next()) {

@@ -8,6 +8,7 @@
 #include "compiler/graph/Graph.h"
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
@@ -20,9 +21,10 @@ llvm::Expected<TypeList> inferCumSum(const Node &n) {
   if (llvm::Error e = expectDType(n, 0, {DType::F32}))
     return e;
   const TensorType &x = inputType(n, 0);
-  if (x.rank() == 0 || !normalizeAxis(n.getInt("axis"), x.rank()))
+  int64_t axis = CumSumView(n).axis();
+  if (x.rank() == 0 || !normalizeAxis(axis, x.rank()))
     return nodeError(n, llvm::formatv("axis {0} is out of range for {1}",
-                                      n.getInt("axis"), x.str()));
+                                      axis, x.str()));
   return TypeList{x};
 }
 
@@ -30,8 +32,9 @@ llvm::Error evalCumSum(const Node &n, llvm::ArrayRef<const Tensor *> in,
                        llvm::MutableArrayRef<Tensor> out) {
   const Tensor &x = *in[0];
   llvm::ArrayRef<int64_t> shape = x.getShape();
-  int64_t axis = *normalizeAxis(n.getInt("axis"), shape.size());
-  bool exclusive = n.getInt("exclusive"), reverse = n.getInt("reverse");
+  CumSumView cumSum(n);
+  int64_t axis = *normalizeAxis(cumSum.axis(), shape.size());
+  bool exclusive = cumSum.exclusive(), reverse = cumSum.reverse();
   int64_t extent = shape[axis], inner = 1, outer = 1;
   for (int64_t d = 0; d < axis; ++d)
     outer *= shape[d];

@@ -9,8 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/CheckedMath.h"
 #include "compiler/graph/Graph.h"
-#include "compiler/ops/OpFamilies.h"
 #include "compiler/graph/Half.h"
+#include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
@@ -48,7 +49,7 @@ llvm::Expected<TypeList> inferIdentity(const Node &n) {
 
 llvm::Expected<TypeList> inferFlatten(const Node &n) {
   const TensorType &x = inputType(n, 0);
-  int64_t rank = x.rank(), axis = n.getInt("axis");
+  int64_t rank = x.rank(), axis = FlattenView(n).axis();
   // Flatten alone accepts axis == rank (everything goes to the first dim).
   if (axis < -rank || axis > rank)
     return nodeError(n, llvm::formatv("axis {0} is out of range for {1}", axis,
@@ -62,8 +63,9 @@ llvm::Expected<TypeList> inferFlatten(const Node &n) {
 
 llvm::Expected<TypeList> inferReshape(const Node &n) {
   const TensorType &x = inputType(n, 0);
-  llvm::ArrayRef<int64_t> spec = n.getInts("shape");
-  bool allowZero = n.getInt("allowzero") != 0;
+  ReshapeView reshape(n);
+  llvm::ArrayRef<int64_t> spec = reshape.shape();
+  bool allowZero = reshape.allowZero() != 0;
   Shape out;
   int inferred = -1;
   for (size_t i = 0; i < spec.size(); ++i) {
@@ -121,7 +123,7 @@ normalizeAxes(const Node &n, llvm::ArrayRef<int64_t> axes, int64_t rank) {
 
 llvm::Expected<TypeList> inferUnsqueeze(const Node &n) {
   const TensorType &x = inputType(n, 0);
-  llvm::ArrayRef<int64_t> axes = n.getInts("axes");
+  llvm::ArrayRef<int64_t> axes = UnsqueezeView(n).axes();
   int64_t outRank = x.rank() + axes.size();
   auto norm = normalizeAxes(n, axes, outRank);
   if (!norm)
@@ -136,8 +138,8 @@ llvm::Expected<TypeList> inferUnsqueeze(const Node &n) {
 llvm::Expected<TypeList> inferSqueeze(const Node &n) {
   const TensorType &x = inputType(n, 0);
   llvm::SmallVector<int64_t, 4> axes;
-  if (n.hasAttr("axes")) {
-    auto norm = normalizeAxes(n, n.getInts("axes"), x.rank());
+  if (std::optional<llvm::ArrayRef<int64_t>> squeezed = SqueezeView(n).axes()) {
+    auto norm = normalizeAxes(n, *squeezed, x.rank());
     if (!norm)
       return norm.takeError();
     axes = *norm;
@@ -163,8 +165,8 @@ llvm::Expected<TypeList> inferSqueeze(const Node &n) {
 //===----------------------------------------------------------------------===//
 
 Shape transposePerm(const Node &n, size_t rank) {
-  if (n.hasAttr("perm"))
-    return Shape(n.getInts("perm").begin(), n.getInts("perm").end());
+  if (std::optional<llvm::ArrayRef<int64_t>> perm = TransposeView(n).perm())
+    return Shape(perm->begin(), perm->end());
   Shape perm;
   for (size_t i = rank; i-- > 0;)
     perm.push_back(i);
@@ -220,10 +222,11 @@ llvm::Expected<TypeList> inferConcat(const Node &n) {
     if (!n.getInput(i))
       return nodeError(n, llvm::formatv("input {0} is missing", i));
   const TensorType &first = inputType(n, 0);
-  std::optional<int64_t> axis = normalizeAxis(n.getInt("axis"), first.rank());
+  int64_t concatAxis = ConcatView(n).axis();
+  std::optional<int64_t> axis = normalizeAxis(concatAxis, first.rank());
   if (!axis)
     return nodeError(n, llvm::formatv("axis {0} is out of range for {1}",
-                                      n.getInt("axis"), first.str()));
+                                      concatAxis, first.str()));
   Shape out = first.shape;
   for (unsigned i = 1; i < n.getNumInputs(); ++i) {
     const TensorType &t = inputType(n, i);
@@ -250,7 +253,7 @@ llvm::Expected<TypeList> inferConcat(const Node &n) {
 llvm::Error evalConcat(const Node &n, llvm::ArrayRef<const Tensor *> in,
                        llvm::MutableArrayRef<Tensor> out) {
   llvm::ArrayRef<int64_t> shape = out[0].getShape();
-  int64_t axis = *normalizeAxis(n.getInt("axis"), shape.size());
+  int64_t axis = *normalizeAxis(ConcatView(n).axis(), shape.size());
   int64_t outer = product(shape.take_front(axis));
   size_t innerBytes =
       product(shape.drop_front(axis + 1)) * dtypeSize(out[0].getDType());
@@ -270,8 +273,9 @@ llvm::Error evalConcat(const Node &n, llvm::ArrayRef<const Tensor *> in,
 
 llvm::Expected<TypeList> inferPad(const Node &n) {
   const TensorType &x = inputType(n, 0);
-  llvm::ArrayRef<int64_t> pads = n.getInts("pads");
-  llvm::StringRef mode = n.getString("mode");
+  PadView pad(n);
+  llvm::ArrayRef<int64_t> pads = pad.pads();
+  llvm::StringRef mode = pad.mode();
   size_t rank = x.rank();
   if (pads.size() != 2 * rank)
     return nodeError(n, llvm::formatv("pads has {0} entries, {1} needs {2}",
@@ -306,15 +310,16 @@ llvm::Error evalPad(const Node &n, llvm::ArrayRef<const Tensor *> in,
                     llvm::MutableArrayRef<Tensor> out) {
   const Tensor &x = *in[0];
   Tensor &y = out[0];
-  llvm::ArrayRef<int64_t> pads = n.getInts("pads"), inShape = x.getShape();
-  llvm::StringRef mode = n.getString("mode");
+  PadView pad(n);
+  llvm::ArrayRef<int64_t> pads = pad.pads(), inShape = x.getShape();
+  llvm::StringRef mode = pad.mode();
   size_t rank = inShape.size(), elem = dtypeSize(x.getDType());
   // The fill value, converted to the element type once.
   Tensor fill(TensorType(x.getDType(), {}));
   if (x.getDType() == DType::F16)
-    *fill.data<uint16_t>() = floatToHalf(n.getFloat("value"));
+    *fill.data<uint16_t>() = floatToHalf(pad.value());
   else
-    fill.setFromDouble(0, n.getFloat("value"));
+    fill.setFromDouble(0, pad.value());
   Shape inStrides = rowMajorStrides(inShape);
   StridedIndex it(y.getShape(), {});
   for (int64_t i = 0, e = y.numElements(); i < e; ++i, it.next()) {
@@ -372,8 +377,9 @@ std::pair<int64_t, int64_t> shapeRange(const Node &n, int64_t rank) {
   auto clampAxis = [&](int64_t a) {
     return std::clamp<int64_t>(a < 0 ? a + rank : a, 0, rank);
   };
-  int64_t start = clampAxis(n.getInt("start"));
-  int64_t end = n.hasAttr("end") ? clampAxis(n.getInt("end")) : rank;
+  ShapeView shape(n);
+  int64_t start = clampAxis(shape.start());
+  int64_t end = shape.end() ? clampAxis(*shape.end()) : rank;
   return {start, std::max(start, end)};
 }
 
@@ -395,10 +401,11 @@ llvm::Expected<TypeList> inferGather(const Node &n) {
   if (llvm::Error e = expectDType(n, 1, {DType::I32, DType::I64}))
     return e;
   const TensorType &data = inputType(n, 0), &indices = inputType(n, 1);
-  std::optional<int64_t> axis = normalizeAxis(n.getInt("axis"), data.rank());
+  int64_t gatherAxis = IndexAxisView(n).axis();
+  std::optional<int64_t> axis = normalizeAxis(gatherAxis, data.rank());
   if (!axis)
     return nodeError(n, llvm::formatv("axis {0} is out of range for {1}",
-                                      n.getInt("axis"), data.str()));
+                                      gatherAxis, data.str()));
   llvm::ArrayRef<int64_t> dims = data.shape;
   Shape out(dims.take_front(*axis));
   out.append(indices.shape.begin(), indices.shape.end());
@@ -410,7 +417,7 @@ llvm::Error evalGather(const Node &n, llvm::ArrayRef<const Tensor *> in,
                        llvm::MutableArrayRef<Tensor> out) {
   const Tensor &data = *in[0], &indices = *in[1];
   llvm::ArrayRef<int64_t> shape = data.getShape();
-  int64_t axis = *normalizeAxis(n.getInt("axis"), shape.size());
+  int64_t axis = *normalizeAxis(IndexAxisView(n).axis(), shape.size());
   int64_t outer = product(shape.take_front(axis)), axisLen = shape[axis];
   size_t innerBytes =
       product(shape.drop_front(axis + 1)) * dtypeSize(data.getDType());

@@ -33,9 +33,9 @@ llvm::Error expectRank(const Node &n, unsigned i, size_t rank) {
                                     rank, t.str()));
 }
 
-Shape intsOr(const Node &n, llvm::StringRef name,
+Shape intsOr(std::optional<llvm::ArrayRef<int64_t>> given,
              llvm::ArrayRef<int64_t> fallback) {
-  llvm::ArrayRef<int64_t> v = n.hasAttr(name) ? n.getInts(name) : fallback;
+  llvm::ArrayRef<int64_t> v = given.value_or(fallback);
   return Shape(v.begin(), v.end());
 }
 

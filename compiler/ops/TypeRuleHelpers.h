@@ -14,6 +14,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
+
 namespace kiln {
 
 using TypeList = llvm::SmallVector<TensorType, 1>;
@@ -25,8 +27,8 @@ llvm::Error expectDType(const Node &n, unsigned i,
                         llvm::ArrayRef<DType> allowed);
 /// Checks that input `i` has rank `rank`.
 llvm::Error expectRank(const Node &n, unsigned i, size_t rank);
-/// An optional attribute's ints, or `fallback` when absent.
-Shape intsOr(const Node &n, llvm::StringRef name,
+/// An optional attribute's ints (a view's), or `fallback` when absent.
+Shape intsOr(std::optional<llvm::ArrayRef<int64_t>> given,
              llvm::ArrayRef<int64_t> fallback);
 
 /// Ops whose result depends only on their inputs' static types (Shape,

@@ -133,12 +133,33 @@ TEST(OpViews, AViewReadsItsNode) {
   ASSERT_TRUE(bool(pool)) << llvm::toString(pool.takeError());
   EXPECT_EQ(PoolView(**pool).kernelShape(), llvm::ArrayRef<int64_t>({2, 2}));
   EXPECT_EQ(WindowView(**pool).kernelShape(1), 2);
-  EXPECT_EQ(WindowView(**pool).autoPad(), std::optional<llvm::StringRef>("NOTSET"));
+  EXPECT_EQ(WindowView(**pool).autoPad(), "NOTSET");
+  EXPECT_FALSE(WindowView(**pool).stridesIfGiven().has_value());
 
   auto reduce = g.addNode(OpKind::ReduceSum, "sum", {(*pool)->getOutput()});
   ASSERT_TRUE(bool(reduce)) << llvm::toString(reduce.takeError());
   EXPECT_FALSE(ReduceView(**reduce).axes().has_value());
   EXPECT_EQ(ReduceView(**reduce).keepdims(), 1);
+}
+
+/// A misread view is a bug: it stops the compiler in every build (these
+/// tests run -c opt, with NDEBUG), where an assert would read garbage.
+TEST(OpViewsDeathTest, AMisreadIsFatalInReleaseBuilds) {
+  Graph g;
+  Value *x = g.addInput("x", TensorType(DType::F32, {1, 2, 5, 5}));
+  Tensor w(TensorType(DType::F32, {2, 2, 3, 3}));
+  Value *wv = g.addConstant("w", std::move(w));
+  auto conv = g.addNode(OpKind::Conv, "conv", {x, wv});
+  ASSERT_TRUE(bool(conv)) << llvm::toString(conv.takeError());
+  EXPECT_DEATH(PoolView{**conv}, "Conv node 'conv': not an op of PoolView");
+  (*conv)->removeAttr("group");
+  EXPECT_DEATH(ConvView(**conv).group(),
+               "Conv node 'conv': attribute 'group' missing");
+  (*conv)->setAttr("auto_pad", Attr::ofInt(0));
+  EXPECT_DEATH(ConvView(**conv).autoPad(),
+               "attribute 'auto_pad' missing or of another kind");
+  (*conv)->setInput(1, nullptr);
+  EXPECT_DEATH(ConvView(**conv).weights(), "required operand weights absent");
 }
 
 } // namespace
