@@ -7,6 +7,7 @@
 #include "compiler/ops/QuantizedTypes.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <algorithm>
 #include <optional>
@@ -164,6 +165,17 @@ bool smmlaFits(const Node &n) {
          (groups == 1 || n.getInput(1)->getType().shape[0] / groups % 2 == 0);
 }
 
+/// The portable int8 GEMM of `n`: the Arm DSP's pairs or scalar
+/// multiply-adds, over packed weights or the weights as they are.
+KernelStrategy portableInt8Gemm(const Node &n, Int8Dot dot, bool packed) {
+  // One row of inputs (a fully connected layer) shares each weight by
+  // nothing: four weight rows share the column instead.
+  bool oneRow = n.is(OpKind::MatMul) && n.getInput(0)->getType().shape[0] == 1;
+  const int64_t rows = oneRow ? 4 : 2, cols = oneRow ? 1 : 2;
+  return KernelStrategy::int8Gemm(rows, cols, dot, packed,
+                                  dot == Int8Dot::ArmDsp ? armDspUnroll(n, rows, cols) : 0);
+}
+
 /// The GEMM strategy of int8 `n` (int8GemmOp). Weights it cannot pack it
 /// reads as they are, with scalar multiply-adds; the kernel names what it
 /// cannot run (weights computed at run time, a 1-D Conv).
@@ -218,13 +230,27 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
     if (pixels >= lanes)
       return KernelStrategy::int8Gemm(8, lanes, Int8Dot::Sdot, true);
   }
-  Int8Dot dot = packed && opts.int8Dot == Int8Dot::ArmDsp ? Int8Dot::ArmDsp : Int8Dot::Scalar;
-  // One row of inputs (a fully connected layer) shares each weight by
-  // nothing: four weight rows share the column instead.
-  bool oneRow = n.is(OpKind::MatMul) && n.getInput(0)->getType().shape[0] == 1;
-  const int64_t rows = oneRow ? 4 : 2, cols = oneRow ? 1 : 2;
-  return KernelStrategy::int8Gemm(rows, cols, dot, packed,
-                                  dot == Int8Dot::ArmDsp ? armDspUnroll(n, rows, cols) : 0);
+  return portableInt8Gemm(
+      n, packed && opts.int8Dot == Int8Dot::ArmDsp ? Int8Dot::ArmDsp : Int8Dot::Scalar, packed);
+}
+
+/// Weights that int8 GEMMs share are stored once, in one packing: where the
+/// readers' strategies want different ones (a Conv of VNNI's blocks and one
+/// too small for any, say), every reader reads them as they are.
+void unpackSharedInt8Weights(const Graph &g, KernelSelection &sel) {
+  llvm::SetVector<const Value *> mixed;
+  for (const Node *n : g.getNodes()) {
+    auto it = sel.strategies.find(n);
+    if (it != sel.strategies.end() && it->second.is(KernelStrategy::Kind::Int8Gemm) &&
+        it->second.packedWeights &&
+        int8GemmPacking(*n, it->second) != sel.weights.lookup(n->getInput(1)).packing)
+      mixed.insert(n->getInput(1));
+  }
+  for (const Value *w : mixed) {
+    sel.weights.erase(w);
+    for (const Node *u : g.getUsers(w))
+      sel.strategies[u] = portableInt8Gemm(*u, Int8Dot::Scalar, /*packed=*/false);
+  }
 }
 
 /// The lanes of an int8 Add, Sub or Mul whose operands have the output's
@@ -409,6 +435,7 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
     }
     sel.strategies[n] = convStrategy(*n, packing, opts);
   }
+  unpackSharedInt8Weights(g, sel);
   return sel;
 }
 

@@ -316,6 +316,22 @@ TEST(Int8Kernels, ChannelsOfZeroWeightsAndLargeBias) {
       })) << "group " << group;
 }
 
+/// Convs that share weights but would pack them differently (on x86, a 3x3
+/// Conv of whole pixel vectors, its taps channel-minor, and one of two
+/// pixels, taps in order) read them as they are.
+TEST(Int8Kernels, ConvsSharingWeightsOfDifferentKernels) {
+  EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+    Value *x = g.addInput("x", q8({1, 8, 8, 8}, 0.1f, 3));
+    Value *t = g.addInput("t", q8({1, 8, 1, 2}, 0.1f, 3));
+    Value *w = int8Weights(g, "w", {8, 8, 3, 3}, 0, 4.0f, 11);
+    for (auto [name, input] : {std::pair{"big", x}, {"small", t}}) {
+      Node *n = addNode(g, OpKind::Conv, name, {input, w},
+                        {{kQuantAttr.str(), quantAttr(0.2f, 1)}, {"pads", Attr::ofInts({1, 1, 1, 1})}});
+      g.addOutput(name, n->getOutput());
+    }
+  }));
+}
+
 /// Broadcast operands (one element a step), and operands of the output's
 /// shape, which take a vector of elements a step on a target with vectors:
 /// 3 x 5 x 7 = 105 of them, whole vectors and a rest.

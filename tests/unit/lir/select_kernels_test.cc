@@ -323,10 +323,15 @@ TEST(SelectKernels, Int8GemmSmmla) {
     EXPECT_EQ(pointwiseKernel(opts, 1, width), kernel) << width;
 }
 
-/// Weights that a Conv too small for SMMLA shares with one that suits it
-/// are packed once, for SDOT: both take SDOT's kernels.
-TEST(SelectKernels, Int8SharedWeightsKeepSdot) {
-  Graph g("shared");
+struct ConvInput {
+  const char *name;
+  int64_t height, width;
+};
+
+/// int8 1x1 Convs of `channels` channels, one per input, sharing weights
+/// "w" of 8 rows.
+std::unique_ptr<Graph> convsSharingWeights(int64_t channels, std::vector<ConvInput> inputs) {
+  auto g = std::make_unique<Graph>("shared");
   auto q8 = [](std::vector<int64_t> shape) {
     TensorType t(DType::I8, shape);
     t.quant.scales = {0.1f};
@@ -336,13 +341,21 @@ TEST(SelectKernels, Int8SharedWeightsKeepSdot) {
   QuantParams out;
   out.scales = {0.2f};
   out.zeroPoints = {0};
-  Value *w = g.addConstant("w", Tensor(q8({8, 4, 1, 1})));
-  for (auto [name, width] : {std::pair{"wide", 9}, std::pair{"narrow", 5}}) {
-    Value *x = g.addInput(std::string(name) + "_x", q8({1, 4, 1, width}));
-    auto conv = g.addNode(OpKind::Conv, name, {x, w}, {{kQuantAttr.str(), Attr::ofQuant(out)}});
-    ASSERT_TRUE(static_cast<bool>(conv)) << llvm::toString(conv.takeError());
-    g.addOutput(name, (*conv)->getOutput());
+  Value *w = g->addConstant("w", Tensor(q8({8, channels, 1, 1})));
+  for (const ConvInput &in : inputs) {
+    Value *x = g->addInput(std::string(in.name) + "_x", q8({1, channels, in.height, in.width}));
+    auto conv = g->addNode(OpKind::Conv, in.name, {x, w}, {{kQuantAttr.str(), Attr::ofQuant(out)}});
+    EXPECT_TRUE(static_cast<bool>(conv)) << llvm::toString(conv.takeError());
+    g->addOutput(in.name, (*conv)->getOutput());
   }
+  return g;
+}
+
+/// Weights that a Conv too small for SMMLA shares with one that suits it
+/// are packed once, for SDOT: both take SDOT's kernels.
+TEST(SelectKernels, Int8SharedWeightsKeepSdot) {
+  auto shared = convsSharingWeights(4, {{"wide", 1, 9}, {"narrow", 1, 5}});
+  Graph &g = *shared;
   lir::LIROptions opts;
   opts.int8Dot = lir::Int8Dot::Smmla;
   std::string text = strategies(g, opts);
@@ -495,6 +508,26 @@ TEST(SelectKernels, Int8RowsPacking) {
       const uint8_t *row = plain.data() + b->offset + 16;
       EXPECT_EQ(std::vector<int>(row, row + 8), (std::vector<int>{2, 5, 8, 11, 14, 0, 0, 0}));
     }
+}
+
+/// Convs that share int8 weights read them as they are where their kernels
+/// would pack them differently: a VNNI or VPMADDWD block and a Conv of two
+/// pixels (too few for any block).
+TEST(SelectKernels, Int8SharedWeightsOfDifferentPackings) {
+  auto shared = convsSharingWeights(8, {{"big", 8, 8}, {"small", 1, 2}});
+  Graph &g = *shared;
+  for (lir::Int8Dot dot : {lir::Int8Dot::Vnni, lir::Int8Dot::Pmaddwd}) {
+    lir::LIROptions opts;
+    opts.int8Dot = dot;
+    std::string text = strategies(g, opts);
+    EXPECT_EQ(kernelOf(text, "big"), "Conv[int8 gemm 2x2 scalar]") << lir::int8DotName(dot);
+    EXPECT_EQ(kernelOf(text, "small"), "Conv[int8 gemm 2x2 scalar]") << lir::int8DotName(dot);
+    auto f = lir::generateLIR(g, opts);
+    ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
+    for (auto &b : f->buffers)
+      if (b->name == "w")
+        EXPECT_EQ(b->packing, lir::Packing::None) << lir::int8DotName(dot);
+  }
 }
 
 /// int8 Add, Sub and Mul take a vector of elements a step where the
