@@ -159,52 +159,59 @@ TEST(SelectKernels, GroupedConvCopiesOneGroup) {
   }
 }
 
+/// An int8 tensor type of scale 0.1 and zero point `zp`.
+TensorType q8(std::vector<int64_t> shape, int32_t zp = 0) {
+  TensorType t(DType::I8, shape);
+  t.quant.scales = {0.1f};
+  t.quant.zeroPoints = {zp};
+  return t;
+}
+
+/// The quantization attribute of an int8 result of scale 0.2.
+std::pair<std::string, Attr> outQuant(int32_t zp = 0) {
+  QuantParams out;
+  out.scales = {0.2f};
+  out.zeroPoints = {zp};
+  return {kQuantAttr.str(), Attr::ofQuant(out)};
+}
+
 /// int8 layers: a 3x3 Conv, a depthwise one, a Conv whose weights a second
 /// Conv shares, fully connected layers of one row and of two, and a 3x3 Conv
 /// of 32 x 32 pixels (a layer of many more steps than the others).
 std::unique_ptr<Graph> buildInt8Graph() {
   auto graph = std::make_unique<Graph>("int8");
   Graph &g = *graph;
-  auto q8 = [](std::vector<int64_t> shape, int32_t zp = -3) {
-    TensorType t(DType::I8, shape);
-    t.quant.scales = {0.1f};
-    t.quant.zeroPoints = {zp};
-    return t;
-  };
   auto weights = [&](llvm::StringRef name, std::vector<int64_t> shape) {
-    Tensor t(q8(shape, 0));
+    Tensor t(q8(shape));
     for (int64_t i = 0; i < t.numElements(); ++i)
       t.data<int8_t>()[i] = int8_t(i);
     return g.addConstant(name, std::move(t));
   };
-  QuantParams out;
-  out.scales = {0.2f};
-  out.zeroPoints = {1};
   auto node = [&](OpKind kind, llvm::StringRef name, std::vector<Value *> inputs,
                   AttrMap attrs) {
-    attrs.emplace(kQuantAttr.str(), Attr::ofQuant(out));
+    attrs.insert(outQuant(1));
     auto n = g.addNode(kind, name, inputs, attrs);
     EXPECT_TRUE(static_cast<bool>(n)) << llvm::toString(n.takeError());
     return (*n)->getOutput();
   };
   auto ints = [](std::vector<int64_t> v) { return Attr::ofInts(v); };
-  Value *x = g.addInput("x", q8({1, 4, 8, 8}));
+  Value *x = g.addInput("x", q8({1, 4, 8, 8}, -3));
   Value *conv = node(OpKind::Conv, "conv", {x, weights("w1", {6, 4, 3, 3})},
                      {{"pads", ints({1, 1, 1, 1})}});
   Value *dw = node(OpKind::Conv, "dw", {conv, weights("w2", {6, 1, 3, 3})},
                    {{"pads", ints({1, 1, 1, 1})}, {"group", Attr::ofInt(6)}});
-  Value *wide = g.addInput("wide", q8({1, 9, 5, 5}));
+  Value *wide = g.addInput("wide", q8({1, 9, 5, 5}, -3));
   Value *dw9 = node(OpKind::Conv, "dw9", {wide, weights("w6", {9, 1, 3, 3})},
                     {{"pads", ints({1, 1, 1, 1})}, {"group", Attr::ofInt(9)}});
   Value *shared = weights("w3", {6, 6, 1, 1});
   Value *s0 = node(OpKind::Conv, "shared0", {dw, shared}, {});
   Value *s1 = node(OpKind::Conv, "shared1", {s0, shared}, {});
-  Value *row = g.addInput("row", q8({1, 5}));
-  Value *rows = g.addInput("rows", q8({2, 5}));
+  Value *row = g.addInput("row", q8({1, 5}, -3));
+  Value *rows = g.addInput("rows", q8({2, 5}, -3));
   Value *fcw = weights("w4", {5, 3});
   Value *fc1 = node(OpKind::MatMul, "fc1", {row, fcw}, {});
   Value *fc2 = node(OpKind::MatMul, "fc2", {rows, weights("w5", {5, 3})}, {});
-  Value *image = g.addInput("image", q8({1, 16, 32, 32}));
+  Value *image = g.addInput("image", q8({1, 16, 32, 32}, -3));
   Value *big = node(OpKind::Conv, "big", {image, weights("w7", {32, 16, 3, 3})},
                     {{"pads", ints({1, 1, 1, 1})}});
   g.addOutput("s1", s1);
@@ -264,15 +271,9 @@ lir::Packing int8PackingOf(const lir::LIROptions &opts, llvm::StringRef name) {
 std::string pointwiseKernel(const lir::LIROptions &opts, int64_t h, int64_t w,
                             std::vector<int64_t> strides = {1, 1}) {
   Graph one("one");
-  TensorType xt(DType::I8, {1, 4, h, w}), wt(DType::I8, {8, 4, 1, 1});
-  xt.quant.scales = wt.quant.scales = {0.1f};
-  xt.quant.zeroPoints = wt.quant.zeroPoints = {0};
-  QuantParams out;
-  out.scales = {0.2f};
-  out.zeroPoints = {0};
-  auto conv = one.addNode(OpKind::Conv, "c", {one.addInput("x", xt), one.addConstant("w", Tensor(wt))},
-                          {{kQuantAttr.str(), Attr::ofQuant(out)},
-                           {"strides", Attr::ofInts(strides)}});
+  auto conv = one.addNode(OpKind::Conv, "c",
+                          {one.addInput("x", q8({1, 4, h, w})), one.addConstant("w", Tensor(q8({8, 4, 1, 1})))},
+                          {outQuant(), {"strides", Attr::ofInts(strides)}});
   EXPECT_TRUE(static_cast<bool>(conv)) << llvm::toString(conv.takeError());
   one.addOutput("y", (*conv)->getOutput());
   return kernelOf(strategies(one, opts), "y");
@@ -332,19 +333,10 @@ struct ConvInput {
 /// "w" of 8 rows.
 std::unique_ptr<Graph> convsSharingWeights(int64_t channels, std::vector<ConvInput> inputs) {
   auto g = std::make_unique<Graph>("shared");
-  auto q8 = [](std::vector<int64_t> shape) {
-    TensorType t(DType::I8, shape);
-    t.quant.scales = {0.1f};
-    t.quant.zeroPoints = {0};
-    return t;
-  };
-  QuantParams out;
-  out.scales = {0.2f};
-  out.zeroPoints = {0};
   Value *w = g->addConstant("w", Tensor(q8({8, channels, 1, 1})));
   for (const ConvInput &in : inputs) {
     Value *x = g->addInput(std::string(in.name) + "_x", q8({1, channels, in.height, in.width}));
-    auto conv = g->addNode(OpKind::Conv, in.name, {x, w}, {{kQuantAttr.str(), Attr::ofQuant(out)}});
+    auto conv = g->addNode(OpKind::Conv, in.name, {x, w}, {outQuant()});
     EXPECT_TRUE(static_cast<bool>(conv)) << llvm::toString(conv.takeError());
     g->addOutput(in.name, (*conv)->getOutput());
   }
@@ -534,21 +526,12 @@ TEST(SelectKernels, Int8SharedWeightsOfDifferentPackings) {
 /// target has vectors and no operand broadcasts.
 TEST(SelectKernels, Int8ElementwiseLanes) {
   Graph g("elementwise");
-  auto q8 = [](std::vector<int64_t> shape) {
-    TensorType t(DType::I8, shape);
-    t.quant.scales = {0.1f};
-    t.quant.zeroPoints = {2};
-    return t;
-  };
-  QuantParams out;
-  out.scales = {0.2f};
-  out.zeroPoints = {1};
-  Value *a = g.addInput("a", q8({1, 4, 6}));
-  Value *b = g.addInput("b", q8({1, 4, 6}));
-  Value *row = g.addInput("row", q8({1, 1, 6}));
+  Value *a = g.addInput("a", q8({1, 4, 6}, 2));
+  Value *b = g.addInput("b", q8({1, 4, 6}, 2));
+  Value *row = g.addInput("row", q8({1, 1, 6}, 2));
   for (auto [kind, name, rhs] : {std::tuple{OpKind::Add, "add", b}, {OpKind::Sub, "sub", b},
                                  {OpKind::Mul, "mul", b}, {OpKind::Add, "broadcast", row}}) {
-    auto n = g.addNode(kind, name, {a, rhs}, {{kQuantAttr.str(), Attr::ofQuant(out)}});
+    auto n = g.addNode(kind, name, {a, rhs}, {outQuant(1)});
     ASSERT_TRUE(static_cast<bool>(n)) << llvm::toString(n.takeError());
     g.addOutput(name, (*n)->getOutput());
   }
