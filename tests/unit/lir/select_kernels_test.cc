@@ -516,9 +516,11 @@ TEST(SelectKernels, Int8SharedWeightsOfDifferentPackings) {
     EXPECT_EQ(kernelOf(text, "small"), "Conv[int8 gemm 2x2 scalar]") << lir::int8DotName(dot);
     auto f = lir::generateLIR(g, opts);
     ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
-    for (auto &b : f->buffers)
-      if (b->name == "w")
+    for (auto &b : f->buffers) {
+      if (b->name == "w") {
         EXPECT_EQ(b->packing, lir::Packing::None) << lir::int8DotName(dot);
+      }
+    }
   }
 }
 
