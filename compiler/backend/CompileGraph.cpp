@@ -8,6 +8,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 namespace kiln {
 
 llvm::Error checkBundleName(llvm::StringRef name) {
@@ -50,6 +52,9 @@ llvm::Expected<CompiledBundle> compileGraph(const Graph &lowered,
     return std::move(err);
   lir::LIROptions lirOpts = opts.lir;
   lirOpts.vectorLanes = target.info.vectorLanes;
+  // Tiles may be held to fewer registers than the target has (tests of
+  // the kernels' tile shapes), never to more.
+  lirOpts.vectorRegisters = std::min(opts.lir.vectorRegisters, target.info.vectorRegisters);
   lirOpts.int8Dot = target.info.int8Dot;
   auto f = planGraph(lowered, lirOpts);
   if (!f)

@@ -28,7 +28,8 @@ struct BackendOptions {
   /// The prefix of NAME_run, NAME_bundle and the header's macros; must be a
   /// C identifier.
   std::string bundleName;
-  /// Kernel strategies; vectorLanes is always the target's.
+  /// Kernel strategies; vectorLanes is always the target's, vectorRegisters
+  /// the target's at most.
   lir::LIROptions lir;
   /// Link the weights into the object as read-only data (section
   /// ".rodata.kiln_weights", symbol NAME_weights) as well as returning

@@ -397,13 +397,13 @@ buildBundleModule(llvm::LLVMContext &ctx, const lir::Function &f,
   return BundleModuleBuilder(ctx, f, bundleName, tm).build(opts);
 }
 
-unsigned targetVectorLanes(llvm::TargetMachine &tm) {
+codegen::VectorInfo targetVectorInfo(llvm::TargetMachine &tm) {
   llvm::LLVMContext ctx;
   llvm::Module m("kiln.vector_lanes", ctx);
   m.setDataLayout(tm.createDataLayout());
   auto *fn = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
                                     llvm::Function::ExternalLinkage, "probe", m);
-  return vectorInfoOf(tm, *fn).lanes;
+  return vectorInfoOf(tm, *fn);
 }
 
 } // namespace kiln

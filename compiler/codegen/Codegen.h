@@ -2,6 +2,7 @@
 #ifndef KILN_CODEGEN_CODEGEN_H
 #define KILN_CODEGEN_CODEGEN_H
 
+#include "compiler/codegen/KernelBuilder.h"
 #include "compiler/codegen/StackBound.h"
 #include "compiler/codegen/Target.h"
 #include "compiler/lir/LIR.h"
@@ -42,9 +43,10 @@ llvm::Expected<llvm::SmallVector<char, 0>>
 emitObject(llvm::Module &m, llvm::TargetMachine &tm);
 
 /// The f32 lanes of the widest vector registers the kernels use on `tm`'s
-/// target (1 on a scalar core such as Cortex-M); resolveTarget puts them in
-/// TargetInfo::vectorLanes.
-unsigned targetVectorLanes(llvm::TargetMachine &tm);
+/// target (1 on a scalar core such as Cortex-M), and how many registers
+/// hold a register tile; resolveTarget puts them in TargetInfo::vectorLanes
+/// and vectorRegisters.
+codegen::VectorInfo targetVectorInfo(llvm::TargetMachine &tm);
 
 /// The bundle's object file and what its code needs of the stack.
 struct BundleObject {

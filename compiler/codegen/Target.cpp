@@ -195,7 +195,9 @@ llvm::Expected<ResolvedTarget> resolveTarget(const TargetOptions &opts) {
   if (!tm)
     return tm.takeError();
   target.machine = std::move(*tm);
-  target.info.vectorLanes = targetVectorLanes(*target.machine);
+  codegen::VectorInfo vec = targetVectorInfo(*target.machine);
+  target.info.vectorLanes = vec.lanes;
+  target.info.vectorRegisters = vec.registers;
   readCapabilities(*target.machine, target.info);
   return std::move(target);
 }

@@ -51,6 +51,10 @@ struct TargetInfo {
   /// lir::LIROptions::vectorLanes wants, so that the LIR's choices and the
   /// kernels agree.
   unsigned vectorLanes = 1;
+  /// Registers that hold a register tile's accumulators and operands: the
+  /// vector registers, or on a scalar core 8 of its general ones
+  /// (lir::LIROptions::vectorRegisters).
+  unsigned vectorRegisters = 8;
   /// f32 arithmetic in FPU instructions: the core has an FPU and the float
   /// ABI is not "soft" (softfp still uses it).
   bool hardFloat = false;

@@ -36,7 +36,8 @@ struct CompileOptions {
   /// file is read into import.constantInputs before the import.
   std::map<std::string, std::string> constantInputFiles;
   CodegenOptions codegen;
-  /// Kernel strategies; vectorLanes is taken from the target.
+  /// Kernel strategies; vectorLanes is the target's, vectorRegisters the
+  /// target's at most.
   lir::LIROptions lir;
   /// Graph passes by registry name; empty means the default pipeline.
   std::vector<std::string> passes;

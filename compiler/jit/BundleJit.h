@@ -39,9 +39,10 @@ public:
   /// embedded weights, and links the object in memory. The graph is only
   /// read during the call. `name` must be a C identifier, as for kilnc.
   /// `lirOptions` choose kernel strategies as kilnc's do; vectorLanes is
-  /// always the target's. `target` must describe a CPU the host can run: the
-  /// host itself by default, or an older one of its architecture (x86-64
-  /// without AVX: narrower vectors, no FMA).
+  /// always the target's, vectorRegisters the target's at most. `target`
+  /// must describe a CPU the host can run: the host itself by default, or
+  /// an older one of its architecture (x86-64 without AVX: narrower
+  /// vectors, no FMA).
   static llvm::Expected<std::unique_ptr<JitBundle>>
   compile(const Graph &loweredGraph, llvm::StringRef name = "jit",
           lir::LIROptions lirOptions = {}, const TargetOptions &target = {});

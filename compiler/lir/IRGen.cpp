@@ -122,8 +122,8 @@ Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy) {
     // Only Convs take Smmla (int8GemmStrategy).
     if (!conv)
       return Packing::Int8RowsTransposed;
-    return int8GemmReadsPlane(n, strategy) ? Packing::Int8RowsOctetChannelPairs
-                                           : Packing::Int8RowsOctetPairs;
+    return strategy.columns == Int8Columns::PlaneRuns ? Packing::Int8RowsOctetChannelPairs
+                                                      : Packing::Int8RowsOctetPairs;
   case Int8Dot::ArmDsp: return conv ? Packing::Int8RowsPaired : Packing::Int8RowsTransposedPaired;
   case Int8Dot::Pmaddwd:
     // Only Convs take Pmaddwd (int8GemmStrategy).
@@ -147,33 +147,13 @@ llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv) {
   return Int8PaddedPlane{extent[0], extent[1]};
 }
 
-bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy) {
-  if ((strategy.dot != Int8Dot::Pmaddwd && strategy.dot != Int8Dot::Vnni &&
-       strategy.dot != Int8Dot::Smmla) ||
-      !conv.is(OpKind::Conv))
-    return false;
-  ConvView v(conv);
-  const TensorType &x = v.input()->getType(), &w = v.weights()->getType(),
-                   &y = conv.getOutput()->getType();
-  auto geom = resolveConvGeometry(conv, llvm::ArrayRef(x.shape).drop_front(2),
-                                  llvm::ArrayRef(w.shape).drop_front(2));
-  if (!geom) {
-    llvm::consumeError(geom.takeError());
-    return false;
-  }
-  if (strategy.dot == Int8Dot::Smmla && w.shape[1] % kInt8Octet != 0)
-    return false;
-  return !isUnitPointwiseConv(conv) && geom->strides[1] <= kInt8RunStride && geom->dilations[1] == 1 &&
-         y.shape[3] % strategy.tileCols == 0;
-}
-
 uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy) {
   Int8RowsShape rs =
       int8RowsShape(n.getInput(1)->getType().shape, int8GemmPacking(n, strategy));
   // Quads of int8 inputs, or int16 ones.
   const uint64_t tapBytes = int8GemmRawColumns(strategy.dot) ? 1 : sizeof(int16_t);
   uint64_t columns = strategy.tileCols * rs.paddedTaps * tapBytes;
-  if (!int8GemmReadsPlane(n, strategy))
+  if (strategy.columns != Int8Columns::PlaneRuns)
     return columns;
   return columns + llvm::cantFail(int8PaddedPlane(n)).bytes(n.getInput(1)->getType().shape[1],
                                                             tapBytes);

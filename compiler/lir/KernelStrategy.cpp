@@ -17,24 +17,57 @@ const char *int8DotName(Int8Dot dot) {
   return "";
 }
 
+namespace {
+
+/// " tile c14x2 r2 b120 k256": a Conv's orientation (`oriented`: c for
+/// channels on the lanes, p for pixels), rows x vectors, then its span,
+/// block and K block where it has them; nothing where none was chosen (a
+/// Conv that is not 2-D).
+void printRegisterTile(const RegisterTile &t, bool oriented, llvm::raw_ostream &os) {
+  if (!t.rows)
+    return;
+  os << " tile ";
+  if (oriented)
+    os << (t.channelsOnLanes ? 'c' : 'p');
+  os << t.rows << 'x' << t.vecs;
+  if (t.span)
+    os << " r" << t.span;
+  if (t.block)
+    os << " b" << t.block;
+  if (t.kBlock)
+    os << " k" << t.kBlock;
+}
+
+} // namespace
+
 void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
   using Kind = KernelStrategy::Kind;
   switch (s.kind) {
   case Kind::Default: return;
   case Kind::Winograd:
     os << "winograd F(" << s.tile << 'x' << s.tile << ",3x3)";
+    printRegisterTile(s.registerTile, false, os);
     return;
   case Kind::Direct:
     os << (s.packedWeights ? "direct" : "direct unpacked");
     if (s.tile)
       os << " panels " << s.tile;
+    printRegisterTile(s.registerTile, true, os);
     return;
   case Kind::Pointwise:
     os << "1x1 gemm";
     if (s.tile)
       os << " panels " << s.tile;
+    printRegisterTile(s.registerTile, true, os);
     return;
-  case Kind::Grouped: os << "grouped gemm"; return;
+  case Kind::Grouped:
+    os << "grouped gemm";
+    printRegisterTile(s.registerTile, true, os);
+    return;
+  case Kind::Gemm:
+    os << "gemm";
+    printRegisterTile(s.registerTile, false, os);
+    return;
   case Kind::DepthwiseRows: os << "depthwise rows"; return;
   case Kind::DepthwiseChannelBlock: os << "depthwise channel-block " << s.tile; return;
   case Kind::PlanePool: os << "plane"; return;
@@ -55,6 +88,10 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
     return;
   case Kind::Int8Gemm:
     os << "int8 gemm " << s.tile << 'x' << s.tileCols << ' ' << int8DotName(s.dot);
+    if (s.columns == Int8Columns::InputRuns)
+      os << " input";
+    else if (s.columns == Int8Columns::PlaneRuns)
+      os << " planes";
     if (s.unroll)
       os << " unroll " << s.unroll;
     return;

@@ -84,6 +84,49 @@ constexpr bool int8GemmRawColumns(Int8Dot dot) { return int8GemmTapGroup(dot) > 
 /// How --print-lir names `dot`.
 const char *int8DotName(Int8Dot dot);
 
+/// Where an Int8Gemm Conv's block with pixels on the lanes (Pmaddwd, Sdot,
+/// Vnni, Smmla) reads each kernel position's taps of its pixels.
+enum class Int8Columns : uint8_t {
+  /// Gathered pixel by pixel from the input (the block's im2col).
+  Gathered,
+  /// Runs of the input itself: a unit-stride 1x1 Conv without padding.
+  InputRuns,
+  /// Runs of the Conv's padded planes (int8PaddedPlane, in the temp after
+  /// the columns): column stride at most kInt8RunStride, unit column
+  /// dilation, whole blocks in one output row.
+  PlaneRuns,
+};
+
+/// The register tile of an f32 kernel shaped as a matrix product (a Conv's
+/// Direct, Pointwise and Grouped, Winograd's products, MatMul's Gemm):
+/// `rows` x `vecs` vector accumulators that stay in registers through the K
+/// loop (codegen/kernels/RegisterTile.h), with how the kernel walks its
+/// tiles. Chosen by a cost model for the target's lanes and registers
+/// (RegisterTiles.h).
+struct RegisterTile {
+  /// Conv: output channels on the lanes (tile rows are pixels, weights
+  /// packed tap-major), else pixels on the lanes (tile rows are output
+  /// channels). Winograd and MatMul: always rows of output channels or of
+  /// the product, their tiles or columns on the lanes.
+  bool channelsOnLanes = false;
+  unsigned rows = 0, vecs = 0;
+  /// Conv: when > 0, a tile covers `span` whole output rows (images too
+  /// narrow for one row to fill a tile).
+  int64_t span = 0;
+  /// Conv: when > 0, the output rows (a plane read as one row: its pixels)
+  /// of a cache block, or with packed panels, the pixels of a block of
+  /// panels.
+  int64_t block = 0;
+  /// Conv over packed panels: K steps per block of K whose weights stay in
+  /// L1, every pixel tile through one block before the next (0: all of K).
+  int64_t kBlock = 0;
+
+  bool operator==(const RegisterTile &o) const {
+    return channelsOnLanes == o.channelsOnLanes && rows == o.rows && vecs == o.vecs &&
+           span == o.span && block == o.block && kBlock == o.kBlock;
+  }
+};
+
 struct KernelStrategy {
   enum class Kind : uint8_t {
     /// The op's only kernel.
@@ -91,18 +134,16 @@ struct KernelStrategy {
     /// Winograd F(tile x tile, 3x3) (tile 2 or 4): weights packed as
     /// Winograd2x2 / Winograd4x4, a transform buffer as the temp.
     Winograd,
-    /// Register-tiled direct convolution / implicit GEMM. The register tile
-    /// (pixels or output channels on the lanes, its rows and vectors) is
-    /// left to the kernel's cost model (codegen/kernels/ConvKernel.cpp),
-    /// which needs the function's vector registers. With `tile` > 0 (packed
-    /// weights only), output channels on the lanes over the input packed in
-    /// panels, `tile` pixels at a time (convPanelBytes).
+    /// Register-tiled direct convolution / implicit GEMM (`registerTile`).
+    /// With `tile` > 0 (packed weights only), output channels on the lanes
+    /// over the input packed in panels, `tile` pixels at a time at most
+    /// (convPanelBytes).
     Direct,
     /// A grouped Conv (not depthwise) with packed weights, as a batch of
     /// one GEMM per group: group by group, the group's input is copied
     /// (padded, when the Conv pads or strides) into a temp that holds that
     /// one group, so the copy is still in cache when the group's tiles read
-    /// it. The tiles are the direct kernel's, oriented by its cost model:
+    /// it. The tiles are the direct kernel's (`registerTile`), oriented:
     /// the group's output channels on the lanes, or, for groups narrower
     /// than that suits, its pixels.
     Grouped,
@@ -144,6 +185,8 @@ struct KernelStrategy {
     /// `tile` L (dot Pmaddwd, x86 AVX2): a block of L channels on the vector
     /// lanes, over a pixel-major plane of the block (L times the plane).
     Int8Depthwise,
+    /// An f32 MatMul as a register-tiled GEMM (`registerTile`).
+    Gemm,
   };
   Kind kind = Kind::Default;
   /// Winograd: the output tile m; Int8: elements per step (0: one);
@@ -163,6 +206,10 @@ struct KernelStrategy {
   /// over its taps (1: rolled), chosen against the code it costs
   /// (SelectKernels.cpp, armDspUnroll).
   int64_t unroll = 0;
+  /// Int8Gemm of a Conv: where a block reads its taps.
+  Int8Columns columns = Int8Columns::Gathered;
+  /// Direct, Pointwise, Grouped, Winograd and Gemm: the register tile.
+  RegisterTile registerTile;
 
   static KernelStrategy winograd(int64_t m) { return {Kind::Winograd, m, false}; }
   static KernelStrategy direct(bool packed, int64_t panelPixels = 0) {
@@ -179,6 +226,7 @@ struct KernelStrategy {
   static KernelStrategy planePool() { return {Kind::PlanePool, 0, false}; }
   static KernelStrategy genericPool() { return {Kind::GenericPool, 0, false}; }
   static KernelStrategy int8(int64_t lanes = 0) { return {Kind::Int8, lanes, false}; }
+  static KernelStrategy gemm() { return {Kind::Gemm, 0, false}; }
   static KernelStrategy int8Depthwise(Int8Dot dot, int64_t pixels = 0) {
     return {Kind::Int8Depthwise, 0, false, pixels, dot};
   }
@@ -193,7 +241,8 @@ struct KernelStrategy {
   bool is(Kind k) const { return kind == k; }
   bool operator==(const KernelStrategy &o) const {
     return kind == o.kind && tile == o.tile && packedWeights == o.packedWeights &&
-           tileCols == o.tileCols && dot == o.dot && unroll == o.unroll;
+           tileCols == o.tileCols && dot == o.dot && unroll == o.unroll &&
+           columns == o.columns && registerTile == o.registerTile;
   }
   bool operator!=(const KernelStrategy &o) const { return !(*this == o); }
 };

@@ -259,15 +259,16 @@ constexpr int64_t kPanelTileChannels = 64;
 
 /// How KernelStrategy::Int8Gemm `strategy` stores the weights of `n`: rows
 /// for a Conv, transposed for a MatMul, paired for the Arm DSP; for Smmla,
-/// by kernel position where the Conv reads its planes (int8GemmReadsPlane).
+/// by kernel position where the Conv reads its planes (Int8Columns::PlaneRuns).
 Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy);
 
 /// A Conv input's channels as planes of int16 with the input offset added
 /// and a zero border: rows x cols each, the input's extent with its pads (or
 /// as far as the last window reaches), and one int16 more, which a pair of
 /// taps read at the end may touch (its weight is 0). Int8Depthwise copies
-/// one channel at a time into its temp (or a block of them, pixel-major); an Int8Gemm that reads runs
-/// (int8GemmReadsPlane) a group's channels, after its columns.
+/// one channel at a time into its temp (or a block of them, pixel-major); an
+/// Int8Gemm that reads runs (Int8Columns::PlaneRuns) a group's channels,
+/// after its columns.
 struct Int8PaddedPlane {
   int64_t rows, cols;
   /// The planes of `channels` and one element more, which a strided run's
@@ -283,17 +284,10 @@ llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv);
 /// (a run of stride s is every s-th of s x tileCols loaded).
 constexpr int64_t kInt8RunStride = 2;
 
-/// Whether an Int8Gemm Conv with pixels on lanes (Int8Dot::Pmaddwd, Vnni,
-/// Smmla) reads each block's taps as runs of its padded planes: column
-/// stride at most kInt8RunStride, unit column dilation, whole blocks in one
-/// output row, and not a unit-stride 1x1 Conv without padding (whose runs
-/// are the input itself); for Smmla, whole octets of channels (a group's
-/// channels padded to an octet would multiply its taps).
-bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy);
-
 /// The temp of an Int8Gemm instruction: `strategy.tileCols` columns of int16
 /// inputs with the offset added (int8 for Int8Dot::Sdot, Vnni, Smmla), each as long
-/// as a padded weight row; then the padded planes, where it reads them.
+/// as a padded weight row; then the padded planes, where it reads them
+/// (Int8Columns::PlaneRuns).
 uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy);
 
 /// What generateLIR may choose for the target.
@@ -302,6 +296,11 @@ struct LIROptions {
   /// Channel-block depthwise convolution pays off only with vectors: on a
   /// scalar core (Cortex-M) it is several times the code for no speed.
   unsigned vectorLanes = 16;
+  /// The target's vector registers (general registers on a scalar core),
+  /// which hold a register tile's accumulators and operands
+  /// (RegisterTiles.h). compileGraph takes the target's, or this where it is
+  /// fewer.
+  unsigned vectorRegisters = 32;
   /// Winograd for the 3x3 stride-1 convolutions that qualify, F(2x2, 3x3)
   /// or, with vectors, F(4x4, 3x3) where it is estimated faster
   /// (chooseWinogradTile): 2.25x or 4x fewer multiplications for 16/9 or

@@ -1,6 +1,7 @@
 //===- SelectKernels.cpp - Choosing each instruction's kernel -------------===//
 
 #include "compiler/lir/SelectKernels.h"
+#include "compiler/lir/RegisterTiles.h"
 #include "compiler/lir/Winograd.h"
 #include "compiler/ops/OpGeometry.h"
 #include "compiler/ops/OpViews.h"
@@ -165,6 +166,42 @@ bool smmlaFits(const Node &n) {
          (groups == 1 || n.getInput(1)->getType().shape[0] / groups % 2 == 0);
 }
 
+/// Where int8 GEMM `n` of strategy `s` reads its blocks' taps (Int8Columns):
+/// with pixels on the lanes, runs of the input of a unit-stride 1x1 Conv
+/// without padding, or of the padded planes where every block's pixels are
+/// runs of them (column stride at most kInt8RunStride, unit column
+/// dilation, whole blocks in one output row; for Smmla, whole octets of
+/// channels: a group's channels padded to an octet would multiply its
+/// taps); else gathered.
+Int8Columns int8Columns(const Node &n, const KernelStrategy &s) {
+  if (int8GemmPixelLanes(s.dot) == 1 || !n.is(OpKind::Conv))
+    return Int8Columns::Gathered;
+  if (isUnitPointwiseConv(n))
+    return Int8Columns::InputRuns;
+  if (s.dot == Int8Dot::Sdot)
+    return Int8Columns::Gathered;
+  ConvView v(n);
+  const TensorType &x = v.input()->getType(), &w = v.weights()->getType(),
+                   &y = n.getOutput()->getType();
+  auto geom = resolveConvGeometry(n, llvm::ArrayRef(x.shape).drop_front(2),
+                                  llvm::ArrayRef(w.shape).drop_front(2));
+  if (!geom) {
+    llvm::consumeError(geom.takeError());
+    return Int8Columns::Gathered;
+  }
+  if (s.dot == Int8Dot::Smmla && w.shape[1] % kInt8Octet != 0)
+    return Int8Columns::Gathered;
+  bool runs = geom->strides[1] <= kInt8RunStride && geom->dilations[1] == 1 &&
+              y.shape[3] % s.tileCols == 0;
+  return runs ? Int8Columns::PlaneRuns : Int8Columns::Gathered;
+}
+
+/// `s` with its columns for `n` (int8Columns).
+KernelStrategy withColumns(const Node &n, KernelStrategy s) {
+  s.columns = int8Columns(n, s);
+  return s;
+}
+
 /// The portable int8 GEMM of `n`: the Arm DSP's pairs or scalar
 /// multiply-adds, over packed weights or the weights as they are.
 KernelStrategy portableInt8Gemm(const Node &n, Int8Dot dot, bool packed) {
@@ -192,16 +229,17 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
     bool eights = width % (2 * lanes) != 0 && width % lanes == 0;
     std::optional<KernelStrategy> s;
     if (pixels >= 2 * lanes && !eights)
-      s = KernelStrategy::int8Gemm(4, 2 * lanes, Int8Dot::Pmaddwd, true);
+      s = withColumns(n, KernelStrategy::int8Gemm(4, 2 * lanes, Int8Dot::Pmaddwd, true));
     else if (pixels >= lanes)
-      s = KernelStrategy::int8Gemm(8, lanes, Int8Dot::Pmaddwd, true);
+      s = withColumns(n, KernelStrategy::int8Gemm(8, lanes, Int8Dot::Pmaddwd, true));
     // VPDPBUSD where the block's quads are runs: of the input (a unit-stride
     // 1x1 Conv) or of its padded planes; a Conv whose blocks gather pixel by
     // pixel keeps VPMADDWD's pairs, half the bytes to gather.
     if (s && opts.int8Dot == Int8Dot::Vnni) {
       KernelStrategy vnni = *s;
       vnni.dot = Int8Dot::Vnni;
-      if (isUnitPointwiseConv(n) || int8GemmReadsPlane(n, vnni))
+      vnni = withColumns(n, vnni);
+      if (vnni.columns != Int8Columns::Gathered)
         return vnni;
     }
     if (s)
@@ -213,12 +251,12 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
     // (one packing serves them all); the other Convs SDOT.
     const KernelStrategy smmla =
         KernelStrategy::int8Gemm(kSmmlaBlock, kSmmlaBlock, Int8Dot::Smmla, true);
-    const Packing packing = int8GemmPacking(n, smmla);
+    const Packing packing = int8GemmPacking(n, withColumns(n, smmla));
     if (opts.int8Dot == Int8Dot::Smmla &&
         llvm::all_of(g.getUsers(n.getInput(1)), [&](const Node *u) {
-          return smmlaFits(*u) && int8GemmPacking(*u, smmla) == packing;
+          return smmlaFits(*u) && int8GemmPacking(*u, withColumns(*u, smmla)) == packing;
         }))
-      return smmla;
+      return withColumns(n, smmla);
     const TensorType &y = n.getOutput()->getType();
     const int64_t lanes = kSdotPixelLanes;
     int64_t pixels = y.rank() == 4 ? y.shape[2] * y.shape[3] : 0;
@@ -226,9 +264,9 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
     // the output has fewer than 16 pixels (of 32 vector registers, the rest
     // hold a step's columns and broadcast weights).
     if (pixels >= 4 * lanes)
-      return KernelStrategy::int8Gemm(4, 4 * lanes, Int8Dot::Sdot, true);
+      return withColumns(n, KernelStrategy::int8Gemm(4, 4 * lanes, Int8Dot::Sdot, true));
     if (pixels >= lanes)
-      return KernelStrategy::int8Gemm(8, lanes, Int8Dot::Sdot, true);
+      return withColumns(n, KernelStrategy::int8Gemm(8, lanes, Int8Dot::Sdot, true));
   }
   return portableInt8Gemm(
       n, packed && opts.int8Dot == Int8Dot::ArmDsp ? Int8Dot::ArmDsp : Int8Dot::Scalar, packed);
@@ -364,6 +402,33 @@ KernelStrategy convStrategy(const Node &conv, Packing weights, const LIROptions 
   return KernelStrategy::direct(true, panelPixels(conv, opts));
 }
 
+/// `s` with the register tile of Conv `conv` (convStrategy). A Conv that is
+/// not 2-D keeps none: its kernel reports it.
+KernelStrategy withRegisterTile(const Node &conv, KernelStrategy s, const LIROptions &opts) {
+  ConvView v(conv);
+  if (v.input()->getType().rank() != 4 || v.weights()->getType().rank() != 4 ||
+      conv.getOutput()->getType().rank() != 4)
+    return s;
+  if (s.is(KernelStrategy::Kind::Winograd)) {
+    s.registerTile = winogradRegisterTile(conv, s.tile, opts);
+    return s;
+  }
+  std::optional<PaddedInput> padded = paddedInput(conv, s);
+  s.registerTile = convRegisterTile(conv, s, padded ? &*padded : nullptr, opts);
+  return s;
+}
+
+/// Whether `n` is a MatMul of f32 matrices, vectors or batches of them (the
+/// Gemm kernel's); its kernel reports the others.
+bool f32MatMul(const Node &n) {
+  if (!n.is(OpKind::MatMul))
+    return false;
+  MatMulView m(n);
+  return llvm::all_of(llvm::ArrayRef<const Value *>{m.a(), m.b()}, [](const Value *v) {
+    return v->getType().dtype == DType::F32 && v->getType().rank() >= 1;
+  });
+}
+
 } // namespace
 
 bool isUnitPointwiseConv(const Node &n) {
@@ -415,6 +480,12 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
           planePoolFits(*n) ? KernelStrategy::planePool() : KernelStrategy::genericPool();
       continue;
     }
+    if (f32MatMul(*n)) {
+      KernelStrategy gemm = KernelStrategy::gemm();
+      gemm.registerTile = matMulRegisterTile(*n, opts);
+      sel.strategies[n] = gemm;
+      continue;
+    }
     if (!n->is(OpKind::Conv))
       continue;
     if (isDepthwiseConv(*n)) {
@@ -433,7 +504,7 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
         it = sel.weights.insert({w, choosePacking(g, w, opts)}).first;
       packing = it->second.packing;
     }
-    sel.strategies[n] = convStrategy(*n, packing, opts);
+    sel.strategies[n] = withRegisterTile(*n, convStrategy(*n, packing, opts), opts);
   }
   unpackSharedInt8Weights(g, sel);
   return sel;

@@ -1,9 +1,10 @@
 //===- SelectKernels.h - Choosing each instruction's kernel ----*- C++ -*-===//
 //
-// The one place that decides which kernel runs each Conv and pooling node
-// (KernelStrategy), for the target lanes and the options in LIROptions, and
-// from that how their weights are packed. generateLIR runs it before it binds
-// any buffer and records the strategies on the instructions.
+// The one place that decides which kernel runs each Conv, MatMul and pooling
+// node (KernelStrategy) with its tiles, for the target's vectors and the
+// options in LIROptions, and from that how their weights are packed.
+// generateLIR runs it before it binds any buffer and records the strategies
+// on the instructions.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LIR_SELECTKERNELS_H
@@ -23,7 +24,8 @@ struct WeightsPacking {
 };
 
 struct KernelSelection {
-  /// Conv and pooling nodes; every other node runs its Default kernel.
+  /// Conv, MatMul and pooling nodes, and the int8 ones; every other node
+  /// runs its Default kernel.
   llvm::DenseMap<const Node *, KernelStrategy> strategies;
   /// Constants that the chosen kernels read packed.
   llvm::DenseMap<const Value *, WeightsPacking> weights;
@@ -32,7 +34,7 @@ struct KernelSelection {
   WeightsPacking packingOf(const Value &v) const { return weights.lookup(&v); }
 };
 
-/// Chooses the kernel of every Conv and pooling node of `g`:
+/// Chooses the kernel of every Conv, MatMul and pooling node of `g`:
 ///  - Winograd, when every Conv sharing the weights qualifies
 ///    (isWinogradConv) and opts.winograd; its tile is opts.winogradTile, or
 ///    chooseWinogradTile's, the smallest among the Convs sharing the weights;
@@ -41,7 +43,11 @@ struct KernelSelection {
 ///  - depthwise with a channel block on the lanes when rows are too narrow for
 ///    vectors and the target has them (opts.vectorLanes > 1), else over rows;
 ///  - plane pooling when its windows allow (planePoolFits in SelectKernels.cpp), else
-///    generic.
+///    generic;
+///  - for the f32 GEMM-shaped kernels (direct, grouped and 1x1 Convs,
+///    Winograd's products, MatMul), the register tile (RegisterTiles.h);
+///  - for int8 ops, TFLite's integer kernels: GEMM blocks and multiply-add
+///    instructions for the target (LIROptions::int8Dot).
 KernelSelection selectKernels(const Graph &g, const LIROptions &opts);
 
 /// Whether `n` is a 2-D 1x1 Conv of unit stride and no padding: an int8

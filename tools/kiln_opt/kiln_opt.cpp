@@ -2,12 +2,18 @@
 // by name, and prints the result. Pass tests are text IR in, expected IR
 // out, checked with LLVM's FileCheck (tests/unit/passes/ir, tests/unit/lir/ir).
 //
-// usage: kiln_opt FILE|- --passes=NAME[,NAME...] [--lir-passes=NAME[,...]] [--no-verify]
+// usage: kiln_opt FILE|- --passes=NAME[,NAME...] [--lir-passes=NAME[,...]]
+//                 [--vectors=LANESxREGISTERS] [--int8-dot=NAME] [--no-verify]
 //   --passes=      registered pass names (compiler/pipeline/PassRegistry.h);
 //                  empty prints the graphs as read, which tests the parser
 //   --lir-passes=  then translates each graph to LIR, runs these LIR passes
 //                  (compiler/lir/LIRPasses.h) and layOutBuffers, and prints
 //                  the LIR instead (unplanned: scratch offsets are 0)
+//   --vectors=     the target's f32 lanes and vector registers kernel
+//                  selection tiles for (lir::LIROptions; default 16x32,
+//                  AVX-512; 4x32 is NEON, 1x8 a Cortex-M)
+//   --int8-dot=    the target's int8 multiply-adds (lir::int8DotName:
+//                  scalar, smlad, pmaddwd, sdot, vnni, smmla)
 //   --no-verify    do not verify the graph after every pass
 
 #include "compiler/graph/Parser.h"
@@ -24,7 +30,8 @@
 using namespace kiln;
 
 static const char kUsage[] =
-    "usage: kiln_opt FILE|- --passes=NAME[,NAME...] [--lir-passes=NAME[,NAME...]] [--no-verify]";
+    "usage: kiln_opt FILE|- --passes=NAME[,NAME...] [--lir-passes=NAME[,NAME...]] "
+    "[--vectors=LANESxREGISTERS] [--int8-dot=NAME] [--no-verify]";
 
 static int fail(const llvm::Twine &msg) {
   llvm::errs() << "kiln_opt: error: " << msg << "\n";
@@ -36,6 +43,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> passes;
   std::optional<std::vector<const lir::LIRPass *>> lirPasses;
   PipelineOptions pipelineOpts;
+  lir::LIROptions lirOpts;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
     if (arg.consume_front("--passes=")) {
@@ -53,6 +61,21 @@ int main(int argc, char **argv) {
           return fail("unknown LIR pass '" + name + "'");
         lirPasses->push_back(p);
       }
+    } else if (arg.consume_front("--vectors=")) {
+      auto [lanes, registers] = arg.split('x');
+      if (lanes.getAsInteger(10, lirOpts.vectorLanes) ||
+          registers.getAsInteger(10, lirOpts.vectorRegisters) || !lirOpts.vectorLanes ||
+          !lirOpts.vectorRegisters)
+        return fail("--vectors wants LANESxREGISTERS, e.g. 4x32, got '" + arg + "'");
+    } else if (arg.consume_front("--int8-dot=")) {
+      std::optional<lir::Int8Dot> dot;
+      for (lir::Int8Dot d : {lir::Int8Dot::Scalar, lir::Int8Dot::ArmDsp, lir::Int8Dot::Pmaddwd,
+                             lir::Int8Dot::Sdot, lir::Int8Dot::Vnni, lir::Int8Dot::Smmla})
+        if (arg == lir::int8DotName(d))
+          dot = d;
+      if (!dot)
+        return fail("unknown --int8-dot '" + arg + "'");
+      lirOpts.int8Dot = *dot;
     } else if (arg == "--no-verify") {
       pipelineOpts.verifyEach = false;
     } else if (path.empty() && (arg == "-" || !arg.starts_with("-"))) {
@@ -76,7 +99,7 @@ int main(int argc, char **argv) {
       printGraph(*g, llvm::outs());
       continue;
     }
-    lir::Function f = lir::translateGraph(*g, {});
+    lir::Function f = lir::translateGraph(*g, lirOpts);
     for (const lir::LIRPass *p : *lirPasses)
       p->run(f);
     lir::layOutBuffers(f);

@@ -15,24 +15,6 @@ int64_t ceilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -(-a /
 
 } // namespace
 
-ConvShape ConvShape::of(const Node &conv) {
-  ConvView v(conv);
-  const TensorType &xt = v.input()->getType();
-  const TensorType &wt = v.weights()->getType();
-  const TensorType &yt = conv.getOutput()->getType();
-  ConvShape s;
-  s.N = xt.shape[0], s.C = xt.shape[1], s.H = xt.shape[2], s.W = xt.shape[3];
-  s.OC = yt.shape[1], s.OH = yt.shape[2], s.OW = yt.shape[3];
-  s.KH = wt.shape[2], s.KW = wt.shape[3];
-  s.G = v.group();
-  s.ICg = s.C / s.G, s.OCg = s.OC / s.G;
-  s.sh = v.strides(0), s.sw = v.strides(1);
-  s.dh = v.dilations(0), s.dw = v.dilations(1);
-  s.pt = v.pads(0), s.pl = v.pads(1);
-  s.pb = v.pads(2), s.pr = v.pads(3);
-  return s;
-}
-
 ConvInputView emitConvInput(KernelBuilder &kb, const ConvShape &s,
                             const lir::PaddedInput *layout, llvm::Value *x,
                             llvm::Value *temp, llvm::Value *image,

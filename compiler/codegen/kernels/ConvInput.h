@@ -13,22 +13,12 @@
 
 #include "compiler/codegen/Kernels.h"
 #include "compiler/graph/Activation.h"
+#include "compiler/lir/ConvShape.h"
 
 namespace kiln {
 namespace codegen {
 
-struct ConvShape {
-  int64_t N, C, H, W;    ///< input
-  int64_t OC, OH, OW;    ///< output
-  int64_t KH, KW;        ///< kernel
-  int64_t G, ICg, OCg;   ///< groups, channels per group
-  int64_t sh, sw, dh, dw; ///< strides, dilations
-  int64_t pt, pl, pb, pr; ///< pads
-
-  static ConvShape of(const Node &conv);
-  int64_t taps() const { return KH * KW; }
-  int64_t reduction() const { return ICg * KH * KW; }
-};
+using lir::ConvShape;
 
 /// One image's input as the kernels read it: input channel c's tap (kh, kw)
 /// for output pixel (oh, ow) is element

@@ -16,9 +16,9 @@
 //    and any channel count that fills the lanes suit it; the tile is
 //    transposed on its way to the NCHW output.
 //
-// A cost model (per-step FMA, latency and load cycles, lanes wasted at the
-// edges, the epilogue) picks the orientation and tile shape per instruction;
-// the kernel function is renamed after it, e.g. kiln.3.conv.c14x2v16.
+// The orientation, tile shape and blocks are the strategy's register tile,
+// chosen by kernel selection's cost model (lir/RegisterTiles.h); the kernel
+// function is renamed after it, e.g. kiln.3.conv.c14x2v16.
 // Bias seeds the accumulators and the fused activation runs on them before
 // the store.
 //
@@ -36,173 +36,16 @@
 
 #include "compiler/codegen/kernels/ConvInput.h"
 #include "compiler/codegen/kernels/RegisterTile.h"
+#include "compiler/lir/RegisterTiles.h"
 #include "compiler/lir/Winograd.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <optional>
 
 namespace kiln {
 namespace codegen {
 
 namespace {
-
-/// Widest tile, in vectors: more would leave too few rows in 32 registers.
-constexpr unsigned kMaxTileVecs = 4;
-
-/// Input channels per iteration of a tile's innermost K loop.
-constexpr int64_t kUnrolledChannels = 4;
-
-/// Weight bytes of a channel tile's K block over packed panels at most:
-/// half of a 32 KiB L1 (256 steps of 16 channels).
-constexpr int64_t kPanelKBytes = 16 * 1024;
-
-/// Input bytes a cache block reads at most: a quarter of a 512 KiB L2, which
-/// leaves room for the weights and the output the block's tiles touch.
-constexpr int64_t kInputBlockBytes = 128 * 1024;
-
-struct ConvPlan {
-  bool channelsOnLanes = false;
-  unsigned rows = 1, vecs = 1;
-  /// When > 0, a tile covers `span` whole output rows, for images too
-  /// narrow to fill a tile with one row: with channels on the lanes, rows =
-  /// span * row length; with pixels on the lanes, vecs = span * the vectors
-  /// of a row.
-  int64_t span = 0;
-  /// When > 0, the output rows (a plane read as one row: its pixels, a
-  /// multiple of the tile's) of a cache block; 0 when the whole input fits.
-  int64_t block = 0;
-  double cost = std::numeric_limits<double>::infinity();
-};
-
-/// (number of tiles, tile size) pairs covering `size` with tiles of `tile`.
-using Tiling = llvm::SmallVector<std::pair<int64_t, int64_t>, 2>;
-Tiling tiling(int64_t size, int64_t tile) {
-  Tiling t{{size / tile, tile}};
-  if (size % tile)
-    t.push_back({1, size % tile});
-  return t;
-}
-
-/// Estimated cycles of a plan: per tile, the K loop's steps (tileStepCycles),
-/// the epilogue (stores; for channels on the lanes, the transposes) and a
-/// fixed overhead; summed over the tiles of the rows and vector dimensions.
-double planCost(const ConvPlan &p, const ConvShape &s, int64_t rowLen,
-                int64_t numRows, unsigned lanes) {
-  auto tileCost = [&](int64_t r, int64_t v) {
-    double epilogue = r * v;
-    if (p.channelsOnLanes && lanes > 1)
-      epilogue = v * std::ceil(double(r) / lanes) * lanes * (std::log2(lanes) + 1);
-    return s.reduction() * tileStepCycles(r, v) + epilogue + 10;
-  };
-  auto inVectors = [&](Tiling t) {
-    for (auto &[n, elems] : t)
-      elems = (elems + lanes - 1) / lanes;
-    return t;
-  };
-  int64_t rowVectors = (rowLen + lanes - 1) / lanes;
-  Tiling rows, vecs;
-  int64_t repeat = p.span ? 1 : numRows;
-  if (!p.channelsOnLanes) {
-    rows = tiling(s.OCg, p.rows);
-    if (p.span)
-      for (auto [n, span] : tiling(numRows, p.span))
-        vecs.push_back({n, span * rowVectors});
-    else
-      vecs = inVectors(tiling(rowLen, int64_t(p.vecs) * lanes));
-  } else {
-    vecs = inVectors(tiling(s.OCg, int64_t(p.vecs) * lanes));
-    if (p.span)
-      for (auto [n, span] : tiling(numRows, p.span))
-        rows.push_back({n, span * rowLen});
-    else
-      rows = tiling(rowLen, p.rows);
-  }
-  double cost = 0;
-  for (auto [nr, r] : rows)
-    for (auto [nv, v] : vecs)
-      cost += nr * nv * tileCost(r, v);
-  return repeat * cost;
-}
-
-/// The cheapest plan; with `channelsOnly` (packed panels), channels on the
-/// lanes and at most lir::kMinPanelPixels pixels a tile.
-ConvPlan choosePlan(const ConvShape &s, const VectorInfo &vec, int64_t rowLen,
-                    int64_t numRows, bool packed, bool unitPixelStep, bool channelsOnly) {
-  ConvPlan best;
-  auto consider = [&](ConvPlan p) {
-    p.cost = planCost(p, s, rowLen, numRows, vec.lanes);
-    if (p.cost < best.cost)
-      best = p;
-  };
-  for (bool channelsOnLanes : {false, true}) {
-    // Pixels on the lanes need consecutive pixels consecutive in the view;
-    // channels on the lanes need packed weights.
-    if ((channelsOnLanes && !packed) || (!channelsOnLanes && (!unitPixelStep || channelsOnly)))
-      continue;
-    int64_t rowDim = channelsOnLanes ? rowLen : s.OCg;
-    int64_t vecDim = channelsOnLanes ? s.OCg : rowLen;
-    int64_t vectors = (vecDim + vec.lanes - 1) / vec.lanes;
-    // Tiles over packed output channels must start where packing blocks
-    // do, or inside one block (see weightOffsets).
-    auto fitsBlocks = [&](int64_t channels) {
-      return !packed || lir::kConvPackBlock % channels == 0 ||
-             channels % lir::kConvPackBlock == 0;
-    };
-    for (unsigned vecs = 1; vecs <= kMaxTileVecs && (vecs <= vectors || !channelsOnLanes); ++vecs) {
-      if (channelsOnLanes && !fitsBlocks(int64_t(vecs) * vec.lanes))
-        continue;
-      if (vecs > vectors && vecs % vectors != 0)
-        continue;
-      unsigned maxRows = maxTileRows(vec, vecs);
-      if (channelsOnly)
-        maxRows = std::min<unsigned>(maxRows, lir::kMinPanelPixels);
-      for (unsigned rows = 1; rows <= maxRows && rows <= rowDim; ++rows)
-        if (channelsOnLanes || fitsBlocks(rows)) {
-          if (vecs <= vectors)
-            consider({channelsOnLanes, rows, vecs});
-          // Whole output rows of `vectors` vectors each.
-          if (!channelsOnLanes && vecs % vectors == 0 && vecs / vectors >= 2 &&
-              vecs / vectors <= numRows)
-            consider({false, rows, vecs, vecs / vectors});
-        }
-      if (channelsOnLanes)
-        for (int64_t span = 2; span <= numRows && span * rowLen <= maxRows; ++span)
-          consider({true, static_cast<unsigned>(span * rowLen), vecs, span});
-    }
-  }
-  return best;
-}
-
-/// The cache block of `p` (ConvPlan::block): as many output rows, or
-/// whole tiles of a plane's pixels when it is one row, as keep the input
-/// they read within kInputBlockBytes. Only pixels on the lanes block: there a
-/// tile reads a few weights and long runs of input, so the input is what
-/// must stay in cache; with channels on the lanes a tile reads as many
-/// weight bytes as input bytes, and its weights stay in L2 across the pixel
-/// tiles only without blocks. Weights larger than the input (re-read once per
-/// block) do not block either.
-int64_t cacheBlock(const ConvPlan &p, const ConvShape &s, int64_t rowLen, int64_t numRows,
-                   int64_t rowStride, int64_t pixelStep, unsigned lanes) {
-  if (p.span || p.channelsOnLanes)
-    return 0;
-  const int64_t channelBytes = s.ICg * int64_t(sizeof(float));
-  // A row of output reads the input rows up to the next one's, or its
-  // window's when that is shorter; a plane read as one row, its pixels.
-  int64_t rowBytes = numRows == 1 ? channelBytes * pixelStep * rowLen
-                                  : channelBytes * rowStride *
-                                        std::min(s.sh, (s.KH - 1) * s.dh + 1);
-  if (rowBytes * numRows <= kInputBlockBytes ||
-      s.OCg * s.reduction() * int64_t(sizeof(float)) > rowBytes * numRows)
-    return 0;
-  if (numRows == 1) {
-    int64_t tile = int64_t(p.vecs) * lanes;
-    int64_t tiles = kInputBlockBytes / (channelBytes * pixelStep * tile);
-    return std::max<int64_t>(1, tiles) * tile;
-  }
-  return std::max<int64_t>(1, kInputBlockBytes / rowBytes);
-}
 
 /// Everything a tile of one instruction needs.
 struct ConvEmitter {
@@ -222,7 +65,7 @@ struct ConvEmitter {
   }
 
   /// The K loop of a tile: taps outermost (a run-time loop), input channels
-  /// inside (a run-time loop over groups of kUnrolledChannels, unrolled,
+  /// inside (a run-time loop over groups of lir::kConvUnrolledChannels, unrolled,
   /// then the rest). Unrolled steps read different input planes, so no two
   /// of them share an input address (see tileStep). `wIndex` is the weights
   /// index of the tile's first output channel at tap 0, channel 0; `xIndex`
@@ -251,7 +94,7 @@ struct ConvEmitter {
                    ? tileStep(kb, t, std::move(sums), w, wv, wOffsets, in.base, x, xOffsets)
                    : tileStep(kb, t, std::move(sums), in.base, x, xOffsets, w, wv, wOffsets);
       };
-      return reduceSteps(kb, s.ICg, kUnrolledChannels, Tile(in0.begin(), in0.end()), step);
+      return reduceSteps(kb, s.ICg, lir::kConvUnrolledChannels, Tile(in0.begin(), in0.end()), step);
     });
   }
 
@@ -442,20 +285,20 @@ struct ConvEmitter {
       return tileStep(kb, t, std::move(sums), panel, add(xIndex, mul(k, t.rows)), pixels, w,
                       add(wIndex, mul(k, lir::kConvPackBlock)), wOffsets);
     };
-    return reduceSteps(kb, steps, kUnrolledChannels, std::move(acc), step);
+    return reduceSteps(kb, steps, lir::kConvUnrolledChannels, std::move(acc), step);
   }
 
-  /// A Conv with packed panels: block by block of `block` pixels, the
+  /// A Conv with packed panels: block by block of `tile.block` pixels, the
   /// block's input is packed into `panel` (lir::convPanelBytes) a tile of
-  /// `rows` pixels at a time, then every channel tile passes over the
-  /// block's tiles, each reading its pixels as one run. A K longer than
-  /// kPanelKBytes of a channel tile's weights runs in blocks of K, every
-  /// pixel tile through one before the next, so that the block's weights
-  /// stay in L1; the tiles' sums wait in the temp between them.
-  void panelTiles(unsigned rows, int64_t block, int64_t vecElems, llvm::Value *panel) {
-    const int64_t K = s.reduction();
-    const int64_t kBlock = std::max<int64_t>(
-        kUnrolledChannels, kPanelKBytes / (vecElems * int64_t(sizeof(float))));
+  /// `tile.rows` pixels at a time, then every channel tile passes over the
+  /// block's tiles, each reading its pixels as one run. With a K block
+  /// (`tile.kBlock`), K runs in blocks, every pixel tile through one before
+  /// the next, so that the block's weights stay in L1; the tiles' sums wait
+  /// in the temp between them.
+  void panelTiles(const lir::RegisterTile &tile, int64_t vecElems, llvm::Value *panel) {
+    const unsigned rows = tile.rows;
+    const int64_t block = tile.block, K = s.reduction();
+    const int64_t kBlock = tile.kBlock ? tile.kBlock : K;
     const int64_t kBlocks = (K + kBlock - 1) / kBlock;
     llvm::Value *sums = kb.gep(kb.b.getFloatTy(), panel, kb.idx(block * K));
     forTiles(kb, s.OH * s.OW, block, [&](llvm::Value *p0, int64_t pixels) {
@@ -515,28 +358,15 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
   case Kind::Grouped: break;
   default: return nodeError(n, "a convolution without a convolution strategy");
   }
+  const lir::RegisterTile &plan = args.strategy.registerTile;
+  if (!plan.rows)
+    return nodeError(n, "a convolution without a register tile");
   ConvShape s = ConvShape::of(n);
   bool packed = args.strategy.packedWeights;
   const lir::PaddedInput *layout = args.padded;
-  // When consecutive output pixels are consecutive in the input view across
-  // row ends too (1x1, stride 1, no padding), the plane is one long row.
-  int64_t rowStride = layout ? layout->rowStride() : s.W;
-  int64_t pixelStep = layout ? 1 : s.sw;
-  // Packed panels (lir::convPanelBytes) hold consecutive pixels too.
-  bool panels = (args.strategy.is(Kind::Pointwise) || args.strategy.is(Kind::Direct)) &&
-                args.strategy.tile;
-  bool flat = panels || (s.sh * rowStride == s.OW && pixelStep == 1);
-  int64_t rowLen = flat ? s.OH * s.OW : s.OW, numRows = flat ? 1 : s.OH;
+  const lir::ConvRows walk = lir::convRows(s, layout, args.strategy);
+  const int64_t rowLen = walk.rowLen, numRows = walk.numRows;
   bool grouped = args.strategy.is(Kind::Grouped);
-  ConvPlan plan = choosePlan(s, kb.vec, rowLen, numRows, packed, pixelStep == 1, panels);
-  plan.block = cacheBlock(plan, s, rowLen, numRows, rowStride, pixelStep, kb.vec.lanes);
-  // A block of panels is whole tiles, except for a last one of fewer
-  // pixels; the strategy's block has room for at least one tile.
-  int64_t panelBlock = 0;
-  if (panels)
-    panelBlock = args.strategy.tile >= rowLen
-                     ? rowLen
-                     : std::max<int64_t>(plan.rows, args.strategy.tile / plan.rows * plan.rows);
 
   llvm::Function *fn = kb.b.GetInsertBlock()->getParent();
   TileShape full = tileFor(plan.rows, int64_t(plan.vecs) * kb.vec.lanes, kb.vec.lanes);
@@ -545,8 +375,7 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
   fn->setName(fn->getName() + (grouped ? ".g" : "") + (plan.channelsOnLanes ? ".c" : ".p") +
               full.str() +
               (plan.span ? "r" + std::to_string(plan.span) : "") +
-              (plan.block ? "b" + std::to_string(plan.block) : "") +
-              (panels ? "n" + std::to_string(panelBlock) : ""));
+              (plan.block ? (walk.panels ? "n" : "b") + std::to_string(plan.block) : ""));
 
   llvm::Value *bias = n.getNumInputs() > 2 ? args.inputs[2] : nullptr;
   ConvEpilogue epilogue = ConvEpilogue::of(args);
@@ -562,8 +391,8 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
       ConvEmitter e{kb, s, in, args.inputs[1], bias, args.outputs[0],
                     kb.b.CreateMul(image, kb.idx(s.OC * s.OH * s.OW)), g, packed,
                     grouped, epilogue};
-      if (panels) {
-        e.panelTiles(plan.rows, panelBlock, vecElems, args.temp);
+      if (walk.panels) {
+        e.panelTiles(plan, vecElems, args.temp);
         return;
       }
       if (plan.span) {

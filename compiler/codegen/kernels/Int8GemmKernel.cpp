@@ -29,7 +29,7 @@
 //   and a pair of int16 weights broadcast to them, VPMADDWD adding two
 //   products a lane an instruction. The columns are runs of the input (a
 //   unit-stride 1x1 Conv) or of the group's zero-bordered int16 planes
-//   (lir::int8GemmReadsPlane), else the im2col;
+//   (lir::Int8Columns), else the im2col;
 // - a plain loop of products.
 // The sums and the requantization are the interpreter's (ops/Int8Conv.cpp),
 // so the results are bit-exact with it.
@@ -535,9 +535,9 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   // Pixels on lanes read a block's taps as runs when the windows of
   // consecutive pixels are consecutive: the input itself for a unit-stride
   // 1x1 Conv without padding, else the group's padded planes
-  // (lir::int8GemmReadsPlane), after the columns in the temp.
-  const bool pointwise = g.pixelLanes() && lir::isUnitPointwiseConv(n);
-  const bool readsPlane = lir::int8GemmReadsPlane(n, args.strategy);
+  // (lir::Int8Columns), after the columns in the temp.
+  const bool pointwise = args.strategy.columns == lir::Int8Columns::InputRuns;
+  const bool readsPlane = args.strategy.columns == lir::Int8Columns::PlaneRuns;
   llvm::Type *i16 = b.getInt16Ty();
   // The planes' elements: int16 inputs with the offset added, or raw int8
   // inputs (+ 128 for Vnni).

@@ -2,14 +2,11 @@
 //
 // numpy.matmul semantics with broadcast batch dimensions, plus kiln's fused
 // fully-connected epilogue (bias over N, then an activation). Each matrix
-// product is covered by register tiles (RegisterTile.h): tile rows are rows
-// of A, each a broadcast A[m][k], and the vectors run along a row of B and
-// C, so B is read in its own row-major layout. The K loop is innermost and
-// unrolled; bias seeds the accumulators and the activation runs on them
-// before the store. At batch 1 (M = 1, every fully-connected layer here) the
-// product is bound by reading B once, so the tile is one row by up to
-// kGemvVecs vectors: independent accumulators enough to keep loads and FMAs
-// busy.
+// product is covered by register tiles (RegisterTile.h) of the strategy's
+// shape (lir/RegisterTiles.h): tile rows are rows of A, each a broadcast
+// A[m][k], and the vectors run along a row of B and C, so B is read in its
+// own row-major layout. The K loop is innermost and unrolled; bias seeds the
+// accumulators and the activation runs on them before the store.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,8 +16,6 @@
 #include "compiler/codegen/Kernels.h"
 #include "compiler/ops/ShapeIndexing.h"
 
-#include <limits>
-
 namespace kiln {
 namespace codegen {
 
@@ -29,40 +24,6 @@ namespace {
 /// K steps per iteration of a tile's K loop: at batch 1 fewer leave the
 /// loads of B (from L2) measurably short of streaming on Zen 5.
 constexpr int64_t kUnrolledK = 8;
-/// Vectors of a one-row tile.
-constexpr unsigned kGemvVecs = 8;
-constexpr unsigned kMaxTileVecs = 4;
-
-struct MatMulPlan {
-  unsigned rows = 1, vecs = 1;
-  double cost = std::numeric_limits<double>::infinity();
-};
-
-/// The tile shape with the fewest estimated cycles over the M x N product.
-MatMulPlan choosePlan(int64_t M, int64_t N, int64_t K, const VectorInfo &vec) {
-  int64_t vectors = (N + vec.lanes - 1) / vec.lanes;
-  MatMulPlan best;
-  if (M == 1) {
-    best.vecs = static_cast<unsigned>(std::min<int64_t>(vectors, kGemvVecs));
-    return best;
-  }
-  auto tiles = [](int64_t size, int64_t tile) {
-    llvm::SmallVector<std::pair<int64_t, int64_t>, 2> t{{size / tile, tile}};
-    if (size % tile)
-      t.push_back({1, size % tile});
-    return t;
-  };
-  for (unsigned vecs = 1; vecs <= kMaxTileVecs && vecs <= vectors; ++vecs)
-    for (unsigned rows = 1; rows <= maxTileRows(vec, vecs) && rows <= M; ++rows) {
-      double cost = 0;
-      for (auto [nr, r] : tiles(M, rows))
-        for (auto [nv, v] : tiles(vectors, vecs))
-          cost += nr * nv * (K * tileStepCycles(r, v) + r * v + 10);
-      if (cost < best.cost)
-        best = {rows, vecs, cost};
-    }
-  return best;
-}
 
 } // namespace
 
@@ -97,7 +58,9 @@ llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args) {
   Shape cStrides = rowMajorStrides(batch);
 
   const unsigned lanes = kb.vec.lanes;
-  MatMulPlan plan = choosePlan(M, N, K, kb.vec);
+  const lir::RegisterTile &plan = args.strategy.registerTile;
+  if (!args.strategy.is(lir::KernelStrategy::Kind::Gemm) || !plan.rows)
+    return nodeError(n, "a MatMul without a register tile");
   llvm::Function *fn = kb.b.GetInsertBlock()->getParent();
   fn->setName(fn->getName() + "." + TileShape{plan.rows, plan.vecs, lanes, lanes}.str());
 

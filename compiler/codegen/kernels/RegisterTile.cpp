@@ -100,16 +100,5 @@ transposeVectors(KernelBuilder &kb, llvm::ArrayRef<llvm::Value *> rows,
   return m;
 }
 
-unsigned maxTileRows(const VectorInfo &vec, unsigned vecs) {
-  int rows = (static_cast<int>(vec.registers) - static_cast<int>(vecs) - 1) /
-             static_cast<int>(vecs);
-  return static_cast<unsigned>(std::max(rows, 1));
-}
-
-double tileStepCycles(unsigned rows, unsigned vecs) {
-  double fmas = rows * vecs;
-  return std::max({fmas / 2, 4.0, (rows + vecs) / 2.0});
-}
-
 } // namespace codegen
 } // namespace kiln

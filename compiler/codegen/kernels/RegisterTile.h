@@ -5,10 +5,8 @@
 // adds, per step, the outer product of `rows` broadcast scalars of A and
 // `vecs` consecutive vectors of B. Which tensor plays A and which B differs
 // per kernel (output channels on the lanes, or pixels on the lanes); the loop
-// does not care. Tile shapes are chosen per instruction from the target's
-// vector width and register count, so one emitter yields a 14x2 tile of
-// 16-lane vectors on AVX-512, a 6x4 tile of 4-lane vectors on NEON and a
-// 2x2 tile of scalars on a Cortex-M.
+// does not care. Tile shapes are part of each instruction's kernel strategy
+// (lir/RegisterTiles.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_CODEGEN_KERNELS_REGISTERTILE_H
@@ -79,15 +77,6 @@ llvm::SmallVector<int64_t, 32> stridedRows(unsigned rows, int64_t stride);
 llvm::SmallVector<llvm::Value *, 16>
 transposeVectors(KernelBuilder &kb, llvm::ArrayRef<llvm::Value *> rows,
                  unsigned lanes);
-
-/// Largest row count for a tile of `vecs` vectors that fits the registers:
-/// the accumulators, the B vectors of a step and one broadcast A value.
-unsigned maxTileRows(const VectorInfo &vec, unsigned vecs);
-
-/// Estimated cycles of one K step of a rows x vecs tile: FMA throughput
-/// (two per cycle), FMA latency (4 cycles, so few accumulators stall) and
-/// loads (two per cycle), whichever binds.
-double tileStepCycles(unsigned rows, unsigned vecs);
 
 } // namespace codegen
 } // namespace kiln

@@ -26,33 +26,15 @@
 #include "compiler/codegen/kernels/RegisterTile.h"
 #include "compiler/lir/Winograd.h"
 
-#include <limits>
-
 namespace kiln {
 namespace codegen {
 
 namespace {
 
-/// Widest product tile, in vectors, as for the direct convolution.
-constexpr unsigned kMaxTileVecs = 4;
-
 /// Input channels per iteration of a product's K loop.
 constexpr int64_t kUnrolledChannels = 4;
 
 using Values = llvm::SmallVector<llvm::Value *, 36>;
-
-/// Estimated cycles of the products of one transform point with `rows` x
-/// `vecs` tiles: their K loops, stores and a fixed overhead per tile.
-double productCost(int64_t OC, int64_t C, int64_t elems, unsigned rows, unsigned vecs,
-                   unsigned lanes) {
-  int64_t vectors = (elems + lanes - 1) / lanes;
-  double cost = 0;
-  for (auto [nr, r] : {std::pair<int64_t, int64_t>{OC / rows, rows}, {1, OC % rows}})
-    for (auto [nv, v] : {std::pair<int64_t, int64_t>{vectors / vecs, vecs}, {1, vectors % vecs}})
-      if (nr && r && nv && v)
-        cost += nr * nv * (C * tileStepCycles(r, v) + r * v + 10);
-  return cost;
-}
 
 struct WinogradEmitter {
   KernelBuilder &kb;
@@ -357,20 +339,11 @@ llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args) {
   lir::WinogradLayout l = lir::winogradLayout(n, m);
   const unsigned lanes = kb.vec.lanes;
 
-  // The product tile: output channels x vectors of tiles, by estimated cost
-  // over a full block.
-  int64_t blockTiles = l.blockRows * l.tilesW;
-  int64_t vectors = (blockTiles + lanes - 1) / lanes;
-  TileShape plan;
-  double best = std::numeric_limits<double>::infinity();
-  for (unsigned vecs = 1; vecs <= kMaxTileVecs && vecs <= vectors; ++vecs)
-    for (unsigned rows = 1; rows <= maxTileRows(kb.vec, vecs) && rows <= s.OC; ++rows) {
-      double cost = productCost(s.OC, s.C, blockTiles, rows, vecs, lanes);
-      if (cost < best) {
-        best = cost;
-        plan = tileFor(rows, int64_t(vecs) * lanes, lanes);
-      }
-    }
+  // The product tile: output channels x vectors of a block's tiles.
+  const lir::RegisterTile &tile = args.strategy.registerTile;
+  if (!tile.rows)
+    return nodeError(n, "a Winograd convolution without a register tile");
+  TileShape plan = tileFor(tile.rows, int64_t(tile.vecs) * lanes, lanes);
   llvm::Function *fn = kb.b.GetInsertBlock()->getParent();
   fn->setName(fn->getName() + ".wino" + std::to_string(m) + "x" + std::to_string(m) + "." +
               plan.str());

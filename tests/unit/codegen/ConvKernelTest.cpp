@@ -32,6 +32,16 @@ TEST_P(ConvKernel, MatchesTheInterpreter) {
   EXPECT_TRUE(jitMatchesInterpreter(convGraph(GetParam()), check));
 }
 
+/// The register tile is the strategy's (lir/RegisterTiles.h): held to 10
+/// registers, the cost models choose other tiles (fewer rows, other
+/// orientations and spans), which the kernels must run as they are given.
+TEST_P(ConvKernel, MatchesTheInterpreterInTilesOfTenRegisters) {
+  JitCheck check;
+  check.lir.winogradTile = GetParam().winogradTile;
+  check.lir.vectorRegisters = 10;
+  EXPECT_TRUE(jitMatchesInterpreter(convGraph(GetParam()), check));
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Shapes, ConvKernel,
     ::testing::Values(

@@ -19,16 +19,26 @@ struct MatMulCase {
 
 class MatMulKernel : public ::testing::TestWithParam<MatMulCase> {};
 
-TEST_P(MatMulKernel, MatchesTheInterpreter) {
-  const MatMulCase &c = GetParam();
-  GraphBuilder build = [&](Graph &g) {
+GraphBuilder matMulGraph(const MatMulCase &c) {
+  return [c](Graph &g) {
     Value *a = g.addInput("a", f32(c.a));
     Value *b = c.bKind == Operand::Constant ? randomConstant(g, "b", c.b)
                                             : g.addInput("b", f32(c.b));
     Node *mm = addNode(g, OpKind::MatMul, "mm", {a, b});
     g.addOutput("y", mm->getOutput());
   };
-  EXPECT_TRUE(jitMatchesInterpreter(build));
+}
+
+TEST_P(MatMulKernel, MatchesTheInterpreter) {
+  EXPECT_TRUE(jitMatchesInterpreter(matMulGraph(GetParam())));
+}
+
+/// Tiles of at most 6 registers (lir::matMulRegisterTile): fewer rows and
+/// vectors than the host's own, as the strategy gives them.
+TEST_P(MatMulKernel, MatchesTheInterpreterInTilesOfSixRegisters) {
+  JitCheck check;
+  check.lir.vectorRegisters = 6;
+  EXPECT_TRUE(jitMatchesInterpreter(matMulGraph(GetParam()), check));
 }
 
 INSTANTIATE_TEST_SUITE_P(

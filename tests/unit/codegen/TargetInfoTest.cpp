@@ -38,8 +38,10 @@ TEST(TargetInfoTest, X86Skylake512) {
   EXPECT_EQ(t.int8Dot, lir::Int8Dot::Pmaddwd);
   EXPECT_FALSE(t.neon);
   // LLVM prefers 256-bit vectors on Skylake-AVX512 (frequency drops on zmm),
-  // and the kernels follow the target's cost model.
+  // and the kernels follow the target's cost model; AVX-512's 32 registers
+  // hold the tiles all the same.
   EXPECT_EQ(t.vectorLanes, 8u);
+  EXPECT_EQ(t.vectorRegisters, 32u);
 }
 
 TEST(TargetInfoTest, X86CascadeLakeHasAvx512Vnni) {
@@ -52,6 +54,8 @@ TEST(TargetInfoTest, X86CascadeLakeHasAvx512Vnni) {
 TEST(TargetInfoTest, X86WithoutAvx2HasScalarInt8) {
   TargetInfo t = resolved("x86_64-linux-gnu", "x86-64-v2");
   EXPECT_FALSE(t.avx2);
+  EXPECT_EQ(t.vectorLanes, 4u);
+  EXPECT_EQ(t.vectorRegisters, 16u);
   EXPECT_EQ(t.int8Dot, lir::Int8Dot::Scalar);
 }
 
@@ -81,6 +85,7 @@ TEST(TargetInfoTest, AArch64CortexA76) {
   EXPECT_FALSE(t.i8mm);
   EXPECT_EQ(t.int8Dot, lir::Int8Dot::Sdot);
   EXPECT_EQ(t.vectorLanes, 4u);
+  EXPECT_EQ(t.vectorRegisters, 32u);
 }
 
 TEST(TargetInfoTest, AArch64I8mmCoresTakeSmmla) {
@@ -116,6 +121,7 @@ TEST(TargetInfoTest, CortexM4) {
   EXPECT_FALSE(t.neon);
   EXPECT_FALSE(t.mve);
   EXPECT_EQ(t.vectorLanes, 1u);
+  EXPECT_EQ(t.vectorRegisters, 8u);
 }
 
 TEST(TargetInfoTest, CortexM4SoftFloatHasNoFPU) {

@@ -1,7 +1,9 @@
-// selectKernels: the strategy each Conv and pooling gets, as --print-lir
-// shows it, for a vector target, a scalar one and without Winograd.
+// selectKernels: the strategy each Conv, MatMul and pooling gets, with its
+// register tile or int8 blocks, as --print-lir shows it, for vector targets,
+// scalar ones and without Winograd.
 
 #include "compiler/lir/LIR.h"
+#include "compiler/lir/RegisterTiles.h"
 #include "compiler/ops/QuantizedTypes.h"
 
 #include "gtest/gtest.h"
@@ -10,6 +12,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
+#include <tuple>
 
 namespace kiln {
 namespace {
@@ -71,9 +74,9 @@ std::string strategies(const Graph &g, const lir::LIROptions &opts) {
 TEST(SelectKernels, VectorTarget) {
   lir::LIROptions opts;
   opts.vectorLanes = 16;
-  EXPECT_EQ(strategies(*buildGraph(), opts), "wino = Conv[winograd F(4x4,3x3)]\n"
-                                            "strided = Conv[direct panels 256]\n"
-                                            "pointwise = Conv[1x1 gemm]\n"
+  EXPECT_EQ(strategies(*buildGraph(), opts), "wino = Conv[winograd F(4x4,3x3) tile 8x2]\n"
+                                            "strided = Conv[direct panels 256 tile c30x1 b256]\n"
+                                            "pointwise = Conv[1x1 gemm tile p8x3]\n"
                                             "narrow_dw = Conv[depthwise channel-block 16]\n"
                                             "maxpool = MaxPool[plane]\n"
                                             "f = AveragePool[generic]\n"
@@ -90,10 +93,13 @@ std::string kernelOf(llvm::StringRef text, llvm::StringRef result) {
 TEST(SelectKernels, ScalarTargetHasNoChannelBlockAndSmallWinogradTiles) {
   lir::LIROptions opts;
   opts.vectorLanes = 1;
+  opts.vectorRegisters = 8;
   std::string text = strategies(*buildGraph(), opts);
-  EXPECT_EQ(kernelOf(text, "wino"), "Conv[winograd F(2x2,3x3)]");
+  EXPECT_EQ(kernelOf(text, "wino"), "Conv[winograd F(2x2,3x3) tile 6x1]");
   EXPECT_EQ(kernelOf(text, "narrow_dw"), "Conv[depthwise rows]");
-  EXPECT_EQ(kernelOf(text, "strided"), "Conv[direct]");
+  // A scalar's "lanes" are one output channel each: 6 of them, 8 registers
+  // less the step's pixel value and the weight.
+  EXPECT_EQ(kernelOf(text, "strided"), "Conv[direct tile c6x1]");
 }
 
 /// Convs on planes of up to 64 pixels, and strided ones, read packed
@@ -117,20 +123,25 @@ TEST(SelectKernels, PanelsOnSmallPlanes) {
   g.addOutput("blocks", c);
   lir::LIROptions opts;
   opts.vectorLanes = 8;
-  EXPECT_EQ(strategies(g, opts), "pointwise = Conv[1x1 gemm panels 49]\n"
-                                 "direct = Conv[direct panels 49]\n"
-                                 "blocks = Conv[direct panels 32]\n");
+  // Tiles of 14 pixels x 2 vectors of output channels (14 x 2 + 2 + 1 of 32
+  // registers), K in blocks of 256 steps (16 KiB of a tile's weights); the
+  // blocks of 32 pixels hold two whole tiles of 14.
+  EXPECT_EQ(strategies(g, opts), "pointwise = Conv[1x1 gemm panels 49 tile c14x2 b49 k256]\n"
+                                 "direct = Conv[direct panels 49 tile c14x2 b49 k256]\n"
+                                 "blocks = Conv[direct panels 32 tile c14x2 b28 k256]\n");
   opts.vectorLanes = 1;
-  EXPECT_EQ(kernelOf(strategies(g, opts), "direct"), "Conv[direct]");
+  opts.vectorRegisters = 8;
+  EXPECT_EQ(kernelOf(strategies(g, opts), "direct"), "Conv[direct tile p4x1]");
 }
 
 TEST(SelectKernels, WinogradOffAndForcedTile) {
   lir::LIROptions opts;
   opts.winograd = false;
-  EXPECT_EQ(kernelOf(strategies(*buildGraph(), opts), "wino"), "Conv[direct]");
+  EXPECT_EQ(kernelOf(strategies(*buildGraph(), opts), "wino"), "Conv[direct tile p8x2]");
   opts.winograd = true;
   opts.winogradTile = 2;
-  EXPECT_EQ(kernelOf(strategies(*buildGraph(), opts), "wino"), "Conv[winograd F(2x2,3x3)]");
+  EXPECT_EQ(kernelOf(strategies(*buildGraph(), opts), "wino"),
+            "Conv[winograd F(2x2,3x3) tile 8x3]");
 }
 
 /// A grouped Conv runs group by group on any target, and its padded copy
@@ -146,16 +157,93 @@ TEST(SelectKernels, GroupedConvCopiesOneGroup) {
                       {"pads", Attr::ofInts({1, 1, 1, 1})}});
   ASSERT_TRUE(static_cast<bool>(n)) << llvm::toString(n.takeError());
   g.addOutput("y", (*n)->getOutput());
-  for (unsigned lanes : {1u, 4u, 16u}) {
+  // A group's 8 output channels as rows, its 8 x 8 pixels on the lanes; 16
+  // lanes take three output rows a tile.
+  const std::tuple<unsigned, unsigned, const char *> targets[] = {
+      {1, 8, "Conv[grouped gemm tile p4x1]"},
+      {4, 32, "Conv[grouped gemm tile p8x2]"},
+      {16, 32, "Conv[grouped gemm tile p8x3 r3]"}};
+  for (auto [lanes, registers, kernel] : targets) {
     lir::LIROptions opts;
     opts.vectorLanes = lanes;
-    EXPECT_EQ(kernelOf(strategies(g, opts), "y"), "Conv[grouped gemm]") << lanes;
+    opts.vectorRegisters = registers;
+    EXPECT_EQ(kernelOf(strategies(g, opts), "y"), kernel) << lanes;
     auto f = lir::generateLIR(g, opts);
     ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
     const lir::Instr &conv = f->instrs.back();
     ASSERT_TRUE(conv.padded.has_value());
     EXPECT_EQ(conv.padded->channels, 8);
     EXPECT_EQ(conv.padded->bytes(), 8u * 18 * 18 * sizeof(float));
+  }
+}
+
+/// Every f32 GEMM-shaped kernel gets a register tile that fits the target's
+/// registers (its accumulators, a step's vectors and one broadcast value;
+/// one row of several vectors where even that does not fit), of at most 4
+/// vectors (8 for a matrix-vector product); output channels on the lanes
+/// only over packed weights and, over packed panels, at most
+/// kMinPanelPixels pixels a tile within a block of the panels; K blocks
+/// only over panels.
+TEST(SelectKernels, RegisterTilesFitTheRegisters) {
+  Graph g("tiles");
+  auto ints = [](std::vector<int64_t> v) { return Attr::ofInts(v); };
+  auto conv = [&](llvm::StringRef name, std::vector<int64_t> x, std::vector<int64_t> w,
+                  AttrMap attrs) {
+    Value *in = g.addInput((name + "_x").str(), TensorType(DType::F32, x));
+    Value *weights = g.addConstant((name + "_w").str(), Tensor(TensorType(DType::F32, w)));
+    auto n = g.addNode(OpKind::Conv, name, {in, weights}, attrs);
+    ASSERT_TRUE(static_cast<bool>(n)) << llvm::toString(n.takeError());
+    g.addOutput(name, (*n)->getOutput());
+  };
+  auto matMul = [&](llvm::StringRef name, std::vector<int64_t> a, std::vector<int64_t> b) {
+    Value *x = g.addInput((name + "_a").str(), TensorType(DType::F32, a));
+    Value *w = g.addConstant((name + "_b").str(), Tensor(TensorType(DType::F32, b)));
+    auto n = g.addNode(OpKind::MatMul, name, {x, w}, {});
+    ASSERT_TRUE(static_cast<bool>(n)) << llvm::toString(n.takeError());
+    g.addOutput(name, (*n)->getOutput());
+  };
+  conv("wino", {1, 16, 20, 20}, {24, 16, 3, 3}, {{"pads", ints({1, 1, 1, 1})}});
+  conv("large", {1, 3, 96, 96}, {8, 3, 3, 3}, {{"pads", ints({1, 1, 1, 1})}});
+  conv("narrow", {1, 4, 5, 3}, {7, 4, 3, 3}, {});
+  conv("strided", {1, 24, 15, 15}, {40, 24, 3, 3},
+       {{"pads", ints({1, 1, 1, 1})}, {"strides", ints({2, 2})}});
+  conv("pointwise", {1, 96, 56, 56}, {24, 96, 1, 1}, {});
+  conv("panels", {1, 512, 7, 7}, {20, 512, 1, 1}, {});
+  conv("grouped", {1, 12, 9, 9}, {18, 4, 3, 3}, {{"group", Attr::ofInt(3)}});
+  matMul("gemv", {1, 100}, {100, 37});
+  matMul("gemm", {33, 20}, {20, 50});
+  using Kind = lir::KernelStrategy::Kind;
+  for (auto [lanes, registers] : {std::pair{16u, 32u}, {8u, 16u}, {4u, 32u}, {1u, 8u}}) {
+    lir::LIROptions opts;
+    opts.vectorLanes = lanes;
+    opts.vectorRegisters = registers;
+    auto f = lir::generateLIR(g, opts);
+    ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
+    int tiled = 0;
+    for (const lir::Instr &in : f->instrs) {
+      const lir::KernelStrategy &s = in.strategy;
+      if (!s.is(Kind::Direct) && !s.is(Kind::Pointwise) && !s.is(Kind::Grouped) &&
+          !s.is(Kind::Winograd) && !s.is(Kind::Gemm))
+        continue;
+      const lir::RegisterTile &t = s.registerTile;
+      std::string name = (in.node->getName() + " at " + llvm::Twine(lanes) + "x" +
+                          llvm::Twine(registers)).str();
+      ++tiled;
+      ASSERT_GE(t.rows, 1u) << name;
+      bool gemv = s.is(Kind::Gemm) && in.node->getInput(0)->getType().shape[0] == 1;
+      EXPECT_TRUE(t.vecs >= 1 && t.vecs <= (gemv ? 8u : 4u)) << name;
+      if (!t.span)
+        EXPECT_TRUE(t.rows == 1 || t.rows * t.vecs + t.vecs + 1 <= registers) << name;
+      EXPECT_TRUE(!t.channelsOnLanes || s.packedWeights) << name;
+      bool panels = (s.is(Kind::Direct) || s.is(Kind::Pointwise)) && s.tile;
+      EXPECT_TRUE(!t.kBlock || (panels && t.kBlock >= lir::kConvUnrolledChannels)) << name;
+      if (panels) {
+        EXPECT_TRUE(t.channelsOnLanes) << name;
+        EXPECT_LE(int64_t(t.rows), lir::kMinPanelPixels) << name;
+        EXPECT_TRUE(t.block >= t.rows && t.block <= s.tile) << name;
+      }
+    }
+    EXPECT_EQ(tiled, 9) << lanes;
   }
 }
 
@@ -247,7 +335,7 @@ TEST(SelectKernels, Int8GemmDepthwiseAndPortable) {
   // depthwise and the MatMuls keep their portable kernels.
   opts.int8Dot = lir::Int8Dot::Pmaddwd;
   text = strategies(*buildInt8Graph(), opts);
-  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 8x8 pmaddwd]");
+  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 8x8 pmaddwd planes]");
   EXPECT_EQ(kernelOf(text, "dw"), "Conv[int8 depthwise padded]");
   EXPECT_EQ(kernelOf(text, "dw9"), "Conv[int8 depthwise channel-block 8 avx2]");
   EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
@@ -293,7 +381,7 @@ TEST(SelectKernels, Int8GemmSdot) {
   EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
   EXPECT_EQ(int8PackingOf(opts, "w1"), lir::Packing::Int8Rows);
   // Under 16 pixels 8 x 4; under 4 the portable kernel.
-  EXPECT_EQ(pointwiseKernel(opts, 3, 3), "Conv[int8 gemm 8x4 sdot]");
+  EXPECT_EQ(pointwiseKernel(opts, 3, 3), "Conv[int8 gemm 8x4 sdot input]");
   EXPECT_EQ(pointwiseKernel(opts, 1, 3), "Conv[int8 gemm 2x2 scalar]");
 }
 
@@ -305,8 +393,9 @@ TEST(SelectKernels, Int8GemmSmmla) {
   opts.int8Dot = lir::Int8Dot::Smmla;
   std::string text = strategies(*buildInt8Graph(), opts);
   const std::pair<const char *, const char *> kernels[] = {
-      {"conv", "Conv[int8 gemm 8x8 smmla]"},     {"big", "Conv[int8 gemm 8x8 smmla]"},
-      {"shared0", "Conv[int8 gemm 8x8 smmla]"},  {"dw", "Conv[int8 depthwise padded]"},
+      {"conv", "Conv[int8 gemm 8x8 smmla]"},     {"big", "Conv[int8 gemm 8x8 smmla planes]"},
+      {"shared0", "Conv[int8 gemm 8x8 smmla input]"},
+      {"dw", "Conv[int8 depthwise padded]"},
       {"fc1", "MatMul[int8 gemm 4x1 scalar]"},   {"fc2", "MatMul[int8 gemm 2x2 scalar]"}};
   for (auto [node, kernel] : kernels)
     EXPECT_EQ(kernelOf(text, node), kernel) << node;
@@ -316,9 +405,9 @@ TEST(SelectKernels, Int8GemmSmmla) {
   EXPECT_EQ(int8PackingOf(opts, "w7"), lir::Packing::Int8RowsOctetChannelPairs);
   // From 8 pixels (9, exactly 8) SMMLA; under 8 SDOT's 8 x 4; under 4 the
   // portable kernel.
-  const std::pair<int64_t, const char *> byWidth[] = {{9, "Conv[int8 gemm 8x8 smmla]"},
-                                                      {8, "Conv[int8 gemm 8x8 smmla]"},
-                                                      {7, "Conv[int8 gemm 8x4 sdot]"},
+  const std::pair<int64_t, const char *> byWidth[] = {{9, "Conv[int8 gemm 8x8 smmla input]"},
+                                                      {8, "Conv[int8 gemm 8x8 smmla input]"},
+                                                      {7, "Conv[int8 gemm 8x4 sdot input]"},
                                                       {3, "Conv[int8 gemm 2x2 scalar]"}};
   for (auto [width, kernel] : byWidth)
     EXPECT_EQ(pointwiseKernel(opts, 1, width), kernel) << width;
@@ -351,8 +440,8 @@ TEST(SelectKernels, Int8SharedWeightsKeepSdot) {
   lir::LIROptions opts;
   opts.int8Dot = lir::Int8Dot::Smmla;
   std::string text = strategies(g, opts);
-  EXPECT_EQ(kernelOf(text, "wide"), "Conv[int8 gemm 8x4 sdot]");
-  EXPECT_EQ(kernelOf(text, "narrow"), "Conv[int8 gemm 8x4 sdot]");
+  EXPECT_EQ(kernelOf(text, "wide"), "Conv[int8 gemm 8x4 sdot input]");
+  EXPECT_EQ(kernelOf(text, "narrow"), "Conv[int8 gemm 8x4 sdot input]");
 }
 
 /// Weights `name` of buildInt8Graph's LIR under `opts`: their packing and
@@ -423,15 +512,15 @@ TEST(SelectKernels, Int8GemmVnni) {
   lir::LIROptions opts;
   opts.int8Dot = lir::Int8Dot::Vnni;
   std::string text = strategies(*buildInt8Graph(), opts);
-  EXPECT_EQ(kernelOf(text, "shared0"), "Conv[int8 gemm 8x8 vnni]");
-  EXPECT_EQ(kernelOf(text, "s1"), "Conv[int8 gemm 8x8 vnni]");
-  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 8x8 vnni]");
-  EXPECT_EQ(kernelOf(text, "big"), "Conv[int8 gemm 4x16 vnni]");
+  EXPECT_EQ(kernelOf(text, "shared0"), "Conv[int8 gemm 8x8 vnni input]");
+  EXPECT_EQ(kernelOf(text, "s1"), "Conv[int8 gemm 8x8 vnni input]");
+  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 8x8 vnni planes]");
+  EXPECT_EQ(kernelOf(text, "big"), "Conv[int8 gemm 4x16 vnni planes]");
   EXPECT_EQ(kernelOf(text, "dw9"), "Conv[int8 depthwise channel-block 8 avx2]");
   EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
   EXPECT_EQ(int8PackingOf(opts, "w3"), lir::Packing::Int8RowsQuadChannels);
   EXPECT_EQ(int8PackingOf(opts, "w1"), lir::Packing::Int8RowsQuadChannels);
-  EXPECT_EQ(pointwiseKernel(opts, 3, 3), "Conv[int8 gemm 8x8 vnni]");
+  EXPECT_EQ(pointwiseKernel(opts, 3, 3), "Conv[int8 gemm 8x8 vnni input]");
   // A strided 1x1 Conv's pixels are no run of the input.
   EXPECT_EQ(pointwiseKernel(opts, 8, 8, {2, 2}), "Conv[int8 gemm 4x16 pmaddwd]");
 }

@@ -1,0 +1,40 @@
+//===- ConvShape.cpp - A 2-D convolution, as its kernels walk it ----------===//
+
+#include "compiler/lir/ConvShape.h"
+#include "compiler/ops/OpViews.h"
+
+namespace kiln {
+namespace lir {
+
+ConvShape ConvShape::of(const Node &conv) {
+  ConvView v(conv);
+  const TensorType &xt = v.input()->getType();
+  const TensorType &wt = v.weights()->getType();
+  const TensorType &yt = conv.getOutput()->getType();
+  ConvShape s;
+  s.N = xt.shape[0], s.C = xt.shape[1], s.H = xt.shape[2], s.W = xt.shape[3];
+  s.OC = yt.shape[1], s.OH = yt.shape[2], s.OW = yt.shape[3];
+  s.KH = wt.shape[2], s.KW = wt.shape[3];
+  s.G = v.group();
+  s.ICg = s.C / s.G, s.OCg = s.OC / s.G;
+  s.sh = v.strides(0), s.sw = v.strides(1);
+  s.dh = v.dilations(0), s.dw = v.dilations(1);
+  s.pt = v.pads(0), s.pl = v.pads(1);
+  s.pb = v.pads(2), s.pr = v.pads(3);
+  return s;
+}
+
+ConvRows convRows(const ConvShape &s, const PaddedInput *layout, const KernelStrategy &strategy) {
+  using Kind = KernelStrategy::Kind;
+  ConvRows r;
+  r.rowStride = layout ? layout->rowStride() : s.W;
+  r.pixelStep = layout ? 1 : s.sw;
+  r.panels = (strategy.is(Kind::Pointwise) || strategy.is(Kind::Direct)) && strategy.tile;
+  bool flat = r.panels || (s.sh * r.rowStride == s.OW && r.pixelStep == 1);
+  r.rowLen = flat ? s.OH * s.OW : s.OW;
+  r.numRows = flat ? 1 : s.OH;
+  return r;
+}
+
+} // namespace lir
+} // namespace kiln

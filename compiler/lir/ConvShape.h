@@ -1,0 +1,51 @@
+//===- ConvShape.h - A 2-D convolution, as its kernels walk it -*- C++ -*-===//
+//
+// The sizes, groups, strides, dilations and pads of a 2-D convolution, and
+// the rows in which the register-tiled kernel walks its output. Kernel
+// selection's cost model (RegisterTiles.h) and the kernels
+// (codegen/kernels) read the same.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIR_CONVSHAPE_H
+#define KILN_LIR_CONVSHAPE_H
+
+#include "compiler/lir/LIR.h"
+
+namespace kiln {
+namespace lir {
+
+struct ConvShape {
+  int64_t N, C, H, W;    ///< input
+  int64_t OC, OH, OW;    ///< output
+  int64_t KH, KW;        ///< kernel
+  int64_t G, ICg, OCg;   ///< groups, channels per group
+  int64_t sh, sw, dh, dw; ///< strides, dilations
+  int64_t pt, pl, pb, pr; ///< pads
+
+  static ConvShape of(const Node &conv);
+  int64_t taps() const { return KH * KW; }
+  int64_t reduction() const { return ICg * KH * KW; }
+};
+
+/// The output rows of a register-tiled convolution (Direct, Pointwise,
+/// Grouped) and how it reads its input view: the padded copy `layout`, or
+/// the input in place.
+struct ConvRows {
+  /// Input view elements from one input row to the next, and from one
+  /// output pixel's window to its neighbour's (a padded copy folds the
+  /// column stride into its layout; a strided 1x1 reads in place).
+  int64_t rowStride, pixelStep;
+  /// Whether the input is packed into panels (KernelStrategy::tile).
+  bool panels;
+  /// Output pixels per row and rows: one row of the whole plane when
+  /// consecutive output pixels are consecutive in the view across row ends
+  /// too (1x1, stride 1, no padding) or in panels.
+  int64_t rowLen, numRows;
+};
+
+ConvRows convRows(const ConvShape &s, const PaddedInput *layout, const KernelStrategy &strategy);
+
+} // namespace lir
+} // namespace kiln
+
+#endif
