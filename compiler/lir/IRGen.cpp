@@ -116,6 +116,7 @@ Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy) {
   case Int8Dot::Sdot: // taps in order: a quad is the word SDOT broadcasts
     return conv ? Packing::Int8Rows : Packing::Int8RowsTransposed;
   case Int8Dot::Vnni:
+  case Int8Dot::Vnni512:
     // Only Convs take Vnni (int8GemmStrategy).
     return conv ? Packing::Int8RowsQuadChannels : Packing::Int8RowsTransposed;
   case Int8Dot::Smmla:
@@ -148,7 +149,7 @@ llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv) {
 }
 
 bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy) {
-  if ((strategy.dot != Int8Dot::Pmaddwd && strategy.dot != Int8Dot::Vnni &&
+  if ((strategy.dot != Int8Dot::Pmaddwd && !isVnni(strategy.dot) &&
        strategy.dot != Int8Dot::Smmla) ||
       !conv.is(OpKind::Conv))
     return false;

@@ -67,11 +67,11 @@ enum class Packing {
   /// to broadcast, and meets a pair of input runs a kernel reads without
   /// index arithmetic.
   Int8RowsWidened,
-  /// A Conv's int8 weights for x86 VPDPBUSD (Int8Dot::Vnni) as O rows of
-  /// int8 taps in the same (kernel row, kernel column, channel) order, the
-  /// channels padded to a quad: a quad of channels at one kernel position is
-  /// the word to broadcast, and meets the quads a kernel interleaves from
-  /// four input runs.
+  /// A Conv's int8 weights for x86 VPDPBUSD (Int8Dot::Vnni, Vnni512) as O
+  /// rows of int8 taps in the same (kernel row, kernel column, channel)
+  /// order, the channels padded to a quad: a quad of channels at one kernel
+  /// position is the word to broadcast, and meets the quads a kernel
+  /// interleaves from four input runs.
   Int8RowsQuadChannels,
   /// A Conv's int8 weights for AArch64 SMMLA (Int8Dot::Smmla): rows of taps
   /// in order, zero-padded to a multiple of kInt8Octet, stored by pairs of
@@ -272,7 +272,7 @@ struct Int8PaddedPlane {
   int64_t rows, cols;
   /// The planes of `channels` and one element more, which a strided run's
   /// load reaches past the last one: int16 inputs with the offset added, or
-  /// for Int8Dot::Vnni int8 inputs + 128 (`elementBytes` 1).
+  /// for Int8Dot::Vnni and Vnni512 int8 inputs + 128 (`elementBytes` 1).
   uint64_t bytes(int64_t channels = 1, uint64_t elementBytes = sizeof(int16_t)) const {
     return (channels * rows * cols + 1) * elementBytes;
   }
@@ -284,11 +284,11 @@ llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv);
 constexpr int64_t kInt8RunStride = 2;
 
 /// Whether an Int8Gemm Conv with pixels on lanes (Int8Dot::Pmaddwd, Vnni,
-/// Smmla) reads each block's taps as runs of its padded planes: column
-/// stride at most kInt8RunStride, unit column dilation, whole blocks in one
-/// output row, and not a unit-stride 1x1 Conv without padding (whose runs
-/// are the input itself); for Smmla, whole octets of channels (a group's
-/// channels padded to an octet would multiply its taps).
+/// Vnni512, Smmla) reads each block's taps as runs of its padded planes:
+/// column stride at most kInt8RunStride, unit column dilation, whole blocks
+/// in one output row, and not a unit-stride 1x1 Conv without padding (whose
+/// runs are the input itself); for Smmla, whole octets of channels (a
+/// group's channels padded to an octet would multiply its taps).
 bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy);
 
 /// The temp of an Int8Gemm instruction: `strategy.tileCols` columns of int16

@@ -176,32 +176,48 @@ KernelStrategy portableInt8Gemm(const Node &n, Int8Dot dot, bool packed) {
                                   dot == Int8Dot::ArmDsp ? armDspUnroll(n, rows, cols) : 0);
 }
 
+/// Blocks of whole vectors of `lanes` pixels of Conv `n`'s output, the last
+/// block overlapping the one before, 8 accumulators: 4 rows x 2 vectors, or
+/// 8 rows x 1 where blocks of two vectors would split an output row of an
+/// odd count of vectors (blocks in one output row read runs); none under a
+/// vector of pixels.
+std::optional<KernelStrategy> pixelLaneBlocks(const Node &n, int64_t lanes, Int8Dot dot) {
+  const TensorType &y = n.getOutput()->getType();
+  int64_t width = y.rank() == 4 ? y.shape[3] : 0, pixels = width ? y.shape[2] * width : 0;
+  bool singles = width % (2 * lanes) != 0 && width % lanes == 0;
+  if (pixels >= 2 * lanes && !singles)
+    return KernelStrategy::int8Gemm(4, 2 * lanes, dot, true);
+  if (pixels >= lanes)
+    return KernelStrategy::int8Gemm(8, lanes, dot, true);
+  return std::nullopt;
+}
+
+/// Whether the quads of `s`'s blocks (a VPDPBUSD strategy) are runs: of the
+/// input (a unit-stride 1x1 Conv) or of its padded planes.
+bool quadRuns(const Node &n, const KernelStrategy &s) {
+  return isUnitPointwiseConv(n) || int8GemmReadsPlane(n, s);
+}
+
 /// The GEMM strategy of int8 `n` (int8GemmOp). Weights it cannot pack it
 /// reads as they are, with scalar multiply-adds; the kernel names what it
 /// cannot run (weights computed at run time, a 1-D Conv).
 KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions &opts) {
   bool packed = int8WeightsPackable(g, n);
-  if (packed && (opts.int8Dot == Int8Dot::Pmaddwd || opts.int8Dot == Int8Dot::Vnni) &&
+  if (packed && (opts.int8Dot == Int8Dot::Pmaddwd || isVnni(opts.int8Dot)) &&
       n.is(OpKind::Conv)) {
-    // Blocks of whole vectors of pixels, the last block overlapping the one
-    // before, 8 accumulators: 4 rows x 16 pixels, or 8 x 8 where rows of 8
-    // would split blocks of 16 (blocks in one output row read runs).
-    const TensorType &y = n.getOutput()->getType();
-    const int64_t lanes = kInt8PixelLanes;
-    int64_t width = y.rank() == 4 ? y.shape[3] : 0, pixels = width ? y.shape[2] * width : 0;
-    bool eights = width % (2 * lanes) != 0 && width % lanes == 0;
-    std::optional<KernelStrategy> s;
-    if (pixels >= 2 * lanes && !eights)
-      s = KernelStrategy::int8Gemm(4, 2 * lanes, Int8Dot::Pmaddwd, true);
-    else if (pixels >= lanes)
-      s = KernelStrategy::int8Gemm(8, lanes, Int8Dot::Pmaddwd, true);
-    // VPDPBUSD where the block's quads are runs: of the input (a unit-stride
-    // 1x1 Conv) or of its padded planes; a Conv whose blocks gather pixel by
-    // pixel keeps VPMADDWD's pairs, half the bytes to gather.
-    if (s && opts.int8Dot == Int8Dot::Vnni) {
+    // VPDPBUSD where the block's quads are runs, on zmm's 16 pixels where
+    // the target has them; a Conv whose blocks gather pixel by pixel keeps
+    // VPMADDWD's pairs, half the bytes to gather.
+    if (opts.int8Dot == Int8Dot::Vnni512) {
+      auto zmm = pixelLaneBlocks(n, kVnni512PixelLanes, Int8Dot::Vnni512);
+      if (zmm && quadRuns(n, *zmm))
+        return *zmm;
+    }
+    std::optional<KernelStrategy> s = pixelLaneBlocks(n, kInt8PixelLanes, Int8Dot::Pmaddwd);
+    if (s && isVnni(opts.int8Dot)) {
       KernelStrategy vnni = *s;
       vnni.dot = Int8Dot::Vnni;
-      if (isUnitPointwiseConv(n) || int8GemmReadsPlane(n, vnni))
+      if (quadRuns(n, vnni))
         return vnni;
     }
     if (s)
@@ -286,8 +302,7 @@ bool int8DepthwiseFits(const Node &n) {
 KernelStrategy int8DepthwiseStrategy(const Node &n, const LIROptions &opts) {
   ConvView conv(n);
   const TensorType &x = conv.input()->getType(), &w = conv.weights()->getType();
-  if ((opts.int8Dot == Int8Dot::Pmaddwd || opts.int8Dot == Int8Dot::Vnni) &&
-      w.shape[0] == x.shape[1] &&
+  if ((opts.int8Dot == Int8Dot::Pmaddwd || isVnni(opts.int8Dot)) && w.shape[0] == x.shape[1] &&
       x.shape[1] >= kInt8PixelLanes)
     return KernelStrategy::int8DepthwiseChannelBlock(kInt8PixelLanes);
   if (opts.int8Dot != Int8Dot::ArmDsp)
