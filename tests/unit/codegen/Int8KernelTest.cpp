@@ -171,6 +171,33 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"strides", Attr::ofInts({2, 2})}}, 50, -60, 0.1f, 1000, kNone},
         ConvCase{"RowsOfEightPixels", {1, 4, 3, 4}, {5, 4, 3, 3}, 1,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 0, 0, 0.1f, 1000, kNone},
+        // x86 AVX-512 VNNI, 16 pixels a zmm: rows of two blocks of 32 read as
+        // runs of padded planes, 5 blocks of 4 rows; rows of 16 (8 rows a
+        // block, the last block of 12 rows overlapping); a group's planes
+        // of 3 channels (no whole quad) and 6 rows; column strides of 2 and
+        // row strides with dilation; a 1x1 Conv's runs of the input, 33
+        // and 17 pixels (the last block overlapping the one before, across
+        // rows), 7 and 5 channels. Elsewhere, blocks of 8.
+        ConvCase{"Zmm4x32RunsOfPlanes", {1, 5, 4, 64}, {20, 5, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -7, 4, 0.2f, 1000, kRelu},
+        ConvCase{"Zmm8x16RowsOfSixteen", {1, 6, 5, 16}, {12, 6, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 127, -128, 0.3f, 1000, kNone},
+        ConvCase{"ZmmGroupPlanes", {1, 6, 3, 32}, {12, 3, 3, 3}, 2,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -128, 9, 0.1f, 1000, kRelu6},
+        ConvCase{"ZmmStrideTwo", {1, 8, 7, 64}, {8, 8, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 0, 1, 1})}, {"strides", Attr::ofInts({2, 2})}},
+                 21, -3, 0.2f, 1000, kRelu},
+        ConvCase{"ZmmStridedRowsDilated", {1, 3, 9, 32}, {8, 3, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({2, 1, 2, 1})},
+                  {"strides", Attr::ofInts({2, 1})},
+                  {"dilations", Attr::ofInts({2, 1})}},
+                 100, -20, 0.3f, 1000, kNone},
+        ConvCase{"ZmmPointwiseOverlapping", {1, 7, 3, 11}, {9, 7, 1, 1}, 1, {}, 13, -1, 0.1f,
+                 1000, kNone},
+        ConvCase{"ZmmPointwiseSeventeenPixels", {1, 5, 1, 17}, {10, 5, 1, 1}, 1, {}, -128, 5,
+                 0.1f, 1000, kRelu},
+        ConvCase{"ZmmPointwiseStrideTwo", {1, 6, 4, 64}, {5, 6, 1, 1}, 1,
+                 {{"strides", Attr::ofInts({2, 2})}}, 50, -60, 0.1f, 1000, kNone},
         // Depthwise with blocks of 8 channels on the lanes (x86 AVX2): whole
         // blocks, a last block overlapping the one before, rows of 5 (KWS),
         // asymmetric padding, strides, dilation, a window too big to unroll,
