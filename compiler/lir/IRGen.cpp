@@ -164,8 +164,14 @@ bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy) {
   }
   if (strategy.dot == Int8Dot::Smmla && w.shape[1] % kInt8Octet != 0)
     return false;
-  return !isUnitPointwiseConv(conv) && geom->strides[1] <= kInt8RunStride && geom->dilations[1] == 1 &&
-         y.shape[3] % strategy.tileCols == 0;
+  // Blocks in one output row, or for Vnni512 blocks of whole rows (none
+  // overlaps the one before).
+  const int64_t width = y.shape[3], pixels = y.shape[2] * width;
+  const bool rowsOfBlocks = width % strategy.tileCols == 0;
+  const bool blocksOfRows = strategy.dot == Int8Dot::Vnni512 &&
+                            strategy.tileCols % width == 0 && pixels % strategy.tileCols == 0;
+  return !isUnitPointwiseConv(conv) && geom->strides[1] <= kInt8RunStride &&
+         geom->dilations[1] == 1 && (rowsOfBlocks || blocksOfRows);
 }
 
 uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy) {

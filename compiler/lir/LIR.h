@@ -286,9 +286,10 @@ constexpr int64_t kInt8RunStride = 2;
 /// Whether an Int8Gemm Conv with pixels on lanes (Int8Dot::Pmaddwd, Vnni,
 /// Vnni512, Smmla) reads each block's taps as runs of its padded planes:
 /// column stride at most kInt8RunStride, unit column dilation, whole blocks
-/// in one output row, and not a unit-stride 1x1 Conv without padding (whose
-/// runs are the input itself); for Smmla, whole octets of channels (a
-/// group's channels padded to an octet would multiply its taps).
+/// in one output row (for Vnni512 also blocks of whole rows, a run of each),
+/// and not a unit-stride 1x1 Conv without padding (whose runs are the input
+/// itself); for Smmla, whole octets of channels (a group's channels padded
+/// to an octet would multiply its taps).
 bool int8GemmReadsPlane(const Node &conv, const KernelStrategy &strategy);
 
 /// The temp of an Int8Gemm instruction: `strategy.tileCols` columns of int16

@@ -177,18 +177,19 @@ KernelStrategy portableInt8Gemm(const Node &n, Int8Dot dot, bool packed) {
 }
 
 /// Blocks of whole vectors of `lanes` pixels of Conv `n`'s output, the last
-/// block overlapping the one before, 8 accumulators: 4 rows x 2 vectors, or
-/// 8 rows x 1 where blocks of two vectors would split an output row of an
-/// odd count of vectors (blocks in one output row read runs); none under a
-/// vector of pixels.
-std::optional<KernelStrategy> pixelLaneBlocks(const Node &n, int64_t lanes, Int8Dot dot) {
+/// block overlapping the one before, `accumulators` vectors of sums (half
+/// the vector registers): rows x 2 vectors, or rows x 1 where blocks of two
+/// vectors would split an output row of an odd count of vectors (blocks in
+/// one output row read runs); none under a vector of pixels.
+std::optional<KernelStrategy> pixelLaneBlocks(const Node &n, int64_t lanes, int64_t accumulators,
+                                              Int8Dot dot) {
   const TensorType &y = n.getOutput()->getType();
   int64_t width = y.rank() == 4 ? y.shape[3] : 0, pixels = width ? y.shape[2] * width : 0;
   bool singles = width % (2 * lanes) != 0 && width % lanes == 0;
   if (pixels >= 2 * lanes && !singles)
-    return KernelStrategy::int8Gemm(4, 2 * lanes, dot, true);
+    return KernelStrategy::int8Gemm(accumulators / 2, 2 * lanes, dot, true);
   if (pixels >= lanes)
-    return KernelStrategy::int8Gemm(8, lanes, dot, true);
+    return KernelStrategy::int8Gemm(accumulators, lanes, dot, true);
   return std::nullopt;
 }
 
@@ -206,14 +207,15 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
   if (packed && (opts.int8Dot == Int8Dot::Pmaddwd || isVnni(opts.int8Dot)) &&
       n.is(OpKind::Conv)) {
     // VPDPBUSD where the block's quads are runs, on zmm's 16 pixels where
-    // the target has them; a Conv whose blocks gather pixel by pixel keeps
-    // VPMADDWD's pairs, half the bytes to gather.
+    // the target has them (and AVX-512's 32 registers, 16 of sums); a Conv
+    // whose blocks gather pixel by pixel keeps VPMADDWD's pairs, half the
+    // bytes to gather (AVX2's 16 registers, 8 of sums).
     if (opts.int8Dot == Int8Dot::Vnni512) {
-      auto zmm = pixelLaneBlocks(n, kVnni512PixelLanes, Int8Dot::Vnni512);
+      auto zmm = pixelLaneBlocks(n, kVnni512PixelLanes, 16, Int8Dot::Vnni512);
       if (zmm && quadRuns(n, *zmm))
         return *zmm;
     }
-    std::optional<KernelStrategy> s = pixelLaneBlocks(n, kInt8PixelLanes, Int8Dot::Pmaddwd);
+    std::optional<KernelStrategy> s = pixelLaneBlocks(n, kInt8PixelLanes, 8, Int8Dot::Pmaddwd);
     if (s && isVnni(opts.int8Dot)) {
       KernelStrategy vnni = *s;
       vnni.dot = Int8Dot::Vnni;

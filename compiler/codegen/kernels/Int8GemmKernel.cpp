@@ -629,12 +629,11 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   // G runs of CB inputs, a group of G channels (a quad, or Smmla's octet),
   // interleaved into the CB pixels' groups; stored as group `group` of the
   // block's columns.
-  auto interleaveGroups = [&](llvm::ArrayRef<llvm::Value *> run) {
-    const int64_t G = run.size();
-    // Runs joined in pairs until two halves are left, then one shuffle
-    // picks each pixel's taps out of the halves.
-    Values joined(run.begin(), run.end());
-    while (joined.size() > 2) {
+  // A power of two of vectors of one type joined in pairs until `parts`
+  // are left.
+  auto joinVectors = [&](llvm::ArrayRef<llvm::Value *> vectors, size_t parts) {
+    Values joined(vectors.begin(), vectors.end());
+    while (joined.size() > parts) {
       const int64_t n = llvm::cast<llvm::FixedVectorType>(joined[0]->getType())->getNumElements();
       llvm::SmallVector<int, 64> concat;
       for (int64_t c = 0; c < 2 * n; ++c)
@@ -644,6 +643,13 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
         halves.push_back(b.CreateShuffleVector(joined[j], joined[j + 1], concat));
       joined = halves;
     }
+    return joined;
+  };
+  auto interleaveGroups = [&](llvm::ArrayRef<llvm::Value *> run) {
+    const int64_t G = run.size();
+    // Runs joined in pairs until two halves are left, then one shuffle
+    // picks each pixel's taps out of the halves.
+    Values joined = joinVectors(run, 2);
     llvm::SmallVector<int, 64> groups;
     for (int64_t c = 0; c < CB; ++c)
       for (int64_t j = 0; j < G; ++j)
@@ -656,16 +662,18 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   };
 
   // The block from pixel `first` out of the planes of raw int8 inputs
-  // (Vnni, Smmla), a group of G channels (a quad, an octet) at each kernel
-  // position at a time: G runs of CB inputs interleaved into the pixels'
-  // groups (channels past the group's read its last again; their weights
-  // are 0).
+  // (Vnni, Vnni512, Smmla), a group of G channels (a quad, an octet) at
+  // each kernel position at a time: G runs of CB inputs interleaved into the
+  // pixels' groups (channels past the group's read its last again; their
+  // weights are 0). A block of whole output rows (Vnni512's 16 or 32 pixels
+  // of rows of 8) joins a run of each row.
   auto planeGroupRuns = [&](llvm::Value *first) {
     const int64_t G = g.tapGroup(), groupsPerPosition = llvm::divideCeil(CG, G);
+    const int64_t rowsPerBlock = CB > OW ? CB / OW : 1, runPixels = CB / rowsPerBlock;
     llvm::SmallVector<int, 32> strided;
-    for (int64_t c = 0; c < CB; ++c)
+    for (int64_t c = 0; c < runPixels; ++c)
       strided.push_back(int(c * sw));
-    auto *spanTy = llvm::FixedVectorType::get(i8, CB * sw);
+    auto *spanTy = llvm::FixedVectorType::get(i8, runPixels * sw);
     llvm::Value *corner = kb.linear(
         {b.CreateUDiv(first, kb.idx(OW)), b.CreateURem(first, kb.idx(OW))}, {sh * PC, sw});
     kb.nest({KH, KW, groupsPerPosition}, [&](llvm::ArrayRef<llvm::Value *> k) {
@@ -675,9 +683,13 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
         if (CG % G)
           ic = b.CreateSelect(b.CreateICmpULT(ic, kb.idx(CG)), ic, kb.idx(CG - 1));
         llvm::Value *at = b.CreateAdd(corner, kb.linear({ic, k[0], k[1]}, {PR * PC, dh * PC, 1}));
-        run.push_back(b.CreateAlignedLoad(spanTy, kb.gep(i8, planes, at), llvm::Align(1)));
-        if (sw > 1)
-          run.back() = b.CreateShuffleVector(run.back(), strided);
+        Values rowRuns;
+        for (int64_t r = 0; r < rowsPerBlock; ++r) {
+          llvm::Value *span = b.CreateAlignedLoad(
+              spanTy, kb.gep(i8, planes, b.CreateAdd(at, kb.idx(r * sh * PC))), llvm::Align(1));
+          rowRuns.push_back(sw > 1 ? b.CreateShuffleVector(span, strided) : span);
+        }
+        run.push_back(joinVectors(rowRuns, 1)[0]);
       }
       storeGroups(interleaveGroups(run), kb.linear(k, {KW * groupsPerPosition, groupsPerPosition, 1}),
                   G);

@@ -437,36 +437,39 @@ TEST(SelectKernels, Int8GemmVnni) {
 }
 
 /// x86 AVX-512 VNNI on zmm: Convs whose quads are runs in blocks of 16
-/// pixels take zmm VPDPBUSD, 4 rows x 32 pixels or 8 x 16 where rows of 16
-/// would split blocks of 32; the others VNNI's or AVX2's blocks of 8. All
-/// read the weights as rows of (kernel position, channel quad).
+/// pixels take zmm VPDPBUSD, 16 vectors of sums: 8 rows x 32 pixels, or
+/// 16 x 16 where rows of 16 would split blocks of 32; blocks of whole rows
+/// read a run of each row. The others take VNNI's or AVX2's blocks of 8
+/// (8 vectors of sums). All read the weights as rows of (kernel position,
+/// channel quad).
 TEST(SelectKernels, Int8GemmVnni512) {
   lir::LIROptions opts;
   opts.int8Dot = lir::Int8Dot::Vnni512;
   std::string text = strategies(*buildInt8Graph(), opts);
-  EXPECT_EQ(kernelOf(text, "big"), "Conv[int8 gemm 4x32 vnni512]");
-  // Rows of 8 pixels hold no block of 16 (runs of the planes).
-  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 8x8 vnni]");
+  EXPECT_EQ(kernelOf(text, "big"), "Conv[int8 gemm 8x32 vnni512]");
+  // 8 rows of 8 pixels: two blocks of 4 whole rows.
+  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 8x32 vnni512]");
   // A unit-stride 1x1 Conv's runs are the input's, across its rows.
-  EXPECT_EQ(kernelOf(text, "shared0"), "Conv[int8 gemm 4x32 vnni512]");
+  EXPECT_EQ(kernelOf(text, "shared0"), "Conv[int8 gemm 8x32 vnni512]");
   EXPECT_EQ(kernelOf(text, "dw9"), "Conv[int8 depthwise channel-block 8 avx2]");
   EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
   EXPECT_EQ(int8PackingOf(opts, "w7"), lir::Packing::Int8RowsQuadChannels);
   EXPECT_EQ(int8PackingOf(opts, "w3"), lir::Packing::Int8RowsQuadChannels);
   const std::pair<std::pair<int64_t, int64_t>, const char *> bySize[] = {
-      {{4, 16}, "Conv[int8 gemm 8x16 vnni512]"},  // rows of one zmm
-      {{3, 11}, "Conv[int8 gemm 4x32 vnni512]"},  // 33 pixels, 2 blocks overlapping
-      {{1, 17}, "Conv[int8 gemm 8x16 vnni512]"},  // 17 pixels, 2 blocks overlapping
+      {{4, 16}, "Conv[int8 gemm 16x16 vnni512]"}, // rows of one zmm
+      {{3, 11}, "Conv[int8 gemm 8x32 vnni512]"},  // 33 pixels, 2 blocks overlapping
+      {{1, 17}, "Conv[int8 gemm 16x16 vnni512]"}, // 17 pixels, 2 blocks overlapping
       {{3, 5}, "Conv[int8 gemm 8x8 vnni]"},       // 15 pixels: under a zmm
       {{1, 7}, "Conv[int8 gemm 2x2 scalar]"}};    // under a ymm
   for (auto [size, kernel] : bySize)
     EXPECT_EQ(pointwiseKernel(opts, size.first, size.second), kernel)
         << size.first << "x" << size.second;
-  // A strided 1x1 Conv's pixels are no run of the input: rows of 4 read no
-  // planes either.
-  EXPECT_EQ(pointwiseKernel(opts, 8, 8, {2, 2}), "Conv[int8 gemm 4x16 pmaddwd]");
-  // Rows of 32 strided pixels read runs of the planes.
-  EXPECT_EQ(pointwiseKernel(opts, 4, 64, {2, 2}), "Conv[int8 gemm 4x32 vnni512]");
+  // A strided 1x1 Conv's pixels are no run of the input, but rows of 32,
+  // or 4 rows of 4, are runs of its planes; 5 rows of 8 fill no whole
+  // blocks of rows, and take VNNI's blocks of a row.
+  EXPECT_EQ(pointwiseKernel(opts, 4, 64, {2, 2}), "Conv[int8 gemm 8x32 vnni512]");
+  EXPECT_EQ(pointwiseKernel(opts, 8, 8, {2, 2}), "Conv[int8 gemm 16x16 vnni512]");
+  EXPECT_EQ(pointwiseKernel(opts, 10, 16, {2, 2}), "Conv[int8 gemm 8x8 vnni]");
 }
 
 /// Packing::Int8RowsWidened: int16 rows in (kernel position, channel) order,
