@@ -299,11 +299,16 @@ bool int8DepthwiseFits(const Node &n) {
 /// The Int8Depthwise strategy of `n` (int8DepthwiseFits): with the Arm DSP,
 /// 3x3 windows of unit dilation and column stride 1 or 2 take two outputs
 /// per step, whose SMLADs share each window row's words; with AVX2, blocks
-/// of channels go on the lanes where there are enough of them, one output
-/// channel each.
+/// of channels go on the lanes (a ymm's 8 i32, or where the target uses zmm
+/// a zmm's 16) where there are enough of them, one output channel each.
 KernelStrategy int8DepthwiseStrategy(const Node &n, const LIROptions &opts) {
   ConvView conv(n);
   const TensorType &x = conv.input()->getType(), &w = conv.weights()->getType();
+  // Blocks of a zmm's 16 channels on a target that uses zmm (Vnni512's),
+  // where the Conv has as many.
+  if (opts.int8Dot == Int8Dot::Vnni512 && w.shape[0] == x.shape[1] &&
+      x.shape[1] >= kVnni512PixelLanes)
+    return KernelStrategy::int8DepthwiseChannelBlock(kVnni512PixelLanes);
   if ((opts.int8Dot == Int8Dot::Pmaddwd || isVnni(opts.int8Dot)) && w.shape[0] == x.shape[1] &&
       x.shape[1] >= kInt8PixelLanes)
     return KernelStrategy::int8DepthwiseChannelBlock(kInt8PixelLanes);

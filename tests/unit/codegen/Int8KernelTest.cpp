@@ -209,12 +209,16 @@ INSTANTIATE_TEST_SUITE_P(
                  -20, 8, 0.2f, 1000, kRelu6},
         ConvCase{"ZmmBlocksOfRowsGrouped", {1, 8, 4, 8}, {8, 4, 3, 3}, 2,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 5, 0, 0.1f, 1000, kNone},
-        // Depthwise with blocks of 8 channels on the lanes (x86 AVX2): whole
+        // Depthwise with blocks of 8 channels on the lanes (x86 AVX2; 16 where
+        // the target uses zmm, 21 channels two blocks of 16): whole
         // blocks, a last block overlapping the one before, rows of 5 (KWS),
         // asymmetric padding, strides, dilation, a window too big to unroll,
         // left shifts that saturate; with a depth multiplier, the plane.
         ConvCase{"DepthwiseChannelBlocks", {1, 16, 5, 5}, {16, 1, 3, 3}, 16,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -128, 5, 0.05f, 1000, kRelu},
+        ConvCase{"DepthwiseZmmChannelBlocksOverlap", {1, 21, 7, 5}, {21, 1, 3, 3}, 21,
+                 {{"pads", Attr::ofInts({1, 0, 1, 2})}, {"strides", Attr::ofInts({1, 2})}},
+                 -100, 6, 0.08f, 1000, kRelu},
         ConvCase{"DepthwiseChannelBlocksOverlapStrided", {1, 13, 9, 8}, {13, 1, 3, 3}, 13,
                  {{"pads", Attr::ofInts({0, 2, 1, 1})}, {"strides", Attr::ofInts({2, 2})}},
                  17, -3, 0.1f, 1000, kRelu6},

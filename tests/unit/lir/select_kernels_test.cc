@@ -440,8 +440,9 @@ TEST(SelectKernels, Int8GemmVnni) {
 /// pixels take zmm VPDPBUSD, 16 vectors of sums: 8 rows x 32 pixels, or
 /// 16 x 16 where rows of 16 would split blocks of 32; blocks of whole rows
 /// read a run of each row. The others take VNNI's or AVX2's blocks of 8
-/// (8 vectors of sums). All read the weights as rows of (kernel position,
-/// channel quad).
+/// (8 vectors of sums), and the depthwise Convs of 16 channels or more
+/// blocks of 16. All read the weights as rows of (kernel position, channel
+/// quad).
 TEST(SelectKernels, Int8GemmVnni512) {
   lir::LIROptions opts;
   opts.int8Dot = lir::Int8Dot::Vnni512;
@@ -470,6 +471,15 @@ TEST(SelectKernels, Int8GemmVnni512) {
   EXPECT_EQ(pointwiseKernel(opts, 4, 64, {2, 2}), "Conv[int8 gemm 8x32 vnni512]");
   EXPECT_EQ(pointwiseKernel(opts, 8, 8, {2, 2}), "Conv[int8 gemm 16x16 vnni512]");
   EXPECT_EQ(pointwiseKernel(opts, 10, 16, {2, 2}), "Conv[int8 gemm 8x8 vnni]");
+  // A depthwise Conv of 16 channels: a block of 16.
+  Graph dw("dw");
+  auto conv = dw.addNode(
+      OpKind::Conv, "c",
+      {dw.addInput("x", q8({1, 16, 5, 5})), dw.addConstant("w", Tensor(q8({16, 1, 3, 3})))},
+      {outQuant(), {"group", Attr::ofInt(16)}, {"pads", Attr::ofInts({1, 1, 1, 1})}});
+  ASSERT_TRUE(static_cast<bool>(conv)) << llvm::toString(conv.takeError());
+  dw.addOutput("y", (*conv)->getOutput());
+  EXPECT_EQ(kernelOf(strategies(dw, opts), "y"), "Conv[int8 depthwise channel-block 16 avx2]");
 }
 
 /// Packing::Int8RowsWidened: int16 rows in (kernel position, channel) order,
