@@ -447,15 +447,18 @@ TEST(SelectKernels, Int8GemmVnni512) {
   lir::LIROptions opts;
   opts.int8Dot = lir::Int8Dot::Vnni512;
   std::string text = strategies(*buildInt8Graph(), opts);
-  EXPECT_EQ(kernelOf(text, "big"), "Conv[int8 gemm 8x32 vnni512]");
-  // 8 rows of 8 pixels: two blocks of 4 whole rows.
-  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 8x32 vnni512]");
-  // A unit-stride 1x1 Conv's runs are the input's, across its rows.
-  EXPECT_EQ(kernelOf(text, "shared0"), "Conv[int8 gemm 8x32 vnni512]");
-  EXPECT_EQ(kernelOf(text, "dw9"), "Conv[int8 depthwise channel-block 8 avx2]");
-  EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
-  EXPECT_EQ(int8PackingOf(opts, "w7"), lir::Packing::Int8RowsQuadChannels);
-  EXPECT_EQ(int8PackingOf(opts, "w3"), lir::Packing::Int8RowsQuadChannels);
+  // "conv": 8 rows of 8 pixels, two blocks of 4 whole rows; "shared0": a
+  // unit-stride 1x1 Conv's runs are the input's, across its rows.
+  const std::pair<const char *, const char *> kernels[] = {
+      {"big", "Conv[int8 gemm 8x32 vnni512]"},
+      {"conv", "Conv[int8 gemm 8x32 vnni512]"},
+      {"shared0", "Conv[int8 gemm 8x32 vnni512]"},
+      {"dw9", "Conv[int8 depthwise channel-block 8 avx2]"},
+      {"fc1", "MatMul[int8 gemm 4x1 scalar]"}};
+  for (auto [node, kernel] : kernels)
+    EXPECT_EQ(kernelOf(text, node), kernel) << node;
+  for (const char *w : {"w7", "w3"})
+    EXPECT_EQ(int8PackingOf(opts, w), lir::Packing::Int8RowsQuadChannels) << w;
   const std::pair<std::pair<int64_t, int64_t>, const char *> bySize[] = {
       {{4, 16}, "Conv[int8 gemm 16x16 vnni512]"}, // rows of one zmm
       {{3, 11}, "Conv[int8 gemm 8x32 vnni512]"},  // 33 pixels, 2 blocks overlapping
