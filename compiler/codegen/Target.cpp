@@ -145,7 +145,8 @@ bool hasFeature(const llvm::MCSubtargetInfo &sti, llvm::StringRef name) {
   return false;
 }
 
-/// Fills the capabilities of `info` from the subtarget of `tm`.
+/// Fills the capabilities of `info` from the subtarget of `tm` (and
+/// int8Dot from its vectorLanes, read before).
 void readCapabilities(const llvm::TargetMachine &tm, TargetInfo &info) {
   const llvm::MCSubtargetInfo &sti = *tm.getMCSubtargetInfo();
   const llvm::Triple &triple = tm.getTargetTriple();
@@ -175,6 +176,11 @@ void readCapabilities(const llvm::TargetMachine &tm, TargetInfo &info) {
   // SMLAD pairs the low and high halves of words: little-endian order.
   if (info.dsp && triple.isLittleEndian())
     info.int8Dot = lir::Int8Dot::ArmDsp;
+  // zmm VPDPBUSD where the cost model uses 512-bit vectors (not where LLVM
+  // prefers 256 bits, as on Skylake-AVX512's successors); its Convs of
+  // fewer pixels take ymm VPDPBUSD (AVX512VL).
+  else if (info.avx2 && info.avx512Vnni && has("avx512vl") && info.vectorLanes == 16)
+    info.int8Dot = lir::Int8Dot::Vnni512;
   else if (info.avx2 && (info.avxVnni || (info.avx512Vnni && has("avx512vl"))))
     info.int8Dot = lir::Int8Dot::Vnni;
   else if (info.avx2)

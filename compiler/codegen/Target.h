@@ -76,7 +76,8 @@ struct TargetInfo {
   /// x86 int8 dot products: AVX-512 VNNI (zmm) and AVX-VNNI (VEX, ymm).
   bool avx512Vnni = false, avxVnni = false;
   /// The int8 kernels' multiply-add instructions, decided here once from
-  /// the features above (lir::LIROptions::int8Dot takes it as it is).
+  /// the features above and vectorLanes (lir::LIROptions::int8Dot takes it
+  /// as it is).
   lir::Int8Dot int8Dot = lir::Int8Dot::Scalar;
 };
 

@@ -116,6 +116,7 @@ Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy) {
   case Int8Dot::Sdot: // taps in order: a quad is the word SDOT broadcasts
     return conv ? Packing::Int8Rows : Packing::Int8RowsTransposed;
   case Int8Dot::Vnni:
+  case Int8Dot::Vnni512:
     // Only Convs take Vnni (int8GemmStrategy).
     return conv ? Packing::Int8RowsQuadChannels : Packing::Int8RowsTransposed;
   case Int8Dot::Smmla:

@@ -12,6 +12,7 @@ const char *int8DotName(Int8Dot dot) {
   case Int8Dot::Pmaddwd: return "pmaddwd";
   case Int8Dot::Sdot: return "sdot";
   case Int8Dot::Vnni: return "vnni";
+  case Int8Dot::Vnni512: return "vnni512";
   case Int8Dot::Smmla: return "smmla";
   }
   return "";

@@ -40,6 +40,12 @@ enum class Int8Dot : uint8_t {
   /// the 128's share. Unit-stride 1x1 Convs without padding, whose quads are
   /// the input's own runs; the other Convs of such a target take Pmaddwd.
   Vnni,
+  /// x86 AVX-512 VNNI on 512-bit vectors (a target whose cost model uses
+  /// zmm, TargetInfo::vectorLanes 16): as Vnni, with a Conv's pixels on the
+  /// 16 i32 lanes of a zmm VPDPBUSD, twice the products an instruction. A
+  /// Conv whose quads are no runs in blocks of 16 pixels takes Vnni's or
+  /// Pmaddwd's blocks of 8.
+  Vnni512,
   /// AArch64 SMMLA (+i8mm): a 2 x 2 block of int32 sums per instruction,
   /// each adding the eight products of a row's octet of taps and a pixel's
   /// octet of raw int8 inputs (a pair of rows times a pair of pixels, 32
@@ -54,6 +60,10 @@ enum class Int8Dot : uint8_t {
 /// holds: the i32 lanes of a 256-bit register.
 constexpr int64_t kInt8PixelLanes = 8;
 
+/// Pixels a vector of Int8Dot::Vnni512 sums holds: the i32 lanes of a
+/// 512-bit register.
+constexpr int64_t kVnni512PixelLanes = 16;
+
 /// Pixels a vector of Int8Dot::Sdot sums holds: the i32 lanes of a 128-bit
 /// register.
 constexpr int64_t kSdotPixelLanes = 4;
@@ -61,20 +71,25 @@ constexpr int64_t kSdotPixelLanes = 4;
 /// Rows and pixels of an Int8Dot::Smmla block: 4 x 4 of SMMLA's 2 x 2.
 constexpr int64_t kSmmlaBlock = 8;
 
+/// Whether `dot` is x86 VPDPBUSD, of either width (Vnni, Vnni512): quads of
+/// inputs + 128 by quads of weights.
+constexpr bool isVnni(Int8Dot dot) { return dot == Int8Dot::Vnni || dot == Int8Dot::Vnni512; }
+
 /// Pixels per vector of an Int8Gemm whose pixels are on the lanes (Pmaddwd,
-/// Sdot, Vnni; Smmla's sums, rearranged from its 2 x 2 blocks, as Sdot's);
-/// 1 for the others.
+/// Sdot, Vnni, Vnni512; Smmla's sums, rearranged from its 2 x 2 blocks, as
+/// Sdot's); 1 for the others.
 constexpr int64_t int8GemmPixelLanes(Int8Dot dot) {
-  return dot == Int8Dot::Pmaddwd || dot == Int8Dot::Vnni ? kInt8PixelLanes
-         : dot == Int8Dot::Sdot || dot == Int8Dot::Smmla ? kSdotPixelLanes
-                                                         : 1;
+  return dot == Int8Dot::Vnni512                         ? kVnni512PixelLanes
+         : dot == Int8Dot::Pmaddwd || dot == Int8Dot::Vnni ? kInt8PixelLanes
+         : dot == Int8Dot::Sdot || dot == Int8Dot::Smmla   ? kSdotPixelLanes
+                                                           : 1;
 }
 
 /// Taps per group of an Int8Gemm's columns of raw int8 taps: a quad (Sdot,
-/// Vnni) or an octet (Smmla); 0 where the columns are int16 inputs with the
-/// offset added.
+/// Vnni, Vnni512) or an octet (Smmla); 0 where the columns are int16 inputs
+/// with the offset added.
 constexpr int64_t int8GemmTapGroup(Int8Dot dot) {
-  return dot == Int8Dot::Sdot || dot == Int8Dot::Vnni ? 4 : dot == Int8Dot::Smmla ? 8 : 0;
+  return dot == Int8Dot::Sdot || isVnni(dot) ? 4 : dot == Int8Dot::Smmla ? 8 : 0;
 }
 
 /// Whether an Int8Gemm of `dot` keeps its columns as groups of raw int8

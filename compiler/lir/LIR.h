@@ -67,11 +67,11 @@ enum class Packing {
   /// to broadcast, and meets a pair of input runs a kernel reads without
   /// index arithmetic.
   Int8RowsWidened,
-  /// A Conv's int8 weights for x86 VPDPBUSD (Int8Dot::Vnni) as O rows of
-  /// int8 taps in the same (kernel row, kernel column, channel) order, the
-  /// channels padded to a quad: a quad of channels at one kernel position is
-  /// the word to broadcast, and meets the quads a kernel interleaves from
-  /// four input runs.
+  /// A Conv's int8 weights for x86 VPDPBUSD (Int8Dot::Vnni, Vnni512) as O
+  /// rows of int8 taps in the same (kernel row, kernel column, channel)
+  /// order, the channels padded to a quad: a quad of channels at one kernel
+  /// position is the word to broadcast, and meets the quads a kernel
+  /// interleaves from four input runs.
   Int8RowsQuadChannels,
   /// A Conv's int8 weights for AArch64 SMMLA (Int8Dot::Smmla): rows of taps
   /// in order, zero-padded to a multiple of kInt8Octet, stored by pairs of
@@ -273,7 +273,7 @@ struct Int8PaddedPlane {
   int64_t rows, cols;
   /// The planes of `channels` and one element more, which a strided run's
   /// load reaches past the last one: int16 inputs with the offset added, or
-  /// for Int8Dot::Vnni int8 inputs + 128 (`elementBytes` 1).
+  /// for Int8Dot::Vnni and Vnni512 int8 inputs + 128 (`elementBytes` 1).
   uint64_t bytes(int64_t channels = 1, uint64_t elementBytes = sizeof(int16_t)) const {
     return (channels * rows * cols + 1) * elementBytes;
   }

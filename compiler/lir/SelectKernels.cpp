@@ -170,9 +170,10 @@ bool smmlaFits(const Node &n) {
 /// with pixels on the lanes, runs of the input of a unit-stride 1x1 Conv
 /// without padding, or of the padded planes where every block's pixels are
 /// runs of them (column stride at most kInt8RunStride, unit column
-/// dilation, whole blocks in one output row; for Smmla, whole octets of
-/// channels: a group's channels padded to an octet would multiply its
-/// taps); else gathered.
+/// dilation, whole blocks in one output row, or for Vnni512 blocks of whole
+/// rows, a run of each, none overlapping the one before; for Smmla, whole
+/// octets of channels: a group's channels padded to an octet would multiply
+/// its taps); else gathered.
 Int8Columns int8Columns(const Node &n, const KernelStrategy &s) {
   if (int8GemmPixelLanes(s.dot) == 1 || !n.is(OpKind::Conv))
     return Int8Columns::Gathered;
@@ -191,8 +192,12 @@ Int8Columns int8Columns(const Node &n, const KernelStrategy &s) {
   }
   if (s.dot == Int8Dot::Smmla && w.shape[1] % kInt8Octet != 0)
     return Int8Columns::Gathered;
+  const int64_t width = y.shape[3], pixels = y.shape[2] * width;
+  const bool rowsOfBlocks = width % s.tileCols == 0;
+  const bool blocksOfRows =
+      s.dot == Int8Dot::Vnni512 && s.tileCols % width == 0 && pixels % s.tileCols == 0;
   bool runs = geom->strides[1] <= kInt8RunStride && geom->dilations[1] == 1 &&
-              y.shape[3] % s.tileCols == 0;
+              (rowsOfBlocks || blocksOfRows);
   return runs ? Int8Columns::PlaneRuns : Int8Columns::Gathered;
 }
 
@@ -213,29 +218,41 @@ KernelStrategy portableInt8Gemm(const Node &n, Int8Dot dot, bool packed) {
                                   dot == Int8Dot::ArmDsp ? armDspUnroll(n, rows, cols) : 0);
 }
 
+/// Blocks of whole vectors of `lanes` pixels of Conv `n`'s output, the last
+/// block overlapping the one before, `accumulators` vectors of sums (half
+/// the vector registers): rows x 2 vectors, or rows x 1 where blocks of two
+/// vectors would split an output row of an odd count of vectors (blocks in
+/// one output row read runs); none under a vector of pixels.
+std::optional<KernelStrategy> pixelLaneBlocks(const Node &n, int64_t lanes, int64_t accumulators,
+                                              Int8Dot dot) {
+  const TensorType &y = n.getOutput()->getType();
+  int64_t width = y.rank() == 4 ? y.shape[3] : 0, pixels = width ? y.shape[2] * width : 0;
+  bool singles = width % (2 * lanes) != 0 && width % lanes == 0;
+  if (pixels >= 2 * lanes && !singles)
+    return withColumns(n, KernelStrategy::int8Gemm(accumulators / 2, 2 * lanes, dot, true));
+  if (pixels >= lanes)
+    return withColumns(n, KernelStrategy::int8Gemm(accumulators, lanes, dot, true));
+  return std::nullopt;
+}
+
 /// The GEMM strategy of int8 `n` (int8GemmOp). Weights it cannot pack it
 /// reads as they are, with scalar multiply-adds; the kernel names what it
 /// cannot run (weights computed at run time, a 1-D Conv).
 KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions &opts) {
   bool packed = int8WeightsPackable(g, n);
-  if (packed && (opts.int8Dot == Int8Dot::Pmaddwd || opts.int8Dot == Int8Dot::Vnni) &&
+  if (packed && (opts.int8Dot == Int8Dot::Pmaddwd || isVnni(opts.int8Dot)) &&
       n.is(OpKind::Conv)) {
-    // Blocks of whole vectors of pixels, the last block overlapping the one
-    // before, 8 accumulators: 4 rows x 16 pixels, or 8 x 8 where rows of 8
-    // would split blocks of 16 (blocks in one output row read runs).
-    const TensorType &y = n.getOutput()->getType();
-    const int64_t lanes = kInt8PixelLanes;
-    int64_t width = y.rank() == 4 ? y.shape[3] : 0, pixels = width ? y.shape[2] * width : 0;
-    bool eights = width % (2 * lanes) != 0 && width % lanes == 0;
-    std::optional<KernelStrategy> s;
-    if (pixels >= 2 * lanes && !eights)
-      s = withColumns(n, KernelStrategy::int8Gemm(4, 2 * lanes, Int8Dot::Pmaddwd, true));
-    else if (pixels >= lanes)
-      s = withColumns(n, KernelStrategy::int8Gemm(8, lanes, Int8Dot::Pmaddwd, true));
-    // VPDPBUSD where the block's quads are runs: of the input (a unit-stride
-    // 1x1 Conv) or of its padded planes; a Conv whose blocks gather pixel by
-    // pixel keeps VPMADDWD's pairs, half the bytes to gather.
-    if (s && opts.int8Dot == Int8Dot::Vnni) {
+    // VPDPBUSD where the block's quads are runs, on zmm's 16 pixels where
+    // the target has them (and AVX-512's 32 registers, 16 of sums); a Conv
+    // whose blocks gather pixel by pixel keeps VPMADDWD's pairs, half the
+    // bytes to gather (AVX2's 16 registers, 8 of sums).
+    if (opts.int8Dot == Int8Dot::Vnni512) {
+      auto zmm = pixelLaneBlocks(n, kVnni512PixelLanes, 16, Int8Dot::Vnni512);
+      if (zmm && zmm->columns != Int8Columns::Gathered)
+        return *zmm;
+    }
+    std::optional<KernelStrategy> s = pixelLaneBlocks(n, kInt8PixelLanes, 8, Int8Dot::Pmaddwd);
+    if (s && isVnni(opts.int8Dot)) {
       KernelStrategy vnni = *s;
       vnni.dot = Int8Dot::Vnni;
       vnni = withColumns(n, vnni);
@@ -319,13 +336,17 @@ bool int8DepthwiseFits(const Node &n) {
 /// The Int8Depthwise strategy of `n` (int8DepthwiseFits): with the Arm DSP,
 /// 3x3 windows of unit dilation and column stride 1 or 2 take two outputs
 /// per step, whose SMLADs share each window row's words; with AVX2, blocks
-/// of channels go on the lanes where there are enough of them, one output
-/// channel each.
+/// of channels go on the lanes (a ymm's 8 i32, or where the target uses zmm
+/// a zmm's 16) where there are enough of them, one output channel each.
 KernelStrategy int8DepthwiseStrategy(const Node &n, const LIROptions &opts) {
   ConvView conv(n);
   const TensorType &x = conv.input()->getType(), &w = conv.weights()->getType();
-  if ((opts.int8Dot == Int8Dot::Pmaddwd || opts.int8Dot == Int8Dot::Vnni) &&
-      w.shape[0] == x.shape[1] &&
+  // Blocks of a zmm's 16 channels on a target that uses zmm (Vnni512's),
+  // where the Conv has as many.
+  if (opts.int8Dot == Int8Dot::Vnni512 && w.shape[0] == x.shape[1] &&
+      x.shape[1] >= kVnni512PixelLanes)
+    return KernelStrategy::int8DepthwiseChannelBlock(kVnni512PixelLanes);
+  if ((opts.int8Dot == Int8Dot::Pmaddwd || isVnni(opts.int8Dot)) && w.shape[0] == x.shape[1] &&
       x.shape[1] >= kInt8PixelLanes)
     return KernelStrategy::int8DepthwiseChannelBlock(kInt8PixelLanes);
   if (opts.int8Dot != Int8Dot::ArmDsp)

@@ -43,7 +43,10 @@ def kiln_model_test(name, int8_dot_variants = False, **kwargs):
     --mattr +dotprod (SDOT, which qemu-aarch64 runs), `name + "_i8mm"`, with
     --mattr +dotprod,+i8mm (SMMLA, which qemu-aarch64's default CPU, max,
     runs too), and `name + "_vnni"` on x86-64, with --mattr +avxvnni
-    (VPDPBUSD; where the host has no AVX-VNNI, the test says it skips).
+    (VPDPBUSD; where the host has no AVX-VNNI, the test says it skips), and
+    `name + "_vnni512"`, for x86-64-v4 with +avx512vnni and without its
+    preference for 256-bit vectors (zmm VPDPBUSD; it skips where the host
+    lacks them).
     """
     _model_test(name = name, **kwargs)
     if int8_dot_variants:
@@ -66,8 +69,16 @@ def kiln_model_test(name, int8_dot_variants = False, **kwargs):
             extra_defines = ["KILN_TEST_NEEDS_AVXVNNI=1"],
             **kwargs
         )
+        _model_test(
+            name = name + "_vnni512",
+            mcpu = "x86-64-v4",
+            mattr = "+avx512vnni,-prefer-256-bit",
+            target_compatible_with = ["@platforms//cpu:x86_64"],
+            extra_defines = ["KILN_TEST_NEEDS_AVX512VNNI=1"],
+            **kwargs
+        )
 
-def _model_test(name, model, io, reference_input, reference_output, embed_weights = None, exact = False, overwrite_inputs = False, const_inputs = {}, mattr = "", extra_defines = [], **kwargs):
+def _model_test(name, model, io, reference_input, reference_output, embed_weights = None, exact = False, overwrite_inputs = False, const_inputs = {}, mcpu = "", mattr = "", extra_defines = [], **kwargs):
     bundle = name + "_bundle"
     kiln_bundle(
         name = bundle,
@@ -75,6 +86,7 @@ def _model_test(name, model, io, reference_input, reference_output, embed_weight
         embed_weights = embed_weights,
         overwrite_inputs = overwrite_inputs,
         const_inputs = const_inputs,
+        mcpu = mcpu,
         mattr = mattr,
         target_compatible_with = kwargs.get("target_compatible_with"),
         testonly = True,

@@ -393,6 +393,14 @@ int main(int argc, char **argv) {
     return 0;
   }
 #endif
+#ifdef KILN_TEST_NEEDS_AVX512VNNI
+  /* A bundle for x86-64-v4 with AVX-512 VNNI runs only where the host has
+     both. */
+  if (!__builtin_cpu_supports("x86-64-v4") || !__builtin_cpu_supports("avx512vnni")) {
+    printf("skipped: the host has no x86-64-v4 with AVX-512 VNNI\n");
+    return 0;
+  }
+#endif
 
   /* The descriptor agrees with the header's macros and the model. */
   CHECK(b->abi_version == KILN_ABI_VERSION, "abi_version %u", (unsigned)b->abi_version);

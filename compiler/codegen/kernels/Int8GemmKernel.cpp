@@ -19,6 +19,10 @@
 //   [quad][column][4], so that one 16-byte load is a quad of four pixels;
 //   the input offset's share, offset x the row's sum, is in the bias, and a
 //   tap in the padding is the zero point, whose product it cancels;
+// - x86 VPDPBUSD (Packing::Int8RowsQuadChannels): as SDOT, over quads of
+//   inputs + 128 (its unsigned operand), 8 pixels a ymm (Int8Dot::Vnni) or
+//   16 a zmm (Vnni512), the quads interleaved from runs of the input or of
+//   its planes;
 // - AArch64 SMMLA (Packing::Int8RowsOctetPairs): blocks of 8 rows x 8
 //   pixels as 4 x 4 SMMLAs, each multiplying a pair of rows' octets of taps
 //   by a pair of pixels' octets of raw int8 taps into 2 x 2 sums; the temp
@@ -71,7 +75,8 @@ struct Int8Gemm {
 
   /// Taps per column in the temp.
   int64_t rowStride() const { return rows.paddedTaps; }
-  /// The columns are pixels on vector lanes (Int8Dot::Pmaddwd, Sdot, Vnni).
+  /// The columns are pixels on vector lanes (Int8Dot::Pmaddwd, Sdot, Vnni,
+  /// Vnni512).
   bool pixelLanes() const { return lanes() > 1; }
   /// Pixels per vector of sums.
   int64_t lanes() const { return lir::int8GemmPixelLanes(strategy.dot); }
@@ -83,8 +88,9 @@ struct Int8Gemm {
   int64_t tapGroup() const { return lir::int8GemmTapGroup(strategy.dot); }
   /// 2 x 2 blocks of sums by SMMLA (Int8Dot::Smmla).
   bool smmla() const { return strategy.dot == lir::Int8Dot::Smmla; }
-  /// The quads hold x + 128, VPDPBUSD's unsigned operand (Int8Dot::Vnni).
-  bool vnni() const { return strategy.dot == lir::Int8Dot::Vnni; }
+  /// The quads hold x + 128, VPDPBUSD's unsigned operand (Int8Dot::Vnni,
+  /// Vnni512).
+  bool vnni() const { return lir::isVnni(strategy.dot); }
   /// Int8 input `x8` (a scalar or a vector) as the quads hold it.
   llvm::Value *quadInput(llvm::Value *x8) {
     return vnni() ? kb.b.CreateXor(x8, llvm::ConstantInt::get(x8->getType(), 0x80)) : x8;
@@ -267,8 +273,8 @@ struct Int8Gemm {
 
   /// A quad of taps a step: a vector of lanes() pixels' quads of int8
   /// taps, and each row's quad (Packing::Int8Rows) broadcast as one word;
-  /// SDOT or VPDPBUSD adds the four products of each lane's quads to its
-  /// sum.
+  /// SDOT or VPDPBUSD (on ymm, or zmm for Vnni512's 16 lanes) adds the four
+  /// products of each lane's quads to its sum.
   Values quadSums(llvm::ArrayRef<llvm::Value *> rowIdx) {
     auto &b = kb.b;
     const int64_t L = lanes(), V = strategy.tileCols / L;
@@ -276,6 +282,9 @@ struct Int8Gemm {
     llvm::Type *i32 = b.getInt32Ty();
     auto *sumsTy = llvm::FixedVectorType::get(i32, L);
     auto *quadsTy = llvm::FixedVectorType::get(b.getInt8Ty(), L * lir::kInt8Quad);
+    const llvm::Intrinsic::ID vpdpbusd = strategy.dot == lir::Int8Dot::Vnni512
+                                             ? llvm::Intrinsic::x86_avx512_vpdpbusd_512
+                                             : llvm::Intrinsic::x86_avx512_vpdpbusd_256;
     Values init;
     for (llvm::Value *row : rowIdx)
       init.append(V, b.CreateVectorSplat(L, kb.load(i32, biasTable, row)));
@@ -291,7 +300,7 @@ struct Int8Gemm {
         llvm::Value *w = b.CreateBitCast(b.CreateVectorSplat(L, word), quadsTy);
         for (int64_t v = 0; v < V; ++v) {
           llvm::Value *&s = next[r * V + v];
-          s = vnni() ? b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpdpbusd_256, {},
+          s = vnni() ? b.CreateIntrinsic(vpdpbusd, {},
                                          {s, b.CreateBitCast(x[v], sumsTy), b.CreateBitCast(w, sumsTy)})
                      : b.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_sdot, {sumsTy, quadsTy},
                                          {s, x[v], w});
@@ -436,7 +445,7 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
     // The kernel sums raw inputs (+128 for Vnni): (offset - 128) x the
     // row's weights joins the bias, in int32's wrapping arithmetic, which
     // gives the same total.
-    const int64_t offset = args.strategy.dot == lir::Int8Dot::Vnni ? inOffset - 128 : inOffset;
+    const int64_t offset = lir::isVnni(args.strategy.dot) ? inOffset - 128 : inOffset;
     const int8_t *w = n.getInput(1)->getConstant().data<int8_t>();
     const int64_t taps = wt.numElements() / channels;
     for (int64_t c = 0; c < channels; ++c) {
@@ -620,12 +629,11 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   // G runs of CB inputs, a group of G channels (a quad, or Smmla's octet),
   // interleaved into the CB pixels' groups; stored as group `group` of the
   // block's columns.
-  auto interleaveGroups = [&](llvm::ArrayRef<llvm::Value *> run) {
-    const int64_t G = run.size();
-    // Runs joined in pairs until two halves are left, then one shuffle
-    // picks each pixel's taps out of the halves.
-    Values joined(run.begin(), run.end());
-    while (joined.size() > 2) {
+  // A power of two of vectors of one type joined in pairs until `parts`
+  // are left.
+  auto joinVectors = [&](llvm::ArrayRef<llvm::Value *> vectors, size_t parts) {
+    Values joined(vectors.begin(), vectors.end());
+    while (joined.size() > parts) {
       const int64_t n = llvm::cast<llvm::FixedVectorType>(joined[0]->getType())->getNumElements();
       llvm::SmallVector<int, 64> concat;
       for (int64_t c = 0; c < 2 * n; ++c)
@@ -635,6 +643,13 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
         halves.push_back(b.CreateShuffleVector(joined[j], joined[j + 1], concat));
       joined = halves;
     }
+    return joined;
+  };
+  auto interleaveGroups = [&](llvm::ArrayRef<llvm::Value *> run) {
+    const int64_t G = run.size();
+    // Runs joined in pairs until two halves are left, then one shuffle
+    // picks each pixel's taps out of the halves.
+    Values joined = joinVectors(run, 2);
     llvm::SmallVector<int, 64> groups;
     for (int64_t c = 0; c < CB; ++c)
       for (int64_t j = 0; j < G; ++j)
@@ -647,16 +662,18 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   };
 
   // The block from pixel `first` out of the planes of raw int8 inputs
-  // (Vnni, Smmla), a group of G channels (a quad, an octet) at each kernel
-  // position at a time: G runs of CB inputs interleaved into the pixels'
-  // groups (channels past the group's read its last again; their weights
-  // are 0).
+  // (Vnni, Vnni512, Smmla), a group of G channels (a quad, an octet) at
+  // each kernel position at a time: G runs of CB inputs interleaved into the
+  // pixels' groups (channels past the group's read its last again; their
+  // weights are 0). A block of whole output rows (Vnni512's 16 or 32 pixels
+  // of rows of 8) joins a run of each row.
   auto planeGroupRuns = [&](llvm::Value *first) {
     const int64_t G = g.tapGroup(), groupsPerPosition = llvm::divideCeil(CG, G);
+    const int64_t rowsPerBlock = CB > OW ? CB / OW : 1, runPixels = CB / rowsPerBlock;
     llvm::SmallVector<int, 32> strided;
-    for (int64_t c = 0; c < CB; ++c)
+    for (int64_t c = 0; c < runPixels; ++c)
       strided.push_back(int(c * sw));
-    auto *spanTy = llvm::FixedVectorType::get(i8, CB * sw);
+    auto *spanTy = llvm::FixedVectorType::get(i8, runPixels * sw);
     llvm::Value *corner = kb.linear(
         {b.CreateUDiv(first, kb.idx(OW)), b.CreateURem(first, kb.idx(OW))}, {sh * PC, sw});
     kb.nest({KH, KW, groupsPerPosition}, [&](llvm::ArrayRef<llvm::Value *> k) {
@@ -666,9 +683,13 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
         if (CG % G)
           ic = b.CreateSelect(b.CreateICmpULT(ic, kb.idx(CG)), ic, kb.idx(CG - 1));
         llvm::Value *at = b.CreateAdd(corner, kb.linear({ic, k[0], k[1]}, {PR * PC, dh * PC, 1}));
-        run.push_back(b.CreateAlignedLoad(spanTy, kb.gep(i8, planes, at), llvm::Align(1)));
-        if (sw > 1)
-          run.back() = b.CreateShuffleVector(run.back(), strided);
+        Values rowRuns;
+        for (int64_t r = 0; r < rowsPerBlock; ++r) {
+          llvm::Value *span = b.CreateAlignedLoad(
+              spanTy, kb.gep(i8, planes, b.CreateAdd(at, kb.idx(r * sh * PC))), llvm::Align(1));
+          rowRuns.push_back(sw > 1 ? b.CreateShuffleVector(span, strided) : span);
+        }
+        run.push_back(joinVectors(rowRuns, 1)[0]);
       }
       storeGroups(interleaveGroups(run), kb.linear(k, {KW * groupsPerPosition, groupsPerPosition, 1}),
                   G);

@@ -171,12 +171,54 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"strides", Attr::ofInts({2, 2})}}, 50, -60, 0.1f, 1000, kNone},
         ConvCase{"RowsOfEightPixels", {1, 4, 3, 4}, {5, 4, 3, 3}, 1,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 0, 0, 0.1f, 1000, kNone},
-        // Depthwise with blocks of 8 channels on the lanes (x86 AVX2): whole
+        // x86 AVX-512 VNNI, 16 pixels a zmm, 16 vectors of sums: rows of two
+        // blocks of 32 read as runs of padded planes, 3 blocks of 8 rows (the
+        // last overlapping); rows of 16, 2 blocks of 16 rows; a group's
+        // planes of 3 channels (no whole quad) and 10 rows; column strides
+        // of 2 and row strides with dilation; a 1x1 Conv's runs of the
+        // input, 33 and 17 pixels (the last block overlapping the one
+        // before, across rows), 7 and 5 channels; blocks of whole rows (4
+        // of 8, 8 of 4, strided 2 of 16, grouped), a run of each row.
+        // Elsewhere, blocks of 8.
+        ConvCase{"ZmmRowsOfTwoBlocks", {1, 5, 4, 64}, {20, 5, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -7, 4, 0.2f, 1000, kRelu},
+        ConvCase{"ZmmRowsOfOneBlock", {1, 6, 5, 16}, {20, 6, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 127, -128, 0.3f, 1000, kNone},
+        ConvCase{"ZmmGroupPlanes", {1, 6, 3, 32}, {20, 3, 3, 3}, 2,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -128, 9, 0.1f, 1000, kRelu6},
+        ConvCase{"ZmmStrideTwo", {1, 8, 7, 64}, {8, 8, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 0, 1, 1})}, {"strides", Attr::ofInts({2, 2})}},
+                 21, -3, 0.2f, 1000, kRelu},
+        ConvCase{"ZmmStridedRowsDilated", {1, 3, 9, 32}, {8, 3, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({2, 1, 2, 1})},
+                  {"strides", Attr::ofInts({2, 1})},
+                  {"dilations", Attr::ofInts({2, 1})}},
+                 100, -20, 0.3f, 1000, kNone},
+        ConvCase{"ZmmPointwiseOverlapping", {1, 7, 3, 11}, {9, 7, 1, 1}, 1, {}, 13, -1, 0.1f,
+                 1000, kNone},
+        ConvCase{"ZmmPointwiseSeventeenPixels", {1, 5, 1, 17}, {20, 5, 1, 1}, 1, {}, -128, 5,
+                 0.1f, 1000, kRelu},
+        ConvCase{"ZmmPointwiseStrideTwo", {1, 6, 4, 64}, {5, 6, 1, 1}, 1,
+                 {{"strides", Attr::ofInts({2, 2})}}, 50, -60, 0.1f, 1000, kNone},
+        ConvCase{"ZmmBlocksOfRowsOfEight", {1, 8, 8, 8}, {12, 8, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -128, 3, 0.2f, 1000, kRelu},
+        ConvCase{"ZmmBlocksOfRowsOfFour", {1, 5, 8, 4}, {6, 5, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 77, -5, 0.1f, 1000, kNone},
+        ConvCase{"ZmmBlocksOfRowsStrided", {1, 6, 15, 16}, {9, 6, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}, {"strides", Attr::ofInts({2, 2})}},
+                 -20, 8, 0.2f, 1000, kRelu6},
+        ConvCase{"ZmmBlocksOfRowsGrouped", {1, 8, 4, 8}, {8, 4, 3, 3}, 2,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 5, 0, 0.1f, 1000, kNone},
+        // Depthwise with blocks of 8 channels on the lanes (x86 AVX2; 16 where
+        // the target uses zmm, 21 channels two blocks of 16): whole
         // blocks, a last block overlapping the one before, rows of 5 (KWS),
         // asymmetric padding, strides, dilation, a window too big to unroll,
         // left shifts that saturate; with a depth multiplier, the plane.
         ConvCase{"DepthwiseChannelBlocks", {1, 16, 5, 5}, {16, 1, 3, 3}, 16,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -128, 5, 0.05f, 1000, kRelu},
+        ConvCase{"DepthwiseZmmChannelBlocksOverlap", {1, 21, 7, 5}, {21, 1, 3, 3}, 21,
+                 {{"pads", Attr::ofInts({1, 0, 1, 2})}, {"strides", Attr::ofInts({1, 2})}},
+                 -100, 6, 0.08f, 1000, kRelu},
         ConvCase{"DepthwiseChannelBlocksOverlapStrided", {1, 13, 9, 8}, {13, 1, 3, 3}, 13,
                  {{"pads", Attr::ofInts({0, 2, 1, 1})}, {"strides", Attr::ofInts({2, 2})}},
                  17, -3, 0.1f, 1000, kRelu6},

@@ -51,6 +51,17 @@ TEST(TargetInfoTest, X86CascadeLakeHasAvx512Vnni) {
   EXPECT_EQ(t.vectorLanes, 8u);
 }
 
+/// Zen 4 and 5 run zmm at full speed, and LLVM's cost model uses it: zmm
+/// VPDPBUSD.
+TEST(TargetInfoTest, X86Zen5HasZmmVnni) {
+  for (llvm::StringRef cpu : {"znver4", "znver5"}) {
+    TargetInfo t = resolved("x86_64-linux-gnu", cpu);
+    EXPECT_TRUE(t.avx512Vnni) << cpu.str();
+    EXPECT_EQ(t.vectorLanes, 16u) << cpu.str();
+    EXPECT_EQ(t.int8Dot, lir::Int8Dot::Vnni512) << cpu.str();
+  }
+}
+
 TEST(TargetInfoTest, X86WithoutAvx2HasScalarInt8) {
   TargetInfo t = resolved("x86_64-linux-gnu", "x86-64-v2");
   EXPECT_FALSE(t.avx2);

@@ -525,6 +525,55 @@ TEST(SelectKernels, Int8GemmVnni) {
   EXPECT_EQ(pointwiseKernel(opts, 8, 8, {2, 2}), "Conv[int8 gemm 4x16 pmaddwd]");
 }
 
+/// x86 AVX-512 VNNI on zmm: Convs whose quads are runs in blocks of 16
+/// pixels take zmm VPDPBUSD, 16 vectors of sums: 8 rows x 32 pixels, or
+/// 16 x 16 where rows of 16 would split blocks of 32; blocks of whole rows
+/// read a run of each row. The others take VNNI's or AVX2's blocks of 8
+/// (8 vectors of sums), and the depthwise Convs of 16 channels or more
+/// blocks of 16. All read the weights as rows of (kernel position, channel
+/// quad).
+TEST(SelectKernels, Int8GemmVnni512) {
+  lir::LIROptions opts;
+  opts.int8Dot = lir::Int8Dot::Vnni512;
+  std::string text = strategies(*buildInt8Graph(), opts);
+  // "conv": 8 rows of 8 pixels, two blocks of 4 whole rows; "shared0": a
+  // unit-stride 1x1 Conv's runs are the input's, across its rows.
+  const std::pair<const char *, const char *> kernels[] = {
+      {"big", "Conv[int8 gemm 8x32 vnni512]"},
+      {"conv", "Conv[int8 gemm 8x32 vnni512]"},
+      {"shared0", "Conv[int8 gemm 8x32 vnni512]"},
+      {"dw9", "Conv[int8 depthwise channel-block 8 avx2]"},
+      {"fc1", "MatMul[int8 gemm 4x1 scalar]"}};
+  for (auto [node, kernel] : kernels)
+    EXPECT_EQ(kernelOf(text, node), kernel) << node;
+  for (const char *w : {"w7", "w3"})
+    EXPECT_EQ(int8PackingOf(opts, w), lir::Packing::Int8RowsQuadChannels) << w;
+  const std::pair<std::pair<int64_t, int64_t>, const char *> bySize[] = {
+      {{4, 16}, "Conv[int8 gemm 16x16 vnni512]"}, // rows of one zmm
+      {{3, 11}, "Conv[int8 gemm 8x32 vnni512]"},  // 33 pixels, 2 blocks overlapping
+      {{1, 17}, "Conv[int8 gemm 16x16 vnni512]"}, // 17 pixels, 2 blocks overlapping
+      {{3, 5}, "Conv[int8 gemm 8x8 vnni]"},       // 15 pixels: under a zmm
+      {{1, 7}, "Conv[int8 gemm 2x2 scalar]"}};    // under a ymm
+  for (auto [size, kernel] : bySize)
+    EXPECT_EQ(pointwiseKernel(opts, size.first, size.second), kernel)
+        << size.first << "x" << size.second;
+  // A strided 1x1 Conv's pixels are no run of the input, but rows of 32,
+  // or 4 rows of 4, are runs of its planes; 5 rows of 8 fill no whole
+  // blocks of rows, and take VNNI's blocks of a row.
+  EXPECT_EQ(pointwiseKernel(opts, 4, 64, {2, 2}), "Conv[int8 gemm 8x32 vnni512]");
+  EXPECT_EQ(pointwiseKernel(opts, 8, 8, {2, 2}), "Conv[int8 gemm 16x16 vnni512]");
+  EXPECT_EQ(pointwiseKernel(opts, 10, 16, {2, 2}), "Conv[int8 gemm 8x8 vnni]");
+  // A depthwise Conv of 16 channels: a block of 16.
+  Graph dw("dw");
+  auto conv = dw.addNode(
+      OpKind::Conv, "c",
+      {dw.addInput("x", q8({1, 16, 5, 5})), dw.addConstant("w", Tensor(q8({16, 1, 3, 3})))},
+      {outQuant(), {"group", Attr::ofInt(16)}, {"pads", Attr::ofInts({1, 1, 1, 1})}});
+  ASSERT_TRUE(static_cast<bool>(conv)) << llvm::toString(conv.takeError());
+  dw.addOutput("y", (*conv)->getOutput());
+  EXPECT_EQ(kernelOf(strategies(dw, opts), "y"), "Conv[int8 depthwise channel-block 16 avx2]");
+}
+
 /// Packing::Int8RowsWidened: int16 rows in (kernel position, channel) order,
 /// the channels padded to even.
 TEST(SelectKernels, Int8RowsWidenedPacking) {
@@ -597,7 +646,7 @@ TEST(SelectKernels, Int8RowsPacking) {
 TEST(SelectKernels, Int8SharedWeightsOfDifferentPackings) {
   auto shared = convsSharingWeights(8, {{"big", 8, 8}, {"small", 1, 2}});
   Graph &g = *shared;
-  for (lir::Int8Dot dot : {lir::Int8Dot::Vnni, lir::Int8Dot::Pmaddwd}) {
+  for (lir::Int8Dot dot : {lir::Int8Dot::Vnni512, lir::Int8Dot::Vnni, lir::Int8Dot::Pmaddwd}) {
     lir::LIROptions opts;
     opts.int8Dot = dot;
     std::string text = strategies(g, opts);
