@@ -3,6 +3,7 @@
 #include "compiler/lir/RegisterTiles.h"
 #include "compiler/lir/ConvShape.h"
 #include "compiler/lir/Winograd.h"
+#include "compiler/ops/OpGeometry.h"
 #include "compiler/ops/OpViews.h"
 
 #include <algorithm>
@@ -239,19 +240,16 @@ RegisterTile winogradRegisterTile(const Node &conv, int64_t m, const LIROptions 
   return cheapestProductTile(s.OC, l.blockRows * l.tilesW, s.C, opts);
 }
 
-MatMulDims matMulDims(const Node &matmul) {
-  MatMulView m(matmul);
-  const Shape &a = m.a()->getType().shape, &b = m.b()->getType().shape;
-  return {a.size() == 1 ? 1 : a[a.size() - 2], a.back(), b.size() == 1 ? 1 : b.back()};
-}
-
 RegisterTile matMulRegisterTile(const Node &matmul, const LIROptions &opts) {
-  MatMulDims d = matMulDims(matmul);
-  if (d.M == 1) {
-    const int64_t vectors = (d.N + opts.vectorLanes - 1) / opts.vectorLanes;
+  MatMulView v(matmul);
+  std::optional<MatMulDims> d = matMulDims(v.a()->getType().shape, v.b()->getType().shape);
+  if (!d)
+    return {};
+  if (d->m == 1) {
+    const int64_t vectors = (d->n + opts.vectorLanes - 1) / opts.vectorLanes;
     return {false, 1, static_cast<unsigned>(std::min<int64_t>(vectors, kGemvVecs))};
   }
-  return cheapestProductTile(d.M, d.N, d.K, opts);
+  return cheapestProductTile(d->m, d->n, d->k, opts);
 }
 
 } // namespace lir

@@ -33,15 +33,9 @@ RegisterTile convRegisterTile(const Node &conv, const KernelStrategy &strategy,
 /// of output channels, vectors of a block's transform tiles.
 RegisterTile winogradRegisterTile(const Node &conv, int64_t m, const LIROptions &opts);
 
-/// The tile of f32 MatMul `matmul`: rows of A, vectors of B's columns.
+/// The tile of f32 MatMul `matmul`: rows of A, vectors of B's columns; none
+/// (no rows) where its shapes disagree, which its kernel reports.
 RegisterTile matMulRegisterTile(const Node &matmul, const LIROptions &opts);
-
-/// M, K and N of MatMul `matmul`'s matrices: a rank-1 A is a row, a rank-1 B
-/// a column.
-struct MatMulDims {
-  int64_t M, K, N;
-};
-MatMulDims matMulDims(const Node &matmul);
 
 } // namespace lir
 } // namespace kiln

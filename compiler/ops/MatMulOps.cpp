@@ -11,6 +11,7 @@
 #include "compiler/ops/ActivationFormula.h"
 #include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/OpFamilies.h"
+#include "compiler/ops/OpGeometry.h"
 #include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/TypeRuleHelpers.h"
@@ -99,41 +100,6 @@ llvm::Error evalGemm(const Node &node, llvm::ArrayRef<const Tensor *> in,
 //===----------------------------------------------------------------------===//
 // MatMul
 //===----------------------------------------------------------------------===//
-
-/// numpy.matmul's view of the operands: rank-1 A is [1, K], rank-1 B is
-/// [K, 1]; the leading dimensions broadcast.
-struct MatMulDims {
-  Shape batch, aBatch, bBatch;
-  int64_t m, k, n;
-  Shape outShape;
-};
-
-std::optional<MatMulDims> matMulDims(llvm::ArrayRef<int64_t> a,
-                                     llvm::ArrayRef<int64_t> b) {
-  MatMulDims d;
-  Shape a2(a.begin(), a.end()), b2(b.begin(), b.end());
-  if (a.size() == 1)
-    a2.insert(a2.begin(), 1);
-  if (b.size() == 1)
-    b2.push_back(1);
-  d.m = a2[a2.size() - 2];
-  d.k = a2.back();
-  d.n = b2.back();
-  if (b2[b2.size() - 2] != d.k)
-    return std::nullopt;
-  d.aBatch.assign(a2.begin(), a2.end() - 2);
-  d.bBatch.assign(b2.begin(), b2.end() - 2);
-  std::optional<Shape> batch = broadcastShapes(d.aBatch, d.bBatch);
-  if (!batch)
-    return std::nullopt;
-  d.batch = *batch;
-  d.outShape = d.batch;
-  if (a.size() > 1)
-    d.outShape.push_back(d.m);
-  if (b.size() > 1)
-    d.outShape.push_back(d.n);
-  return d;
-}
 
 /// FULLY_CONNECTED's int8 form: [M,K] x [K,N] (+ int32 bias [N]).
 llvm::Expected<TypeList> inferMatMulInt8(const Node &n) {

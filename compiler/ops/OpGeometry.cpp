@@ -3,6 +3,7 @@
 #include "compiler/ops/OpGeometry.h"
 #include "compiler/graph/CheckedMath.h"
 #include "compiler/ops/OpViews.h"
+#include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -184,5 +185,33 @@ Window3 toWindow3(const ConvGeometry &g) {
   }
   return w;
 }
+
+std::optional<MatMulDims> matMulDims(llvm::ArrayRef<int64_t> a,
+                                     llvm::ArrayRef<int64_t> b) {
+  MatMulDims d;
+  Shape a2(a.begin(), a.end()), b2(b.begin(), b.end());
+  if (a.size() == 1)
+    a2.insert(a2.begin(), 1);
+  if (b.size() == 1)
+    b2.push_back(1);
+  d.m = a2[a2.size() - 2];
+  d.k = a2.back();
+  d.n = b2.back();
+  if (b2[b2.size() - 2] != d.k)
+    return std::nullopt;
+  d.aBatch.assign(a2.begin(), a2.end() - 2);
+  d.bBatch.assign(b2.begin(), b2.end() - 2);
+  std::optional<Shape> batch = broadcastShapes(d.aBatch, d.bBatch);
+  if (!batch)
+    return std::nullopt;
+  d.batch = *batch;
+  d.outShape = d.batch;
+  if (a.size() > 1)
+    d.outShape.push_back(d.m);
+  if (b.size() > 1)
+    d.outShape.push_back(d.n);
+  return d;
+}
+
 
 } // namespace kiln

@@ -2,7 +2,7 @@
 //
 // The geometry an op's attributes and input shapes resolve to: convolution
 // and pooling windows (auto_pad, ceil_mode), slices, reduced and normalized
-// axes, Resize's interpolation taps, DepthToSpace's plan. The type rules and
+// axes, Resize's interpolation taps, DepthToSpace's plan, MatMul's matrices. The type rules and
 // reference kernels use them, and so do lowering and codegen, so that every
 // stage agrees on e.g. where SAME_LOWER puts the odd pad.
 //
@@ -17,6 +17,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace kiln {
@@ -101,6 +102,16 @@ struct ResizeTaps {
   llvm::SmallVector<bool, 16> outside;
 };
 std::vector<ResizeTaps> resizeTaps(const Node &n);
+
+/// numpy.matmul's view of MatMul's operands: rank-1 A is [1, K], rank-1 B
+/// is [K, 1]; the leading dimensions broadcast. None when K or the batches
+/// disagree.
+struct MatMulDims {
+  Shape batch, aBatch, bBatch;
+  int64_t m, k, n;
+  Shape outShape;
+};
+std::optional<MatMulDims> matMulDims(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
 
 /// DepthToSpace and SpaceToDepth are Reshape(view) -> Transpose(perm) ->
 /// Reshape(output shape) of their input.
