@@ -539,9 +539,9 @@ TEST(SelectKernels, Int8GemmVnni512) {
   // "conv": 8 rows of 8 pixels, two blocks of 4 whole rows; "shared0": a
   // unit-stride 1x1 Conv's runs are the input's, across its rows.
   const std::pair<const char *, const char *> kernels[] = {
-      {"big", "Conv[int8 gemm 8x32 vnni512]"},
-      {"conv", "Conv[int8 gemm 8x32 vnni512]"},
-      {"shared0", "Conv[int8 gemm 8x32 vnni512]"},
+      {"big", "Conv[int8 gemm 8x32 vnni512 planes]"},
+      {"conv", "Conv[int8 gemm 8x32 vnni512 planes]"},
+      {"shared0", "Conv[int8 gemm 8x32 vnni512 input]"},
       {"dw9", "Conv[int8 depthwise channel-block 8 avx2]"},
       {"fc1", "MatMul[int8 gemm 4x1 scalar]"}};
   for (auto [node, kernel] : kernels)
@@ -549,20 +549,20 @@ TEST(SelectKernels, Int8GemmVnni512) {
   for (const char *w : {"w7", "w3"})
     EXPECT_EQ(int8PackingOf(opts, w), lir::Packing::Int8RowsQuadChannels) << w;
   const std::pair<std::pair<int64_t, int64_t>, const char *> bySize[] = {
-      {{4, 16}, "Conv[int8 gemm 16x16 vnni512]"}, // rows of one zmm
-      {{3, 11}, "Conv[int8 gemm 8x32 vnni512]"},  // 33 pixels, 2 blocks overlapping
-      {{1, 17}, "Conv[int8 gemm 16x16 vnni512]"}, // 17 pixels, 2 blocks overlapping
-      {{3, 5}, "Conv[int8 gemm 8x8 vnni]"},       // 15 pixels: under a zmm
-      {{1, 7}, "Conv[int8 gemm 2x2 scalar]"}};    // under a ymm
+      {{4, 16}, "Conv[int8 gemm 16x16 vnni512 input]"},   // rows of one zmm
+      {{3, 11}, "Conv[int8 gemm 8x32 vnni512 input]"},    // 33 pixels, 2 blocks overlapping
+      {{1, 17}, "Conv[int8 gemm 16x16 vnni512 input]"},   // 17 pixels, 2 blocks overlapping
+      {{3, 5}, "Conv[int8 gemm 8x8 vnni input]"},         // 15 pixels: under a zmm
+      {{1, 7}, "Conv[int8 gemm 2x2 scalar]"}};            // under a ymm
   for (auto [size, kernel] : bySize)
     EXPECT_EQ(pointwiseKernel(opts, size.first, size.second), kernel)
         << size.first << "x" << size.second;
   // A strided 1x1 Conv's pixels are no run of the input, but rows of 32,
   // or 4 rows of 4, are runs of its planes; 5 rows of 8 fill no whole
   // blocks of rows, and take VNNI's blocks of a row.
-  EXPECT_EQ(pointwiseKernel(opts, 4, 64, {2, 2}), "Conv[int8 gemm 8x32 vnni512]");
-  EXPECT_EQ(pointwiseKernel(opts, 8, 8, {2, 2}), "Conv[int8 gemm 16x16 vnni512]");
-  EXPECT_EQ(pointwiseKernel(opts, 10, 16, {2, 2}), "Conv[int8 gemm 8x8 vnni]");
+  EXPECT_EQ(pointwiseKernel(opts, 4, 64, {2, 2}), "Conv[int8 gemm 8x32 vnni512 planes]");
+  EXPECT_EQ(pointwiseKernel(opts, 8, 8, {2, 2}), "Conv[int8 gemm 16x16 vnni512 planes]");
+  EXPECT_EQ(pointwiseKernel(opts, 10, 16, {2, 2}), "Conv[int8 gemm 8x8 vnni planes]");
   // A depthwise Conv of 16 channels: a block of 16.
   Graph dw("dw");
   auto conv = dw.addNode(
