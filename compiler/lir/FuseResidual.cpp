@@ -7,14 +7,29 @@
 namespace kiln {
 namespace lir {
 
+/// Whether `conv`'s kernel can add a residual in its epilogue: an f32 Conv
+/// that is not depthwise, or an int8 GEMM, which runs TFLite's ADD on its
+/// requantized result.
+static bool takesResidual(const Instr &conv) {
+  if (conv.kind != Instr::Kind::Kernel || !conv.node->is(OpKind::Conv) || !conv.fused.empty())
+    return false;
+  if (conv.strategy.kind == KernelStrategy::Kind::Int8Gemm)
+    return true;
+  return !isDepthwiseConv(*conv.node) && conv.node->getOutput()->getType().dtype == DType::F32;
+}
+
+/// Whether `t` has `y`'s shape and element type (an int8 residual's
+/// quantization may differ: the Add rescales both operands).
+static bool sameElements(const TensorType &t, const TensorType &y) {
+  return t.shape == y.shape && t.dtype == y.dtype;
+}
+
 void fuseResidualAdds(Function &f) {
   BufferReaders readers(f);
   std::vector<bool> erased(f.instrs.size());
   for (unsigned i = 0; i < f.instrs.size(); ++i) {
     Instr &conv = f.instrs[i];
-    if (conv.kind != Instr::Kind::Kernel || !conv.node->is(OpKind::Conv) ||
-        !conv.fused.empty() || isDepthwiseConv(*conv.node) ||
-        conv.node->getOutput()->getType().dtype != DType::F32)
+    if (!takesResidual(conv))
       continue;
     auto addSlot = readers.soleUser(f, conv);
     // When both operands are convolutions, the first one fuses: the Add's
@@ -24,13 +39,18 @@ void fuseResidualAdds(Function &f) {
     Instr &add = f.instrs[addSlot->instr];
     const TensorType &y = conv.node->getOutput()->getType();
     unsigned residual = 1 - addSlot->input;
-    if (add.node->getInput(residual)->getType() != y || add.node->getOutput()->getType() != y)
+    if (!sameElements(add.node->getInput(residual)->getType(), y) ||
+        !sameElements(add.node->getOutput()->getType(), y))
       continue;
     Instr fusedInstr = std::move(conv);
     fusedInstr.inputs.push_back(add.inputs[residual]);
     fusedInstr.fused.push_back(add.node);
     fusedInstr.outputs = add.outputs;
-    if (auto actSlot = readers.soleUser(f, add)) {
+    // An int8 Add's activation is its output range already.
+    std::optional<InputSlot> actSlot;
+    if (y.dtype == DType::F32)
+      actSlot = readers.soleUser(f, add);
+    if (actSlot) {
       Instr &act = f.instrs[actSlot->instr];
       if (activationOf(*act.node)) {
         fusedInstr.fused.push_back(act.node);

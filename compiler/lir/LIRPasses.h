@@ -31,7 +31,10 @@ Function translateGraph(const Graph &g, const LIROptions &opts);
 /// one operand and next to a residual of the same type, becomes one
 /// instruction with that Add, and with the activation (activationOf) that
 /// alone reads the sum; it takes the Add's place, where the residual exists.
-/// The sum never makes a round trip through memory, as in ResNet blocks.
+/// The sum never makes a round trip through memory, as in ResNet blocks. An
+/// int8 GEMM Conv (KernelStrategy::Kind::Int8Gemm) fuses an int8 Add of a
+/// residual of its shape likewise, with no activation: the Add's output
+/// range is its activation.
 void fuseResidualAdds(Function &f);
 
 /// A chain of f32 elementwise instructions of one output type, each result

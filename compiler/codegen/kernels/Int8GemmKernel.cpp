@@ -40,6 +40,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Kernels.h"
+#include "compiler/codegen/kernels/Int8Binary.h"
 #include "compiler/codegen/kernels/Int8Params.h"
 #include "compiler/codegen/kernels/IntegerIR.h"
 #include "compiler/lir/SelectKernels.h"
@@ -72,6 +73,11 @@ struct Int8Gemm {
   Requantizer requant;
   int32_t inOffset;
   tfl::ActivationRange range;
+  /// A fused residual Add (lir::Instr::fused): its arithmetic, the
+  /// residual, and which of the Add's operands the Conv's result is.
+  std::optional<Int8Binary> residualAdd = std::nullopt;
+  llvm::Value *residual = nullptr;
+  unsigned convOperand = 0;
 
   /// Taps per column in the temp.
   int64_t rowStride() const { return rows.paddedTaps; }
@@ -404,11 +410,23 @@ struct Int8Gemm {
     });
   }
 
-  /// Requantizes the sum (or vector of sums) of weight row `row` and stores
-  /// it at y[yIndex] on.
+  /// Requantizes the sum (or vector of sums) of weight row `row`, adds the
+  /// residual at the same place through a fused Add, and stores the result
+  /// at y[yIndex] on.
   void storeOutput(llvm::Value *sum, llvm::Value *row, llvm::Value *y, llvm::Value *yIndex) {
     auto &b = kb.b;
     llvm::Value *q = ir.clampToI8(requant.apply(sum, row), range.min, range.max);
+    auto load = [&](llvm::Value *x) {
+      return q->getType()->isVectorTy()
+                 ? b.CreateAlignedLoad(q->getType(), kb.gep(b.getInt8Ty(), x, yIndex),
+                                       llvm::Align(1))
+                 : kb.load(b.getInt8Ty(), x, yIndex);
+    };
+    if (residualAdd) {
+      llvm::Value *own = b.CreateSExt(q, ir.widened(q, 32));
+      llvm::Value *other = b.CreateSExt(load(residual), ir.widened(q, 32));
+      q = convOperand == 0 ? residualAdd->apply(own, other) : residualAdd->apply(other, own);
+    }
     if (q->getType()->isVectorTy())
       b.CreateAlignedStore(q, kb.gep(b.getInt8Ty(), y, yIndex), llvm::Align(1));
     else
@@ -456,17 +474,28 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
     }
   }
   Requantizer requant(ir, params.multipliers, params.sumBounds, yt.quant.zeroPoints[0]);
-  return Int8Gemm{kb,
-                  ir,
-                  args.strategy,
-                  rows,
-                  !n.is(OpKind::Conv),
-                  args.inputs[1],
-                  args.temp,
-                  ir.table(params.bias, "int8.bias"),
-                  requant,
-                  inOffset,
-                  *range};
+  Int8Gemm g{kb,
+             ir,
+             args.strategy,
+             rows,
+             !n.is(OpKind::Conv),
+             args.inputs[1],
+             args.temp,
+             ir.table(params.bias, "int8.bias"),
+             requant,
+             inOffset,
+             *range};
+  for (const Node *f : args.fused) {
+    if (!f->is(OpKind::Add) || args.fused.size() != 1)
+      return nodeError(n, "an int8 GEMM fuses one residual Add, not " + f->getOpName());
+    auto add = Int8Binary::of(ir, *f);
+    if (!add)
+      return add.takeError();
+    g.residualAdd.emplace(std::move(*add));
+    g.residual = args.inputs[n.getNumInputs()];
+    g.convOperand = f->getInput(0) == n.getOutput() ? 0 : 1;
+  }
+  return g;
 }
 
 llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {

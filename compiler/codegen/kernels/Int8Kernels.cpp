@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Kernels.h"
+#include "compiler/codegen/kernels/Int8Binary.h"
 #include "compiler/codegen/kernels/Int8Params.h"
 #include "compiler/codegen/kernels/IntegerIR.h"
 #include "compiler/ops/Int8Eval.h"
@@ -114,69 +115,14 @@ llvm::Error emitBinaryInt8(KernelBuilder &kb, const KernelArgs &args) {
   auto &b = kb.b;
   const TensorType &at = n.getInput(0)->getType(), &bt = n.getInput(1)->getType(),
                    &yt = n.getOutput()->getType();
-  auto p = prepareBinaryInt8(n);
-  if (!p)
-    return p.takeError();
-  const tfl::AddParams &add = p->add;
-  const tfl::MulParams &mul = p->mul;
-  Shape aStrides = broadcastStrides(at.shape, yt.shape);
-  Shape bStrides = broadcastStrides(bt.shape, yt.shape);
-  Shape yStrides = rowMajorStrides(yt.shape);
-  llvm::Type *i8 = b.getInt8Ty(), *i32 = b.getInt32Ty();
-  // ADD/SUB scale each operand on its own before the sum: a table of the
-  // 256 scaled values per operand, computed by IntegerMath itself.
-  llvm::Value *scaledTables[2] = {nullptr, nullptr};
-  // |(a - zp) * (b - zp)| <= 255 * 255; for ADD/SUB, the largest scaled
-  // values' sum.
-  int64_t sumBound = 255 * 255;
-  if (!p->isMul) {
-    sumBound = 0;
-    for (int i = 0; i < 2; ++i) {
-      std::vector<int32_t> scaled;
-      int64_t largest = 0;
-      for (int v = -128; v < 128; ++v) {
-        scaled.push_back(tfl::multiplyByQuantizedMultiplier(
-            (v + (i ? add.input2Offset : add.input1Offset)) * (1 << add.leftShift),
-            i ? add.input2 : add.input1));
-        largest = std::max<int64_t>(largest, std::abs(int64_t(scaled.back())));
-      }
-      scaledTables[i] = ir.table(scaled, "int8.add.scaled");
-      sumBound += largest;
-    }
-  }
-  Requantizer requant(ir, {p->isMul ? mul.output : add.output}, sumBound,
-                      p->isMul ? mul.outputZeroPoint : add.outputOffset);
-  llvm::Value *onlyChannel = kb.idx(0);
-  // The requantized result of operands `av` and `bv` (i32 scalars or
-  // vectors), ADD/SUB's operands scaled by `scaled`.
-  auto result = [&](llvm::Value *av, llvm::Value *bv,
-                    llvm::function_ref<llvm::Value *(int, llvm::Value *)> scaled) {
-    llvm::Value *out;
-    if (p->isMul) {
-      llvm::Value *prod = b.CreateMul(b.CreateSub(av, ir.like(av, mul.input1ZeroPoint)),
-                                      b.CreateSub(bv, ir.like(bv, mul.input2ZeroPoint)));
-      out = requant.apply(prod, onlyChannel);
-    } else {
-      llvm::Value *x1 = scaled(0, av), *x2 = scaled(1, bv);
-      llvm::Value *raw = add.subtract ? b.CreateSub(x1, x2) : b.CreateAdd(x1, x2);
-      out = requant.apply(raw, onlyChannel);
-    }
-    return out;
-  };
-  auto tableScaled = [&](int i, llvm::Value *v) {
-    return kb.load(i32, scaledTables[i], b.CreateSExt(b.CreateAdd(v, ir.i32(128)), kb.idxTy));
-  };
+  auto binary = Int8Binary::of(ir, n);
+  if (!binary)
+    return binary.takeError();
+  llvm::Type *i8 = b.getInt8Ty();
   const int64_t lanes = args.strategy.tile;
   if (lanes > 1) {
     // Operands of the output's shape (selectKernels): `lanes` elements a
-    // step, each operand scaled by the arithmetic the tables hold; the
-    // elements past the last whole vector one at a time.
-    auto vectorScaled = [&](int i, llvm::Value *v) {
-      const tfl::QuantizedMultiplier &m = i ? add.input2 : add.input1;
-      llvm::Value *shifted = b.CreateShl(b.CreateAdd(v, ir.like(v, i ? add.input2Offset : add.input1Offset)),
-                                         ir.like(v, add.leftShift));
-      return ir.mbqm(shifted, ir.like(v, m.multiplier), ir.like(v, m.shift));
-    };
+    // step; the elements past the last whole vector one at a time.
     auto *bytesTy = llvm::FixedVectorType::get(i8, lanes);
     const int64_t count = yt.numElements(), whole = count / lanes * lanes;
     kb.loop(whole / lanes, [&](llvm::Value *step) {
@@ -185,27 +131,24 @@ llvm::Error emitBinaryInt8(KernelBuilder &kb, const KernelArgs &args) {
         llvm::Value *v = b.CreateAlignedLoad(bytesTy, kb.gep(i8, x, at), llvm::Align(1));
         return b.CreateSExt(v, ir.widened(v, 32));
       };
-      llvm::Value *av = load(args.inputs[0]);
-      llvm::Value *bv = load(args.inputs[1]);
-      llvm::Value *out = result(av, bv, vectorScaled);
-      b.CreateAlignedStore(ir.clampToI8(out, p->range.min, p->range.max),
+      b.CreateAlignedStore(binary->apply(load(args.inputs[0]), load(args.inputs[1])),
                            kb.gep(i8, args.outputs[0], at), llvm::Align(1));
     });
     kb.loop(count - whole, [&](llvm::Value *j) {
       llvm::Value *at = b.CreateAdd(j, kb.idx(whole));
-      llvm::Value *av = ir.widen(kb.load(i8, args.inputs[0], at));
-      llvm::Value *bv = ir.widen(kb.load(i8, args.inputs[1], at));
-      llvm::Value *out = result(av, bv, tableScaled);
-      kb.store(ir.clampToI8(out, p->range.min, p->range.max), args.outputs[0], at);
+      kb.store(binary->apply(ir.widen(kb.load(i8, args.inputs[0], at)),
+                             ir.widen(kb.load(i8, args.inputs[1], at))),
+               args.outputs[0], at);
     });
     return llvm::Error::success();
   }
+  Shape aStrides = broadcastStrides(at.shape, yt.shape);
+  Shape bStrides = broadcastStrides(bt.shape, yt.shape);
+  Shape yStrides = rowMajorStrides(yt.shape);
   kb.nest(yt.shape, [&](llvm::ArrayRef<llvm::Value *> ivs) {
     llvm::Value *av = ir.widen(kb.load(i8, args.inputs[0], kb.linear(ivs, aStrides)));
     llvm::Value *bv = ir.widen(kb.load(i8, args.inputs[1], kb.linear(ivs, bStrides)));
-    llvm::Value *out = result(av, bv, tableScaled);
-    kb.store(ir.clampToI8(out, p->range.min, p->range.max), args.outputs[0],
-             kb.linear(ivs, yStrides));
+    kb.store(binary->apply(av, bv), args.outputs[0], kb.linear(ivs, yStrides));
   });
   return llvm::Error::success();
 }

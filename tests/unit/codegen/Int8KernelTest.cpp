@@ -118,6 +118,31 @@ TEST_P(Int8Conv, CompiledEqualsInterpreter) {
   }));
 }
 
+/// The Conv's result plus a residual input, each with its own quantization,
+/// the Conv's result first or second: a GEMM's epilogue takes the Add
+/// (fuse-residual), every block of every kernel through it.
+TEST_P(Int8Conv, WithResidualAddEqualsInterpreter) {
+  const ConvCase &c = GetParam();
+  for (unsigned convOperand : {0u, 1u})
+    EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+      Value *x = g.addInput("x", q8(c.x, 0.05f, c.inZp));
+      AttrMap attrs = c.window;
+      attrs.emplace("group", Attr::ofInt(c.group));
+      attrs.emplace(kQuantAttr, quantAttr(c.outScale, c.outZp));
+      attrs.emplace(kActivationAttr, Attr::ofActivation(c.act));
+      Node *conv = addNode(g, OpKind::Conv, "conv",
+                           {x, int8Weights(g, "w", c.w, 0, c.spread, 3),
+                            int32Bias(g, "b", c.w[0], 4)},
+                           attrs);
+      Value *r = g.addInput("r", q8(conv->getOutput()->getType().shape, 0.03f, -c.outZp / 2));
+      Value *y = conv->getOutput();
+      Node *add = addNode(g, OpKind::Add, "add", {convOperand ? r : y, convOperand ? y : r},
+                          {{kQuantAttr.str(), quantAttr(c.outScale * 1.5f, 7)},
+                           {kActivationAttr.str(), Attr::ofActivation(c.act)}});
+      g.addOutput("y", add->getOutput());
+    })) << "the Conv's result is the Add's operand " << convOperand;
+}
+
 const Activation kNone;
 const Activation kRelu = *Activation::make(ActivationKind::Relu);
 const Activation kRelu6 = *Activation::make(ActivationKind::Clip, {0, 6});
