@@ -20,18 +20,27 @@
 namespace kiln {
 
 /// The number of elements of `shape`, or nullopt where an extent is
-/// negative or the count exceeds `limit`.
+/// negative or the product of its non-zero extents exceeds `limit`. An empty
+/// tensor counts its other extents too: its strides and partial products
+/// (outer and inner sizes) are computed like any tensor's and must not
+/// overflow.
 inline std::optional<int64_t>
 checkedElementCount(llvm::ArrayRef<int64_t> shape,
                     int64_t limit = std::numeric_limits<int64_t>::max()) {
-  int64_t count = 1;
+  int64_t nonZeroProduct = 1;
+  bool empty = false;
   for (int64_t d : shape) {
-    std::optional<int64_t> next = d < 0 ? std::nullopt : llvm::checkedMul(count, d);
+    if (d == 0) {
+      empty = true;
+      continue;
+    }
+    std::optional<int64_t> next =
+        d < 0 ? std::nullopt : llvm::checkedMul(nonZeroProduct, d);
     if (!next || *next > limit)
       return std::nullopt;
-    count = *next;
+    nonZeroProduct = *next;
   }
-  return count;
+  return empty ? 0 : nonZeroProduct;
 }
 
 /// `v` truncated toward zero, or nullopt where it is NaN or outside int64's

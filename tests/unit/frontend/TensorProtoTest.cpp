@@ -125,6 +125,10 @@ TEST(TensorProto, MalformedProtosAreErrors) {
   onnx::TensorProto overflow =
       proto(onnx::TensorProto::FLOAT, {int64_t(1) << 40, int64_t(1) << 40});
   EXPECT_EQ(convertError(overflow), "tensor 't': element count overflows");
+  // Empty, but its other extents' strides would overflow (a fuzz finding).
+  onnx::TensorProto emptyOverflow =
+      proto(onnx::TensorProto::FLOAT, {0, int64_t(1) << 40, int64_t(1) << 40});
+  EXPECT_EQ(convertError(emptyOverflow), "tensor 't': element count overflows");
 
   onnx::TensorProto twoFields = proto(onnx::TensorProto::FLOAT, {1});
   twoFields.add_float_data(1.0f);
