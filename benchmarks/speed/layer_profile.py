@@ -119,7 +119,7 @@ def main():
         op, ins = nodes.get(outname, ('copy', []))
         # A fused instruction's output is its last node's; its FLOPs are the conv's.
         if op not in ('Conv', 'MatMul') and 'Conv+' in line:
-            conv_in = re.search(r'= Conv\S*\(%([^@]+)@[^,]*, %([^@]+)@', line)
+            conv_in = re.search(r'= Conv[^[(]*(?:\[[^\]]*\])?\(%([^@]+)@[^,]*, %([^@]+)@', line)
             op, ins = 'Conv', [conv_in.group(1), conv_in.group(2)]
         f = flops(op, ins, shapes.get(outname, []), shapes) if op in ('Conv', 'MatMul') else 0
         rate = f / (us * 1e3) if us > 0 else 0

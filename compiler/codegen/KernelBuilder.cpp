@@ -151,6 +151,11 @@ void KernelBuilder::unrollLoop(unsigned count) {
                    llvm::ConstantAsMetadata::get(b.getInt32(count))});
 }
 
+void KernelBuilder::noLoopVectorize() {
+  addLoopProperty({llvm::MDString::get(b.getContext(), "llvm.loop.vectorize.enable"),
+                   llvm::ConstantAsMetadata::get(b.getFalse())});
+}
+
 llvm::Type *KernelBuilder::vecType(unsigned lanes) {
   if (lanes == 1)
     return b.getFloatTy();

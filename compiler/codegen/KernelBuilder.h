@@ -91,6 +91,10 @@ public:
   /// count of 1 builds none) `count` times: LLVM's own choice for a register
   /// tile's body is a guess that differs by core (llvm.loop.unroll.count).
   void unrollLoop(unsigned count);
+  /// Keeps LLVM's loop vectorizer off the loop built last
+  /// (llvm.loop.vectorize.enable false): where its iterations stride
+  /// memory, it makes gathers and scatters, slower than scalar code.
+  void noLoopVectorize();
 
   /// <lanes x float>, or float for one lane.
   llvm::Type *vecType(unsigned lanes);

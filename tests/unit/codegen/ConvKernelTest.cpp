@@ -165,6 +165,11 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"strides", Attr::ofInts({2, 2})}}},
         ConvCase{"DirectPanelBlocksStride2", {1, 128, 31, 31}, {10, 128, 3, 3}, true,
                  {{"strides", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        // resnet8_cifar's first strided layer: its panels' copy loop over
+        // channels is kept scalar (no gathers and scatters on AVX-512), K =
+        // 144 in a block of 128 steps and a short one of 16 at 16 lanes.
+        ConvCase{"DirectPanelsStride2ResNet8", {1, 16, 32, 32}, {32, 16, 3, 3}, true,
+                 {{"strides", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         // Winograd F(2x2, 3x3) (WinogradConvKernel.cpp): even and odd
         // output sizes, pads on some sides only, tile rows longer than a
         // vector, several blocks of tile rows, channels not a multiple of
