@@ -45,6 +45,7 @@ codegen::VectorInfo vectorInfoOf(llvm::TargetMachine &tm, const llvm::Function &
     vec.lanes = std::min(bits / 32, 16u);
     vec.registers = regs;
   }
+  vec.evenLaneMultiply = tm.getTargetTriple().isX86();
   return vec;
 }
 

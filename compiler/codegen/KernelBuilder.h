@@ -27,6 +27,10 @@ struct VectorInfo {
   unsigned lanes = 1;
   /// Registers available to hold tile accumulators and operands.
   unsigned registers = 8;
+  /// The target multiplies the even i32 lanes of a vector into i64 lanes in
+  /// one instruction (x86 PMULDQ): a vector's 32 x 32 -> 64-bit products
+  /// then take its even and odd lanes apart instead of widening every lane.
+  bool evenLaneMultiply = false;
 };
 
 class KernelBuilder {

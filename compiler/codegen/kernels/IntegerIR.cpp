@@ -18,9 +18,36 @@ llvm::Value *IntegerIR::roundedHighMul(llvm::Value *a, llvm::Value *c) {
   // zero; for every product that is floor((ab + 2^30) / 2^31), one add and
   // an arithmetic shift (a 64-bit multiply, an add with carry and two
   // shifts on a 32-bit core).
+  auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(a->getType());
+  if (vec && kb.vec.evenLaneMultiply && vec->getNumElements() % 2 == 0)
+    return roundedHighMulEvenOdd(a, c);
   llvm::Type *i64 = widened(a, 64);
   llvm::Value *ab = b.CreateMul(b.CreateSExt(a, i64), b.CreateSExt(c, i64));
   return b.CreateTrunc(b.CreateAShr(b.CreateAdd(ab, like(ab, 1 << 30)), 31), a->getType());
+}
+
+llvm::Value *IntegerIR::roundedHighMulEvenOdd(llvm::Value *a, llvm::Value *c) {
+  // The same bits, on the vector as i64 lanes: the even i32 lanes sign
+  // extended in place (shl, ashr) and the odd ones shifted down multiply
+  // into two vectors of products (PMULDQ each). The even products' result
+  // is their bits 31..62 shifted down into the low half of each i64, the
+  // odd ones' the same bits shifted up into the high half; one blend joins
+  // them. Widening every lane instead costs two extends, two narrowings and
+  // an insert per 16 lanes.
+  auto *vec = llvm::cast<llvm::FixedVectorType>(a->getType());
+  const unsigned pairs = vec->getNumElements() / 2;
+  auto *i64s = llvm::FixedVectorType::get(b.getInt64Ty(), pairs);
+  llvm::Value *a64 = b.CreateBitCast(a, i64s), *c64 = b.CreateBitCast(c, i64s);
+  llvm::Value *thirtyTwo = like(a64, 32), *round = like(a64, 1 << 30);
+  auto even = [&](llvm::Value *x) { return b.CreateAShr(b.CreateShl(x, thirtyTwo), thirtyTwo); };
+  llvm::Value *evens = b.CreateMul(even(a64), even(c64));
+  llvm::Value *odds = b.CreateMul(b.CreateAShr(a64, thirtyTwo), b.CreateAShr(c64, thirtyTwo));
+  llvm::Value *low = b.CreateLShr(b.CreateAdd(evens, round), 31);
+  llvm::Value *high = b.CreateShl(b.CreateAdd(odds, round), 1);
+  llvm::SmallVector<int, 16> pick;
+  for (unsigned i = 0; i < 2 * pairs; ++i)
+    pick.push_back(i % 2 ? int(2 * pairs + i) : int(i));
+  return b.CreateShuffleVector(b.CreateBitCast(low, vec), b.CreateBitCast(high, vec), pick);
 }
 
 llvm::Value *IntegerIR::srdhm(llvm::Value *a, llvm::Value *c) {

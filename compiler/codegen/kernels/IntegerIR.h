@@ -40,6 +40,9 @@ public:
   /// The same without the saturation of INT32_MIN * INT32_MIN: exact when
   /// either operand is another value.
   llvm::Value *roundedHighMul(llvm::Value *a, llvm::Value *c);
+  /// roundedHighMul of i32 vectors of an even lane count, where the target
+  /// multiplies even lanes into i64 lanes (VectorInfo::evenLaneMultiply).
+  llvm::Value *roundedHighMulEvenOdd(llvm::Value *a, llvm::Value *c);
   /// gemmlowp RoundingDivideByPOT (exponent an i32 in [0, 31]).
   llvm::Value *rdbpot(llvm::Value *x, llvm::Value *exponent);
   /// MultiplyByQuantizedMultiplier, default rounding; shift in TFLite's
