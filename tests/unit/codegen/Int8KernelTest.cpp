@@ -102,20 +102,21 @@ void PrintTo(const ConvCase &c, std::ostream *os) { *os << c.name; }
 
 class Int8Conv : public ::testing::TestWithParam<ConvCase> {};
 
+/// Case `c`'s Conv of a new input "x".
+Node *addConv(Graph &g, const ConvCase &c) {
+  Value *x = g.addInput("x", q8(c.x, 0.05f, c.inZp));
+  AttrMap attrs = c.window;
+  attrs.emplace("group", Attr::ofInt(c.group));
+  attrs.emplace(kQuantAttr, quantAttr(c.outScale, c.outZp));
+  attrs.emplace(kActivationAttr, Attr::ofActivation(c.act));
+  return addNode(g, OpKind::Conv, "conv",
+                 {x, int8Weights(g, "w", c.w, 0, c.spread, 3), int32Bias(g, "b", c.w[0], 4)},
+                 attrs);
+}
+
 TEST_P(Int8Conv, CompiledEqualsInterpreter) {
-  const ConvCase &c = GetParam();
-  EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
-    Value *x = g.addInput("x", q8(c.x, 0.05f, c.inZp));
-    AttrMap attrs = c.window;
-    attrs.emplace("group", Attr::ofInt(c.group));
-    attrs.emplace(kQuantAttr, quantAttr(c.outScale, c.outZp));
-    attrs.emplace(kActivationAttr, Attr::ofActivation(c.act));
-    Node *n = addNode(g, OpKind::Conv, "conv",
-                      {x, int8Weights(g, "w", c.w, 0, c.spread, 3),
-                       int32Bias(g, "b", c.w[0], 4)},
-                      attrs);
-    g.addOutput("y", n->getOutput());
-  }));
+  EXPECT_TRUE(compiledEqualsInterpreter(
+      [&](Graph &g) { g.addOutput("y", addConv(g, GetParam())->getOutput()); }));
 }
 
 /// The Conv's result plus a residual input, each with its own quantization,
@@ -125,15 +126,7 @@ TEST_P(Int8Conv, WithResidualAddEqualsInterpreter) {
   const ConvCase &c = GetParam();
   for (unsigned convOperand : {0u, 1u})
     EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
-      Value *x = g.addInput("x", q8(c.x, 0.05f, c.inZp));
-      AttrMap attrs = c.window;
-      attrs.emplace("group", Attr::ofInt(c.group));
-      attrs.emplace(kQuantAttr, quantAttr(c.outScale, c.outZp));
-      attrs.emplace(kActivationAttr, Attr::ofActivation(c.act));
-      Node *conv = addNode(g, OpKind::Conv, "conv",
-                           {x, int8Weights(g, "w", c.w, 0, c.spread, 3),
-                            int32Bias(g, "b", c.w[0], 4)},
-                           attrs);
+      Node *conv = addConv(g, c);
       Value *r = g.addInput("r", q8(conv->getOutput()->getType().shape, 0.03f, -c.outZp / 2));
       Value *y = conv->getOutput();
       Node *add = addNode(g, OpKind::Add, "add", {convOperand ? r : y, convOperand ? y : r},
