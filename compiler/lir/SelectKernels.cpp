@@ -393,12 +393,17 @@ constexpr int64_t kPanelPixels = 64, kStridedPanelPixels = 1024;
 /// tiles use a few floats of, that is 1.2-2.5x faster on a Zen 3; on 14x14
 /// and larger unstrided planes it measured no faster than the input read in
 /// place, and on 28x28 and larger, pixels on the lanes are faster still.
+/// A Conv of one input channel reads one plane, a few lines per tile, and
+/// its panel would copy every tap of every pixel: ds_cnn_kws' first Conv
+/// (10x4, stride 2, 49x10 -> 25x5) made the model 10% slower with one.
 int64_t panelPixels(const Node &conv, const LIROptions &opts) {
   ConvView v(conv);
   const TensorType &w = v.weights()->getType(), &y = conv.getOutput()->getType();
   int64_t pixels = y.shape[2] * y.shape[3];
   bool strided = v.strides(0) > 1 || v.strides(1) > 1;
   if (opts.vectorLanes == 1 || pixels > (strided ? kStridedPanelPixels : kPanelPixels))
+    return 0;
+  if (w.shape[1] == 1)
     return 0;
   int64_t reduction = w.shape[1] * w.shape[2] * w.shape[3];
   return std::min(pixels, std::max(kMinPanelPixels,

@@ -119,8 +119,17 @@ TEST(SelectKernels, PanelsOnSmallPlanes) {
   Value *a = conv("pointwise", x, {512, 2048, 1, 1}, 0);
   Value *b = conv("direct", a, {64, 512, 3, 3}, 1);
   Value *c = conv("blocks", x, {16, 2048, 3, 3}, 1);
+  // One input channel (a spectrogram, as ds_cnn_kws' first Conv): the plane
+  // is read in place, where a panel would copy every tap of every pixel.
+  Value *plane = g.addInput("plane", TensorType(DType::F32, {1, 1, 20, 10}));
+  auto onePlane = g.addNode(
+      OpKind::Conv, "one_plane",
+      {plane, g.addConstant("one_plane_w", Tensor(TensorType(DType::F32, {64, 1, 3, 3})))},
+      {{"pads", Attr::ofInts({1, 1, 1, 1})}, {"strides", Attr::ofInts({2, 2})}});
+  ASSERT_TRUE(static_cast<bool>(onePlane)) << llvm::toString(onePlane.takeError());
   g.addOutput("direct", b);
   g.addOutput("blocks", c);
+  g.addOutput("one_plane", (*onePlane)->getOutput());
   lir::LIROptions opts;
   opts.vectorLanes = 8;
   // Tiles of 14 pixels x 2 vectors of output channels (14 x 2 + 2 + 1 of 32
@@ -128,7 +137,8 @@ TEST(SelectKernels, PanelsOnSmallPlanes) {
   // blocks of 32 pixels hold two whole tiles of 14.
   EXPECT_EQ(strategies(g, opts), "pointwise = Conv[1x1 gemm panels 49 tile c14x2 b49 k256]\n"
                                  "direct = Conv[direct panels 49 tile c14x2 b49 k256]\n"
-                                 "blocks = Conv[direct panels 32 tile c14x2 b28 k256]\n");
+                                 "blocks = Conv[direct panels 32 tile c14x2 b28 k256]\n"
+                                 "one_plane = Conv[direct tile c30x1 r6]\n");
   opts.vectorLanes = 1;
   opts.vectorRegisters = 8;
   EXPECT_EQ(kernelOf(strategies(g, opts), "direct"), "Conv[direct tile p4x1]");
