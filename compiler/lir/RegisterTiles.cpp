@@ -24,6 +24,10 @@ constexpr unsigned kMaxTileVecs = 4;
 /// and FMAs busy.
 constexpr unsigned kGemvVecs = 8;
 
+/// How much more a panel tile of a divisor of the output row may cost in its
+/// K loops than the cheapest tile (convRegisterTile).
+constexpr double kRowTileSlack = 1.25;
+
 /// Weight bytes of a channel tile's K block over packed panels at most:
 /// half of a 32 KiB L1 (256 steps of 16 channels).
 constexpr int64_t kPanelKBytes = 16 * 1024;
@@ -131,9 +135,10 @@ double convTileCost(const RegisterTile &p, const ConvShape &s, const ConvRows &r
 }
 
 /// The cheapest Conv tile; over packed panels, channels on the lanes and at
-/// most kMinPanelPixels pixels a tile.
+/// most kMinPanelPixels pixels a tile. With `rowsDividing`, only tiles of
+/// rows that divide it and no spans.
 RegisterTile cheapestConvTile(const ConvShape &s, const ConvRows &r, bool packed,
-                              const LIROptions &opts) {
+                              const LIROptions &opts, int64_t rowsDividing = 0) {
   const unsigned lanes = opts.vectorLanes;
   RegisterTile best{false, 1, 1};
   double bestCost = std::numeric_limits<double>::infinity();
@@ -165,7 +170,7 @@ RegisterTile cheapestConvTile(const ConvShape &s, const ConvRows &r, bool packed
       if (r.panels)
         maxRows = std::min<unsigned>(maxRows, kMinPanelPixels);
       for (unsigned rows = 1; rows <= maxRows && rows <= rowDim; ++rows)
-        if (channelsOnLanes || fitsBlocks(rows)) {
+        if ((channelsOnLanes || fitsBlocks(rows)) && (!rowsDividing || rowsDividing % rows == 0)) {
           if (vecs <= vectors)
             consider({channelsOnLanes, rows, vecs});
           // Whole output rows of `vectors` vectors each.
@@ -173,7 +178,7 @@ RegisterTile cheapestConvTile(const ConvShape &s, const ConvRows &r, bool packed
               vecs / vectors <= r.numRows)
             consider({false, rows, vecs, vecs / vectors});
         }
-      if (channelsOnLanes)
+      if (channelsOnLanes && !rowsDividing)
         for (int64_t span = 2; span <= r.numRows && span * r.rowLen <= maxRows; ++span)
           consider({true, static_cast<unsigned>(span * r.rowLen), vecs, span});
     }
@@ -217,6 +222,19 @@ RegisterTile convRegisterTile(const Node &conv, const KernelStrategy &strategy,
   ConvShape s = ConvShape::of(conv);
   ConvRows r = convRows(s, layout, strategy);
   RegisterTile tile = cheapestConvTile(s, r, strategy.packedWeights, opts);
+  // Panels of a unit-stride 1x1 Conv without padding copy runs of pixels.
+  // Other panels copy a tile within one output row a run of the input row
+  // per tap and channel (vectors), any other pixel by pixel, which can cost
+  // more than the tile's FMAs: take the cheapest tile of a divisor of the
+  // row's pixels unless its K loops cost kRowTileSlack times more.
+  bool runs = s.taps() == 1 && s.sh == 1 && s.sw == 1 && !(s.pt || s.pl || s.pb || s.pr);
+  if (r.panels && !runs && s.OW % tile.rows != 0) {
+    RegisterTile aligned = cheapestConvTile(s, r, strategy.packedWeights, opts, s.OW);
+    if (s.OW % aligned.rows == 0 &&
+        convTileCost(aligned, s, r, opts.vectorLanes) <=
+            kRowTileSlack * convTileCost(tile, s, r, opts.vectorLanes))
+      tile = aligned;
+  }
   if (!r.panels) {
     tile.block = cacheBlock(tile, s, r, opts.vectorLanes);
     return tile;

@@ -225,8 +225,10 @@ struct ConvEmitter {
 
   /// Copies the input (`in`, read in place) of `count` output pixels from
   /// `pixel0` to `panel` from element `at`, in the weights' K order: tap t
-  /// of channel c at at + (t * ICg + c) * count, zero in the padding.
-  void packPanel(llvm::Value *pixel0, int64_t count, llvm::Value *panel, llvm::Value *at) {
+  /// of channel c at at + (t * ICg + c) * count, zero in the padding. Tiles
+  /// start at multiples of `tileRows`, the register tile's pixels.
+  void packPanel(llvm::Value *pixel0, int64_t count, unsigned tileRows, llvm::Value *panel,
+                 llvm::Value *at) {
     auto &b = kb.b;
     bool padded = s.pt || s.pl || s.pb || s.pr;
     // A unit-stride 1x1 convolution's pixels are consecutive in its input:
@@ -241,6 +243,13 @@ struct ConvEmitter {
           kb.storeVec(kb.loadVec(in.base, add(src, i), lanes, valid), panel, add(dst, i), valid);
         }
       });
+      return;
+    }
+    // Tiles start at multiples of tileRows: where that divides the row, each
+    // lies within one output row (convRegisterTile prefers them), and each
+    // tap of a channel is one run of an input row.
+    if (s.OW % tileRows == 0) {
+      packPanelRowRun(pixel0, count, panel, at);
       return;
     }
     kb.loop(s.taps(), [&](llvm::Value *tap) {
@@ -279,6 +288,52 @@ struct ConvEmitter {
     });
   }
 
+  /// packPanel of `count` pixels of one output row: per tap and channel, one
+  /// vector of the input row's (count - 1) * sw + 1 floats from the tap's
+  /// first column, masked to the columns inside the image that the pixels
+  /// read (all off for a row outside it), every sw-th lane kept.
+  void packPanelRowRun(llvm::Value *pixel0, int64_t count, llvm::Value *panel,
+                       llvm::Value *at) {
+    auto &b = kb.b;
+    llvm::Type *f32 = b.getFloatTy();
+    const unsigned run = static_cast<unsigned>((count - 1) * s.sw + 1);
+    auto *runTy = llvm::FixedVectorType::get(f32, run);
+    llvm::SmallVector<int, 32> kept;
+    llvm::SmallVector<llvm::Constant *, 32> offsets, keptLanes;
+    for (unsigned l = 0; l < run; ++l) {
+      offsets.push_back(llvm::ConstantInt::get(kb.idxTy, l));
+      keptLanes.push_back(b.getInt1(l % s.sw == 0));
+      if (l % s.sw == 0)
+        kept.push_back(static_cast<int>(l));
+    }
+    llvm::Value *oh = b.CreateUDiv(pixel0, kb.idx(s.OW)), *ow = b.CreateURem(pixel0, kb.idx(s.OW));
+    kb.loop(s.taps(), [&](llvm::Value *tap) {
+      llvm::Value *kh = b.CreateUDiv(tap, kb.idx(s.KW)), *kw = b.CreateURem(tap, kb.idx(s.KW));
+      // Rows and columns before the image wrap to large unsigned values.
+      llvm::Value *ih = b.CreateSub(add(mul(oh, s.sh), mul(kh, s.dh)), kb.idx(s.pt));
+      llvm::Value *iw = b.CreateSub(add(mul(ow, s.sw), mul(kw, s.dw)), kb.idx(s.pl));
+      llvm::Value *columns = b.CreateAdd(b.CreateVectorSplat(run, iw),
+                                         llvm::ConstantVector::get(offsets));
+      llvm::Value *mask = b.CreateAnd(
+          b.CreateAnd(b.CreateICmpULT(columns, b.CreateVectorSplat(run, kb.idx(s.W))),
+                      llvm::ConstantVector::get(keptLanes)),
+          b.CreateVectorSplat(run, b.CreateICmpULT(ih, kb.idx(s.H))));
+      // Where the row is outside the image nothing is read: its offset may
+      // be anything, so the address is computed without `inbounds`.
+      llvm::Value *from = add(in.offset, b.CreateAdd(mul(ih, s.W), iw));
+      llvm::Value *tapAt = add(at, b.CreateMul(tap, kb.idx(s.ICg * count)));
+      kb.loop(s.ICg, [&](llvm::Value *c) {
+        llvm::Value *ptr = b.CreateGEP(f32, in.base, add(from, mul(c, s.H * s.W)));
+        llvm::Value *v = b.CreateMaskedLoad(runTy, ptr, llvm::Align(4), mask,
+                                            llvm::Constant::getNullValue(runTy));
+        if (s.sw > 1)
+          v = b.CreateShuffleVector(v, kept);
+        kb.storeVec(v, panel, add(tapAt, mul(c, count)), static_cast<unsigned>(count));
+      });
+      kb.noLoopVectorize();
+    });
+  }
+
   /// K steps [k0, k0 + steps) of channel tile `t` over a packed panel (its
   /// run of K x t.rows pixels from element xIndex of `panel`): the panel's K
   /// order is the packed weights', so K is one flat loop.
@@ -309,7 +364,7 @@ struct ConvEmitter {
     llvm::Value *sums = kb.gep(kb.b.getFloatTy(), panel, kb.idx(block * K));
     forTiles(kb, s.OH * s.OW, block, [&](llvm::Value *p0, int64_t pixels) {
       forTiles(kb, pixels, rows, [&](llvm::Value *p, int64_t count) {
-        packPanel(add(p0, p), count, panel, mul(p, K));
+        packPanel(add(p0, p), count, rows, panel, mul(p, K));
       });
       forTiles(kb, s.OCg, vecElems, [&](llvm::Value *oc0, int64_t ocs) {
         llvm::Value *w0 = weightIndex(oc0);

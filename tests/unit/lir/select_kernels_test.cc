@@ -75,7 +75,7 @@ TEST(SelectKernels, VectorTarget) {
   lir::LIROptions opts;
   opts.vectorLanes = 16;
   EXPECT_EQ(strategies(*buildGraph(), opts), "wino = Conv[winograd F(4x4,3x3) tile 8x2]\n"
-                                            "strided = Conv[direct panels 256 tile c30x1 b256]\n"
+                                            "strided = Conv[direct panels 256 tile c16x1 b256]\n"
                                             "pointwise = Conv[1x1 gemm tile p8x3]\n"
                                             "narrow_dw = Conv[depthwise channel-block 16]\n"
                                             "maxpool = MaxPool[plane]\n"
@@ -134,10 +134,11 @@ TEST(SelectKernels, PanelsOnSmallPlanes) {
   opts.vectorLanes = 8;
   // Tiles of 14 pixels x 2 vectors of output channels (14 x 2 + 2 + 1 of 32
   // registers), K in blocks of 256 steps (16 KiB of a tile's weights); the
-  // blocks of 32 pixels hold two whole tiles of 14.
+  // 3x3 Convs' tiles are a row of 7, each tap a run of an input row, and
+  // their blocks of 32 pixels hold four whole tiles.
   EXPECT_EQ(strategies(g, opts), "pointwise = Conv[1x1 gemm panels 49 tile c14x2 b49 k256]\n"
-                                 "direct = Conv[direct panels 49 tile c14x2 b49 k256]\n"
-                                 "blocks = Conv[direct panels 32 tile c14x2 b28 k256]\n"
+                                 "direct = Conv[direct panels 49 tile c7x2 b49 k256]\n"
+                                 "blocks = Conv[direct panels 32 tile c7x2 b28 k256]\n"
                                  "one_plane = Conv[direct tile c30x1 r6]\n");
   opts.vectorLanes = 1;
   opts.vectorRegisters = 8;
