@@ -46,6 +46,7 @@ codegen::VectorInfo vectorInfoOf(llvm::TargetMachine &tm, const llvm::Function &
     vec.registers = regs;
   }
   vec.evenLaneMultiply = tm.getTargetTriple().isX86();
+  vec.roundingDoublingHighMul = tm.getTargetTriple().isAArch64() && vec.lanes >= 4;
   return vec;
 }
 

@@ -31,6 +31,9 @@ struct VectorInfo {
   /// one instruction (x86 PMULDQ): a vector's 32 x 32 -> 64-bit products
   /// then take its even and odd lanes apart instead of widening every lane.
   bool evenLaneMultiply = false;
+  /// The target has a saturating rounding doubling high multiply of four
+  /// i32 lanes (AArch64 SQRDMULH): gemmlowp's SRDHM in one instruction.
+  bool roundingDoublingHighMul = false;
 };
 
 class KernelBuilder {

@@ -1,5 +1,7 @@
 #include "compiler/codegen/kernels/IntegerIR.h"
 
+#include "llvm/Analysis/VectorUtils.h"
+#include "llvm/IR/IntrinsicsAArch64.h"
 #include "llvm/IR/Module.h"
 
 namespace kiln {
@@ -19,6 +21,8 @@ llvm::Value *IntegerIR::roundedHighMul(llvm::Value *a, llvm::Value *c) {
   // an arithmetic shift (a 64-bit multiply, an add with carry and two
   // shifts on a 32-bit core).
   auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(a->getType());
+  if (vec && kb.vec.roundingDoublingHighMul && vec->getNumElements() % 4 == 0)
+    return sqrdmulh(a, c);
   if (vec && kb.vec.evenLaneMultiply && vec->getNumElements() % 2 == 0)
     return roundedHighMulEvenOdd(a, c);
   llvm::Type *i64 = widened(a, 64);
@@ -50,7 +54,25 @@ llvm::Value *IntegerIR::roundedHighMulEvenOdd(llvm::Value *a, llvm::Value *c) {
   return b.CreateShuffleVector(b.CreateBitCast(low, vec), b.CreateBitCast(high, vec), pick);
 }
 
+llvm::Value *IntegerIR::sqrdmulh(llvm::Value *a, llvm::Value *c) {
+  // SQRDMULH is (2ac + 2^31) >> 32, saturated: SRDHM exactly, and
+  // roundedHighMul except for INT32_MIN * INT32_MIN.
+  auto *vec = llvm::cast<llvm::FixedVectorType>(a->getType());
+  auto *quad = llvm::FixedVectorType::get(b.getInt32Ty(), 4);
+  llvm::SmallVector<llvm::Value *, 4> quads;
+  for (unsigned q = 0; q < vec->getNumElements(); q += 4) {
+    llvm::SmallVector<int, 4> lanes{int(q), int(q + 1), int(q + 2), int(q + 3)};
+    quads.push_back(b.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_sqrdmulh, {quad},
+                                      {b.CreateShuffleVector(a, lanes),
+                                       b.CreateShuffleVector(c, lanes)}));
+  }
+  return llvm::concatenateVectors(b, quads);
+}
+
 llvm::Value *IntegerIR::srdhm(llvm::Value *a, llvm::Value *c) {
+  auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(a->getType());
+  if (vec && kb.vec.roundingDoublingHighMul && vec->getNumElements() % 4 == 0)
+    return sqrdmulh(a, c);
   llvm::Value *overflow =
       b.CreateAnd(b.CreateICmpEQ(a, c), b.CreateICmpEQ(a, like(a, INT32_MIN)));
   return b.CreateSelect(overflow, like(a, INT32_MAX), roundedHighMul(a, c));

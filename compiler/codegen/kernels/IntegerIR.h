@@ -43,6 +43,9 @@ public:
   /// roundedHighMul of i32 vectors of an even lane count, where the target
   /// multiplies even lanes into i64 lanes (VectorInfo::evenLaneMultiply).
   llvm::Value *roundedHighMulEvenOdd(llvm::Value *a, llvm::Value *c);
+  /// SRDHM of i32 vectors of a multiple of 4 lanes as AArch64 SQRDMULH
+  /// (VectorInfo::roundingDoublingHighMul).
+  llvm::Value *sqrdmulh(llvm::Value *a, llvm::Value *c);
   /// gemmlowp RoundingDivideByPOT (exponent an i32 in [0, 31]).
   llvm::Value *rdbpot(llvm::Value *x, llvm::Value *exponent);
   /// MultiplyByQuantizedMultiplier, default rounding; shift in TFLite's
