@@ -2,6 +2,7 @@
 
 #include "compiler/lir/RegisterTiles.h"
 #include "compiler/lir/ConvShape.h"
+#include "compiler/lir/SelectKernels.h"
 #include "compiler/lir/Winograd.h"
 #include "compiler/ops/OpGeometry.h"
 #include "compiler/ops/OpViews.h"
@@ -227,8 +228,7 @@ RegisterTile convRegisterTile(const Node &conv, const KernelStrategy &strategy,
   // per tap and channel (vectors), any other pixel by pixel, which can cost
   // more than the tile's FMAs: take the cheapest tile of a divisor of the
   // row's pixels unless its K loops cost kRowTileSlack times more.
-  bool runs = s.taps() == 1 && s.sh == 1 && s.sw == 1 && !(s.pt || s.pl || s.pb || s.pr);
-  if (r.panels && !runs && s.OW % tile.rows != 0) {
+  if (r.panels && !isUnitPointwiseConv(conv) && s.OW % tile.rows != 0) {
     RegisterTile aligned = cheapestConvTile(s, r, strategy.packedWeights, opts, s.OW);
     if (s.OW % aligned.rows == 0 &&
         convTileCost(aligned, s, r, opts.vectorLanes) <=

@@ -6,15 +6,16 @@ namespace kiln {
 namespace codegen {
 
 std::optional<Int8Binary::SplitScaling>
-Int8Binary::splitScaling(int32_t offset, int32_t leftShift, tfl::QuantizedMultiplier m,
+Int8Binary::splitScaling(const tfl::AddParams &add, int operand,
                          llvm::ArrayRef<int32_t> values) {
-  if (m.shift > 0 || leftShift < 1 || leftShift > 30)
+  const tfl::QuantizedMultiplier &m = multiplierOf(add, operand);
+  if (m.shift > 0 || add.leftShift < 1 || add.leftShift > 30)
     return std::nullopt;
-  const int32_t lowShift = 31 - leftShift;
-  SplitScaling s{offset, m.multiplier >> lowShift, m.multiplier & ((1 << lowShift) - 1),
+  const int32_t lowShift = 31 - add.leftShift;
+  SplitScaling s{m.multiplier >> lowShift, m.multiplier & ((1 << lowShift) - 1),
                  1 << (lowShift - 1), lowShift, -m.shift};
   for (int v = -128; v < 128; ++v) {
-    const int64_t a = int64_t(v) + offset;
+    const int64_t a = int64_t(v) + offsetOf(add, operand);
     const int64_t high = a * s.high, low = a * s.low + s.round;
     if (std::abs(high) > INT32_MAX || std::abs(low) > INT32_MAX)
       return std::nullopt;
@@ -41,8 +42,7 @@ llvm::Expected<Int8Binary> Int8Binary::of(IntegerIR ir, const Node &n) {
     int64_t largest = 0;
     for (int v = -128; v < 128; ++v) {
       values[i].push_back(tfl::multiplyByQuantizedMultiplier(
-          (v + (i ? add.input2Offset : add.input1Offset)) * (1 << add.leftShift),
-          i ? add.input2 : add.input1));
+          (v + offsetOf(add, i)) * (1 << add.leftShift), multiplierOf(add, i)));
       largest = std::max<int64_t>(largest, std::abs(int64_t(values[i].back())));
     }
     sumBound += largest;
@@ -50,8 +50,7 @@ llvm::Expected<Int8Binary> Int8Binary::of(IntegerIR ir, const Node &n) {
   Int8Binary binary(ir, *p, Requantizer(ir, {add.output}, {sumBound}, add.outputOffset));
   for (int i = 0; i < 2; ++i) {
     binary.tables[i] = ir.table(values[i], "int8.add.scaled");
-    binary.split[i] = splitScaling(i ? add.input2Offset : add.input1Offset, add.leftShift,
-                                   i ? add.input2 : add.input1, values[i]);
+    binary.split[i] = splitScaling(add, i, values[i]);
   }
   return binary;
 }
@@ -62,14 +61,14 @@ llvm::Value *Int8Binary::scaled(int operand, llvm::Value *v) {
     return ir.kb.load(b.getInt32Ty(), tables[operand],
                       b.CreateSExt(b.CreateAdd(v, ir.i32(128)), ir.kb.idxTy));
   const tfl::AddParams &add = p.add;
-  llvm::Value *a = b.CreateAdd(v, ir.like(v, operand ? add.input2Offset : add.input1Offset));
+  llvm::Value *a = b.CreateAdd(v, ir.like(v, offsetOf(add, operand)));
   if (const std::optional<SplitScaling> &s = split[operand]) {
     llvm::Value *low = b.CreateAShr(
         b.CreateAdd(b.CreateMul(a, ir.like(a, s->low)), ir.like(a, s->round)), s->lowShift);
     llvm::Value *h = b.CreateAdd(b.CreateMul(a, ir.like(a, s->high)), low);
     return ir.rdbpot(h, ir.like(h, s->exponent));
   }
-  const tfl::QuantizedMultiplier &m = operand ? add.input2 : add.input1;
+  const tfl::QuantizedMultiplier &m = multiplierOf(add, operand);
   return ir.mbqm(b.CreateShl(a, ir.like(a, add.leftShift)), ir.like(a, m.multiplier),
                  ir.like(a, m.shift));
 }

@@ -41,14 +41,20 @@ private:
   /// An ADD or SUB operand's scaling in 32 bits: a Mh + ((a Ml + round) >>
   /// (31 - L)), then a rounding right shift by `exponent`.
   struct SplitScaling {
-    int32_t offset, high, low, round, lowShift, exponent;
+    int32_t high, low, round, lowShift, exponent;
   };
 
-  /// The split of `m` for an operand with `offset` after a left shift by
-  /// `leftShift`, if it gives `values` (the scaled v, v = -128 .. 127).
-  static std::optional<SplitScaling> splitScaling(int32_t offset, int32_t leftShift,
-                                                  tfl::QuantizedMultiplier m,
+  /// The split of operand `operand`'s multiplier, if it gives `values`
+  /// (the scaled v, v = -128 .. 127).
+  static std::optional<SplitScaling> splitScaling(const tfl::AddParams &add, int operand,
                                                   llvm::ArrayRef<int32_t> values);
+  /// ADD operand `operand`'s offset and multiplier.
+  static int32_t offsetOf(const tfl::AddParams &add, int operand) {
+    return operand ? add.input2Offset : add.input1Offset;
+  }
+  static const tfl::QuantizedMultiplier &multiplierOf(const tfl::AddParams &add, int operand) {
+    return operand ? add.input2 : add.input1;
+  }
   Int8Binary(IntegerIR ir, BinaryInt8Params p, Requantizer requant)
       : ir(ir), p(p), requant(requant) {}
   llvm::Value *scaled(int operand, llvm::Value *v);

@@ -416,15 +416,14 @@ struct Int8Gemm {
   void storeOutput(llvm::Value *sum, llvm::Value *row, llvm::Value *y, llvm::Value *yIndex) {
     auto &b = kb.b;
     llvm::Value *q = ir.clampToI8(requant.apply(sum, row), range.min, range.max);
-    auto load = [&](llvm::Value *x) {
-      return q->getType()->isVectorTy()
-                 ? b.CreateAlignedLoad(q->getType(), kb.gep(b.getInt8Ty(), x, yIndex),
-                                       llvm::Align(1))
-                 : kb.load(b.getInt8Ty(), x, yIndex);
-    };
     if (residualAdd) {
+      llvm::Value *r = q->getType()->isVectorTy()
+                           ? b.CreateAlignedLoad(q->getType(),
+                                                 kb.gep(b.getInt8Ty(), residual, yIndex),
+                                                 llvm::Align(1))
+                           : kb.load(b.getInt8Ty(), residual, yIndex);
       llvm::Value *own = b.CreateSExt(q, ir.widened(q, 32));
-      llvm::Value *other = b.CreateSExt(load(residual), ir.widened(q, 32));
+      llvm::Value *other = b.CreateSExt(r, ir.widened(q, 32));
       q = convOperand == 0 ? residualAdd->apply(own, other) : residualAdd->apply(other, own);
     }
     if (q->getType()->isVectorTy())

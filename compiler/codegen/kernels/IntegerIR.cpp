@@ -20,9 +20,9 @@ llvm::Value *IntegerIR::roundedHighMul(llvm::Value *a, llvm::Value *c) {
   // zero; for every product that is floor((ab + 2^30) / 2^31), one add and
   // an arithmetic shift (a 64-bit multiply, an add with carry and two
   // shifts on a 32-bit core).
-  auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(a->getType());
-  if (vec && kb.vec.roundingDoublingHighMul && vec->getNumElements() % 4 == 0)
+  if (takesSqrdmulh(a))
     return sqrdmulh(a, c);
+  auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(a->getType());
   if (vec && kb.vec.evenLaneMultiply && vec->getNumElements() % 2 == 0)
     return roundedHighMulEvenOdd(a, c);
   llvm::Type *i64 = widened(a, 64);
@@ -69,9 +69,13 @@ llvm::Value *IntegerIR::sqrdmulh(llvm::Value *a, llvm::Value *c) {
   return llvm::concatenateVectors(b, quads);
 }
 
-llvm::Value *IntegerIR::srdhm(llvm::Value *a, llvm::Value *c) {
+bool IntegerIR::takesSqrdmulh(llvm::Value *a) const {
   auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(a->getType());
-  if (vec && kb.vec.roundingDoublingHighMul && vec->getNumElements() % 4 == 0)
+  return vec && kb.vec.roundingDoublingHighMul && vec->getNumElements() % 4 == 0;
+}
+
+llvm::Value *IntegerIR::srdhm(llvm::Value *a, llvm::Value *c) {
+  if (takesSqrdmulh(a))
     return sqrdmulh(a, c);
   llvm::Value *overflow =
       b.CreateAnd(b.CreateICmpEQ(a, c), b.CreateICmpEQ(a, like(a, INT32_MIN)));

@@ -46,6 +46,9 @@ public:
   /// SRDHM of i32 vectors of a multiple of 4 lanes as AArch64 SQRDMULH
   /// (VectorInfo::roundingDoublingHighMul).
   llvm::Value *sqrdmulh(llvm::Value *a, llvm::Value *c);
+  /// Whether `a` takes sqrdmulh: an i32 vector of a multiple of 4 lanes on
+  /// a target with VectorInfo::roundingDoublingHighMul.
+  bool takesSqrdmulh(llvm::Value *a) const;
   /// gemmlowp RoundingDivideByPOT (exponent an i32 in [0, 31]).
   llvm::Value *rdbpot(llvm::Value *x, llvm::Value *exponent);
   /// MultiplyByQuantizedMultiplier, default rounding; shift in TFLite's
