@@ -225,6 +225,9 @@ struct KernelStrategy {
   Int8Columns columns = Int8Columns::Gathered;
   /// Direct, Pointwise, Grouped, Winograd and Gemm: the register tile.
   RegisterTile registerTile;
+  /// Pointwise that also runs the DepthwiseRows Conv reading its result
+  /// (fuseDepthwiseBands): that Conv's output rows per band (0: none).
+  int64_t bandRows = 0;
 
   static KernelStrategy winograd(int64_t m) { return {Kind::Winograd, m, false}; }
   static KernelStrategy direct(bool packed, int64_t panelPixels = 0) {
@@ -257,7 +260,7 @@ struct KernelStrategy {
   bool operator==(const KernelStrategy &o) const {
     return kind == o.kind && tile == o.tile && packedWeights == o.packedWeights &&
            tileCols == o.tileCols && dot == o.dot && unroll == o.unroll &&
-           columns == o.columns && registerTile == o.registerTile;
+           columns == o.columns && registerTile == o.registerTile && bandRows == o.bandRows;
   }
   bool operator!=(const KernelStrategy &o) const { return !(*this == o); }
 };

@@ -239,6 +239,30 @@ bool isDepthwiseConv(const Node &conv);
 /// A Winograd Conv has a transform buffer instead (winogradLayout).
 std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &strategy);
 
+/// The temp of a Pointwise Conv that also runs the DepthwiseRows Conv that
+/// alone reads its result, band by band (fuseDepthwiseBands: an inverted
+/// residual block's expansion and depthwise), so that the wide result never
+/// makes a round trip through memory. A band is `outRows` output rows of
+/// the depthwise; their windows span `inRows` rows of its input, padding
+/// included. The 1x1 computes `computedRows` rows of its result (inRows, or
+/// the whole image where that is fewer) into the temp's first `bandBytes`,
+/// [channels][computedRows][width], the window clamped into the image (a
+/// band at an edge computes a few rows its neighbour computes too). Then
+/// each channel's window rows are copied, padded as the depthwise's own
+/// copy would be, into `plane` (one channel of `inRows` rows), after them.
+struct DepthwiseBands {
+  int64_t outRows, inRows, computedRows, channels, width;
+  PaddedInput plane;
+  uint64_t bandBytes() const {
+    uint64_t bytes = channels * computedRows * width * sizeof(float);
+    return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+  }
+  uint64_t bytes() const { return bandBytes() + plane.bytes(); }
+};
+
+/// The bands of `outRows` output rows of depthwise Conv `dw`.
+DepthwiseBands depthwiseBands(const Node &dw, int64_t outRows);
+
 /// Fewest pixels in a block of a Conv's packed panels: more than any
 /// register tile's rows (pixels) on any target, so a block holds at least one
 /// whole tile.
@@ -311,10 +335,12 @@ struct LIROptions {
   /// chooses per convolution (chooseWinogradTile). For tests of each kernel.
   int64_t winogradTile = 0;
   /// The LIR passes (LIRPasses.h): a Conv fuses the residual Add after it
-  /// (fuseResidualAdds), elementwise chains become one instruction
+  /// (fuseResidualAdds), a depthwise Conv runs in bands inside the 1x1
+  /// before it (fuseDepthwiseBands), elementwise chains become one instruction
   /// (fuseElementwiseChains), Concats disappear (elideConcats), elementwise
   /// results reuse dying operands' buffers (reuseBuffersInPlace).
   bool fuseResidual = true;
+  bool depthwiseBands = true;
   bool fuseElementwise = true;
   bool elideConcat = true;
   bool inPlace = true;

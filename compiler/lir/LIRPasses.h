@@ -37,6 +37,22 @@ Function translateGraph(const Graph &g, const LIROptions &opts);
 /// range is its activation.
 void fuseResidualAdds(Function &f);
 
+/// An f32 Pointwise Conv (unit stride, one group, no panels) whose result
+/// only a DepthwiseRows Conv reads becomes one instruction with it, in that
+/// Conv's place: band by band of the depthwise's output rows, the 1x1
+/// computes the rows the band's windows read into the temp, then the
+/// depthwise runs over them (DepthwiseBands, KernelStrategy::bandRows).
+/// This is MobileNetV2's inverted residual block: the expanded tensor, six
+/// times as wide as the block's input, stays in cache and out of the
+/// memory plan. Bands hold kDepthwiseBandBytes of the 1x1's result at
+/// most; where so few rows fit that more than a quarter of the 1x1's
+/// results would be computed twice, nothing fuses.
+void fuseDepthwiseBands(Function &f);
+
+/// Most bytes of a band of fuseDepthwiseBands: half of a 1 MB L2 cache,
+/// the rest for the depthwise's plane, output and weights.
+constexpr uint64_t kDepthwiseBandBytes = 512 * 1024;
+
 /// A chain of f32 elementwise instructions of one output type, each result
 /// read only by the next, becomes one instruction at the chain's end that
 /// evaluates the whole expression per element in registers.

@@ -8,6 +8,7 @@ namespace lir {
 namespace {
 const LIRPass kLIRPasses[] = {
     {"fuse-residual", &LIROptions::fuseResidual, fuseResidualAdds},
+    {"depthwise-bands", &LIROptions::depthwiseBands, fuseDepthwiseBands},
     {"fuse-elementwise", &LIROptions::fuseElementwise, fuseElementwiseChains},
     {"elide-concat", &LIROptions::elideConcat, elideConcats},
     {"reuse-in-place", &LIROptions::inPlace, reuseBuffersInPlace},

@@ -45,63 +45,72 @@ void emitPaddedCopy(KernelBuilder &kb, const lir::PaddedInput &layout,
                     int64_t H, int64_t W, int64_t pt, int64_t pl,
                     llvm::Value *temp, llvm::Value *fill) {
   auto &b = kb.b;
-  const int64_t rowStride = layout.rowStride(), phases = layout.phases;
-  const int64_t phaseWidth = layout.phaseWidth;
-  auto fillRun = [&](llvm::Value *start, int64_t count) {
-    kb.loop(count, [&](llvm::Value *i) { kb.store(fill, temp, b.CreateAdd(start, i)); });
-  };
-  // Rows above and below the input are padding; an input row becomes, per
-  // column phase, padding, the input's columns of that phase, padding.
+  const int64_t rowStride = layout.rowStride();
+  // Rows above and below the input are padding.
   forEachIndex(kb, channels, [&](llvm::Value *c) {
     llvm::Value *src = b.CreateAdd(src0, b.CreateMul(c, kb.idx(H * W)));
     llvm::Value *dst = b.CreateMul(c, kb.idx(layout.planeStride()));
-    fillRun(dst, pt * rowStride);
-    fillRun(b.CreateAdd(dst, kb.idx((pt + H) * rowStride)), (layout.rows - pt - H) * rowStride);
+    emitFill(kb, temp, dst, pt * rowStride, fill);
+    emitFill(kb, temp, b.CreateAdd(dst, kb.idx((pt + H) * rowStride)),
+             (layout.rows - pt - H) * rowStride, fill);
     kb.loop(H, [&](llvm::Value *ih) {
-      llvm::Value *srcRow = b.CreateAdd(src, b.CreateMul(ih, kb.idx(W)));
-      llvm::Value *dstRow = b.CreateAdd(
-          dst, b.CreateMul(b.CreateAdd(ih, kb.idx(pt)), kb.idx(rowStride)));
-      for (int64_t p = 0; p < phases; ++p) {
-        // Column q * phases + p of the padded row holds input column
-        // q * phases + p - pl, for q in [lo, hi).
-        int64_t lo = std::clamp<int64_t>(ceilDiv(pl - p, phases), 0, phaseWidth);
-        int64_t hi = std::clamp<int64_t>(ceilDiv(pl + W - p, phases), lo, phaseWidth);
-        llvm::Value *phase = b.CreateAdd(dstRow, kb.idx(p * phaseWidth));
-        fillRun(phase, lo);
-        auto column = [&](llvm::Value *q) { // of the input, for position lo + q
-          return b.CreateAdd(srcRow, b.CreateAdd(b.CreateMul(q, kb.idx(phases)),
-                                                 kb.idx(lo * phases + p - pl)));
-        };
-        // Vectors: `phases` vectors' worth of consecutive input (masked to
-        // what is needed) and a shuffle that keeps this phase's lanes; the
-        // last one masked. No gathers, no scalar remainder.
-        const unsigned lanes = kb.vec.lanes;
-        const int64_t count = hi - lo;
-        llvm::SmallVector<int, 16> pick;
-        for (unsigned l = 0; l < lanes; ++l)
-          pick.push_back(static_cast<int>(l * phases));
-        auto copy = [&](llvm::Value *q, unsigned valid) {
-          unsigned wide = static_cast<unsigned>(lanes * phases);
-          unsigned needed = static_cast<unsigned>((valid - 1) * phases + 1);
-          llvm::Value *in = kb.loadVec(x, column(q), wide, needed);
-          if (phases > 1)
-            in = b.CreateShuffleVector(in, pick);
-          kb.storeVec(in, temp, b.CreateAdd(phase, b.CreateAdd(q, kb.idx(lo))), valid);
-        };
-        if (lanes == 1) {
-          kb.loop(count, [&](llvm::Value *q) {
-            kb.store(kb.load(b.getFloatTy(), x, column(q)), temp,
-                     b.CreateAdd(phase, b.CreateAdd(q, kb.idx(lo))));
-          });
-        } else {
-          kb.loop(count / lanes, [&](llvm::Value *v) { copy(b.CreateMul(v, kb.idx(lanes)), lanes); });
-          if (count % lanes)
-            copy(kb.idx(count / lanes * lanes), static_cast<unsigned>(count % lanes));
-        }
-        fillRun(b.CreateAdd(phase, kb.idx(hi)), phaseWidth - hi);
-      }
+      emitPaddedRow(kb, layout, x, b.CreateAdd(src, b.CreateMul(ih, kb.idx(W))), W, pl, temp,
+                    b.CreateAdd(dst, b.CreateMul(b.CreateAdd(ih, kb.idx(pt)), kb.idx(rowStride))),
+                    fill);
     });
   });
+}
+
+void emitFill(KernelBuilder &kb, llvm::Value *temp, llvm::Value *start, int64_t count,
+              llvm::Value *fill) {
+  kb.loop(count, [&](llvm::Value *i) { kb.store(fill, temp, kb.b.CreateAdd(start, i)); });
+}
+
+void emitPaddedRow(KernelBuilder &kb, const lir::PaddedInput &layout, llvm::Value *x,
+                   llvm::Value *srcRow, int64_t W, int64_t pl, llvm::Value *temp,
+                   llvm::Value *dstRow, llvm::Value *fill) {
+  auto &b = kb.b;
+  const int64_t phases = layout.phases, phaseWidth = layout.phaseWidth;
+  // Per column phase: padding, the input's columns of that phase, padding.
+  for (int64_t p = 0; p < phases; ++p) {
+    // Column q * phases + p of the padded row holds input column
+    // q * phases + p - pl, for q in [lo, hi).
+    int64_t lo = std::clamp<int64_t>(ceilDiv(pl - p, phases), 0, phaseWidth);
+    int64_t hi = std::clamp<int64_t>(ceilDiv(pl + W - p, phases), lo, phaseWidth);
+    llvm::Value *phase = b.CreateAdd(dstRow, kb.idx(p * phaseWidth));
+    emitFill(kb, temp, phase, lo, fill);
+    auto column = [&](llvm::Value *q) { // of the input, for position lo + q
+      return b.CreateAdd(srcRow, b.CreateAdd(b.CreateMul(q, kb.idx(phases)),
+                                             kb.idx(lo * phases + p - pl)));
+    };
+    // Vectors: `phases` vectors' worth of consecutive input (masked to
+    // what is needed) and a shuffle that keeps this phase's lanes; the
+    // last one masked. No gathers, no scalar remainder.
+    const unsigned lanes = kb.vec.lanes;
+    const int64_t count = hi - lo;
+    llvm::SmallVector<int, 16> pick;
+    for (unsigned l = 0; l < lanes; ++l)
+      pick.push_back(static_cast<int>(l * phases));
+    auto copy = [&](llvm::Value *q, unsigned valid) {
+      unsigned wide = static_cast<unsigned>(lanes * phases);
+      unsigned needed = static_cast<unsigned>((valid - 1) * phases + 1);
+      llvm::Value *in = kb.loadVec(x, column(q), wide, needed);
+      if (phases > 1)
+        in = b.CreateShuffleVector(in, pick);
+      kb.storeVec(in, temp, b.CreateAdd(phase, b.CreateAdd(q, kb.idx(lo))), valid);
+    };
+    if (lanes == 1) {
+      kb.loop(count, [&](llvm::Value *q) {
+        kb.store(kb.load(b.getFloatTy(), x, column(q)), temp,
+                 b.CreateAdd(phase, b.CreateAdd(q, kb.idx(lo))));
+      });
+    } else {
+      kb.loop(count / lanes, [&](llvm::Value *v) { copy(b.CreateMul(v, kb.idx(lanes)), lanes); });
+      if (count % lanes)
+        copy(kb.idx(count / lanes * lanes), static_cast<unsigned>(count % lanes));
+    }
+    emitFill(kb, temp, b.CreateAdd(phase, kb.idx(hi)), phaseWidth - hi, fill);
+  }
 }
 
 ConvEpilogue ConvEpilogue::of(const KernelArgs &args) {

@@ -13,6 +13,7 @@
 
 #include "compiler/codegen/Kernels.h"
 #include "compiler/graph/Activation.h"
+#include "compiler/codegen/kernels/RegisterTile.h"
 #include "compiler/lir/ConvShape.h"
 
 namespace kiln {
@@ -55,6 +56,17 @@ void emitPaddedCopy(KernelBuilder &kb, const lir::PaddedInput &layout,
                     int64_t H, int64_t W, int64_t pt, int64_t pl,
                     llvm::Value *temp, llvm::Value *fill);
 
+/// One row of emitPaddedCopy: the W floats of `x` from element `srcRow` into
+/// the padded row of `temp` from element `dstRow`, column phase by phase,
+/// the input from column pl and `fill` around it.
+void emitPaddedRow(KernelBuilder &kb, const lir::PaddedInput &layout, llvm::Value *x,
+                   llvm::Value *srcRow, int64_t W, int64_t pl, llvm::Value *temp,
+                   llvm::Value *dstRow, llvm::Value *fill);
+
+/// Stores `fill` to `count` elements of `temp` from element `start`.
+void emitFill(KernelBuilder &kb, llvm::Value *temp, llvm::Value *start, int64_t count,
+              llvm::Value *fill);
+
 /// What a convolution does to its results on their way out: its own fused
 /// activation, then a fused residual Add (lir::Instr::fused; the residual is
 /// the input after the Conv's own) and the activation after that.
@@ -79,6 +91,37 @@ llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args);
 /// lir::KernelStrategy::DepthwiseChannelBlock); emitDepthwiseConv dispatches
 /// to it.
 llvm::Error emitDepthwiseChannelBlock(KernelBuilder &kb, const KernelArgs &args);
+
+/// A depthwise Conv's weights, bias (or nullptr), output and activation.
+struct DepthwiseOperands {
+  llvm::Value *w, *bias, *y;
+  Activation act;
+};
+
+/// The register tile of emitDepthwiseRows over `outRows` output rows of a
+/// view of `rowStride` and `pixelStep` (lir::KernelStrategy::DepthwiseRows).
+TileShape depthwiseRowsTile(const ConvShape &s, int64_t rowStride, int64_t pixelStep,
+                            int64_t outRows, unsigned lanes);
+
+/// Output rows [oh0, oh0 + outRows) of the depthwise Conv's output channels
+/// of input channel `c` of image `image`, from `in`, the channel's view
+/// whose offset is output row oh0's window origin: the output row on the
+/// vector lanes, every tap a broadcast weight times a vector load.
+void emitDepthwiseRows(KernelBuilder &kb, const ConvShape &s, const ConvInputView &in,
+                       const DepthwiseOperands &ops, llvm::Value *image, llvm::Value *c,
+                       llvm::Value *oh0, int64_t outRows);
+
+/// The pixel tiles of unpadded unit-stride 1x1 Conv `s` (one group, weights
+/// packed tap-major) over `in` into `y`, planes of s.OH x s.OW, with
+/// register tile `plan` (its `block`, if any, cutting the plane).
+void emitPointwiseTiles(KernelBuilder &kb, const ConvShape &s, const ConvInputView &in,
+                        const lir::RegisterTile &plan, llvm::Value *w, llvm::Value *bias,
+                        llvm::Value *y, const ConvEpilogue &epilogue);
+
+/// A Pointwise Conv and the depthwise Conv fused after it, in bands of the
+/// depthwise's output rows (lir::KernelStrategy::bandRows); emitConv
+/// dispatches to it.
+llvm::Error emitPointwiseDepthwiseBands(KernelBuilder &kb, const KernelArgs &args);
 
 /// Checks the operands of a Conv for the kernels: f32, 2-D, a temp where the
 /// LIR says there is one.

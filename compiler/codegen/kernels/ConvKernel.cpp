@@ -223,6 +223,67 @@ struct ConvEmitter {
     }
   }
 
+  /// The tiles of a Conv without panels, over the output rows `walk`:
+  /// whole rows (`plan.span`), or blocks of rows (or of a plane's pixels)
+  /// of `plan.block`.
+  void rowTiles(const lir::RegisterTile &plan, const lir::ConvRows &walk) {
+    const int64_t rowLen = walk.rowLen, numRows = walk.numRows;
+    const int64_t vecElems = int64_t(plan.vecs) * kb.vec.lanes;
+    if (plan.span) {
+      // Output channels outermost: one tile's weights stay in cache while
+      // the (small) input streams past them.
+      if (plan.channelsOnLanes)
+        forTiles(kb, s.OCg, vecElems, [&](llvm::Value *oc0, int64_t ocs) {
+          forTiles(kb, numRows, plan.span, [&](llvm::Value *oh, int64_t rows) {
+            channelTile(static_cast<unsigned>(rows * rowLen), true, oh, kb.idx(0),
+                          oc0, ocs);
+          });
+        });
+      else
+        forTiles(kb, s.OCg, plan.rows, [&](llvm::Value *oc0, int64_t ocs) {
+          forTiles(kb, numRows, plan.span, [&](llvm::Value *oh, int64_t rows) {
+            pixelTile(static_cast<unsigned>(ocs), oc0, oh, kb.idx(0), rowLen, rows);
+          });
+        });
+      return;
+    }
+    // The tiles of `rows` output rows from oh0, pixels [p0, p0 + pixels)
+    // of each: output channels outermost, so that one tile's weights stay
+    // in cache while the block's input streams past them.
+    auto blockTiles = [&](llvm::Value *oh0, int64_t rows, llvm::Value *p0, int64_t pixels) {
+      auto overPixels = [&](int64_t tile, auto body) {
+        forEachIndex(kb, rows, [&](llvm::Value *r) {
+          llvm::Value *oh = kb.b.CreateAdd(oh0, r);
+          forTiles(kb, pixels, tile, [&](llvm::Value *p, int64_t count) {
+            body(oh, kb.b.CreateAdd(p0, p), count);
+          });
+        });
+      };
+      if (plan.channelsOnLanes)
+        forTiles(kb, s.OCg, vecElems, [&](llvm::Value *oc0, int64_t ocs) {
+          overPixels(plan.rows, [&](llvm::Value *oh, llvm::Value *ow0, int64_t count) {
+            channelTile(static_cast<unsigned>(count), false, oh, ow0, oc0, ocs);
+          });
+        });
+      else
+        forTiles(kb, s.OCg, plan.rows, [&](llvm::Value *oc0, int64_t ocs) {
+          overPixels(vecElems, [&](llvm::Value *oh, llvm::Value *pixel0, int64_t count) {
+            pixelTile(static_cast<unsigned>(ocs), oc0, oh, pixel0, count);
+          });
+        });
+    };
+    if (!plan.block)
+      blockTiles(kb.idx(0), numRows, kb.idx(0), rowLen);
+    else if (numRows == 1)
+      forTiles(kb, rowLen, plan.block, [&](llvm::Value *p0, int64_t pixels) {
+        blockTiles(kb.idx(0), 1, p0, pixels);
+      });
+    else
+      forTiles(kb, numRows, plan.block, [&](llvm::Value *oh0, int64_t rows) {
+        blockTiles(oh0, rows, kb.idx(0), rowLen);
+      });
+  }
+
   /// Copies the input (`in`, read in place) of `count` output pixels from
   /// `pixel0` to `panel` from element `at`, in the weights' K order: tap t
   /// of channel c at at + (t * ICg + c) * count, zero in the padding. Tiles
@@ -422,11 +483,12 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
   const lir::RegisterTile &plan = args.strategy.registerTile;
   if (!plan.rows)
     return nodeError(n, "a convolution without a register tile");
+  if (args.strategy.bandRows)
+    return emitPointwiseDepthwiseBands(kb, args);
   ConvShape s = ConvShape::of(n);
   bool packed = args.strategy.packedWeights;
   const lir::PaddedInput *layout = args.padded;
   const lir::ConvRows walk = lir::convRows(s, layout, args.strategy);
-  const int64_t rowLen = walk.rowLen, numRows = walk.numRows;
   bool grouped = args.strategy.is(Kind::Grouped);
 
   llvm::Function *fn = kb.b.GetInsertBlock()->getParent();
@@ -456,62 +518,17 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
         e.panelTiles(plan, vecElems, args.temp);
         return;
       }
-      if (plan.span) {
-        // Output channels outermost: one tile's weights stay in cache while
-        // the (small) input streams past them.
-        if (plan.channelsOnLanes)
-          forTiles(kb, s.OCg, vecElems, [&](llvm::Value *oc0, int64_t ocs) {
-            forTiles(kb, numRows, plan.span, [&](llvm::Value *oh, int64_t rows) {
-              e.channelTile(static_cast<unsigned>(rows * rowLen), true, oh, kb.idx(0),
-                            oc0, ocs);
-            });
-          });
-        else
-          forTiles(kb, s.OCg, plan.rows, [&](llvm::Value *oc0, int64_t ocs) {
-            forTiles(kb, numRows, plan.span, [&](llvm::Value *oh, int64_t rows) {
-              e.pixelTile(static_cast<unsigned>(ocs), oc0, oh, kb.idx(0), rowLen, rows);
-            });
-          });
-        return;
-      }
-      // The tiles of `rows` output rows from oh0, pixels [p0, p0 + pixels)
-      // of each: output channels outermost, so that one tile's weights stay
-      // in cache while the block's input streams past them.
-      auto blockTiles = [&](llvm::Value *oh0, int64_t rows, llvm::Value *p0, int64_t pixels) {
-        auto overPixels = [&](int64_t tile, auto body) {
-          forEachIndex(kb, rows, [&](llvm::Value *r) {
-            llvm::Value *oh = kb.b.CreateAdd(oh0, r);
-            forTiles(kb, pixels, tile, [&](llvm::Value *p, int64_t count) {
-              body(oh, kb.b.CreateAdd(p0, p), count);
-            });
-          });
-        };
-        if (plan.channelsOnLanes)
-          forTiles(kb, s.OCg, vecElems, [&](llvm::Value *oc0, int64_t ocs) {
-            overPixels(plan.rows, [&](llvm::Value *oh, llvm::Value *ow0, int64_t count) {
-              e.channelTile(static_cast<unsigned>(count), false, oh, ow0, oc0, ocs);
-            });
-          });
-        else
-          forTiles(kb, s.OCg, plan.rows, [&](llvm::Value *oc0, int64_t ocs) {
-            overPixels(vecElems, [&](llvm::Value *oh, llvm::Value *pixel0, int64_t count) {
-              e.pixelTile(static_cast<unsigned>(ocs), oc0, oh, pixel0, count);
-            });
-          });
-      };
-      if (!plan.block)
-        blockTiles(kb.idx(0), numRows, kb.idx(0), rowLen);
-      else if (numRows == 1)
-        forTiles(kb, rowLen, plan.block, [&](llvm::Value *p0, int64_t pixels) {
-          blockTiles(kb.idx(0), 1, p0, pixels);
-        });
-      else
-        forTiles(kb, numRows, plan.block, [&](llvm::Value *oh0, int64_t rows) {
-          blockTiles(oh0, rows, kb.idx(0), rowLen);
-        });
+      e.rowTiles(plan, walk);
     });
   });
   return llvm::Error::success();
+}
+
+void emitPointwiseTiles(KernelBuilder &kb, const ConvShape &s, const ConvInputView &in,
+                        const lir::RegisterTile &plan, llvm::Value *w, llvm::Value *bias,
+                        llvm::Value *y, const ConvEpilogue &epilogue) {
+  ConvEmitter e{kb, s, in, w, bias, y, kb.idx(0), kb.idx(0), true, false, epilogue};
+  e.rowTiles(plan, lir::convRows(s, nullptr, lir::KernelStrategy::pointwise()));
 }
 
 } // namespace codegen

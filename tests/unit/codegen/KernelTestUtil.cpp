@@ -28,16 +28,6 @@ namespace {
   std::exit(0);
 }();
 
-/// The target of the compiled copy: the host unless the environment says.
-TargetOptions testTarget() {
-  TargetOptions target;
-  if (const char *cpu = std::getenv("KILN_TEST_CPU"))
-    target.cpu = cpu;
-  if (const char *features = std::getenv("KILN_TEST_FEATURES"))
-    target.features = features;
-  return target;
-}
-
 /// Without SSE, x86-64 computes f32 in x87 registers, by default with a
 /// 64-bit mantissa, which breaks the kernels' rounding tricks (adding and
 /// subtracting 1.5 * 2^23) that an IEEE single-precision FPU, or soft
@@ -57,6 +47,15 @@ private:
 #endif
 };
 } // namespace
+
+TargetOptions testTarget() {
+  TargetOptions target;
+  if (const char *cpu = std::getenv("KILN_TEST_CPU"))
+    target.cpu = cpu;
+  if (const char *features = std::getenv("KILN_TEST_FEATURES"))
+    target.features = features;
+  return target;
+}
 
 Tensor randomInput(const TensorType &type, uint64_t seed, float lo, float hi) {
   if (type.dtype == DType::F32)

@@ -14,6 +14,7 @@
 #ifndef KILN_TESTS_UNIT_CODEGEN_KERNELTESTUTIL_H
 #define KILN_TESTS_UNIT_CODEGEN_KERNELTESTUTIL_H
 
+#include "compiler/codegen/Target.h"
 #include "compiler/graph/Graph.h"
 #include "compiler/lir/LIR.h"
 #include "tests/unit/passes/GraphTestUtil.h"
@@ -47,6 +48,10 @@ struct JitCheck {
   /// LIR strategies for the compiled copy (vectorLanes is the host's).
   lir::LIROptions lir;
 };
+
+/// The target tests compile for: the host, or the CPU and features that
+/// KILN_TEST_CPU and KILN_TEST_FEATURES name.
+TargetOptions testTarget();
 
 /// Random data of `type` (f32 in [lo, hi), i32/i64 as in JitCheck).
 Tensor randomInput(const TensorType &type, uint64_t seed, float lo = -1.0f,

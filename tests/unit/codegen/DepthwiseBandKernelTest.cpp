@@ -1,0 +1,116 @@
+//===- DepthwiseBandKernelTest.cpp - 1x1 + depthwise Conv in row bands ----===//
+//
+// An inverted residual block's 1x1 expansion and depthwise Conv, run band by
+// band in one kernel (lir::fuseDepthwiseBands), against the interpreter.
+// The images are large enough for several bands and an edge band: bands
+// hold lir::kDepthwiseBandBytes of the expansion, e.g. 32 rows of 64
+// channels x 64 columns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/jit/BundleJit.h"
+#include "compiler/lir/LIRPasses.h"
+#include "compiler/pipeline/Pipeline.h"
+#include "tests/unit/codegen/KernelTestUtil.h"
+
+#include <gtest/gtest.h>
+
+namespace kiln {
+namespace {
+
+using namespace test;
+
+struct BandCase {
+  const char *name;
+  Shape x;               ///< the block's input
+  int64_t expanded;      ///< the 1x1's output channels
+  int64_t multiplier;    ///< the depthwise's output channels per channel
+  int64_t kernel;        ///< the depthwise's square kernel
+  AttrMap depthwise;     ///< its strides, pads, dilations
+  bool biases, relu6;
+};
+
+GraphBuilder bandGraph(const BandCase &c) {
+  return [c](Graph &g) {
+    Value *x = g.addInput("x", f32(c.x));
+    auto relu6 = [&](Value *v, const char *name) {
+      if (!c.relu6)
+        return v;
+      return addNode(g, OpKind::Clip, name, {v},
+                     {{"min", Attr::ofFloat(0.0f)}, {"max", Attr::ofFloat(6.0f)}})
+          ->getOutput();
+    };
+    llvm::SmallVector<Value *, 3> expandIn = {
+        x, randomConstant(g, "we", {c.expanded, c.x[1], 1, 1})};
+    if (c.biases)
+      expandIn.push_back(randomConstant(g, "be", {c.expanded}));
+    Value *e = relu6(addNode(g, OpKind::Conv, "expand", expandIn)->getOutput(), "act1");
+    int64_t out = c.expanded * c.multiplier;
+    llvm::SmallVector<Value *, 3> dwIn = {e, randomConstant(g, "wd", {out, 1, c.kernel, c.kernel})};
+    if (c.biases)
+      dwIn.push_back(randomConstant(g, "bd", {out}));
+    AttrMap attrs = c.depthwise;
+    attrs["group"] = Attr::ofInt(c.expanded);
+    Value *d = relu6(addNode(g, OpKind::Conv, "depthwise", dwIn, attrs)->getOutput(), "act2");
+    g.addOutput("y", d);
+  };
+}
+
+class DepthwiseBands : public ::testing::TestWithParam<BandCase> {};
+
+TEST_P(DepthwiseBands, MatchesTheInterpreter) {
+  EXPECT_TRUE(jitMatchesInterpreter(bandGraph(GetParam())));
+}
+
+/// The fusion happens: the expansion leaves the memory plan, for a temp of
+/// one band (kDepthwiseBandBytes at most) and one padded plane.
+TEST_P(DepthwiseBands, KeepsTheExpansionOutOfScratch) {
+  auto scratch = [](bool bands) -> uint64_t {
+    auto g = buildGraph(bandGraph(GetParam()));
+    if (auto err = runPipeline(*g, defaultPipeline(), PipelineOptions{})) {
+      ADD_FAILURE() << llvm::toString(std::move(err));
+      return 0;
+    }
+    lir::LIROptions opts;
+    opts.depthwiseBands = bands;
+    auto bundle = JitBundle::compile(*g, "jit", opts, testTarget());
+    if (!bundle) {
+      ADD_FAILURE() << llvm::toString(bundle.takeError());
+      return 0;
+    }
+    return (*bundle)->scratchSize();
+  };
+  const BandCase &c = GetParam();
+  uint64_t expansion = c.x[0] * c.expanded * c.x[2] * c.x[3] * sizeof(float);
+  uint64_t unfused = scratch(false), fused = scratch(true);
+  EXPECT_GE(unfused, expansion);
+  EXPECT_LT(fused, unfused);
+  EXPECT_LE(fused, lir::kDepthwiseBandBytes + 16 * 1024);
+}
+
+const AttrMap kPad1 = {{"pads", Attr::ofInts({1, 1, 1, 1})}};
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, DepthwiseBands,
+    ::testing::Values(
+        // MobileNetV2's: bands of 30 rows, then 10.
+        BandCase{"K3x3Pad1", {1, 16, 70, 64}, 64, 1, 3, kPad1, true, true},
+        // Bands of 15 output rows (31 input rows), then 5; the last
+        // window reads the bottom padding row.
+        BandCase{"K3x3Stride2Pad1", {1, 16, 70, 64}, 64, 1, 3,
+                 {{"strides", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({1, 1, 1, 1})}},
+                 true, true},
+        // Bands of 7 output rows (15 input rows); the last band's window is
+        // clamped into the image, and odd columns split into unequal phases.
+        BandCase{"K3x3Stride2AsymmetricPads", {1, 8, 67, 127}, 64, 1, 3,
+                 {{"strides", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({0, 1, 1, 0})}},
+                 false, false},
+        // Bands of 34 rows (42 input rows), then 12.
+        BandCase{"K5x5Dilation2Multiplier2", {1, 8, 80, 48}, 64, 2, 5,
+                 {{"dilations", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({4, 4, 4, 4})}},
+                 true, false},
+        BandCase{"K3x3UnpaddedBatch2", {2, 4, 75, 64}, 64, 1, 3, {}, false, true}),
+    [](const auto &info) { return std::string(info.param.name); });
+
+} // namespace
+} // namespace kiln
