@@ -122,6 +122,10 @@ def main():
             conv_in = re.search(r'= Conv[^[(]*(?:\[[^\]]*\])?\(%([^@]+)@[^,]*, %([^@]+)@', line)
             op, ins = 'Conv', [conv_in.group(1), conv_in.group(2)]
         f = flops(op, ins, shapes.get(outname, []), shapes) if op in ('Conv', 'MatMul') else 0
+        # Conv+Conv: a 1x1 and the depthwise Conv reading its result, in bands.
+        if ' = Conv+Conv[' in line:
+            op1, ins1 = nodes[ins[0]]
+            f += flops(op1, ins1, shapes.get(ins[0], []), shapes)
         rate = f / (us * 1e3) if us > 0 else 0
         rows.append((i, sym, 'x'.join(map(str, shapes.get(outname, []))), f / 1e6, 100 * share,
                      us, rate, 100 * rate / peak if peak else 0))

@@ -42,8 +42,10 @@ bool runsDepthwiseRows(const Instr &in) {
 }
 
 /// The most output rows a band of `dw` may have: the rows of the 1x1's
-/// result it computes within kDepthwiseBandBytes; 0 where a band would
-/// compute more than 5/4 of the rows it moves on by.
+/// result it computes within kDepthwiseBandBytes. 0 where the whole result
+/// fits (it stays in cache between the two kernels anyway, and the fused
+/// one would hold its input, the band and its output at once), or where a
+/// band would compute more than 5/4 of the rows it moves on by.
 int64_t bandRowsFor(const Node &dw) {
   ConvShape s = ConvShape::of(dw);
   const uint64_t rowBytes = s.C * s.W * sizeof(float);
@@ -54,7 +56,7 @@ int64_t bandRowsFor(const Node &dw) {
     rows = r;
   }
   if (!rows || rows == s.OH)
-    return rows;
+    return 0;
   return 4 * depthwiseBands(dw, rows).computedRows <= 5 * rows * s.sh ? rows : 0;
 }
 

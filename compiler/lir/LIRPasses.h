@@ -45,8 +45,9 @@ void fuseResidualAdds(Function &f);
 /// This is MobileNetV2's inverted residual block: the expanded tensor, six
 /// times as wide as the block's input, stays in cache and out of the
 /// memory plan. Bands hold kDepthwiseBandBytes of the 1x1's result at
-/// most; where so few rows fit that more than a quarter of the 1x1's
-/// results would be computed twice, nothing fuses.
+/// most. Nothing fuses where the whole result fits in one band, nor where
+/// so few rows fit that more than a quarter of a band's rows would be
+/// computed twice.
 void fuseDepthwiseBands(Function &f);
 
 /// Most bytes of a band of fuseDepthwiseBands: half of a 1 MB L2 cache,
