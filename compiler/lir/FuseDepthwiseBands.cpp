@@ -24,15 +24,17 @@ DepthwiseBands depthwiseBands(const Node &dw, int64_t outRows) {
 
 namespace {
 
-/// Whether `in` can compute its result band by band: an f32 Pointwise Conv
-/// of unit stride and one group that reads its input in place.
+/// Whether `in` can compute its result band by band: an f32 Conv of one
+/// group on the register-tiled kernel (Direct or Pointwise) without panels,
+/// whose temp, if any, is its padded input copy.
 bool computesBands(const Instr &in) {
   if (in.kind != Instr::Kind::Kernel || !in.node->is(OpKind::Conv) || !in.fused.empty() ||
-      !in.strategy.is(KernelStrategy::Kind::Pointwise) || in.strategy.tile || in.temp ||
-      in.node->getOutput()->getType().dtype != DType::F32)
+      in.node->getOutput()->getType().dtype != DType::F32 || in.strategy.tile ||
+      !(in.strategy.is(KernelStrategy::Kind::Pointwise) ||
+        in.strategy.is(KernelStrategy::Kind::Direct)) ||
+      (in.temp && !in.padded))
     return false;
-  ConvShape s = ConvShape::of(*in.node);
-  return s.G == 1 && s.sh == 1 && s.sw == 1;
+  return ConvShape::of(*in.node).G == 1;
 }
 
 bool runsDepthwiseRows(const Instr &in) {
@@ -84,9 +86,10 @@ void fuseDepthwiseBands(Function &f) {
     fusedInstr.strategy.bandRows = rows;
     // The band is the 1x1's cache block.
     fusedInstr.strategy.registerTile.block = 0;
-    fusedInstr.padded = bands.plane;
-    fusedInstr.temp = f.addBuffer(fusedInstr.node->getName().str() + ".bands",
-                                  Region::Scratch, bands.bytes());
+    fusedInstr.temp = f.addBuffer(fusedInstr.node->getName().str() + ".bands", Region::Scratch,
+                                  bandsInputCopyBytes(fusedInstr.padded ? &*fusedInstr.padded
+                                                                        : nullptr) +
+                                      bands.bytes());
     erased[i] = true;
     dw = std::move(fusedInstr);
   }

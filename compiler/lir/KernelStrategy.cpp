@@ -54,6 +54,8 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
     if (s.tile)
       os << " panels " << s.tile;
     printRegisterTile(s.registerTile, true, os);
+    if (s.bandRows)
+      os << " + depthwise rows in bands of " << s.bandRows;
     return;
   case Kind::Pointwise:
     os << "1x1 gemm";

@@ -225,8 +225,8 @@ struct KernelStrategy {
   Int8Columns columns = Int8Columns::Gathered;
   /// Direct, Pointwise, Grouped, Winograd and Gemm: the register tile.
   RegisterTile registerTile;
-  /// Pointwise that also runs the DepthwiseRows Conv reading its result
-  /// (fuseDepthwiseBands): that Conv's output rows per band (0: none).
+  /// Direct or Pointwise that also runs the DepthwiseRows Conv reading its
+  /// result (fuseDepthwiseBands): that Conv's output rows per band (0: none).
   int64_t bandRows = 0;
 
   static KernelStrategy winograd(int64_t m) { return {Kind::Winograd, m, false}; }

@@ -239,17 +239,19 @@ bool isDepthwiseConv(const Node &conv);
 /// A Winograd Conv has a transform buffer instead (winogradLayout).
 std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &strategy);
 
-/// The temp of a Pointwise Conv that also runs the DepthwiseRows Conv that
-/// alone reads its result, band by band (fuseDepthwiseBands: an inverted
-/// residual block's expansion and depthwise), so that the wide result never
-/// makes a round trip through memory. A band is `outRows` output rows of
-/// the depthwise; their windows span `inRows` rows of its input, padding
-/// included. The 1x1 computes `computedRows` rows of its result (inRows, or
-/// the whole image where that is fewer) into the temp's first `bandBytes`,
-/// [channels][computedRows][width], the window clamped into the image (a
-/// band at an edge computes a few rows its neighbour computes too). Then
-/// each channel's window rows are copied, padded as the depthwise's own
-/// copy would be, into `plane` (one channel of `inRows` rows), after them.
+/// The bands of a Conv that also runs the DepthwiseRows Conv that alone
+/// reads its result (fuseDepthwiseBands: an inverted residual block's
+/// expansion and depthwise, or a stem and the depthwise after it), so that
+/// the wide result never makes a round trip through memory. A band is
+/// `outRows` output rows of the depthwise; their windows span `inRows` rows
+/// of its input, padding included. The Conv computes `computedRows` rows of
+/// its result (inRows, or the whole image where that is fewer) into
+/// `bandBytes` of the temp, [channels][computedRows][width], the window
+/// clamped into the image (a band at an edge computes a few rows its
+/// neighbour computes too). Then each channel's window rows are copied,
+/// padded as the depthwise's own copy would be, into `plane` (one channel
+/// of `inRows` rows). The temp holds the Conv's own padded input copy
+/// (Instr::padded, bandsInputCopyBytes), the band, then the plane.
 struct DepthwiseBands {
   int64_t outRows, inRows, computedRows, channels, width;
   PaddedInput plane;
@@ -262,6 +264,13 @@ struct DepthwiseBands {
 
 /// The bands of `outRows` output rows of depthwise Conv `dw`.
 DepthwiseBands depthwiseBands(const Node &dw, int64_t outRows);
+
+/// Bytes before the band in the temp of fuseDepthwiseBands: the Conv's
+/// padded input copy `input` (nullptr: none), 64-byte aligned.
+inline uint64_t bandsInputCopyBytes(const PaddedInput *input) {
+  return input ? (input->bytes() + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment
+               : 0;
+}
 
 /// Fewest pixels in a block of a Conv's packed panels: more than any
 /// register tile's rows (pixels) on any target, so a block holds at least one

@@ -37,14 +37,14 @@ Function translateGraph(const Graph &g, const LIROptions &opts);
 /// range is its activation.
 void fuseResidualAdds(Function &f);
 
-/// An f32 Pointwise Conv (unit stride, one group, no panels) whose result
-/// only a DepthwiseRows Conv reads becomes one instruction with it, in that
-/// Conv's place: band by band of the depthwise's output rows, the 1x1
-/// computes the rows the band's windows read into the temp, then the
-/// depthwise runs over them (DepthwiseBands, KernelStrategy::bandRows).
-/// This is MobileNetV2's inverted residual block: the expanded tensor, six
-/// times as wide as the block's input, stays in cache and out of the
-/// memory plan. Bands hold kDepthwiseBandBytes of the 1x1's result at
+/// An f32 Conv of one group on the register-tiled kernel without panels
+/// (Direct or Pointwise) whose result only a DepthwiseRows Conv reads
+/// becomes one instruction with it, in that Conv's place: band by band of
+/// the depthwise's output rows, the Conv computes the rows the band's
+/// windows read into the temp, then the depthwise runs over them
+/// (DepthwiseBands, KernelStrategy::bandRows). This is MobileNetV2's
+/// inverted residual block, and its stem: the expanded tensor, six times as
+/// wide as the block's input, stays in cache and out of the memory plan. Bands hold kDepthwiseBandBytes of the 1x1's result at
 /// most. Nothing fuses where the whole result fits in one band, nor where
 /// so few rows fit that more than a quarter of a band's rows would be
 /// computed twice.

@@ -111,14 +111,16 @@ void emitDepthwiseRows(KernelBuilder &kb, const ConvShape &s, const ConvInputVie
                        const DepthwiseOperands &ops, llvm::Value *image, llvm::Value *c,
                        llvm::Value *oh0, int64_t outRows);
 
-/// The pixel tiles of unpadded unit-stride 1x1 Conv `s` (one group, weights
-/// packed tap-major) over `in` into `y`, planes of s.OH x s.OW, with
-/// register tile `plan` (its `block`, if any, cutting the plane).
-void emitPointwiseTiles(KernelBuilder &kb, const ConvShape &s, const ConvInputView &in,
-                        const lir::RegisterTile &plan, llvm::Value *w, llvm::Value *bias,
-                        llvm::Value *y, const ConvEpilogue &epilogue);
+/// The tiles of Conv `s` (one group, Direct or Pointwise `strategy` without
+/// panels) over the view `in` of its input (`layout` its padded copy, or
+/// nullptr) into `y`, planes of s.OH x s.OW: the register tile's walk over
+/// the output rows.
+void emitConvRowTiles(KernelBuilder &kb, const ConvShape &s, const ConvInputView &in,
+                      const lir::PaddedInput *layout, const lir::KernelStrategy &strategy,
+                      llvm::Value *w, llvm::Value *bias, llvm::Value *y,
+                      const ConvEpilogue &epilogue);
 
-/// A Pointwise Conv and the depthwise Conv fused after it, in bands of the
+/// A Conv and the depthwise Conv fused after it, in bands of the
 /// depthwise's output rows (lir::KernelStrategy::bandRows); emitConv
 /// dispatches to it.
 llvm::Error emitPointwiseDepthwiseBands(KernelBuilder &kb, const KernelArgs &args);

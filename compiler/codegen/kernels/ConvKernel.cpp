@@ -524,11 +524,13 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
   return llvm::Error::success();
 }
 
-void emitPointwiseTiles(KernelBuilder &kb, const ConvShape &s, const ConvInputView &in,
-                        const lir::RegisterTile &plan, llvm::Value *w, llvm::Value *bias,
-                        llvm::Value *y, const ConvEpilogue &epilogue) {
-  ConvEmitter e{kb, s, in, w, bias, y, kb.idx(0), kb.idx(0), true, false, epilogue};
-  e.rowTiles(plan, lir::convRows(s, nullptr, lir::KernelStrategy::pointwise()));
+void emitConvRowTiles(KernelBuilder &kb, const ConvShape &s, const ConvInputView &in,
+                      const lir::PaddedInput *layout, const lir::KernelStrategy &strategy,
+                      llvm::Value *w, llvm::Value *bias, llvm::Value *y,
+                      const ConvEpilogue &epilogue) {
+  ConvEmitter e{kb, s, in, w, bias, y, kb.idx(0), kb.idx(0), strategy.packedWeights, false,
+                epilogue};
+  e.rowTiles(strategy.registerTile, lir::convRows(s, layout, strategy));
 }
 
 } // namespace codegen

@@ -1,12 +1,13 @@
-//===- DepthwiseBandKernel.cpp - 1x1 Conv + depthwise Conv in row bands ---===//
+//===- DepthwiseBandKernel.cpp - A Conv + depthwise Conv in row bands ----===//
 //
-// An inverted residual block's 1x1 expansion and the depthwise Conv after it
-// (lir::fuseDepthwiseBands), band by band of the depthwise's output rows:
-//  1. the 1x1 computes the input rows the band's windows read, all its
-//     output channels, into the first part of the temp (the pointwise
-//     kernel's tiles, over a window of rows clamped into the image);
+// A Conv (an inverted residual block's 1x1 expansion, or a network's stem)
+// and the depthwise Conv after it (lir::fuseDepthwiseBands), band by band of
+// the depthwise's output rows:
+//  1. the Conv computes the rows of its result that the band's windows read,
+//     all its output channels, into the temp (its own register tiles, over a
+//     window of its output rows clamped into the image);
 //  2. channel by channel, the depthwise copies the window's rows, padded
-//     and column-phase-split, into the plane after them, and computes the
+//     and column-phase-split, into a plane after them, and computes the
 //     band's output rows from it (the DepthwiseRows kernel's tiles).
 // The wide intermediate is a few hundred KB that stay in L2, where the
 // unfused pair wrote and read the whole tensor through memory.
@@ -24,17 +25,19 @@ namespace codegen {
 
 llvm::Error emitPointwiseDepthwiseBands(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  if (args.fused.size() != 1 || !args.padded || !args.temp)
-    return nodeError(n, "a 1x1 convolution in bands without its depthwise convolution");
+  if (args.fused.size() != 1 || !args.temp)
+    return nodeError(n, "a convolution in bands without its depthwise convolution");
   const Node &dw = *args.fused[0];
   const ConvShape e = ConvShape::of(n), s = ConvShape::of(dw);
   const lir::DepthwiseBands bands = lir::depthwiseBands(dw, args.strategy.bandRows);
-  const lir::PaddedInput &layout = *args.padded;
-  if (e.H != s.H || e.W != s.W || e.OC != s.C)
-    return nodeError(n, "1x1 and depthwise convolutions whose bands do not fit");
+  const lir::PaddedInput &layout = bands.plane;
+  if (e.OH != s.H || e.OW != s.W || e.OC != s.C || e.G != 1)
+    return nodeError(n, "convolutions whose bands do not fit");
   auto &b = kb.b;
   llvm::Type *f32 = b.getFloatTy();
   const lir::RegisterTile &plan = args.strategy.registerTile;
+  // The temp: the Conv's padded input copy, if any, the band, the plane.
+  const uint64_t copyBytes = lir::bandsInputCopyBytes(args.padded);
   const unsigned ownInputs = n.getNumInputs();
   llvm::Value *bias = ownInputs > 2 ? args.inputs[2] : nullptr;
   DepthwiseOperands ops{args.inputs[ownInputs],
@@ -42,17 +45,20 @@ llvm::Error emitPointwiseDepthwiseBands(KernelBuilder &kb, const KernelArgs &arg
                         args.outputs[0], fusedActivation(dw)};
   ConvEpilogue epilogue;
   epilogue.act = fusedActivation(n);
-  llvm::Value *expansion = args.temp;
-  llvm::Value *plane = kb.gep(f32, args.temp, kb.idx(bands.bandBytes() / sizeof(float)));
+  llvm::Value *expansion = kb.gep(f32, args.temp, kb.idx(copyBytes / sizeof(float)));
+  llvm::Value *plane =
+      kb.gep(f32, args.temp, kb.idx((copyBytes + bands.bandBytes()) / sizeof(float)));
   llvm::Value *zero = kb.f32(0);
 
   llvm::Function *fn = b.GetInsertBlock()->getParent();
   TileShape tile = tileFor(plan.rows, int64_t(plan.vecs) * kb.vec.lanes, kb.vec.lanes);
-  fn->setName(fn->getName() + ".p" + tile.str() + "_dw" +
+  fn->setName(fn->getName() + (plan.channelsOnLanes ? ".c" : ".p") + tile.str() + "_dw" +
               depthwiseRowsTile(s, layout.rowStride(), 1, bands.outRows, kb.vec.lanes).str() +
               "_band" + std::to_string(bands.outRows));
 
   forEachIndex(kb, s.N, [&](llvm::Value *image) {
+    const ConvInputView whole =
+        emitConvInput(kb, e, args.padded, args.inputs[0], args.temp, image, kb.idx(0), e.C);
     forTiles(kb, s.OH, bands.outRows, [&](llvm::Value *oh0, int64_t outRows) {
       const lir::DepthwiseBands band = lir::depthwiseBands(dw, outRows);
       const int64_t inRows = band.inRows, computed = band.computedRows;
@@ -65,19 +71,14 @@ llvm::Error emitPointwiseDepthwiseBands(KernelBuilder &kb, const KernelArgs &arg
           b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, top, kb.idx(0)),
           kb.idx(s.H - computed));
 
-      // 1. The 1x1 over rows [first, first + computed) of its input, into
-      // planes of computed x W.
+      // 1. The Conv's output rows [first, first + computed), into planes of
+      // computed x W.
       ConvShape rows = e;
-      rows.H = rows.OH = computed;
-      ConvInputView in;
-      in.base = args.inputs[0];
-      in.offset = b.CreateAdd(b.CreateMul(image, kb.idx(e.C * e.H * e.W)),
-                              b.CreateMul(first, kb.idx(e.W)));
-      in.planeStride = e.H * e.W;
-      in.rowStride = in.phaseWidth = e.W;
-      in.phases = in.pixelStep = 1;
-      in.sh = in.dh = in.dw = 1;
-      emitPointwiseTiles(kb, rows, in, plan, args.inputs[1], bias, expansion, epilogue);
+      rows.OH = computed;
+      ConvInputView in = whole;
+      in.offset = b.CreateAdd(whole.offset, b.CreateMul(first, kb.idx(e.sh * whole.rowStride)));
+      emitConvRowTiles(kb, rows, in, args.padded, args.strategy, args.inputs[1], bias, expansion,
+                       epilogue);
 
       // 2. Per channel, the window rows padded into the plane (input row
       // top + r at row r), then the band's output rows.
