@@ -84,7 +84,7 @@ void fuseDepthwiseBands(Function &f) {
     fusedInstr.fused.push_back(dw.node);
     fusedInstr.outputs = dw.outputs;
     fusedInstr.strategy.bandRows = rows;
-    // The band is the 1x1's cache block.
+    // The band is the Conv's cache block.
     fusedInstr.strategy.registerTile.block = 0;
     fusedInstr.temp = f.addBuffer(fusedInstr.node->getName().str() + ".bands", Region::Scratch,
                                   bandsInputCopyBytes(fusedInstr.padded ? &*fusedInstr.padded

@@ -123,7 +123,7 @@ void emitConvRowTiles(KernelBuilder &kb, const ConvShape &s, const ConvInputView
 /// A Conv and the depthwise Conv fused after it, in bands of the
 /// depthwise's output rows (lir::KernelStrategy::bandRows); emitConv
 /// dispatches to it.
-llvm::Error emitPointwiseDepthwiseBands(KernelBuilder &kb, const KernelArgs &args);
+llvm::Error emitDepthwiseBands(KernelBuilder &kb, const KernelArgs &args);
 
 /// Checks the operands of a Conv for the kernels: f32, 2-D, a temp where the
 /// LIR says there is one.

@@ -484,7 +484,7 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
   if (!plan.rows)
     return nodeError(n, "a convolution without a register tile");
   if (args.strategy.bandRows)
-    return emitPointwiseDepthwiseBands(kb, args);
+    return emitDepthwiseBands(kb, args);
   ConvShape s = ConvShape::of(n);
   bool packed = args.strategy.packedWeights;
   const lir::PaddedInput *layout = args.padded;

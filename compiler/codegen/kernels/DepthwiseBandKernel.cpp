@@ -23,7 +23,7 @@
 namespace kiln {
 namespace codegen {
 
-llvm::Error emitPointwiseDepthwiseBands(KernelBuilder &kb, const KernelArgs &args) {
+llvm::Error emitDepthwiseBands(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
   if (args.fused.size() != 1 || !args.temp)
     return nodeError(n, "a convolution in bands without its depthwise convolution");
