@@ -45,7 +45,7 @@ llvm::Error emitDepthwiseBands(KernelBuilder &kb, const KernelArgs &args) {
                         args.outputs[0], fusedActivation(dw)};
   ConvEpilogue epilogue;
   epilogue.act = fusedActivation(n);
-  llvm::Value *expansion = kb.gep(f32, args.temp, kb.idx(copyBytes / sizeof(float)));
+  llvm::Value *result = kb.gep(f32, args.temp, kb.idx(copyBytes / sizeof(float)));
   llvm::Value *plane =
       kb.gep(f32, args.temp, kb.idx((copyBytes + bands.bandBytes()) / sizeof(float)));
   llvm::Value *zero = kb.f32(0);
@@ -63,8 +63,8 @@ llvm::Error emitDepthwiseBands(KernelBuilder &kb, const KernelArgs &args) {
       const lir::DepthwiseBands band = lir::depthwiseBands(dw, outRows);
       const int64_t inRows = band.inRows, computed = band.computedRows;
       // The windows read input rows [top, top + inRows), some of them
-      // padding; the 1x1 computes rows [first, first + computed), which
-      // hold those in the image.
+      // padding; the Conv computes rows [first, first + computed) of its
+      // result, which hold those in the image.
       llvm::Value *top = b.CreateSub(b.CreateMul(oh0, kb.idx(s.sh)), kb.idx(s.pt));
       llvm::Value *first = b.CreateBinaryIntrinsic(
           llvm::Intrinsic::smin,
@@ -77,7 +77,7 @@ llvm::Error emitDepthwiseBands(KernelBuilder &kb, const KernelArgs &args) {
       rows.OH = computed;
       ConvInputView in = whole;
       in.offset = b.CreateAdd(whole.offset, b.CreateMul(first, kb.idx(e.sh * whole.rowStride)));
-      emitConvRowTiles(kb, rows, in, args.padded, args.strategy, args.inputs[1], bias, expansion,
+      emitConvRowTiles(kb, rows, in, args.padded, args.strategy, args.inputs[1], bias, result,
                        epilogue);
 
       // 2. Per channel, the window rows padded into the plane (input row
@@ -93,7 +93,7 @@ llvm::Error emitDepthwiseBands(KernelBuilder &kb, const KernelArgs &args) {
               [&] {
                 llvm::Value *src = b.CreateAdd(
                     channel, b.CreateMul(b.CreateSub(ih, first), kb.idx(s.W)));
-                emitPaddedRow(kb, layout, expansion, src, s.W, s.pl, plane, dst, zero);
+                emitPaddedRow(kb, layout, result, src, s.W, s.pl, plane, dst, zero);
               },
               [&] { emitFill(kb, plane, dst, layout.rowStride(), zero); });
         });
