@@ -50,15 +50,8 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
     printRegisterTile(s.registerTile, false, os);
     return;
   case Kind::Direct:
-    os << (s.packedWeights ? "direct" : "direct unpacked");
-    if (s.tile)
-      os << " panels " << s.tile;
-    printRegisterTile(s.registerTile, true, os);
-    if (s.bandRows)
-      os << " + depthwise rows in bands of " << s.bandRows;
-    return;
   case Kind::Pointwise:
-    os << "1x1 gemm";
+    os << (s.is(Kind::Pointwise) ? "1x1 gemm" : s.packedWeights ? "direct" : "direct unpacked");
     if (s.tile)
       os << " panels " << s.tile;
     printRegisterTile(s.registerTile, true, os);

@@ -16,6 +16,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <memory>
 #include <optional>
@@ -256,8 +257,7 @@ struct DepthwiseBands {
   int64_t outRows, inRows, computedRows, channels, width;
   PaddedInput plane;
   uint64_t bandBytes() const {
-    uint64_t bytes = channels * computedRows * width * sizeof(float);
-    return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+    return llvm::alignTo(channels * computedRows * width * sizeof(float), kBufferAlignment);
   }
   uint64_t bytes() const { return bandBytes() + plane.bytes(); }
 };
@@ -268,8 +268,7 @@ DepthwiseBands depthwiseBands(const Node &dw, int64_t outRows);
 /// Bytes before the band in the temp of fuseDepthwiseBands: the Conv's
 /// padded input copy `input` (nullptr: none), 64-byte aligned.
 inline uint64_t bandsInputCopyBytes(const PaddedInput *input) {
-  return input ? (input->bytes() + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment
-               : 0;
+  return input ? llvm::alignTo(input->bytes(), kBufferAlignment) : 0;
 }
 
 /// Fewest pixels in a block of a Conv's packed panels: more than any

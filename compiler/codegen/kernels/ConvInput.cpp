@@ -30,13 +30,21 @@ ConvInputView emitConvInput(KernelBuilder &kb, const ConvShape &s,
     v.pixelStep = s.sw;
     return v;
   }
-  v.pixelStep = 1;
-  v.base = temp;
-  v.offset = kb.idx(0);
-  v.planeStride = layout->planeStride(), v.rowStride = layout->rowStride();
-  v.phaseWidth = layout->phaseWidth, v.phases = layout->phases;
+  v = paddedView(s, *layout, temp, kb.idx(0));
   emitPaddedCopy(kb, *layout, x, b.CreateMul(srcChannel0, kb.idx(s.H * s.W)), channels,
                  s.H, s.W, s.pt, s.pl, temp, kb.f32(0));
+  return v;
+}
+
+ConvInputView paddedView(const ConvShape &s, const lir::PaddedInput &layout,
+                         llvm::Value *base, llvm::Value *offset) {
+  ConvInputView v;
+  v.base = base;
+  v.offset = offset;
+  v.planeStride = layout.planeStride(), v.rowStride = layout.rowStride();
+  v.phaseWidth = layout.phaseWidth, v.phases = layout.phases;
+  v.pixelStep = 1;
+  v.sh = s.sh, v.dh = s.dh, v.dw = s.dw;
   return v;
 }
 

@@ -48,6 +48,11 @@ ConvInputView emitConvInput(KernelBuilder &kb, const ConvShape &s,
                             llvm::Value *temp, llvm::Value *image,
                             llvm::Value *first, int64_t channels);
 
+/// The view of Conv `s`'s input copied into `base` from element `offset`,
+/// laid out as `layout`.
+ConvInputView paddedView(const ConvShape &s, const lir::PaddedInput &layout,
+                         llvm::Value *base, llvm::Value *offset);
+
 /// Copies `channels` planes of H x W floats of `x`, from element `src0`, into
 /// `temp` laid out as `layout` with the input at row pt, column pl and `fill`
 /// around it.

@@ -97,16 +97,8 @@ llvm::Error emitDepthwiseBands(KernelBuilder &kb, const KernelArgs &args) {
               },
               [&] { emitFill(kb, plane, dst, layout.rowStride(), zero); });
         });
-        ConvInputView view;
-        view.base = plane;
-        view.offset = kb.idx(0);
-        view.planeStride = layout.planeStride();
-        view.rowStride = layout.rowStride();
-        view.phaseWidth = layout.phaseWidth;
-        view.phases = layout.phases;
-        view.pixelStep = 1;
-        view.sh = s.sh, view.dh = s.dh, view.dw = s.dw;
-        emitDepthwiseRows(kb, s, view, ops, image, c, oh0, outRows);
+        emitDepthwiseRows(kb, s, paddedView(s, layout, plane, kb.idx(0)), ops, image, c, oh0,
+                          outRows);
       });
     });
   });

@@ -114,11 +114,10 @@ llvm::Error emitDepthwiseConv(KernelBuilder &kb, const KernelArgs &args) {
   const lir::PaddedInput *layout = args.padded;
   DepthwiseOperands ops{args.inputs[1], args.inputs.size() > 2 ? args.inputs[2] : nullptr,
                         args.outputs[0], fusedActivation(n)};
+  const lir::ConvRows walk = lir::convRows(s, layout, args.strategy);
   llvm::Function *fn = kb.b.GetInsertBlock()->getParent();
   fn->setName(fn->getName() + ".dw" +
-              depthwiseRowsTile(s, layout ? layout->rowStride() : s.W, layout ? 1 : s.sw, s.OH,
-                                kb.vec.lanes)
-                  .str());
+              depthwiseRowsTile(s, walk.rowStride, walk.pixelStep, s.OH, kb.vec.lanes).str());
   forEachIndex(kb, s.N, [&](llvm::Value *image) {
     forEachIndex(kb, s.C, [&](llvm::Value *c) {
       ConvInputView in = emitConvInput(kb, s, layout, args.inputs[0], args.temp, image, c, 1);
