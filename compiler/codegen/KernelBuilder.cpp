@@ -3,6 +3,8 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Intrinsics.h"
 
+#include <algorithm>
+
 namespace kiln {
 namespace codegen {
 
@@ -42,6 +44,31 @@ void KernelBuilder::loop(llvm::Value *begin, llvm::Value *end,
   iv->addIncoming(next, b.GetInsertBlock());
   lastLatch_ = b.CreateCondBr(b.CreateICmpSLT(next, end), header, exit);
   b.SetInsertPoint(exit);
+}
+
+void mergeDimensions(Shape &extents, llvm::SmallVectorImpl<Shape> &strides) {
+  Shape merged;
+  llvm::SmallVector<Shape, 4> mergedStrides(strides.size());
+  for (size_t d = extents.size(); d-- > 0;) {
+    if (extents[d] == 1)
+      continue;
+    bool joins = !merged.empty();
+    for (size_t i = 0; i < strides.size() && joins; ++i)
+      joins = strides[i][d] == mergedStrides[i].back() * merged.back();
+    if (joins) {
+      merged.back() *= extents[d];
+      continue;
+    }
+    merged.push_back(extents[d]);
+    for (size_t i = 0; i < strides.size(); ++i)
+      mergedStrides[i].push_back(strides[i][d]);
+  }
+  std::reverse(merged.begin(), merged.end());
+  for (size_t i = 0; i < strides.size(); ++i) {
+    std::reverse(mergedStrides[i].begin(), mergedStrides[i].end());
+    strides[i] = std::move(mergedStrides[i]);
+  }
+  extents = std::move(merged);
 }
 
 void KernelBuilder::nest(
@@ -295,9 +322,12 @@ void KernelBuilder::stridedCopy(llvm::Type *elemTy, llvm::ArrayRef<int64_t> shap
                                 int64_t srcOffset, llvm::Value *dst,
                                 llvm::ArrayRef<int64_t> dstStrides,
                                 int64_t dstOffset) {
-  nest(shape, [&](llvm::ArrayRef<llvm::Value *> ivs) {
-    llvm::Value *v = load(elemTy, src, linear(ivs, srcStrides, idx(srcOffset)));
-    store(v, dst, linear(ivs, dstStrides, idx(dstOffset)));
+  Shape extents(shape);
+  llvm::SmallVector<Shape, 2> strides{Shape(srcStrides), Shape(dstStrides)};
+  mergeDimensions(extents, strides);
+  nest(extents, [&](llvm::ArrayRef<llvm::Value *> ivs) {
+    llvm::Value *v = load(elemTy, src, linear(ivs, strides[0], idx(srcOffset)));
+    store(v, dst, linear(ivs, strides[1], idx(dstOffset)));
   });
 }
 

@@ -381,18 +381,20 @@ WeightsPacking choosePacking(const Graph &g, const Value *w, const LIROptions &o
 /// 7x7 pixels of K = 4608 (512 channels, 3x3) in one block.
 constexpr int64_t kPanelBlockBytes = 1024 * 1024;
 
-/// Output planes of at most this many pixels read packed panels; and
-/// strided Convs up to kStridedPanelPixels.
-constexpr int64_t kPanelPixels = 64, kStridedPanelPixels = 1024;
+/// Output planes of at most this many pixels read packed panels.
+constexpr int64_t kPanelPixels = 64;
 
 /// Pixels per block of `conv`'s packed panels (KernelStrategy::Direct and
 /// Pointwise), or 0 when it reads its input in place or from a padded copy.
 /// Panels put the output channels on the lanes, and a tile's K loop then
 /// reads one run of its pixels instead of a cache line per input channel
-/// (and tap): on small planes (7x7) and strided Convs, whose lines the
-/// tiles use a few floats of, that is 1.2-2.5x faster on a Zen 3; on 14x14
-/// and larger unstrided planes it measured no faster than the input read in
-/// place, and on 28x28 and larger, pixels on the lanes are faster still.
+/// (and tap): on small planes (7x7) that is faster; on 14x14 and larger
+/// planes it measured no faster than the input read in place, and on 28x28
+/// and larger, pixels on the lanes are faster still. A strided Conv's panel
+/// copies each tap of a pixel apart, 2.25 floats per input float for a 3x3
+/// of stride 2: read in place, or from the padded copy split into column
+/// phases, resnet8_cifar was 5-6% faster and resnet18's strided layers
+/// 2-15% (Zen 5, with AVX-512 and AVX2).
 /// A Conv of one input channel reads one plane, a few lines per tile, and
 /// its panel would copy every tap of every pixel: ds_cnn_kws' first Conv
 /// (10x4, stride 2, 49x10 -> 25x5) made the model 10% slower with one.
@@ -401,7 +403,7 @@ int64_t panelPixels(const Node &conv, const LIROptions &opts) {
   const TensorType &w = v.weights()->getType(), &y = conv.getOutput()->getType();
   int64_t pixels = y.shape[2] * y.shape[3];
   bool strided = v.strides(0) > 1 || v.strides(1) > 1;
-  if (opts.vectorLanes == 1 || pixels > (strided ? kStridedPanelPixels : kPanelPixels))
+  if (opts.vectorLanes == 1 || strided || pixels > kPanelPixels)
     return 0;
   if (w.shape[1] == 1)
     return 0;

@@ -378,8 +378,11 @@ llvm::Error emitElementwise(KernelBuilder &kb, const KernelArgs &args) {
     kb.loop(count, [&](llvm::Value *i) { body({}, i); });
     return llvm::Error::success();
   }
-  Shape outStrides = rowMajorStrides(ot.shape);
-  kb.nest(ot.shape, [&](llvm::ArrayRef<llvm::Value *> ivs) {
+  Shape extents = ot.shape;
+  strides.push_back(rowMajorStrides(ot.shape));
+  mergeDimensions(extents, strides);
+  Shape outStrides = strides.pop_back_val();
+  kb.nest(extents, [&](llvm::ArrayRef<llvm::Value *> ivs) {
     body(ivs, kb.linear(ivs, outStrides));
   });
   return llvm::Error::success();

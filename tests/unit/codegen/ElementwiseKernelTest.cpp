@@ -34,6 +34,12 @@ const BroadcastCase kBroadcasts[] = {
     {"BothBroadcast4D", {1, 3, 1, 5}, {2, 1, 4, 1}},
     {"OddLength", {131}, {131}},
     {"BothScalars", {}, {}},
+    // Dimensions every operand walks as one merge (the kernel's nest):
+    // a squeeze-excitation scale, broadcast rows inside, and a dimension of
+    // extent 1 between two that do not merge.
+    {"ChannelScale", {1, 6, 7, 9}, {1, 6, 1, 1}},
+    {"InnerRuns", {2, 3, 4, 5}, {2, 1, 4, 5}},
+    {"BroadcastBetween", {3, 1, 4, 5}, {3, 2, 1, 5}},
 };
 
 struct BinaryCase {

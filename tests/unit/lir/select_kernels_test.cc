@@ -77,7 +77,7 @@ TEST(SelectKernels, VectorTarget) {
   lir::LIROptions opts;
   opts.vectorLanes = 16;
   EXPECT_EQ(strategies(*buildGraph(), opts), "wino = Conv[winograd F(4x4,3x3) tile 8x2]\n"
-                                            "strided = Conv[direct panels 256 tile c16x1 b256]\n"
+                                            "strided = Conv[direct tile p8x2 r2]\n"
                                             "pointwise = Conv[1x1 gemm tile p8x3]\n"
                                             "narrow_dw = Conv[depthwise channel-block 16]\n"
                                             "maxpool = MaxPool[plane]\n"
@@ -104,10 +104,10 @@ TEST(SelectKernels, ScalarTargetHasNoChannelBlockAndSmallWinogradTiles) {
   EXPECT_EQ(kernelOf(text, "strided"), "Conv[direct tile c6x1]");
 }
 
-/// Convs on planes of up to 64 pixels, and strided ones, read packed
-/// panels on a vector target: the whole plane in one block while it fits
-/// 1 MiB (K = 2048 and 4608 on 7x7), else blocks of fewer pixels (K = 18432:
-/// 14, raised to the 32 that hold any tile); not on a scalar one.
+/// Unstrided Convs on planes of up to 64 pixels read packed panels on a
+/// vector target: the whole plane in one block while it fits 1 MiB (K = 2048
+/// and 4608 on 7x7), else blocks of fewer pixels (K = 18432: 14, raised to
+/// the 32 that hold any tile); not on a scalar one.
 TEST(SelectKernels, PanelsOnSmallPlanes) {
   Graph g("panels");
   Value *x = g.addInput("x", TensorType(DType::F32, {1, 2048, 7, 7}));
