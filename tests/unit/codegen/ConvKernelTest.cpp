@@ -149,26 +149,26 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"CacheBlocksOfRows", {1, 8, 66, 66}, {4, 8, 5, 5}, true,
                  {{"pads", Attr::ofInts({2, 2, 2, 2})}}},
         // Over packed panels (lir::KernelStrategy::Pointwise and Direct
-        // with a block of pixels; the small direct cases above take them
-        // too): 6000 channels make blocks of 43 of a 7x7 plane's 49 pixels,
-        // each block whole tiles and a partial one; 20 output channels a
-        // whole and a partial vector tile at 8 and 16 lanes. A strided 1x1
-        // packs every other pixel of odd rows in one block, and a padded
-        // strided 3x3 with K = 1152 has blocks of 227 of its 256 pixels.
-        // A channel tile's K runs in blocks of 16 KiB of its weights (256
-        // steps of a 16-channel tile): 6000 and 1152 make several blocks
-        // and a partial last one; 512 with a tile of 16 channels (8 lanes)
-        // exactly two, with nothing between the first and the last.
+        // with a block of pixels, unstrided planes of up to 64 pixels; the
+        // small direct cases above take them too): 6000 channels make
+        // blocks of 43 of a 7x7 plane's 49 pixels, each block whole tiles
+        // and a partial one; 20 output channels a whole and a partial
+        // vector tile at 8 and 16 lanes. A channel tile's K runs in blocks
+        // of 16 KiB of its weights (256 steps of a 16-channel tile): 6000
+        // makes several blocks and a partial last one; 512 with a tile of
+        // 16 channels (8 lanes) exactly two, with nothing between the first
+        // and the last.
         ConvCase{"PointwisePanelBlocks", {1, 6000, 7, 7}, {20, 6000, 1, 1}, true, {}},
         ConvCase{"PointwisePanelTwoKBlocks", {1, 512, 7, 7}, {16, 512, 1, 1}, true, {}},
-        ConvCase{"PointwisePanelsStride2Batch2", {2, 515, 13, 13}, {9, 515, 1, 1}, false,
+        // Strided Convs read no panels: a strided 1x1 reads every other
+        // pixel of every other row in place; a padded strided 3x3 with K =
+        // 1152, and resnet8_cifar's first strided layer, read their padded
+        // copy split into column phases.
+        ConvCase{"PointwiseStride2Batch2", {2, 515, 13, 13}, {9, 515, 1, 1}, false,
                  {{"strides", Attr::ofInts({2, 2})}}},
-        ConvCase{"DirectPanelBlocksStride2", {1, 128, 31, 31}, {10, 128, 3, 3}, true,
+        ConvCase{"DirectStride2K1152", {1, 128, 31, 31}, {10, 128, 3, 3}, true,
                  {{"strides", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
-        // resnet8_cifar's first strided layer: its panels' copy loop over
-        // channels is kept scalar (no gathers and scatters on AVX-512), K =
-        // 144 in a block of 128 steps and a short one of 16 at 16 lanes.
-        ConvCase{"DirectPanelsStride2ResNet8", {1, 16, 32, 32}, {32, 16, 3, 3}, true,
+        ConvCase{"DirectStride2ResNet8", {1, 16, 32, 32}, {32, 16, 3, 3}, true,
                  {{"strides", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         // Winograd F(2x2, 3x3) (WinogradConvKernel.cpp): even and odd
         // output sizes, pads on some sides only, tile rows longer than a
