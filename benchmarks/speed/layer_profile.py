@@ -8,13 +8,23 @@ FLOPs of every convolution and matrix product from kilnc's printed graph and
 LIR. Prints one row per kernel: share of the time, microseconds, GFLOP/s and
 share of the peak.
 
-    bazel build //benchmarks/speed:speed_bench //compiler/kilnc
-    benchmarks/speed/layer_profile.py resnet18 [--seconds 3]
+With --ort, also runs ONNX Runtime's profiler on the same model and input
+(ort_layers.js, one intra-op thread) and prints both sides' time per output
+plane size (224x224, 112x112, ..., 1x1, and "other" for outputs that are not
+planes). Planes, not layers: the two fuse and pad differently (ORT's NCHWc
+rounds channels up to 8 or 16, kiln fuses a 1x1 with the depthwise after it),
+but a layer's plane size is the same on both.
 
-Needs `perf` (linux-perf) and the bazel-bin outputs of this workspace.
+    bazel build //benchmarks/speed:speed_bench //compiler/kilnc
+    benchmarks/speed/layer_profile.py resnet18 [--seconds 3] [--ort]
+
+Needs `perf` (linux-perf) and the bazel-bin outputs of this workspace; --ort
+needs node and onnxruntime-node in $ORT_DIR (see ../shared/bench/README.md).
 """
 import argparse
+import functools
 import json
+import operator
 import os
 import re
 import subprocess
@@ -65,11 +75,42 @@ def flops(op, inputs, out, shapes):
     return 0
 
 
+def plane(shape):
+    return 'x'.join(map(str, shape[2:])) if len(shape) == 4 else 'other'
+
+
+def ort_planes(onnx, input_shape, kiln_rows):
+    """Prints kiln's and ONNX Runtime's time per output plane size."""
+    script = os.path.join(ROOT, 'benchmarks', 'speed', 'ort_layers.js')
+    data = os.path.splitext(onnx)[0] + '.input.bin'
+    nodes = json.loads(subprocess.run(['node', script, onnx, data, json.dumps(input_shape)],
+                                      check=True, capture_output=True, text=True).stdout)
+    kiln, ort = {}, {}
+    for shape, us in kiln_rows:
+        kiln[plane(shape)] = kiln.get(plane(shape), 0) + us
+    for n in nodes:
+        ort[plane(n['output'])] = ort.get(plane(n['output']), 0) + n['us']
+    kt, ot = sum(kiln.values()), sum(ort.values())
+    print()
+    print('ONNX Runtime (1 thread, profiled: its nodes sum to %.0f us) against kiln (%.0f us), '
+          'per output plane:' % (ot, kt))
+    print('| plane | kiln us | kiln % | ORT us | ORT % | ORT / kiln |')
+    print('|---|---:|---:|---:|---:|---:|')
+    def area(k):
+        return -1 if k == 'other' else functools.reduce(operator.mul, map(int, k.split('x')), 1)
+    for k in sorted(set(kiln) | set(ort), key=area, reverse=True):
+        kus, ous = kiln.get(k, 0), ort.get(k, 0)
+        print('| %s | %.1f | %.1f | %.1f | %.1f | %s |' % (
+            k, kus, 100 * kus / kt, ous, 100 * ous / ot, '%.2f' % (ous / kus) if kus else '-'))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('model')
     ap.add_argument('--seconds', type=float, default=3)
     ap.add_argument('--bin', default=os.path.join(ROOT, 'bazel-bin'))
+    ap.add_argument('--ort', action='store_true',
+                    help="also ONNX Runtime's time per output plane size")
     args = ap.parse_args()
     name = args.model
     onnx = model_path(name)
@@ -131,6 +172,11 @@ def main():
                      us, rate, 100 * rate / peak if peak else 0))
     for r in rows:
         print('| %d | %s | %s | %.2f | %.1f | %.1f | %.1f | %.1f |' % r)
+    if args.ort:
+        graph_input = re.search(r'^\s*input\s+%(\S+?)\s*:', gtext, re.M).group(1)
+        ort_planes(onnx, shapes[graph_input],
+                   [(shapes.get(re.match(r'\s*%([^@]+)@', l).group(1), []), r[5])
+                    for l, r in zip(instrs, rows)])
 
 
 if __name__ == '__main__':

@@ -139,8 +139,10 @@ public:
   llvm::AllocaInst *scalarSlot(llvm::Type *ty, const llvm::Twine &name);
 
   /// e^x for f32 (scalar or vector), without libm: range reduction to
-  /// [-ln2/2, ln2/2], a degree-6 polynomial, and exponent bits for 2^n.
-  /// Branch-free so loops around it vectorize; ~1 ulp over the clamped range.
+  /// [-ln2/2, ln2/2], a degree-5 polynomial, and exponent bits for 2^n.
+  /// Branch-free so loops around it vectorize; within 1.8e-7 relative over
+  /// the clamped range. 15 instructions a vector with FMA: it is most of a
+  /// SiLU or Sigmoid epilogue.
   llvm::Value *exp(llvm::Value *x);
   llvm::Value *maxF(llvm::Value *a, llvm::Value *c);
   llvm::Value *minF(llvm::Value *a, llvm::Value *c);
