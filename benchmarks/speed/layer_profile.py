@@ -175,8 +175,7 @@ def main():
     if args.ort:
         graph_input = re.search(r'^\s*input\s+%(\S+?)\s*:', gtext, re.M).group(1)
         ort_planes(onnx, shapes[graph_input],
-                   [(shapes.get(re.match(r'\s*%([^@]+)@', l).group(1), []), r[5])
-                    for l, r in zip(instrs, rows)])
+                   [([int(d) for d in r[2].split('x') if d], r[5]) for r in rows])
 
 
 if __name__ == '__main__':
