@@ -262,6 +262,13 @@ llvm::Value *KernelBuilder::gep(llvm::Type *ty, llvm::Value *base,
   return b.CreateInBoundsGEP(ty, base, index);
 }
 
+void KernelBuilder::prefetch(llvm::Value *base, llvm::Value *index) {
+  llvm::Value *ptr = gep(b.getFloatTy(), base, index);
+  // Read (0), keep in all cache levels (3), data (1).
+  b.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr->getType()},
+                    {ptr, b.getInt32(0), b.getInt32(3), b.getInt32(1)});
+}
+
 llvm::Value *KernelBuilder::load(llvm::Type *ty, llvm::Value *base,
                                  llvm::Value *index) {
   return b.CreateLoad(ty, gep(ty, base, index));

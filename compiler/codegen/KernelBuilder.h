@@ -87,6 +87,10 @@ public:
   llvm::Value *load(llvm::Type *ty, llvm::Value *base, llvm::Value *index);
   void store(llvm::Value *v, llvm::Value *base, llvm::Value *index);
   llvm::Value *gep(llvm::Type *ty, llvm::Value *base, llvm::Value *index);
+  /// Asks the cache for the line of float base[index], to be read soon
+  /// (llvm.prefetch: a hint that never faults, dropped on targets without
+  /// one).
+  void prefetch(llvm::Value *base, llvm::Value *index);
 
   /// Like loop(), with loop-carried values: `body` gets the induction
   /// variable and this iteration's values and returns the next ones; the

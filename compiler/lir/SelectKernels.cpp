@@ -381,6 +381,10 @@ WeightsPacking choosePacking(const Graph &g, const Value *w, const LIROptions &o
 /// 7x7 pixels of K = 4608 (512 channels, 3x3) in one block.
 constexpr int64_t kPanelBlockBytes = 1024 * 1024;
 
+/// Weights of a strided Conv from which it reads packed panels (panelPixels):
+/// more than fit a 1 MiB L2 beside its input.
+constexpr int64_t kStridedPanelWeightBytes = 1024 * 1024;
+
 /// Output planes of at most this many pixels read packed panels.
 constexpr int64_t kPanelPixels = 64;
 
@@ -394,7 +398,14 @@ constexpr int64_t kPanelPixels = 64;
 /// copies each tap of a pixel apart, 2.25 floats per input float for a 3x3
 /// of stride 2: read in place, or from the padded copy split into column
 /// phases, resnet8_cifar was 5-6% faster and resnet18's strided layers
-/// 2-15% (Zen 5, with AVX-512 and AVX2).
+/// 2-15% (Zen 5, with AVX-512 and AVX2), before panels prefetched weights.
+/// Strided Convs with more weights than kStridedPanelWeightBytes are the
+/// exception: read in place, every channel tile streams its weights (for
+/// K = 4608, 590 KB) from memory through L2 once per pixel tile, while
+/// panels run K in blocks that stay in L1 and prefetch the next block
+/// (ConvKernel.cpp). resnet50's two strided layers to 7x7 took 1537 and
+/// 1383 us in place and 1296 and 1258 with panels, resnet18's 3x3 of stride
+/// 2 695 and 584.
 /// A Conv of one input channel reads one plane, a few lines per tile, and
 /// its panel would copy every tap of every pixel: ds_cnn_kws' first Conv
 /// (10x4, stride 2, 49x10 -> 25x5) made the model 10% slower with one.
@@ -403,11 +414,13 @@ int64_t panelPixels(const Node &conv, const LIROptions &opts) {
   const TensorType &w = v.weights()->getType(), &y = conv.getOutput()->getType();
   int64_t pixels = y.shape[2] * y.shape[3];
   bool strided = v.strides(0) > 1 || v.strides(1) > 1;
-  if (opts.vectorLanes == 1 || strided || pixels > kPanelPixels)
+  int64_t reduction = w.shape[1] * w.shape[2] * w.shape[3];
+  int64_t weightBytes = w.shape[0] * reduction * int64_t(sizeof(float));
+  if (opts.vectorLanes == 1 || pixels > kPanelPixels ||
+      (strided && weightBytes < kStridedPanelWeightBytes))
     return 0;
   if (w.shape[1] == 1)
     return 0;
-  int64_t reduction = w.shape[1] * w.shape[2] * w.shape[3];
   return std::min(pixels, std::max(kMinPanelPixels,
                                    kPanelBlockBytes / (reduction * int64_t(sizeof(float)))));
 }

@@ -397,12 +397,16 @@ struct ConvEmitter {
 
   /// K steps [k0, k0 + steps) of channel tile `t` over a packed panel (its
   /// run of K x t.rows pixels from element xIndex of `panel`): the panel's K
-  /// order is the packed weights', so K is one flat loop.
+  /// order is the packed weights', so K is one flat loop. Step k0 + i also
+  /// prefetches the weights line at prefetch[b] + i * kConvPackBlock for
+  /// every b.
   Tile reducePanel(const TileShape &t, Tile acc, llvm::Value *panel, llvm::Value *xIndex,
                    llvm::Value *wIndex, llvm::ArrayRef<int64_t> wOffsets, llvm::Value *k0,
-                   int64_t steps) {
+                   int64_t steps, llvm::ArrayRef<llvm::Value *> prefetch) {
     llvm::SmallVector<int64_t, 32> pixels = stridedRows(t.rows, 1);
     auto step = [&](Tile sums, llvm::Value *k) {
+      for (llvm::Value *line : prefetch)
+        kb.prefetch(w, add(line, mul(k, lir::kConvPackBlock)));
       k = add(k0, k);
       return tileStep(kb, t, std::move(sums), panel, add(xIndex, mul(k, t.rows)), pixels, w,
                       add(wIndex, mul(k, lir::kConvPackBlock)), wOffsets);
@@ -417,11 +421,22 @@ struct ConvEmitter {
   /// (`tile.kBlock`), K runs in blocks, every pixel tile through one before
   /// the next, so that the block's weights stay in L1; the tiles' sums wait
   /// in the temp between them.
+  ///
+  /// The first pixel tile of a channel tile and K block reads its weights
+  /// from memory, the others from L1. On the 7x7 planes of large layers that
+  /// first tile waits: with the weights in cache the same loops ran 20%
+  /// faster (Zen 5). So every tile also prefetches the weights of the next
+  /// K block (after the last, the next channel tile's first), which spreads
+  /// their reads over all the tiles of a block.
   void panelTiles(const lir::RegisterTile &tile, int64_t vecElems, llvm::Value *panel) {
     const unsigned rows = tile.rows;
     const int64_t block = tile.block, K = s.reduction();
     const int64_t kBlock = tile.kBlock ? tile.kBlock : K;
     const int64_t kBlocks = (K + kBlock - 1) / kBlock;
+    const int64_t packBlockElems = K * lir::kConvPackBlock;
+    const int64_t weightElems =
+        s.G * ((s.OCg + lir::kConvPackBlock - 1) / lir::kConvPackBlock) * packBlockElems;
+    const int64_t tilePackBlocks = std::max<int64_t>(1, vecElems / lir::kConvPackBlock);
     llvm::Value *sums = kb.gep(kb.b.getFloatTy(), panel, kb.idx(block * K));
     forTiles(kb, s.OH * s.OW, block, [&](llvm::Value *p0, int64_t pixels) {
       forTiles(kb, pixels, rows, [&](llvm::Value *p, int64_t count) {
@@ -433,6 +448,15 @@ struct ConvEmitter {
         // `first`, else from the sums; through the epilogue when `last`,
         // else back to the sums (tile at pixel p: from element p * vecElems).
         auto kBlockTiles = [&](llvm::Value *k0, int64_t steps, bool first, bool last) {
+          // Lines past the weights' end are not asked for: an index there
+          // is moved back to the weights' last `steps` steps.
+          llvm::Value *next = last ? weightIndex(add(oc0, vecElems))
+                                   : add(w0, mul(add(k0, kBlock), lir::kConvPackBlock));
+          llvm::SmallVector<llvm::Value *, 4> prefetch;
+          for (int64_t b = 0; b < tilePackBlocks; ++b)
+            prefetch.push_back(kb.b.CreateBinaryIntrinsic(
+                llvm::Intrinsic::umin, add(next, b * packBlockElems),
+                kb.idx(weightElems - steps * lir::kConvPackBlock)));
           forTiles(kb, pixels, rows, [&](llvm::Value *p, int64_t count) {
             TileShape t = tileFor(static_cast<unsigned>(count), ocs, kb.vec.lanes);
             llvm::Value *at = mul(p, vecElems);
@@ -443,7 +467,7 @@ struct ConvEmitter {
               for (unsigned i = 0; i < t.rows * t.vecs; ++i)
                 acc.push_back(kb.loadVec(sums, add(at, i * t.lanes), t.lanes, t.lanes));
             acc = reducePanel(t, std::move(acc), panel, mul(p, K), w0,
-                              weightOffsets(t.vecs, t.lanes), k0, steps);
+                              weightOffsets(t.vecs, t.lanes), k0, steps, prefetch);
             if (last)
               channelStore(t, std::move(acc), add(p0, p), oc0);
             else

@@ -160,15 +160,27 @@ INSTANTIATE_TEST_SUITE_P(
         // and the last.
         ConvCase{"PointwisePanelBlocks", {1, 6000, 7, 7}, {20, 6000, 1, 1}, true, {}},
         ConvCase{"PointwisePanelTwoKBlocks", {1, 512, 7, 7}, {16, 512, 1, 1}, true, {}},
-        // Strided Convs read no panels: a strided 1x1 reads every other
-        // pixel of every other row in place; a padded strided 3x3 with K =
-        // 1152, and resnet8_cifar's first strided layer, read their padded
-        // copy split into column phases.
+        // Strided Convs read no panels while their weights are under 1 MiB:
+        // a strided 1x1 reads every other pixel of every other row in
+        // place; a padded strided 3x3 with K = 1152, and resnet8_cifar's
+        // first strided layer, read their padded copy split into column
+        // phases.
         ConvCase{"PointwiseStride2Batch2", {2, 515, 13, 13}, {9, 515, 1, 1}, false,
                  {{"strides", Attr::ofInts({2, 2})}}},
         ConvCase{"DirectStride2K1152", {1, 128, 31, 31}, {10, 128, 3, 3}, true,
                  {{"strides", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         ConvCase{"DirectStride2ResNet8", {1, 16, 32, 32}, {32, 16, 3, 3}, true,
+                 {{"strides", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        // With 1 MiB of weights or more they do: a padded 3x3 of stride 2 to
+        // 7x7 copies each tap of a tile's row as every other lane of a run
+        // of its input row; a 1x1 of stride 2 to 7x7 with 260 output
+        // channels (a partial channel tile) does too; to 5x5, tiles that do
+        // not divide the row copy pixel by pixel.
+        ConvCase{"DirectStride2Panels", {1, 256, 14, 14}, {128, 256, 3, 3}, true,
+                 {{"strides", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"PointwiseStride2Panels", {1, 1024, 13, 13}, {260, 1024, 1, 1}, true,
+                 {{"strides", Attr::ofInts({2, 2})}}},
+        ConvCase{"DirectStride2PanelsOddRow", {1, 256, 10, 10}, {136, 256, 3, 3}, true,
                  {{"strides", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         // Winograd F(2x2, 3x3) (WinogradConvKernel.cpp): even and odd
         // output sizes, pads on some sides only, tile rows longer than a

@@ -107,7 +107,8 @@ TEST(SelectKernels, ScalarTargetHasNoChannelBlockAndSmallWinogradTiles) {
 /// Unstrided Convs on planes of up to 64 pixels read packed panels on a
 /// vector target: the whole plane in one block while it fits 1 MiB (K = 2048
 /// and 4608 on 7x7), else blocks of fewer pixels (K = 18432: 14, raised to
-/// the 32 that hold any tile); not on a scalar one.
+/// the 32 that hold any tile); not on a scalar one. Strided ones do with 1
+/// MiB of weights or more.
 TEST(SelectKernels, PanelsOnSmallPlanes) {
   Graph g("panels");
   Value *x = g.addInput("x", TensorType(DType::F32, {1, 2048, 7, 7}));
@@ -121,6 +122,16 @@ TEST(SelectKernels, PanelsOnSmallPlanes) {
   Value *a = conv("pointwise", x, {512, 2048, 1, 1}, 0);
   Value *b = conv("direct", a, {64, 512, 3, 3}, 1);
   Value *c = conv("blocks", x, {16, 2048, 3, 3}, 1);
+  // Strided: panels only with 1 MiB of weights or more.
+  auto strided = [&](llvm::StringRef name, std::vector<int64_t> w) {
+    auto n = g.addNode(OpKind::Conv, name,
+                       {x, g.addConstant((name + "_w").str(), Tensor(TensorType(DType::F32, w)))},
+                       {{"pads", Attr::ofInts({1, 1, 1, 1})}, {"strides", Attr::ofInts({2, 2})}});
+    EXPECT_TRUE(static_cast<bool>(n)) << llvm::toString(n.takeError());
+    g.addOutput(name, (*n)->getOutput());
+  };
+  strided("strided_panels", {16, 2048, 3, 3});
+  strided("strided_in_place", {14, 2048, 3, 3});
   // One input channel (a spectrogram, as ds_cnn_kws' first Conv): the plane
   // is read in place, where a panel would copy every tap of every pixel.
   Value *plane = g.addInput("plane", TensorType(DType::F32, {1, 1, 20, 10}));
@@ -141,6 +152,8 @@ TEST(SelectKernels, PanelsOnSmallPlanes) {
   EXPECT_EQ(strategies(g, opts), "pointwise = Conv[1x1 gemm panels 49 tile c14x2 b49 k256]\n"
                                  "direct = Conv[direct panels 49 tile c7x2 b49 k256]\n"
                                  "blocks = Conv[direct panels 32 tile c7x2 b28 k256]\n"
+                                 "strided_panels = Conv[direct panels 16 tile c4x2 b16 k256]\n"
+                                 "strided_in_place = Conv[direct tile c8x2 r2]\n"
                                  "one_plane = Conv[direct tile c30x1 r6]\n");
   opts.vectorLanes = 1;
   opts.vectorRegisters = 8;
