@@ -69,10 +69,12 @@ struct ConvEmitter {
   /// then the rest). Unrolled steps read different input planes, so no two
   /// of them share an input address (see tileStep). `wIndex` is the weights
   /// index of the tile's first output channel at tap 0, channel 0; `xIndex`
-  /// the input view index of its first pixel.
+  /// the input view index of its first pixel. Each step also prefetches
+  /// the packed weights line at the same offset from every index in
+  /// `prefetch` as its own from wIndex.
   Tile reduce(const TileShape &t, Tile acc, bool weightsAreA, llvm::Value *wIndex,
               llvm::ArrayRef<int64_t> wOffsets, llvm::Value *xIndex,
-              llvm::ArrayRef<int64_t> xOffsets) {
+              llvm::ArrayRef<int64_t> xOffsets, llvm::ArrayRef<llvm::Value *> prefetch = {}) {
     auto &b = kb.b;
     // Packed weights are blocks [tap][channel][kConvPackBlock]; unpacked
     // ones are [output channel][channel][tap].
@@ -86,16 +88,35 @@ struct ConvEmitter {
         column = add(mul(b.CreateURem(kwd, kb.idx(in.phases)), in.phaseWidth),
                      b.CreateUDiv(kwd, kb.idx(in.phases)));
       llvm::Value *xTap = add(xIndex, add(mul(kh, s.dh * in.rowStride), column));
-      llvm::Value *wT = add(wIndex, b.CreateMul(tap, kb.idx(wTap)));
+      llvm::Value *wTapOffset = b.CreateMul(tap, kb.idx(wTap));
+      llvm::Value *wT = add(wIndex, wTapOffset);
       auto step = [&](Tile sums, llvm::Value *ic) {
         llvm::Value *x = add(xTap, mul(ic, in.planeStride));
         llvm::Value *wv = add(wT, mul(ic, wChannel));
+        for (llvm::Value *line : prefetch)
+          kb.prefetch(w, add(add(line, wTapOffset), mul(ic, wChannel)));
         return weightsAreA
                    ? tileStep(kb, t, std::move(sums), w, wv, wOffsets, in.base, x, xOffsets)
                    : tileStep(kb, t, std::move(sums), in.base, x, xOffsets, w, wv, wOffsets);
       };
       return reduceSteps(kb, s.ICg, lir::kConvUnrolledChannels, Tile(in0.begin(), in0.end()), step);
     });
+  }
+
+  /// What a channel tile of `channels` output channels prefetches over
+  /// `steps` K steps: from weights index `next`, the same steps of each of
+  /// its packing blocks, moved back where they would pass the weights' end.
+  llvm::SmallVector<llvm::Value *, 4> prefetchLines(llvm::Value *next, int64_t channels,
+                                                    int64_t steps) {
+    const int64_t packBlockElems = s.reduction() * lir::kConvPackBlock;
+    const int64_t weightElems =
+        s.G * ((s.OCg + lir::kConvPackBlock - 1) / lir::kConvPackBlock) * packBlockElems;
+    llvm::SmallVector<llvm::Value *, 4> lines;
+    for (int64_t b = 0; b < std::max<int64_t>(1, channels / lir::kConvPackBlock); ++b)
+      lines.push_back(kb.b.CreateBinaryIntrinsic(
+          llvm::Intrinsic::umin, add(next, b * packBlockElems),
+          kb.idx(weightElems - steps * lir::kConvPackBlock)));
+    return lines;
   }
 
   /// Weights index of output channel oc0 (of the group) at tap 0, input
@@ -178,7 +199,9 @@ struct ConvEmitter {
 
   /// Output channels on the lanes: `rows` pixels from ow0 of output row oh
   /// (flattened as for pixelTile; whole rows from oh when `span`), `count`
-  /// output channels from oc0.
+  /// output channels from oc0. It prefetches the next channel tile's
+  /// weights, which its first pixel tile would otherwise wait for
+  /// (panelTiles): regnet_x_400mf, whose grouped Convs run here, 4% faster.
   void channelTile(unsigned rows, bool span, llvm::Value *oh, llvm::Value *ow0,
                    llvm::Value *oc0, int64_t count) {
     TileShape t = tileFor(rows, count, kb.vec.lanes);
@@ -188,7 +211,9 @@ struct ConvEmitter {
       pixels.push_back((span ? i / s.OW * s.sh * in.rowStride + i % s.OW * in.pixelStep
                              : i * in.pixelStep));
     Tile acc = reduce(t, channelInit(t, oc0), false, weightIndex(oc0),
-                      weightOffsets(t.vecs, t.lanes), inIndex(oh, ow0), pixels);
+                      weightOffsets(t.vecs, t.lanes), inIndex(oh, ow0), pixels,
+                      prefetchLines(weightIndex(add(oc0, int64_t(t.vecs) * t.lanes)),
+                                    t.vecs * t.lanes, s.reduction()));
     channelStore(t, std::move(acc), add(mul(oh, s.OW), ow0), oc0);
   }
 
@@ -433,10 +458,6 @@ struct ConvEmitter {
     const int64_t block = tile.block, K = s.reduction();
     const int64_t kBlock = tile.kBlock ? tile.kBlock : K;
     const int64_t kBlocks = (K + kBlock - 1) / kBlock;
-    const int64_t packBlockElems = K * lir::kConvPackBlock;
-    const int64_t weightElems =
-        s.G * ((s.OCg + lir::kConvPackBlock - 1) / lir::kConvPackBlock) * packBlockElems;
-    const int64_t tilePackBlocks = std::max<int64_t>(1, vecElems / lir::kConvPackBlock);
     llvm::Value *sums = kb.gep(kb.b.getFloatTy(), panel, kb.idx(block * K));
     forTiles(kb, s.OH * s.OW, block, [&](llvm::Value *p0, int64_t pixels) {
       forTiles(kb, pixels, rows, [&](llvm::Value *p, int64_t count) {
@@ -448,15 +469,10 @@ struct ConvEmitter {
         // `first`, else from the sums; through the epilogue when `last`,
         // else back to the sums (tile at pixel p: from element p * vecElems).
         auto kBlockTiles = [&](llvm::Value *k0, int64_t steps, bool first, bool last) {
-          // Lines past the weights' end are not asked for: an index there
-          // is moved back to the weights' last `steps` steps.
-          llvm::Value *next = last ? weightIndex(add(oc0, vecElems))
-                                   : add(w0, mul(add(k0, kBlock), lir::kConvPackBlock));
-          llvm::SmallVector<llvm::Value *, 4> prefetch;
-          for (int64_t b = 0; b < tilePackBlocks; ++b)
-            prefetch.push_back(kb.b.CreateBinaryIntrinsic(
-                llvm::Intrinsic::umin, add(next, b * packBlockElems),
-                kb.idx(weightElems - steps * lir::kConvPackBlock)));
+          llvm::SmallVector<llvm::Value *, 4> prefetch = prefetchLines(
+              last ? weightIndex(add(oc0, vecElems))
+                   : add(w0, mul(add(k0, kBlock), lir::kConvPackBlock)),
+              vecElems, steps);
           forTiles(kb, pixels, rows, [&](llvm::Value *p, int64_t count) {
             TileShape t = tileFor(static_cast<unsigned>(count), ocs, kb.vec.lanes);
             llvm::Value *at = mul(p, vecElems);
