@@ -238,8 +238,8 @@ struct KernelStrategy {
   }
   static KernelStrategy grouped() { return {Kind::Grouped, 0, true}; }
   static KernelStrategy depthwiseRows() { return {Kind::DepthwiseRows, 0, false}; }
-  static KernelStrategy depthwiseChannelBlock(int64_t block) {
-    return {Kind::DepthwiseChannelBlock, block, false};
+  static KernelStrategy depthwiseChannelBlock(int64_t block, bool packed) {
+    return {Kind::DepthwiseChannelBlock, block, packed};
   }
   static KernelStrategy planePool() { return {Kind::PlanePool, 0, false}; }
   static KernelStrategy genericPool() { return {Kind::GenericPool, 0, false}; }

@@ -22,9 +22,11 @@ namespace {
 /// a row of the widest vectors' 16 lanes, or two, still fills them well.
 constexpr int64_t kNarrowRow = 32;
 
-/// Whether every use of `w` is as the f32 weights of a convolution the
-/// kernels read tap-major, so packing it cannot surprise another reader.
-bool packableConvWeights(const Graph &g, const Value *w) {
+/// Whether `w` is constant f32 Conv weights that only Convs reading them as
+/// weights use, each of them one that `packs`: packing them then cannot
+/// surprise another reader.
+bool packableWeights(const Graph &g, const Value *w,
+                     llvm::function_ref<bool(const Node &)> packs) {
   if (!w->isConstant() || w->getType().dtype != DType::F32 || w->getType().rank() != 4)
     return false;
   if (llvm::any_of(g.getOutputs(), [&](const GraphOutput &o) { return o.value == w; }))
@@ -34,8 +36,15 @@ bool packableConvWeights(const Graph &g, const Value *w) {
     if (!u->is(OpKind::Conv))
       return false;
     ConvView conv(*u);
-    return !isDepthwiseConv(*u) && conv.weights() == w && conv.input() != w &&
-           conv.bias() != w && conv.group() == ConvView(*users.front()).group();
+    return conv.weights() == w && conv.input() != w && conv.bias() != w && packs(*u);
+  });
+}
+
+/// Whether every use of `w` is as the weights of a convolution the kernels
+/// read tap-major, all of one group count.
+bool packableConvWeights(const Graph &g, const Value *w) {
+  return packableWeights(g, w, [&](const Node &u) {
+    return !isDepthwiseConv(u) && ConvView(u).group() == ConvView(*g.getUsers(w).front()).group();
   });
 }
 
@@ -46,6 +55,22 @@ bool channelBlockFits(const Node &conv) {
   const TensorType &in = ConvView(conv).input()->getType();
   const TensorType &out = conv.getOutput()->getType();
   return out.rank() == 4 && out.shape[1] == in.shape[1] && out.shape[3] < kNarrowRow;
+}
+
+/// Whether depthwise `conv` takes the channel-block strategy: a vector
+/// target and rows too narrow for the lanes (channelBlockFits).
+bool takesChannelBlocks(const Node &conv, const LIROptions &opts) {
+  return opts.vectorLanes > 1 && channelBlockFits(conv);
+}
+
+/// Whether every use of `w` is as the weights of a channel-block depthwise
+/// Conv: packed tap-major over all its channels (one group), a block's
+/// weights for one tap are then one vector, instead of a gather of 16 floats
+/// `taps` apart.
+bool packableDepthwiseWeights(const Graph &g, const Value *w, const LIROptions &opts) {
+  return packableWeights(g, w, [&](const Node &u) {
+    return isDepthwiseConv(u) && takesChannelBlocks(u, opts);
+  });
 }
 
 /// Window taps the plane-wise pooling kernel unrolls at most (16 x 16).
@@ -532,9 +557,15 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
     if (isDepthwiseConv(*n)) {
       // On a scalar core the channel block is several times the code for no
       // speed.
-      sel.strategies[n] = opts.vectorLanes > 1 && channelBlockFits(*n)
-                              ? KernelStrategy::depthwiseChannelBlock(kConvPackBlock)
-                              : KernelStrategy::depthwiseRows();
+      if (!takesChannelBlocks(*n, opts)) {
+        sel.strategies[n] = KernelStrategy::depthwiseRows();
+        continue;
+      }
+      const Value *w = ConvView(*n).weights();
+      bool packed = packableDepthwiseWeights(g, w, opts);
+      if (packed)
+        sel.weights[w] = {Packing::ConvTapMajor, 1};
+      sel.strategies[n] = KernelStrategy::depthwiseChannelBlock(kConvPackBlock, packed);
       continue;
     }
     const Value *w = ConvView(*n).weights();

@@ -37,6 +37,7 @@ llvm::Error emitDepthwiseChannelBlock(KernelBuilder &kb, const KernelArgs &args)
   const unsigned lanes = kb.vec.lanes;
   const int64_t block = args.strategy.tile, subs = block / lanes;
   const int64_t Wp = layout->phaseWidth, Hp = layout->rows;
+  const bool packed = args.strategy.packedWeights;
   llvm::Function *fn = b.GetInsertBlock()->getParent();
   fn->setName(fn->getName() + ".dwc" + std::to_string(block) + "v" + std::to_string(lanes));
 
@@ -103,12 +104,15 @@ llvm::Error emitDepthwiseChannelBlock(KernelBuilder &kb, const KernelArgs &args)
       }
       return v;
     };
+    // Packed weights (lir::Packing::ConvTapMajor over one group) are the
+    // block's `lanes` channels of a tap side by side, zero past the last.
     llvm::SmallVector<llvm::SmallVector<llvm::Value *, 16>, 4> weights(subs);
     llvm::SmallVector<llvm::Value *, 4> biases;
     for (int64_t sub = 0; sub < subs; ++sub) {
       for (int64_t t = 0; t < s.taps(); ++t)
-        weights[sub].push_back(loadChannels(
-            b.CreateGEP(f32, w, kb.idx(t)), s.taps(), sub));
+        weights[sub].push_back(
+            packed ? kb.loadVec(w, add(mul(c0, s.taps()), t * block + sub * lanes), lanes, lanes)
+                   : loadChannels(b.CreateGEP(f32, w, kb.idx(t)), s.taps(), sub));
       biases.push_back(bias ? loadChannels(bias, 1, sub) : zero);
     }
     kb.loop(s.OH, [&](llvm::Value *oh) {

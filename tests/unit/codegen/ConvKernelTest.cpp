@@ -107,11 +107,16 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"Depthwise", {1, 6, 7, 7}, {6, 1, 3, 3}, true,
                  {{"group", Attr::ofInt(6)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         // Rows narrower than kNarrowRow: channel blocks on the lanes
-        // (DepthwiseChannelBlockKernel.cpp), a full block and a partial one.
+        // (DepthwiseChannelBlockKernel.cpp), a full block and a partial one;
+        // constant weights packed a block's tap per vector, others
+        // gathered.
         ConvCase{"DepthwiseChannelBlocksStride2", {1, 20, 9, 11}, {20, 1, 3, 3}, true,
                  {{"group", Attr::ofInt(20)},
                   {"strides", Attr::ofInts({2, 2})},
                   {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"DepthwiseChannelBlocksWeightsInput", {1, 20, 9, 11}, {20, 1, 5, 5}, true,
+                 {{"group", Attr::ofInt(20)}, {"pads", Attr::ofInts({2, 2, 2, 2})}},
+                 Weights::Input},
         ConvCase{"DepthwiseMultiplier2Stride2", {1, 4, 8, 8}, {8, 1, 3, 3}, true,
                  {{"group", Attr::ofInt(4)},
                   {"strides", Attr::ofInts({2, 2})},
