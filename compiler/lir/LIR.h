@@ -45,6 +45,8 @@ enum class Packing {
   /// output channels' weights side by side, in the order a tile that
   /// vectorizes over output channels reads them (taps outside, channels
   /// inside), one block after the other so the tile's reads are sequential.
+  /// A depthwise Conv's [C][1][KH][KW] packs as one group: a block's weights
+  /// of a tap are one vector (KernelStrategy::DepthwiseChannelBlock).
   ConvTapMajor,
   /// Weights of a Winograd F(2x2, 3x3) or F(4x4, 3x3) convolution
   /// (lir/Winograd.h): [OC][C][3][3] transformed to U = G g G^T, stored

@@ -104,8 +104,9 @@ llvm::Error emitDepthwiseChannelBlock(KernelBuilder &kb, const KernelArgs &args)
       }
       return v;
     };
-    // Packed weights (lir::Packing::ConvTapMajor over one group) are the
-    // block's `lanes` channels of a tap side by side, zero past the last.
+    // Packed weights (lir::Packing::ConvTapMajor over one group, in blocks
+    // of kConvPackBlock channels: the strategy's) hold a tap's channels of
+    // the block side by side, zero past the last channel.
     llvm::SmallVector<llvm::SmallVector<llvm::Value *, 16>, 4> weights(subs);
     llvm::SmallVector<llvm::Value *, 4> biases;
     for (int64_t sub = 0; sub < subs; ++sub) {
