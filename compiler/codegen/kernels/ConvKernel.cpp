@@ -89,12 +89,12 @@ struct ConvEmitter {
                      b.CreateUDiv(kwd, kb.idx(in.phases)));
       llvm::Value *xTap = add(xIndex, add(mul(kh, s.dh * in.rowStride), column));
       llvm::Value *wTapOffset = b.CreateMul(tap, kb.idx(wTap));
-      llvm::Value *wT = add(wIndex, wTapOffset);
       auto step = [&](Tile sums, llvm::Value *ic) {
         llvm::Value *x = add(xTap, mul(ic, in.planeStride));
-        llvm::Value *wv = add(wT, mul(ic, wChannel));
+        llvm::Value *wStep = add(wTapOffset, mul(ic, wChannel));
+        llvm::Value *wv = add(wIndex, wStep);
         for (llvm::Value *line : prefetch)
-          kb.prefetch(w, add(add(line, wTapOffset), mul(ic, wChannel)));
+          kb.prefetch(w, add(line, wStep));
         return weightsAreA
                    ? tileStep(kb, t, std::move(sums), w, wv, wOffsets, in.base, x, xOffsets)
                    : tileStep(kb, t, std::move(sums), in.base, x, xOffsets, w, wv, wOffsets);
@@ -110,7 +110,7 @@ struct ConvEmitter {
                                                     int64_t steps) {
     const int64_t packBlockElems = s.reduction() * lir::kConvPackBlock;
     const int64_t weightElems =
-        s.G * ((s.OCg + lir::kConvPackBlock - 1) / lir::kConvPackBlock) * packBlockElems;
+        lir::convTapMajorBytes({s.OC, s.ICg, s.KH, s.KW}, s.G) / sizeof(float);
     llvm::SmallVector<llvm::Value *, 4> lines;
     for (int64_t b = 0; b < std::max<int64_t>(1, channels / lir::kConvPackBlock); ++b)
       lines.push_back(kb.b.CreateBinaryIntrinsic(
