@@ -6,6 +6,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
+const median = require('./median.js');
 
 const dir = process.argv[2];
 const files = fs.readdirSync(dir);
@@ -20,11 +21,6 @@ const ort = [...new Set(ortFiles.map(roundOf))].sort((a, b) => a - b).map((r) =>
   results: ortFiles.filter((f) => roundOf(f) === r)
     .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).results).flat(),
 }));
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const n = s.length;
-  return n === 0 ? NaN : n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-};
 
 const peak = median(kiln.map((k) => k.peak_gflops));
 console.log(`${kiln.length} rounds; FMA peak of one core (median): ${peak.toFixed(1)} GFLOP/s\n`);

@@ -22,9 +22,8 @@ Needs `perf` (linux-perf) and the bazel-bin outputs of this workspace; --ort
 needs node and onnxruntime-node in $ORT_DIR (see ../shared/bench/README.md).
 """
 import argparse
-import functools
 import json
-import operator
+import math
 import os
 import re
 import subprocess
@@ -97,7 +96,7 @@ def ort_planes(onnx, input_shape, kiln_rows):
     print('| plane | kiln us | kiln % | ORT us | ORT % | ORT / kiln |')
     print('|---|---:|---:|---:|---:|---:|')
     def area(k):
-        return -1 if k == 'other' else functools.reduce(operator.mul, map(int, k.split('x')), 1)
+        return -1 if k == 'other' else math.prod(map(int, k.split('x')))
     for k in sorted(set(kiln) | set(ort), key=area, reverse=True):
         kus, ous = kiln.get(k, 0), ort.get(k, 0)
         print('| %s | %.1f | %.1f | %.1f | %.1f | %s |' % (

@@ -8,15 +8,10 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const median = require('./median.js');
 const ort = require(path.join(process.env.ORT_DIR || '/tmp/ort', 'node_modules', 'onnxruntime-node'));
 
 const WARMUP = 5;
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const n = s.length;
-  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
 
 (async () => {
   const [model, input, shape, runsArg] = process.argv.slice(2);
