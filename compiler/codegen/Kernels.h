@@ -72,6 +72,8 @@ llvm::Error emitPool(KernelBuilder &kb, const KernelArgs &args);
 /// Pooling of strategy lir::KernelStrategy::PlanePool; others go to emitPool.
 llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitSoftmax(KernelBuilder &kb, const KernelArgs &args);
+/// LayerNormalization of rows (kernels/LayerNormKernel.cpp).
+llvm::Error emitLayerNorm(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitTranspose(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitConcat(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitPad(KernelBuilder &kb, const KernelArgs &args);

@@ -112,6 +112,9 @@ enum class KernelFamily : uint8_t {
   Reduce,
   Pool,
   Softmax,
+  /// LayerNormalization over contiguous rows (layerNormRows); lowering
+  /// rewrites the others.
+  LayerNorm,
   Gather,
   Scatter,
   Expand,

@@ -5,8 +5,9 @@
 // mean, var = ReduceMean(d * d), then d / sqrt(var + epsilon) (for
 // MeanVarianceNormalization d / (sqrt(var) + 1e-9)), scaled and shifted.
 // LayerNormalization's Mean and InvStdDev results are the intermediate
-// values themselves. LRN sums the squares over a window of channels as
-// shifted Slices of the zero-padded squares.
+// values themselves. A LayerNormalization whose Scale and B the layer-norm
+// kernel reads (layerNormRows) stays one node. LRN sums the squares over a
+// window of channels as shifted Slices of the zero-padded squares.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
@@ -18,6 +19,8 @@
 namespace kiln {
 
 llvm::Expected<bool> lowerNormalization(Graph &g, Node *n) {
+  if (n->is(OpKind::LayerNormalization) && layerNormRows(*n))
+    return false;
   NormalizedAxes na = normalizedAxes(*n);
   HelperNodeBuilder c(g, *n);
   AttrMap reduce{{"axes", Attr::ofInts(na.axes)},

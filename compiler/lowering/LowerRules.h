@@ -73,8 +73,9 @@ llvm::Expected<bool> lowerTrilu(Graph &g, Node *n);
 /// GatherElements, Gather, elementwise ops and reductions.
 llvm::Expected<bool> lowerLoss(Graph &g, Node *n);
 
-/// LayerNormalization, InstanceNormalization, MeanVarianceNormalization ->
-/// ReduceMean and elementwise ops (LowerNorm.cpp).
+/// LayerNormalization (where the layer-norm kernel cannot take it),
+/// InstanceNormalization, MeanVarianceNormalization -> ReduceMean and
+/// elementwise ops (LowerNorm.cpp).
 llvm::Expected<bool> lowerNormalization(Graph &g, Node *n);
 /// LRN -> squares, Pad, shifted Slices summed, Pow and Div (LowerNorm.cpp).
 llvm::Expected<bool> lowerLRN(Graph &g, Node *n);

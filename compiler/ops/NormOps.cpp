@@ -213,6 +213,30 @@ NormalizedAxes normalizedAxes(const Node &n) {
   return r;
 }
 
+std::optional<LayerNormRows> layerNormRows(const Node &n) {
+  const TensorType &x = n.getInput(0)->getType();
+  int64_t axis = *normalizeAxis(LayerNormalizationView(n).axis(), x.rank());
+  LayerNormRows r{1, 1, false, false};
+  for (int64_t d = 0; d < x.rank(); ++d)
+    (d < axis ? r.rows : r.row) *= x.shape[d];
+  // Empty rows have no x[0] to shift by (their mean is 0 / 0).
+  if (r.row == 0)
+    return std::nullopt;
+  // Unidirectional broadcasting (the type rule): a parameter with as many
+  // elements as a row is the row's shape, one with one element is a scalar.
+  auto perElementOrScalar = [&](const Value *p, bool &scalar) {
+    int64_t count = p->getType().numElements();
+    scalar = count == 1 && r.row != 1;
+    return count == r.row || count == 1;
+  };
+  if (!perElementOrScalar(n.getInput(1), r.scalarScale))
+    return std::nullopt;
+  if (n.getNumInputs() > 2 && n.getInput(2) &&
+      !perElementOrScalar(n.getInput(2), r.scalarBias))
+    return std::nullopt;
+  return r;
+}
+
 namespace {
 
 /// Mean and variance over the normalized axes of each group, in double;
@@ -337,6 +361,7 @@ void registerNormOps(std::vector<OpDef> &defs) {
                    {"stash_type", AttrKind::Int, Attr::ofInt(1)}},
                   inferLayerNorm,
                   evalNormalize});
+  defs.back().kernel = KernelFamily::LayerNorm;
   defs.push_back({OpKind::InstanceNormalization,
                   "InstanceNormalization",
                   3,

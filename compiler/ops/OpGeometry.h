@@ -91,6 +91,20 @@ struct NormalizedAxes {
 };
 NormalizedAxes normalizedAxes(const Node &n);
 
+/// A LayerNormalization as the layer-norm kernel runs it: `rows` rows of
+/// `row` contiguous elements (the normalized axes), its Scale and B each
+/// either one value per row element or one for all (`scalarScale`,
+/// `scalarBias`; B may be absent).
+struct LayerNormRows {
+  int64_t rows;
+  int64_t row;
+  bool scalarScale;
+  bool scalarBias;
+};
+/// The rows of `n`, or nullopt where Scale or B broadcasts over part of a
+/// row only, or rows are empty (lowering then writes the formula out).
+std::optional<LayerNormRows> layerNormRows(const Node &n);
+
 /// How a Resize node reads one axis: for each output position o, `taps`
 /// input indices (in range) at indices[o * taps + t] with weights at
 /// weights[o * taps + t]; outside[o] when the position is outside the roi

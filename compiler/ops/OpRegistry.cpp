@@ -91,6 +91,7 @@ llvm::StringRef kernelFamilyName(KernelFamily f) {
   case KernelFamily::Reduce: return "reduce";
   case KernelFamily::Pool: return "pool";
   case KernelFamily::Softmax: return "softmax";
+  case KernelFamily::LayerNorm: return "layer-norm";
   case KernelFamily::Gather: return "gather";
   case KernelFamily::Scatter: return "scatter";
   case KernelFamily::Expand: return "expand";

@@ -57,6 +57,12 @@ std::unique_ptr<Pass> createSimplifyArithmeticPass();
 /// result becomes that node's kiln.activation.
 std::unique_ptr<Pass> createFuseActivationPass();
 
+/// "fuse-layer-norm": a LayerNorm written out as its formula over the
+/// trailing axes (ReduceMean, Sub, a square, ReduceMean, Add epsilon, Sqrt,
+/// Div, then optionally Mul gamma and Add beta) becomes one
+/// LayerNormalization.
+std::unique_ptr<Pass> createFuseLayerNormPass();
+
 /// "fuse-matmul-bias": a float MatMul of matrices or batches of them,
 /// without bias or activation, whose sole use is an Add of a constant [N]
 /// (or [1,...,1,N]) vector takes it as its bias.

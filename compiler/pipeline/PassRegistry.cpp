@@ -21,6 +21,7 @@ const PassEntry kPasses[] = {
     {"fold-pad-into-conv", createFoldPadIntoConvPass},
     {"fold-qdq", createFoldQDQPass},
     {"fuse-activation", createFuseActivationPass},
+    {"fuse-layer-norm", createFuseLayerNormPass},
     {"fuse-matmul-bias", createFuseMatMulBiasPass},
     {"lower", createLowerPass},
     {"simplify-arithmetic", createSimplifyArithmeticPass},

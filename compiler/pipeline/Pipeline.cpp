@@ -15,6 +15,9 @@ std::vector<std::string> defaultPipeline() {
       "constant-folding",
       // Before lowering, which would turn an unfolded BN into Mul + Add.
       "fold-batchnorm",
+      // A LayerNorm written out (as before opset 17) becomes one node while
+      // its ReduceMeans still have their import form.
+      "fuse-layer-norm",
       // Down to the primitive set; Gemm becomes MatMul (+ Mul) + Add.
       "lower",
       // Transposes and scalings of weights that lowering introduced.

@@ -51,6 +51,7 @@ uint64_t flopsOf(const Node &n) {
     return elements(n.getOutput());
   case KernelFamily::Reduce:
   case KernelFamily::Softmax:
+  case KernelFamily::LayerNorm:
     return elements(n.getInput(0));
   case KernelFamily::Pool: {
     // A global pool has no kernel_shape: its window is the whole plane.

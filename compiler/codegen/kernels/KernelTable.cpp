@@ -18,6 +18,7 @@ KernelEmitter findKernelEmitter(OpKind kind, const lir::KernelStrategy &strategy
   case KernelFamily::Reduce: return emitReduce;
   case KernelFamily::Pool: return emitPlanePool;
   case KernelFamily::Softmax: return emitSoftmax;
+  case KernelFamily::LayerNorm: return emitLayerNorm;
   case KernelFamily::Gather: return emitGather;
   case KernelFamily::Scatter: return emitScatter;
   case KernelFamily::Expand: return emitExpand;

@@ -18,7 +18,7 @@ TEST(PassRegistry, CreatesEveryRegisteredPass) {
   EXPECT_EQ(names, (std::vector<llvm::StringRef>{
                        "constant-folding", "cse", "dce", "fold-batchnorm",
                        "fold-pad-into-conv", "fold-qdq", "fuse-activation",
-                       "fuse-matmul-bias", "lower", "simplify-arithmetic",
+                       "fuse-layer-norm", "fuse-matmul-bias", "lower", "simplify-arithmetic",
                        "simplify-layout"}));
   for (llvm::StringRef name : names) {
     auto pass = createPass(name);
@@ -33,14 +33,14 @@ TEST(PassRegistry, UnknownNameListsKnownOnes) {
   EXPECT_EQ(llvm::toString(pass.takeError()),
             "unknown pass 'inline'; known passes: constant-folding, cse, dce, "
             "fold-batchnorm, fold-pad-into-conv, fold-qdq, fuse-activation, "
-            "fuse-matmul-bias, lower, simplify-arithmetic, simplify-layout");
+            "fuse-layer-norm, fuse-matmul-bias, lower, simplify-arithmetic, simplify-layout");
 }
 
 TEST(Pipeline, DefaultPipeline) {
   EXPECT_EQ(
       defaultPipeline(),
       (std::vector<std::string>{"fold-qdq", "constant-folding",
-                                "fold-batchnorm", "lower",
+                                "fold-batchnorm", "fuse-layer-norm", "lower",
                                 "constant-folding", "simplify-arithmetic",
                                 "simplify-layout", "cse",
                                 "fold-pad-into-conv",
