@@ -395,6 +395,8 @@ void Graph::eraseNode(Node *n) {
   releaseName(n->name_);
   for (Value *v : dead)
     releaseName(v->name_);
+  for (ErasedNodes *scope = erased_; scope; scope = scope->outer_)
+    scope->nodes_.insert(n);
   nodes_.erase(it);
   llvm::erase_if(values_, [&](const std::unique_ptr<Value> &v) {
     return llvm::is_contained(dead, v.get());

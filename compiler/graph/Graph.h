@@ -15,6 +15,7 @@
 #include "compiler/graph/Type.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -189,6 +190,24 @@ public:
   void replaceAllUsesWith(Value *from, Value *to);
   /// Removes a node whose results have no uses.
   void eraseNode(Node *n);
+
+  /// The nodes erased while it lives, so that a walk over a copy of the node
+  /// list skips those its rewrites erased (the idea of MLIR's rewriter
+  /// listener). Scopes nest: an erasure is recorded in every live one.
+  class ErasedNodes {
+  public:
+    explicit ErasedNodes(Graph &g) : graph_(g), outer_(g.erased_) { g.erased_ = this; }
+    ~ErasedNodes() { graph_.erased_ = outer_; }
+    ErasedNodes(const ErasedNodes &) = delete;
+    ErasedNodes &operator=(const ErasedNodes &) = delete;
+    bool contains(const Node *n) const { return nodes_.count(n); }
+
+  private:
+    friend class Graph;
+    Graph &graph_;
+    ErasedNodes *outer_;
+    llvm::DenseSet<const Node *> nodes_;
+  };
   /// Drops constants and inputs nothing reads... inputs are kept (they are
   /// the bundle's interface); returns how many constants were dropped.
   unsigned eraseUnusedConstants();
@@ -208,6 +227,8 @@ private:
   std::string name_;
   std::vector<std::unique_ptr<Value>> values_;
   std::vector<std::unique_ptr<Node>> nodes_;
+  /// The innermost live ErasedNodes scope, if any.
+  ErasedNodes *erased_ = nullptr;
   llvm::SmallVector<Value *, 2> inputs_;
   std::vector<GraphOutput> outputs_;
   llvm::StringMap<unsigned> nameUses_;

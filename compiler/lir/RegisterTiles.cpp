@@ -263,11 +263,12 @@ RegisterTile matMulRegisterTile(const Node &matmul, const LIROptions &opts) {
   std::optional<MatMulDims> d = matMulDims(v.a()->getType().shape, v.b()->getType().shape);
   if (!d)
     return {};
-  if (d->m == 1) {
+  const int64_t rows = matMulGemmRows(*d);
+  if (rows == 1) {
     const int64_t vectors = (d->n + opts.vectorLanes - 1) / opts.vectorLanes;
     return {false, 1, static_cast<unsigned>(std::min<int64_t>(vectors, kGemvVecs))};
   }
-  return cheapestProductTile(d->m, d->n, d->k, opts);
+  return cheapestProductTile(rows, d->n, d->k, opts);
 }
 
 } // namespace lir

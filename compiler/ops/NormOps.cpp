@@ -217,7 +217,7 @@ std::optional<LayerNormRows> layerNormRows(const Node &n) {
   const TensorType &x = n.getInput(0)->getType();
   int64_t axis = *normalizeAxis(LayerNormalizationView(n).axis(), x.rank());
   LayerNormRows r{1, 1, false, false};
-  for (int64_t d = 0; d < x.rank(); ++d)
+  for (int64_t d = 0; d < int64_t(x.rank()); ++d)
     (d < axis ? r.rows : r.row) *= x.shape[d];
   // Empty rows have no x[0] to shift by (their mean is 0 / 0).
   if (r.row == 0)

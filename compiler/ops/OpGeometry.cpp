@@ -213,5 +213,10 @@ std::optional<MatMulDims> matMulDims(llvm::ArrayRef<int64_t> a,
   return d;
 }
 
+int64_t matMulGemmRows(const MatMulDims &d) {
+  auto count = [](const Shape &s) { return TensorType(DType::F32, s).numElements(); };
+  return count(d.bBatch) == 1 ? count(d.batch) * d.m : d.m;
+}
+
 
 } // namespace kiln

@@ -126,6 +126,11 @@ struct MatMulDims {
   Shape outShape;
 };
 std::optional<MatMulDims> matMulDims(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+/// Rows of A that one matrix product covers: batch x M when B has no batch
+/// of its own (only ones), since A's and C's matrices are then consecutive
+/// rows of one product (a sequence-first attention projection, [128, 1, 256]
+/// x [256, 768], is one product of 128 rows, not 128 of one row); else M.
+int64_t matMulGemmRows(const MatMulDims &d);
 
 /// DepthToSpace and SpaceToDepth are Reshape(view) -> Transpose(perm) ->
 /// Reshape(output shape) of their input.

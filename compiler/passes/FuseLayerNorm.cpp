@@ -16,7 +16,6 @@
 #include "compiler/ops/ShapeIndexing.h"
 #include "compiler/passes/Passes.h"
 
-#include "llvm/ADT/DenseSet.h"
 
 namespace kiln {
 namespace {
@@ -149,8 +148,7 @@ bool absorbParameter(Graph &g, LayerNormMatch &m, OpKind op, Value *&param) {
   return true;
 }
 
-llvm::Expected<bool> fuseLayerNorm(Graph &g, Node *div,
-                                   llvm::DenseSet<const Node *> &erased) {
+llvm::Expected<bool> fuseLayerNorm(Graph &g, Node *div) {
   std::optional<LayerNormMatch> m = matchNormalization(g, div);
   if (!m)
     return false;
@@ -170,38 +168,16 @@ llvm::Expected<bool> fuseLayerNorm(Graph &g, Node *div,
     return ln.takeError();
   if (auto err = replaceValue(g, *last, last->getOutput(), (*ln)->getOutput(0)))
     return std::move(err);
-  for (Node *n : llvm::reverse(m->nodes)) {
-    erased.insert(n);
+  for (Node *n : llvm::reverse(m->nodes))
     g.eraseNode(n);
-  }
   return true;
 }
-
-class FuseLayerNormPass : public Pass {
-public:
-  llvm::StringRef getName() const override { return "fuse-layer-norm"; }
-
-  llvm::Expected<bool> run(Graph &g) override {
-    // A fusion erases nodes after its Div (gamma's Mul, beta's Add), so
-    // the walk skips what it erased.
-    llvm::DenseSet<const Node *> erased;
-    bool changed = false;
-    for (Node *n : g.getNodes()) {
-      if (erased.count(n) || !n->is(OpKind::Div))
-        continue;
-      auto fused = fuseLayerNorm(g, n, erased);
-      if (!fused)
-        return fused.takeError();
-      changed |= *fused;
-    }
-    return changed;
-  }
-};
 
 } // namespace
 
 std::unique_ptr<Pass> createFuseLayerNormPass() {
-  return std::make_unique<FuseLayerNormPass>();
+  // A fusion erases nodes after its Div (gamma's Mul, beta's Add).
+  return std::make_unique<NodeRewritePass>("fuse-layer-norm", OpKind::Div, fuseLayerNorm);
 }
 
 } // namespace kiln

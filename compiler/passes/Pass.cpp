@@ -7,8 +7,9 @@ Pass::~Pass() = default;
 
 llvm::Expected<bool> NodeRewritePass::run(Graph &g) {
   bool changed = false;
+  Graph::ErasedNodes erased(g);
   for (Node *n : g.getNodes()) {
-    if (!n->is(root_))
+    if (erased.contains(n) || !n->is(root_))
       continue;
     auto rewritten = rewrite_(g, n);
     if (!rewritten)

@@ -30,7 +30,7 @@ public:
 class NodeRewritePass : public Pass {
 public:
   /// Rewrites at `n` if the pattern matches; returns whether it did. It may
-  /// erase `n` but no other node that is still to be visited.
+  /// erase `n` and other nodes: the walk skips those erased.
   using Rewrite = llvm::Expected<bool> (*)(Graph &g, Node *n);
 
   NodeRewritePass(llvm::StringRef name, OpKind root, Rewrite rewrite)

@@ -13,6 +13,7 @@
 #include "compiler/codegen/kernels/IRAlgebra.h"
 #include "compiler/codegen/kernels/RegisterTile.h"
 #include "compiler/ops/ActivationOps.h"
+#include "compiler/ops/OpGeometry.h"
 #include "compiler/codegen/Kernels.h"
 #include "compiler/ops/ShapeIndexing.h"
 
@@ -35,26 +36,15 @@ llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args) {
   const Activation &act = fusedActivation(n);
 
   // Rank-1 operands are a row (A) or a column (B); the output drops that dim.
-  Shape a(n.getInput(0)->getType().shape), bsh(n.getInput(1)->getType().shape);
-  if (a.size() == 1)
-    a.insert(a.begin(), 1);
-  if (bsh.size() == 1)
-    bsh.push_back(1);
-  const int64_t M = a[a.size() - 2], K = a.back(), N = bsh.back();
-  size_t batchRank = std::max(a.size(), bsh.size()) - 2;
-  Shape batch(batchRank, 1), aStrides(batchRank, 0), bStrides(batchRank, 0);
-  // Batch strides in matrices; broadcast dimensions get stride 0.
-  auto fill = [&](llvm::ArrayRef<int64_t> s, Shape &strides) {
-    size_t r = s.size() - 2, pad = batchRank - r;
-    int64_t stride = 1;
-    for (size_t i = r; i-- > 0;) {
-      batch[pad + i] = std::max(batch[pad + i], s[i]);
-      strides[pad + i] = s[i] == 1 ? 0 : stride;
-      stride *= s[i];
-    }
-  };
-  fill(a, aStrides);
-  fill(bsh, bStrides);
+  const MatMulDims d =
+      *matMulDims(n.getInput(0)->getType().shape, n.getInput(1)->getType().shape);
+  const int64_t K = d.k, N = d.n;
+  // With B shared by the whole batch, the batch's matrices are rows of one
+  // product (the register tile was chosen for them).
+  const int64_t M = matMulGemmRows(d);
+  Shape batch = M == d.m ? d.batch : Shape{};
+  Shape aStrides = broadcastStrides(M == d.m ? d.aBatch : Shape{}, batch);
+  Shape bStrides = broadcastStrides(M == d.m ? d.bBatch : Shape{}, batch);
   Shape cStrides = rowMajorStrides(batch);
 
   const unsigned lanes = kb.vec.lanes;

@@ -57,6 +57,10 @@ INSTANTIATE_TEST_SUITE_P(
         MatMulCase{"BroadcastBothWays", {3, 1, 2, 4}, {1, 2, 4, 3}},
         MatMulCase{"MatrixTimesBatch", {3, 4}, {2, 4, 5}},
         MatMulCase{"BatchTimesConstantMatrix", {2, 3, 4}, {4, 5}, Operand::Constant},
+        // One product of the batch's rows: B has no batch, or only ones.
+        MatMulCase{"RowBatchTimesMatrix", {19, 1, 24}, {24, 40}, Operand::Constant},
+        MatMulCase{"BatchTimesBatchOfOnes", {2, 3, 5, 8}, {1, 1, 8, 6}},
+        MatMulCase{"RowBatchTimesVector", {5, 1, 4}, {4}},
         MatMulCase{"VectorTimesMatrix", {4}, {4, 5}},
         MatMulCase{"MatrixTimesVector", {3, 4}, {4}},
         MatMulCase{"VectorTimesVector", {7}, {7}},
