@@ -12,49 +12,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/Kernels.h"
+#include "compiler/codegen/kernels/RowReduce.h"
 #include "compiler/codegen/kernels/ScalarMath.h"
 #include "compiler/ops/OpGeometry.h"
 
-#include <algorithm>
 #include <functional>
 
 namespace kiln {
 namespace codegen {
-
-namespace {
-
-using RowTerm = llvm::function_ref<llvm::Value *(llvm::Value *index, unsigned valid)>;
-
-/// The sum of `term` over a row of `full` vectors and a last one of `tail`
-/// lanes: `term` gets the index of a vector's first element and how many
-/// lanes are real, and returns zero in the others. Up to four partial sums
-/// run side by side, so consecutive adds need not wait on each other.
-llvm::Value *sumRow(KernelBuilder &kb, llvm::Value *base, int64_t full,
-                    unsigned tail, RowTerm term) {
-  auto &b = kb.b;
-  unsigned lanes = kb.vec.lanes;
-  auto at = [&](llvm::Value *k) { return b.CreateAdd(base, b.CreateMul(k, kb.idx(lanes))); };
-  unsigned accs = unsigned(std::clamp<int64_t>(full, 1, 4));
-  llvm::SmallVector<llvm::Value *, 32> sums(
-      accs, llvm::Constant::getNullValue(kb.vecType(lanes)));
-  sums = kb.loopCarried(full / accs, sums, [&](llvm::Value *k, llvm::ArrayRef<llvm::Value *> in) {
-    llvm::SmallVector<llvm::Value *, 32> out;
-    for (unsigned j = 0; j < accs; ++j)
-      out.push_back(b.CreateFAdd(
-          in[j], term(at(b.CreateAdd(b.CreateMul(k, kb.idx(accs)), kb.idx(j))), lanes)));
-    return out;
-  });
-  for (int64_t k = full / accs * accs; k < full; ++k)
-    sums[k % accs] = b.CreateFAdd(sums[k % accs], term(at(kb.idx(k)), lanes));
-  if (tail)
-    sums[0] = b.CreateFAdd(sums[0], term(at(kb.idx(full)), tail));
-  llvm::Value *sum = sums[0];
-  for (unsigned j = 1; j < accs; ++j)
-    sum = b.CreateFAdd(sum, sums[j]);
-  return kb.reduceLanes(sum, [&](llvm::Value *a, llvm::Value *c) { return b.CreateFAdd(a, c); });
-}
-
-} // namespace
 
 llvm::Error emitLayerNorm(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
@@ -92,7 +57,6 @@ llvm::Error emitLayerNorm(KernelBuilder &kb, const KernelArgs &args) {
   };
   auto scaleAt = param(scale, rows->scalarScale);
   auto biasAt = param(bias, rows->scalarBias);
-  llvm::Value *zero = llvm::Constant::getNullValue(kb.vecType(lanes));
 
   forEachIndex(kb, rows->rows, [&](llvm::Value *r) {
     llvm::Value *base = b.CreateMul(r, kb.idx(D));
@@ -101,27 +65,23 @@ llvm::Error emitLayerNorm(KernelBuilder &kb, const KernelArgs &args) {
     // nearby values, and so is d = (x - x[0]) - shift.
     llvm::Value *first = kb.load(f32, x, base);
     llvm::Value *firstVec = kb.splat(first, lanes);
-    auto maskedTail = [&](llvm::Value *v, unsigned valid) {
-      return valid < lanes ? b.CreateSelect(kb.laneMask(lanes, valid), v, zero) : v;
-    };
     auto fromFirst = [&](llvm::Value *i, unsigned valid) {
       return b.CreateFSub(kb.loadVec(x, i, lanes, valid), firstVec);
     };
-    llvm::Value *shift = b.CreateFMul(
-        sumRow(kb, base, full, tail,
-               [&](llvm::Value *i, unsigned valid) { return maskedTail(fromFirst(i, valid), valid); }),
-        kb.f32(invCount));
+    auto add = [&](llvm::Value *a, llvm::Value *c) { return b.CreateFAdd(a, c); };
+    llvm::Value *shift =
+        b.CreateFMul(reduceRow(kb, base, full, tail, fromFirst, add, kb.f32(0)), kb.f32(invCount));
     llvm::Value *shiftVec = kb.splat(shift, lanes);
     auto centred = [&](llvm::Value *i, unsigned valid) {
       return b.CreateFSub(fromFirst(i, valid), shiftVec);
     };
-    llvm::Value *variance = b.CreateFMul(
-        sumRow(kb, base, full, tail,
-               [&](llvm::Value *i, unsigned valid) {
-                 llvm::Value *d = centred(i, valid);
-                 return maskedTail(b.CreateFMul(d, d), valid);
-               }),
-        kb.f32(invCount));
+    llvm::Value *variance = b.CreateFMul(reduceRow(kb, base, full, tail,
+                                                   [&](llvm::Value *i, unsigned valid) {
+                                                     llvm::Value *d = centred(i, valid);
+                                                     return b.CreateFMul(d, d);
+                                                   },
+                                                   add, kb.f32(0)),
+                                         kb.f32(invCount));
     llvm::Value *inv = b.CreateFDiv(
         kb.f32(1), ScalarMath(kb).sqrt(b.CreateFAdd(variance, kb.f32(epsilon))));
     if (meanOut)

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace kiln {
 namespace {
 
@@ -29,6 +31,10 @@ const AxesCase kAxes[] = {
     {"TwoApart", {3, 4, 5, 6}, {0, 2}},
     {"TwoTrailing", {2, 3, 9, 11}, {2, 3}},
     {"All", {4, 5, 6}, {}},
+    // Rows of consecutive elements go a vector at a time: many vectors and
+    // a tail, and an axis of extent 1 after the reduced one.
+    {"LongRows", {2, 300}, {-1}},
+    {"TrailingBeforeOne", {3, 40, 1}, {1}},
 };
 
 struct ReduceCase {
@@ -82,6 +88,24 @@ TEST(ReduceKernel, IntegerSumAndMaxMatchTheInterpreter) {
           singleNode(op, {TensorType(t, {3, 4, 5})}, {{"axes", Attr::ofInts({1})}}),
           check));
     }
+}
+
+/// NaN wins a Max or Min wherever it is in the row: in the first vector, in
+/// the tail, or nowhere.
+TEST(ReduceKernel, NaNWinsMaxAndMinOfRows) {
+  Tensor x(f32({3, 40}));
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.setFromDouble(i, double((i * 37) % 11) - 5);
+  x.setFromDouble(3, std::nan(""));
+  x.setFromDouble(40 + 38, std::nan(""));
+  for (OpKind op : {OpKind::ReduceMax, OpKind::ReduceMin}) {
+    SCOPED_TRACE(getOpDef(op).name);
+    JitCheck check;
+    check.inputs = {x};
+    check.rtol = 0;
+    EXPECT_TRUE(
+        jitMatchesInterpreter(singleNode(op, {f32({3, 40})}, {{"axes", Attr::ofInts({1})}}), check));
+  }
 }
 
 struct ArgCase {
