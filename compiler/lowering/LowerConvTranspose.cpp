@@ -14,8 +14,13 @@
 // phases into the output grid and a Slice crops it. The Conv then runs on
 // the convolution kernels (register-tiled GEMM; a 2x2 stride-2 kernel
 // becomes a 1x1 Conv) instead of the scattering ConvTranspose kernel,
-// which stays for what this does not cover: dilations, run-time weights,
-// other than 2 spatial dimensions, and pads that reach beyond a kernel.
+// which stays for what this does not cover: run-time weights, other than 2
+// spatial dimensions, and pads that reach beyond a kernel.
+//
+// A dilated kernel (dilation d) spans d * (K - 1) + 1 positions. Along an
+// axis of stride 1 the Conv keeps the dilation and the K reversed taps;
+// along a strided axis the phases take their taps from the span, zero
+// between the kernel's taps.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
@@ -33,22 +38,39 @@ namespace {
 /// The decomposition along one spatial dimension.
 struct SubPixelAxis {
   int64_t stride, taps;
+  /// The Conv's dilation; the ConvTranspose's kernel size and dilation.
+  int64_t dilation, kernel, kernelDilation;
   /// The Conv's pads and the Slice's start in the interleaved grid.
   int64_t padBegin, padEnd, cropStart;
+
+  /// Positions the Conv's window spans.
+  int64_t extent() const { return dilation * (taps - 1) + 1; }
+  /// The ConvTranspose tap that phase `r`'s Conv tap `j` holds, or -1 for a
+  /// zero (a strided axis's span between a dilated kernel's taps).
+  int64_t sourceTap(int64_t r, int64_t j) const {
+    if (stride == 1)
+      return taps - 1 - j;
+    int64_t at = r + stride * (taps - 1 - j);
+    int64_t span = kernelDilation * (kernel - 1) + 1;
+    return at < span && at % kernelDilation == 0 ? at / kernelDilation : -1;
+  }
 };
 
-/// The decomposition of a dimension of input size `in`, kernel `k`,
-/// stride `s`, begin pad `pad` and output size `out`, or nothing when its
-/// Conv would need negative pads.
-std::optional<SubPixelAxis> subPixelAxis(int64_t in, int64_t k, int64_t s,
+/// The decomposition of a dimension of input size `in`, kernel `k` of
+/// dilation `d`, stride `s`, begin pad `pad` and output size `out`, or
+/// nothing when its Conv would need negative pads.
+std::optional<SubPixelAxis> subPixelAxis(int64_t in, int64_t k, int64_t d, int64_t s,
                                          int64_t pad, int64_t out) {
   auto floorDiv = [](int64_t a, int64_t b) {
     return a >= 0 ? a / b : -((-a + b - 1) / b);
   };
-  int64_t taps = (k + s - 1) / s;
+  int64_t span = d * (k - 1) + 1;
+  SubPixelAxis a{s, s == 1 ? k : (span + s - 1) / s, s == 1 ? d : 1, k, d, 0, 0, 0};
   // The phase-grid rows m the output needs: [mLo, mHi).
   int64_t mLo = floorDiv(pad, s), mHi = floorDiv(pad + out + s - 1, s);
-  SubPixelAxis a{s, taps, taps - 1 - mLo, mHi - in, pad - s * mLo};
+  a.padBegin = a.extent() - 1 - mLo;
+  a.padEnd = mHi - in;
+  a.cropStart = pad - s * mLo;
   if (a.padBegin < 0 || a.padEnd < 0)
     return std::nullopt;
   return a;
@@ -71,8 +93,8 @@ Tensor subPixelWeights(const Tensor &w, int64_t group, const SubPixelAxis &a0,
     for (int64_t ci = 0; ci < perGroupIn; ++ci)
       for (int64_t j0 = 0; j0 < t0; ++j0)
         for (int64_t j1 = 0; j1 < t1; ++j1) {
-          int64_t kk0 = r0 + s0 * (t0 - 1 - j0), kk1 = r1 + s1 * (t1 - 1 - j1);
-          if (kk0 >= k0 || kk1 >= k1)
+          int64_t kk0 = a0.sourceTap(r0, j0), kk1 = a1.sourceTap(r1, j1);
+          if (kk0 < 0 || kk1 < 0)
             continue;
           int64_t cin = grp * perGroupIn + ci;
           dst[((oc * perGroupIn + ci) * t0 + j0) * t1 + j1] =
@@ -101,14 +123,14 @@ llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n) {
   const TensorType &yt = n->getOutput()->getType();
   const Tensor *w = constantF32(convT.weights());
   const Tensor *b = convT.bias() ? constantF32(convT.bias()) : nullptr;
-  if (xt.dtype != DType::F32 || xt.rank() != 4 || !w || (convT.bias() && !b) ||
-      llvm::any_of(convT.dilations(), [](int64_t d) { return d != 1; }))
+  if (xt.dtype != DType::F32 || xt.rank() != 4 || !w || (convT.bias() && !b))
     return *explicitForm;
-  llvm::ArrayRef<int64_t> strides = convT.strides(), pads = convT.pads();
+  llvm::ArrayRef<int64_t> strides = convT.strides(), pads = convT.pads(),
+                          dilations = convT.dilations();
   llvm::SmallVector<SubPixelAxis, 2> axes;
   for (size_t i = 0; i < 2; ++i) {
-    auto a = subPixelAxis(xt.shape[2 + i], w->getShape()[2 + i], strides[i], pads[i],
-                          yt.shape[2 + i]);
+    auto a = subPixelAxis(xt.shape[2 + i], w->getShape()[2 + i], dilations[i], strides[i],
+                          pads[i], yt.shape[2 + i]);
     if (!a)
       return *explicitForm;
     axes.push_back(*a);
@@ -126,11 +148,11 @@ llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n) {
                     {"group", Attr::ofInt(group)},
                     {"kernel_shape", Attr::ofInts({a0.taps, a1.taps})},
                     {"strides", Attr::ofInts({1, 1})},
-                    {"dilations", Attr::ofInts({1, 1})},
+                    {"dilations", Attr::ofInts({a0.dilation, a1.dilation})},
                     {"pads", Attr::ofInts({a0.padBegin, a1.padBegin, a0.padEnd,
                                            a1.padEnd})}});
-  int64_t m0 = xt.shape[2] + a0.padBegin + a0.padEnd - a0.taps + 1;
-  int64_t m1 = xt.shape[3] + a1.padBegin + a1.padEnd - a1.taps + 1;
+  int64_t m0 = xt.shape[2] + a0.padBegin + a0.padEnd - a0.extent() + 1;
+  int64_t m1 = xt.shape[3] + a1.padBegin + a1.padEnd - a1.extent() + 1;
   if (phases > 1) {
     auto reshape = [](llvm::ArrayRef<int64_t> shape) {
       return AttrMap{{"shape", Attr::ofInts(shape)}, {"allowzero", Attr::ofInt(1)}};
