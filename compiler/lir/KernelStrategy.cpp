@@ -22,8 +22,8 @@ namespace {
 
 /// " tile c14x2 r2 b120 k256": a Conv's orientation (`oriented`: c for
 /// channels on the lanes, p for pixels), rows x vectors, then its span,
-/// block and K block where it has them; nothing where none was chosen (a
-/// Conv that is not 2-D).
+/// block and K block where it has them, and a MatMul's columns-outer order;
+/// nothing where none was chosen (a Conv that is not 2-D).
 void printRegisterTile(const RegisterTile &t, bool oriented, llvm::raw_ostream &os) {
   if (!t.rows)
     return;
@@ -37,6 +37,8 @@ void printRegisterTile(const RegisterTile &t, bool oriented, llvm::raw_ostream &
     os << " b" << t.block;
   if (t.kBlock)
     os << " k" << t.kBlock;
+  if (t.columnsOuter)
+    os << " columns-outer";
 }
 
 } // namespace

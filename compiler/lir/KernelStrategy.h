@@ -135,10 +135,15 @@ struct RegisterTile {
   /// Conv over packed panels: K steps per block of K whose weights stay in
   /// L1, every pixel tile through one block before the next (0: all of K).
   int64_t kBlock = 0;
+  /// MatMul: a strip of B's columns goes through every row block of A
+  /// before the next strip, so B, the larger operand, is read once and A
+  /// again per strip; else each row block of A goes through all of B.
+  bool columnsOuter = false;
 
   bool operator==(const RegisterTile &o) const {
     return channelsOnLanes == o.channelsOnLanes && rows == o.rows && vecs == o.vecs &&
-           span == o.span && block == o.block && kBlock == o.kBlock;
+           span == o.span && block == o.block && kBlock == o.kBlock &&
+           columnsOuter == o.columnsOuter;
   }
 };
 

@@ -268,7 +268,9 @@ RegisterTile matMulRegisterTile(const Node &matmul, const LIROptions &opts) {
     const int64_t vectors = (d->n + opts.vectorLanes - 1) / opts.vectorLanes;
     return {false, 1, static_cast<unsigned>(std::min<int64_t>(vectors, kGemvVecs))};
   }
-  return cheapestProductTile(rows, d->n, d->k, opts);
+  RegisterTile tile = cheapestProductTile(rows, d->n, d->k, opts);
+  tile.columnsOuter = d->k * d->n > rows * d->k;
+  return tile;
 }
 
 } // namespace lir

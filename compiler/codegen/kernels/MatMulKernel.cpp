@@ -5,7 +5,8 @@
 // product is covered by register tiles (RegisterTile.h) of the strategy's
 // shape (lir/RegisterTiles.h): tile rows are rows of A, each a broadcast
 // A[m][k], and the vectors run along a row of B and C, so B is read in its
-// own row-major layout. The K loop is innermost and unrolled; bias seeds the
+// own row-major layout. Where B is the larger operand, each strip of its
+// columns goes through all of A before the next (columns-outer). The K loop is innermost and unrolled; bias seeds the
 // accumulators and the activation runs on them before the store.
 //
 //===----------------------------------------------------------------------===//
@@ -91,19 +92,30 @@ llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args) {
                       add(cRow, i * N + j * lanes), t.valid(j));
     };
 
-    auto columns = [&](llvm::Value *m0, unsigned rows) {
-      int64_t chunk = int64_t(plan.vecs) * lanes;
-      int64_t full = N / chunk, edge = N % chunk;
-      if (full)
-        forEachIndex(kb, full, [&](llvm::Value *j) { tile(m0, rows, mul(j, chunk), chunk); });
-      if (edge)
-        tile(m0, rows, kb.idx(full * chunk), edge);
+    // Row blocks of A and strips of B's columns, in the strategy's order.
+    const int64_t chunk = int64_t(plan.vecs) * lanes;
+    const int64_t fullRows = M / plan.rows, edgeRows = M % plan.rows;
+    const int64_t fullStrips = N / chunk, edgeStrip = N % chunk;
+    auto rowBlocks = [&](llvm::function_ref<void(llvm::Value *, unsigned)> fn) {
+      if (fullRows)
+        forEachIndex(kb, fullRows, [&](llvm::Value *i) { fn(mul(i, plan.rows), plan.rows); });
+      if (edgeRows)
+        fn(kb.idx(fullRows * plan.rows), static_cast<unsigned>(edgeRows));
     };
-    int64_t fullRows = M / plan.rows, edgeRows = M % plan.rows;
-    if (fullRows)
-      forEachIndex(kb, fullRows, [&](llvm::Value *i) { columns(mul(i, plan.rows), plan.rows); });
-    if (edgeRows)
-      columns(kb.idx(fullRows * plan.rows), static_cast<unsigned>(edgeRows));
+    auto strips = [&](llvm::function_ref<void(llvm::Value *, int64_t)> fn) {
+      if (fullStrips)
+        forEachIndex(kb, fullStrips, [&](llvm::Value *j) { fn(mul(j, chunk), chunk); });
+      if (edgeStrip)
+        fn(kb.idx(fullStrips * chunk), edgeStrip);
+    };
+    if (plan.columnsOuter)
+      strips([&](llvm::Value *n0, int64_t count) {
+        rowBlocks([&](llvm::Value *m0, unsigned rows) { tile(m0, rows, n0, count); });
+      });
+    else
+      rowBlocks([&](llvm::Value *m0, unsigned rows) {
+        strips([&](llvm::Value *n0, int64_t count) { tile(m0, rows, n0, count); });
+      });
   });
   return llvm::Error::success();
 }
