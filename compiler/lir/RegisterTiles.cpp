@@ -269,7 +269,8 @@ RegisterTile matMulRegisterTile(const Node &matmul, const LIROptions &opts) {
     return {false, 1, static_cast<unsigned>(std::min<int64_t>(vectors, kGemvVecs))};
   }
   RegisterTile tile = cheapestProductTile(rows, d->n, d->k, opts);
-  tile.columnsOuter = d->k * d->n > rows * d->k;
+  // B (K x N) larger than A (rows x K).
+  tile.columnsOuter = d->n > rows;
   return tile;
 }
 

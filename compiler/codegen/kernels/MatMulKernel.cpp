@@ -6,8 +6,9 @@
 // shape (lir/RegisterTiles.h): tile rows are rows of A, each a broadcast
 // A[m][k], and the vectors run along a row of B and C, so B is read in its
 // own row-major layout. Where B is the larger operand, each strip of its
-// columns goes through all of A before the next (columns-outer). The K loop is innermost and unrolled; bias seeds the
-// accumulators and the activation runs on them before the store.
+// columns goes through all of A before the next (columns-outer). The K loop
+// is innermost and unrolled; bias seeds the accumulators and the activation
+// runs on them before the store.
 //
 //===----------------------------------------------------------------------===//
 

@@ -6,9 +6,10 @@
 // elements, at least a vector long) go a vector at a time (reduceRow)
 // instead: a serial chain of scalar adds or compares ran them at a fraction
 // of ONNX Runtime's speed. ReduceLogSumExp makes two passes (the maximum,
-// then the sum of exp(x - max)). Lowering made `axes` (`axis` for ArgMax/ArgMin)
-// explicit and non-negative. f32 throughout; i32 and i64 for the reductions
-// that need no float math (Sum, Prod, Max, Min, ArgMax, ArgMin).
+// then the sum of exp(x - max)). Lowering made `axes` (`axis` for
+// ArgMax/ArgMin) explicit and non-negative. f32 throughout; i32 and i64
+// for the reductions that need no float math (Sum, Prod, Max, Min, ArgMax,
+// ArgMin).
 //
 //===----------------------------------------------------------------------===//
 
