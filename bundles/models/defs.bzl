@@ -15,4 +15,7 @@ SUITE_MODELS = [
     "vit_tiny",
     "lstm",
     "gru",
+    "attention_seqfirst",
+    "pointnet_small",
+    "odd_convs",
 ]

@@ -24,6 +24,18 @@ end-to-end tests run on a clean clone:
                          opset 14
     gru                  2-layer GRU (32 -> 64) over 16 steps, linear head;
                          opset 12
+    attention_seqfirst   2 pre-norm nn.TransformerEncoderLayers (4 heads, GELU
+                         feed-forward 128 wide, causal mask) on 1x24x64
+                         tokens: PyTorch's own attention, which runs
+                         sequence-first inside, and LayerNorm written out;
+                         opset 14
+    pointnet_small       PointNet on 1x3x256 points: a shared MLP as 1x1
+                         Conv1d (3 -> 32 -> 64 -> 256), max and mean over the
+                         points, linear head; opset 13
+    odd_convs            a 4x4 kernel, 1x7 and 7x1 Convs, a grouped
+                         ConvTranspose with output_padding, dilated
+                         ConvTransposes of stride 1 and 2, a grouped strided
+                         Conv, on 1x16x20x20; opset 13
 Large models (torchvision, 1x3x224x224 -> 1x1000) are not shipped; write
 them elsewhere with --large and point KILN_SUITE_MODELS at that folder
 (default ../shared/suite, see tests/shared_models.bzl):
@@ -153,6 +165,60 @@ class Recurrent(nn.Module):
         return self.head(y[-1])
 
 
+class AttentionSeqFirst(nn.Module):
+    """nn.TransformerEncoder as users write it, with a causal mask (-inf above
+    the diagonal): nn.MultiheadAttention exports its projections as MatMuls of
+    [tokens, 1, dim] by one weight. The mask also keeps eager PyTorch off its
+    fused fast path, so the reference runs the ops the flop count sees."""
+
+    def __init__(self, dim=64, heads=4, ff=128, depth=2, tokens=24):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(dim, heads, ff, dropout=0.0, activation="gelu",
+                                           batch_first=True, norm_first=True)
+        self.encoder = nn.TransformerEncoder(layer, depth, enable_nested_tensor=False)
+        self.register_buffer("causal", nn.Transformer.generate_square_subsequent_mask(tokens))
+
+    def forward(self, x):
+        return self.encoder(x, mask=self.causal)
+
+
+class PointNetSmall(nn.Module):
+    """A shared per-point MLP, then max and mean over the points (reductions
+    over the last axis), then a classifier."""
+
+    def __init__(self, classes=10):
+        super().__init__()
+        widths = [3, 32, 64, 256]
+        self.mlp = nn.Sequential(*[layer for cin, cout in zip(widths, widths[1:]) for layer in
+                                   (nn.Conv1d(cin, cout, 1), nn.BatchNorm1d(cout), nn.ReLU())])
+        self.head = nn.Sequential(nn.Linear(512, 64), nn.ReLU(), nn.Linear(64, classes))
+
+    def forward(self, x):
+        f = self.mlp(x)
+        return self.head(torch.cat([f.max(2)[0], f.mean(2)], 1))
+
+
+class OddConvs(nn.Module):
+    """Convolutions off the common path: an even kernel, 1x7 and 7x1,
+    ConvTranspose with groups and output_padding, dilated
+    ConvTranspose at stride 1 and 2, a grouped strided Conv."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(16, 32, 4, padding=1)
+        self.c2 = nn.Conv2d(32, 32, (1, 7), padding=(0, 3))
+        self.c3 = nn.Conv2d(32, 32, (7, 1), padding=(3, 0))
+        self.t1 = nn.ConvTranspose2d(32, 32, 3, 2, 1, output_padding=1, groups=4)
+        self.t2 = nn.ConvTranspose2d(32, 16, 3, 1, 2, dilation=2)
+        self.t3 = nn.ConvTranspose2d(16, 16, 3, 2, 1, output_padding=1, dilation=2)
+        self.c4 = nn.Conv2d(16, 8, 3, stride=2, padding=1, groups=2)
+
+    def forward(self, x):
+        x = torch.relu(self.c1(x))
+        x = torch.relu(self.t1(self.c3(self.c2(x))))
+        return self.c4(self.t3(self.t2(x)))
+
+
 def _torchvision(name, **kwargs):
     import torchvision
     return getattr(torchvision.models, name)(weights=None, **kwargs)
@@ -165,6 +231,9 @@ SMALL = {
     "vit_tiny": (ViTTiny, (1, 3, 32, 32), 15),
     "lstm": (lambda: Recurrent(nn.LSTM), (16, 1, 32), 14),
     "gru": (lambda: Recurrent(nn.GRU), (16, 1, 32), 12),
+    "attention_seqfirst": (AttentionSeqFirst, (1, 24, 64), 14),
+    "pointnet_small": (PointNetSmall, (1, 3, 256), 13),
+    "odd_convs": (OddConvs, (1, 16, 20, 20), 13),
 }
 _IMAGE = (1, 3, 224, 224)
 LARGE = {

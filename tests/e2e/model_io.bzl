@@ -23,6 +23,9 @@ MODEL_IO = {
     "vit_tiny": (("input", [1, 3, 32, 32]), _CLASSES_10),
     "lstm": (("input", [16, 1, 32]), _CLASSES_10),
     "gru": (("input", [16, 1, 32]), _CLASSES_10),
+    "attention_seqfirst": (("input", [1, 24, 64]), ("output", [1, 24, 64])),
+    "pointnet_small": (("input", [1, 3, 256]), _CLASSES_10),
+    "odd_convs": (("input", [1, 16, 20, 20]), ("output", [1, 8, 39, 39])),
 }
 
 # The suite's large models (those present): torchvision classifiers.

@@ -183,7 +183,8 @@ INSTANTIATE_TEST_SUITE_P(Shipped, ParserOnModel,
                          ::testing::Values("lenet5", "mlp", "ds_cnn_kws",
                                            "resnet8_cifar", "gru", "lstm",
                                            "transformer_encoder", "unet_small",
-                                           "vit_tiny"));
+                                           "vit_tiny", "attention_seqfirst",
+                                           "pointnet_small", "odd_convs"));
 
 } // namespace
 } // namespace kiln
