@@ -34,10 +34,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def model_path(name):
-    local = os.path.join(ROOT, 'bundles', 'models', name + '.onnx')
-    shared = os.path.join(os.environ.get('KILN_SHARED_MODELS', os.path.join(ROOT, '..', 'shared', 'models')),
-                          name + '.onnx')
-    return local if os.path.exists(local) else shared
+    """The model's file: shipped here, else in the shared or the suite's folder (as speed_bench finds it)."""
+    folders = [os.path.join(ROOT, 'bundles', 'models'),
+               os.environ.get('KILN_SHARED_MODELS', os.path.join(ROOT, '..', 'shared', 'models')),
+               os.environ.get('KILN_SUITE_MODELS', os.path.join(ROOT, '..', 'shared', 'suite'))]
+    paths = [os.path.join(folder, name + '.onnx') for folder in folders]
+    return next((p for p in paths if os.path.exists(p)), paths[1])
 
 
 def shapes_from_graph(text):

@@ -71,29 +71,51 @@ void mergeDimensions(Shape &extents, llvm::SmallVectorImpl<Shape> &strides) {
   extents = std::move(merged);
 }
 
-void KernelBuilder::nest(
-    llvm::ArrayRef<int64_t> extents,
-    llvm::function_ref<void(llvm::ArrayRef<llvm::Value *>)> body) {
+/// The loops of nest() and innerNest(); `outerVectorized` false keeps the
+/// loop vectorizer off every loop but the innermost where that one has at
+/// least 8 iterations.
+static void buildNest(KernelBuilder &kb, llvm::ArrayRef<int64_t> extents,
+                      llvm::function_ref<void(llvm::ArrayRef<llvm::Value *>)> body,
+                      bool outerVectorized) {
   llvm::SmallVector<llvm::Value *, 6> ivs(extents.size(), nullptr);
+  size_t innermost = extents.size();
+  while (innermost > 0 && extents[innermost - 1] == 1)
+    --innermost;
+  if (innermost > 0 && extents[innermost - 1] < 8)
+    outerVectorized = true;
   std::function<void(size_t)> level = [&](size_t d) {
     if (d == extents.size()) {
       body(ivs);
       return;
     }
     if (extents[d] == 1) {
-      ivs[d] = idx(0);
+      ivs[d] = kb.idx(0);
       level(d + 1);
       return;
     }
-    loop(extents[d], [&](llvm::Value *iv) {
+    kb.loop(extents[d], [&](llvm::Value *iv) {
       ivs[d] = iv;
       level(d + 1);
     });
+    if (!outerVectorized && d + 1 < innermost)
+      kb.noLoopVectorize();
   };
   for (int64_t e : extents)
     if (e == 0)
       return;
   level(0);
+}
+
+void KernelBuilder::nest(
+    llvm::ArrayRef<int64_t> extents,
+    llvm::function_ref<void(llvm::ArrayRef<llvm::Value *>)> body) {
+  buildNest(*this, extents, body, /*outerVectorized=*/true);
+}
+
+void KernelBuilder::innerNest(
+    llvm::ArrayRef<int64_t> extents,
+    llvm::function_ref<void(llvm::ArrayRef<llvm::Value *>)> body) {
+  buildNest(*this, extents, body, /*outerVectorized=*/false);
 }
 
 llvm::SmallVector<llvm::Value *, 32> KernelBuilder::loopCarried(
@@ -332,10 +354,16 @@ void KernelBuilder::stridedCopy(llvm::Type *elemTy, llvm::ArrayRef<int64_t> shap
   Shape extents(shape);
   llvm::SmallVector<Shape, 2> strides{Shape(srcStrides), Shape(dstStrides)};
   mergeDimensions(extents, strides);
-  nest(extents, [&](llvm::ArrayRef<llvm::Value *> ivs) {
+  auto copy = [&](llvm::ArrayRef<llvm::Value *> ivs) {
     llvm::Value *v = load(elemTy, src, linear(ivs, strides[0], idx(srcOffset)));
     store(v, dst, linear(ivs, strides[1], idx(dstOffset)));
-  });
+  };
+  // Rows consecutive on both sides are copied a row at a time; a transposing
+  // copy keeps LLVM's choice of which side to gather.
+  if (!extents.empty() && strides[0].back() == 1 && strides[1].back() == 1)
+    innerNest(extents, copy);
+  else
+    nest(extents, copy);
 }
 
 } // namespace codegen

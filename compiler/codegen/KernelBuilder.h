@@ -79,6 +79,15 @@ public:
   /// variables. Extent-1 dimensions get a constant 0, not a loop.
   void nest(llvm::ArrayRef<int64_t> extents,
             llvm::function_ref<void(llvm::ArrayRef<llvm::Value *>)> body);
+  /// nest() for a body that walks memory along the innermost dimension: with
+  /// rows of 8 elements or more, LLVM's loop vectorizer is kept off the outer
+  /// loops. Otherwise, where the inner loop is short enough to unroll fully
+  /// (a 7x7 plane), it vectorizes the next loop out, across rows, with
+  /// gathers and scatters (6x slower on 7x7 planes); the SLP vectorizer
+  /// makes vectors of the unrolled row instead. Shorter rows keep LLVM's
+  /// choice: there its interleaved loads across rows win.
+  void innerNest(llvm::ArrayRef<int64_t> extents,
+                 llvm::function_ref<void(llvm::ArrayRef<llvm::Value *>)> body);
 
   /// sum(ivs[i] * strides[i]) + base
   llvm::Value *linear(llvm::ArrayRef<llvm::Value *> ivs,

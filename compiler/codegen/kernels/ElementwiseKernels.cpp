@@ -382,7 +382,7 @@ llvm::Error emitElementwise(KernelBuilder &kb, const KernelArgs &args) {
   strides.push_back(rowMajorStrides(ot.shape));
   mergeDimensions(extents, strides);
   Shape outStrides = strides.pop_back_val();
-  kb.nest(extents, [&](llvm::ArrayRef<llvm::Value *> ivs) {
+  kb.innerNest(extents, [&](llvm::ArrayRef<llvm::Value *> ivs) {
     body(ivs, kb.linear(ivs, outStrides));
   });
   return llvm::Error::success();

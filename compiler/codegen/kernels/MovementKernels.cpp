@@ -141,13 +141,18 @@ llvm::Error emitSlice(KernelBuilder &kb, const KernelArgs &args) {
     base += starts[d] * inStrides[d];
   llvm::Type *ty = kb.elemType(it.dtype);
   auto &b = kb.b;
-  kb.nest(ot.shape, [&](llvm::ArrayRef<llvm::Value *> o) {
+  auto copy = [&](llvm::ArrayRef<llvm::Value *> o) {
     llvm::Value *src = kb.idx(base);
     for (size_t d = 0; d < o.size(); ++d)
       src = b.CreateAdd(src, b.CreateMul(o[d], kb.idx(steps[d] * inStrides[d])));
     kb.store(kb.load(ty, args.inputs[0], src), args.outputs[0],
              kb.linear(o, outStrides));
-  });
+  };
+  // Rows read at step 1 are copied a row at a time.
+  if (!steps.empty() && steps.back() == 1)
+    kb.innerNest(ot.shape, copy);
+  else
+    kb.nest(ot.shape, copy);
   return llvm::Error::success();
 }
 

@@ -40,6 +40,12 @@ const BroadcastCase kBroadcasts[] = {
     {"ChannelScale", {1, 6, 7, 9}, {1, 6, 1, 1}},
     {"InnerRuns", {2, 3, 4, 5}, {2, 1, 4, 5}},
     {"BroadcastBetween", {3, 1, 4, 5}, {3, 2, 1, 5}},
+    // Rows LLVM unrolls fully (a 7x7 plane, 9 and 8 elements), under outer
+    // loops it is kept from vectorizing; and rows of 4, which it may.
+    {"ChannelScaleSevenBySeven", {1, 37, 7, 7}, {1, 37, 1, 1}},
+    {"ChannelScaleThreeByThree", {1, 40, 3, 3}, {1, 40, 1, 1}},
+    {"RowsOfEight", {5, 3, 8}, {5, 1, 8}},
+    {"RowsOfFour", {2, 33, 4}, {1, 33, 1}},
 };
 
 struct BinaryCase {

@@ -140,7 +140,42 @@ INSTANTIATE_TEST_SUITE_P(
         PadCase{"Negative", {4, 5}, {-1, 0, 0, -2}, 0.0f},
         PadCase{"NegativeAndPositive", {2, 4, 5}, {0, -1, 2, 1, 2, -2}, 7.0f},
         PadCase{"NoPads", {2, 3}, {0, 0, 0, 0}, 9.0f},
-        PadCase{"Rank1", {6}, {3, 1}, -1.0f}),
+        PadCase{"Rank1", {6}, {3, 1}, -1.0f},
+        PadCase{"RowsOfTen", {1, 19, 9, 10}, {0, 0, 1, 1, 0, 0, 2, 1}, 0.5f}),
+    [](const auto &info) { return std::string(info.param.name); });
+
+//===----------------------------------------------------------------------===//
+// Slice
+//===----------------------------------------------------------------------===//
+
+struct SliceCase {
+  const char *name;
+  Shape x;
+  Shape starts, ends, axes, steps;
+};
+
+class SliceKernel : public ::testing::TestWithParam<SliceCase> {};
+
+TEST_P(SliceKernel, MatchesTheInterpreter) {
+  const SliceCase &c = GetParam();
+  EXPECT_TRUE(jitMatchesInterpreter(
+      singleNode(OpKind::Slice, {f32(c.x)},
+                 {{"starts", Attr::ofInts(c.starts)},
+                  {"ends", Attr::ofInts(c.ends)},
+                  {"axes", Attr::ofInts(c.axes)},
+                  {"steps", Attr::ofInts(c.steps)}}),
+      exact()));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Slices, SliceKernel,
+    ::testing::Values(
+        // Rows of 7, 9 and 3 at step 1, a strided last axis, a reversed one.
+        SliceCase{"SevenBySevenOfEight", {1, 24, 8, 8}, {0, 1}, {7, 8}, {2, 3}, {1, 1}},
+        SliceCase{"ChannelsAndRowsOfNine", {2, 30, 5, 11}, {3, 1}, {20, 10}, {1, 3}, {1, 1}},
+        SliceCase{"RowsOfThree", {4, 17, 6}, {2}, {5}, {2}, {1}},
+        SliceCase{"EveryOtherColumn", {3, 10, 12}, {1}, {12}, {2}, {2}},
+        SliceCase{"Reversed", {3, 5, 9}, {-1}, {-10}, {-1}, {-1}}),
     [](const auto &info) { return std::string(info.param.name); });
 
 //===----------------------------------------------------------------------===//
