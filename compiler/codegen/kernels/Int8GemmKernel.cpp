@@ -19,6 +19,7 @@
 #include "compiler/ops/OpGeometry.h"
 #include "compiler/ops/OpViews.h"
 
+#include "llvm/IR/IntrinsicsARM.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace kiln {
@@ -184,6 +185,37 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
     });
   };
 
+  // The Arm DSP's block of two consecutive pixels of a unit-stride 1x1 Conv
+  // from `first`, a pair of channels at a time: the two channels' runs of
+  // two inputs, one halfword each, side by side are the bytes (c, p0),
+  // (c, p1), (c + 1, p0), (c + 1, p1); SXTB16 of the word and of the word
+  // rotated by a byte are the two pixels' tap pairs, and SADD16 adds the
+  // offset to both halves. The group's channels are pairs (int8Columns).
+  auto pixelPairRuns = [&](llvm::Value *bn, llvm::Value *c0, llvm::Value *first) {
+    llvm::Type *i32 = b.getInt32Ty();
+    const uint32_t offset16 = uint16_t(int16_t(g.inOffset));
+    llvm::Value *offsetPair = b.getInt32(offset16 | offset16 << 16);
+    auto run = [&](llvm::Value *ic) {
+      llvm::Value *at = kb.linear({bn, b.CreateAdd(c0, ic), first}, {C * H * W, H * W, 1});
+      llvm::Value *half = b.CreateAlignedLoad(i16, kb.gep(i8, x, at), llvm::Align(1));
+      return b.CreateZExt(half, i32);
+    };
+    auto taps = [&](llvm::Value *word) {
+      llvm::Value *pair = b.CreateIntrinsic(llvm::Intrinsic::arm_sxtb16, {}, {word});
+      return b.CreateIntrinsic(llvm::Intrinsic::arm_sadd16, {}, {pair, offsetPair});
+    };
+    kb.loop(CG / 2, [&](llvm::Value *k) {
+      llvm::Value *ic = b.CreateShl(k, kb.idx(1));
+      llvm::Value *next = b.CreateAdd(ic, kb.idx(1));
+      llvm::Value *word = b.CreateOr(run(ic), b.CreateShl(run(next), b.getInt32(16)));
+      llvm::Value *rotated =
+          b.CreateIntrinsic(llvm::Intrinsic::fshr, {i32}, {word, word, b.getInt32(8)});
+      for (int64_t c = 0; c < 2; ++c)
+        b.CreateAlignedStore(taps(c ? rotated : word),
+                             kb.gep(i16, g.columns, g.columnIndex(c, ic)), llvm::Align(4));
+    });
+  };
+
   // G runs of CB inputs, a group of G channels (a quad, or Smmla's octet),
   // interleaved into the CB pixels' groups; stored as group `group` of the
   // block's columns.
@@ -281,13 +313,17 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
       fillPlanes(bn, c0);
     kb.loop(llvm::divideCeil(P, CB), [&](llvm::Value *pb) {
       llvm::SmallVector<llvm::Value *, 16> pixels;
-      // Pixels on lanes: whole vectors, the last block overlapping the one
-      // before (it writes the same values again). Otherwise a partial block
-      // repeats its last pixel.
-      llvm::Value *first = g.pixelLanes() ? g.clampedIndex(pb, CB, 0, P - CB + 1) : nullptr;
+      // Pixels on lanes (and the Arm DSP's runs of pixel pairs): whole
+      // blocks, the last overlapping the one before (it writes the same
+      // values again). Otherwise a partial block repeats its last pixel.
+      const bool pairRuns = pointwise && g.armDsp();
+      llvm::Value *first =
+          g.pixelLanes() || pairRuns ? g.clampedIndex(pb, CB, 0, P - CB + 1) : nullptr;
       for (int64_t c = 0; c < CB; ++c)
         pixels.push_back(first ? b.CreateAdd(first, kb.idx(c)) : g.clampedIndex(pb, CB, c, P));
-      if (pointwise && g.rawColumns())
+      if (pairRuns)
+        pixelPairRuns(bn, c0, first);
+      else if (pointwise && g.rawColumns())
         tapGroupRuns(bn, c0, first);
       else if (readsPlane && g.rawColumns())
         planeGroupRuns(first);

@@ -354,6 +354,8 @@ TEST(SelectKernels, Int8GemmDepthwiseAndPortable) {
   EXPECT_EQ(kernelOf(text, "big"), "Conv[int8 gemm 2x2 smlad unroll 8]");
   EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 2x2 smlad unroll 4]");
   EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 smlad unroll 1]");
+  // A unit-stride 1x1 Conv reads its pixel pairs as runs of its input.
+  EXPECT_EQ(kernelOf(text, "shared0"), "Conv[int8 gemm 2x2 smlad input unroll 2]");
   // A 3x3 depthwise window: two outputs a step.
   EXPECT_EQ(kernelOf(text, "dw"), "Conv[int8 depthwise padded smlad 3x3 1x2]");
   // x86 AVX2: Convs put pixels on the lanes (rows of 8: blocks of 8), a
