@@ -21,6 +21,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/ARMTargetParser.h"
 #include "llvm/TargetParser/Triple.h"
 
 namespace kiln {
@@ -45,8 +46,11 @@ codegen::VectorInfo vectorInfoOf(llvm::TargetMachine &tm, const llvm::Function &
     vec.lanes = std::min(bits / 32, 16u);
     vec.registers = regs;
   }
-  vec.evenLaneMultiply = tm.getTargetTriple().isX86();
-  vec.roundingDoublingHighMul = tm.getTargetTriple().isAArch64() && vec.lanes >= 4;
+  const llvm::Triple &triple = tm.getTargetTriple();
+  vec.evenLaneMultiply = triple.isX86();
+  vec.roundingDoublingHighMul = triple.isAArch64() && vec.lanes >= 4;
+  vec.prefetch = !((triple.isARM() || triple.isThumb()) &&
+                   llvm::ARM::parseArchProfile(triple.getArchName()) == llvm::ARM::ProfileKind::M);
   return vec;
 }
 

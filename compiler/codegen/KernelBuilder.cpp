@@ -285,6 +285,8 @@ llvm::Value *KernelBuilder::gep(llvm::Type *ty, llvm::Value *base,
 }
 
 void KernelBuilder::prefetch(llvm::Value *base, llvm::Value *index) {
+  if (!vec.prefetch)
+    return;
   llvm::Value *ptr = gep(b.getFloatTy(), base, index);
   // Read (0), keep in all cache levels (3), data (1).
   b.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr->getType()},
