@@ -192,18 +192,19 @@ bool smmlaFits(const Node &n) {
 }
 
 /// Where int8 GEMM `n` of strategy `s` reads its blocks' taps (Int8Columns):
-/// the Arm DSP's pixel pairs, runs of the input of a unit-stride 1x1 Conv
-/// without padding (of two pixels or more, channel pairs); with pixels on the lanes, runs
-/// of the input of a unit-stride 1x1 Conv without padding, or of the padded planes where every block's pixels are
-/// runs of them (column stride at most kInt8RunStride, unit column
-/// dilation, whole blocks in one output row, or for Vnni512 blocks of whole
-/// rows, a run of each, none overlapping the one before; for Smmla, whole
-/// octets of channels: a group's channels padded to an octet would multiply
-/// its taps); else gathered.
+/// for the Arm DSP's pixel pairs, runs of the input of a unit-stride 1x1
+/// Conv without padding (two pixels or more, channels in pairs); with pixels
+/// on the lanes, runs of the input of such a Conv, or of the padded planes
+/// where every block's pixels are runs of them (column stride at most
+/// kInt8RunStride, unit column dilation, whole blocks in one output row, or
+/// for Vnni512 blocks of whole rows, a run of each, none overlapping the one
+/// before; for Smmla, whole octets of channels: a group's channels padded to
+/// an octet would multiply its taps); else gathered.
 Int8Columns int8Columns(const Node &n, const KernelStrategy &s) {
   if (s.dot == Int8Dot::ArmDsp && s.tileCols == 2 && isUnitPointwiseConv(n)) {
     const TensorType &y = n.getOutput()->getType();
-    const bool pairs = y.shape[2] * y.shape[3] >= 2 && n.getInput(1)->getType().shape[1] % 2 == 0;
+    const bool pairs =
+        y.shape[2] * y.shape[3] >= 2 && n.getInput(1)->getType().shape[1] % 2 == 0;
     return pairs ? Int8Columns::InputRuns : Int8Columns::Gathered;
   }
   if (int8GemmPixelLanes(s.dot) == 1 || !n.is(OpKind::Conv))
@@ -245,9 +246,8 @@ KernelStrategy portableInt8Gemm(const Node &n, Int8Dot dot, bool packed) {
   // nothing: four weight rows share the column instead.
   bool oneRow = n.is(OpKind::MatMul) && n.getInput(0)->getType().shape[0] == 1;
   const int64_t rows = oneRow ? 4 : 2, cols = oneRow ? 1 : 2;
-  return withColumns(n, KernelStrategy::int8Gemm(rows, cols, dot, packed,
-                                                 dot == Int8Dot::ArmDsp ? armDspUnroll(n, rows, cols)
-                                                                        : 0));
+  const int64_t unroll = dot == Int8Dot::ArmDsp ? armDspUnroll(n, rows, cols) : 0;
+  return withColumns(n, KernelStrategy::int8Gemm(rows, cols, dot, packed, unroll));
 }
 
 /// Blocks of whole vectors of `lanes` pixels of Conv `n`'s output, the last
