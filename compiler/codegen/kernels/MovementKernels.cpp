@@ -131,28 +131,32 @@ llvm::Error emitSlice(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
   const TensorType &it = n.getInput(0)->getType();
   const TensorType &ot = n.getOutput()->getType();
-  // Lowering made starts and steps explicit for every axis; steps may be
-  // negative, so offsets are computed without no-wrap flags.
+  // Lowering made starts and steps explicit for every axis.
   SliceView slice(n);
   llvm::ArrayRef<int64_t> starts = slice.starts(), steps = *slice.steps();
   Shape inStrides = rowMajorStrides(it.shape), outStrides = rowMajorStrides(ot.shape);
   int64_t base = 0;
-  for (size_t d = 0; d < it.rank(); ++d)
+  Shape srcStrides;
+  for (size_t d = 0; d < it.rank(); ++d) {
     base += starts[d] * inStrides[d];
+    srcStrides.push_back(steps[d] * inStrides[d]);
+  }
   llvm::Type *ty = kb.elemType(it.dtype);
+  // Forward steps: a strided copy (KernelBuilder::linear's no-wrap offsets).
+  if (llvm::all_of(steps, [](int64_t step) { return step > 0; })) {
+    kb.stridedCopy(ty, ot.shape, args.inputs[0], srcStrides, base, args.outputs[0], outStrides,
+                   0);
+    return llvm::Error::success();
+  }
+  // A negative step: offsets computed without no-wrap flags.
   auto &b = kb.b;
-  auto copy = [&](llvm::ArrayRef<llvm::Value *> o) {
+  kb.nest(ot.shape, [&](llvm::ArrayRef<llvm::Value *> o) {
     llvm::Value *src = kb.idx(base);
     for (size_t d = 0; d < o.size(); ++d)
-      src = b.CreateAdd(src, b.CreateMul(o[d], kb.idx(steps[d] * inStrides[d])));
+      src = b.CreateAdd(src, b.CreateMul(o[d], kb.idx(srcStrides[d])));
     kb.store(kb.load(ty, args.inputs[0], src), args.outputs[0],
              kb.linear(o, outStrides));
-  };
-  // Rows read at step 1 are copied a row at a time.
-  if (!steps.empty() && steps.back() == 1)
-    kb.innerNest(ot.shape, copy);
-  else
-    kb.nest(ot.shape, copy);
+  });
   return llvm::Error::success();
 }
 
