@@ -158,7 +158,8 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
   // The border stays 0 for every channel: only the interior is rewritten.
   kb.loop(plane->rows * PW, [&](llvm::Value *i) { kb.store(b.getInt16(0), planeBuf, i); });
   kb.nest({N, C}, [&](llvm::ArrayRef<llvm::Value *> nc) {
-    emitInt8PlaneInterior(ir, x, xt.shape, nc[0], nc[1], inOffset, planeBuf, PW, ph, pw);
+    emitInt8PlaneInterior(ir, x, xt.shape, nc[0], nc[1], inOffset, planeBuf, PW, ph, pw,
+                          args.strategy.dot == lir::Int8Dot::ArmDsp);
     forEachIndex(kb, multiplier, [&](llvm::Value *m) {
       llvm::Value *o = b.CreateAdd(b.CreateMul(nc[1], kb.idx(multiplier)), m);
       llvm::Value *bias = kb.load(i32, biasTable, o);

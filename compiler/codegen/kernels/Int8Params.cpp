@@ -1,6 +1,8 @@
 #include "compiler/codegen/kernels/Int8Params.h"
 #include "compiler/ops/Int8Eval.h"
 
+#include "llvm/IR/IntrinsicsARM.h"
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -163,15 +165,49 @@ llvm::Expected<tfl::ActivationRange> weightedInt8Range(const Node &n) {
 void emitInt8PlaneInterior(IntegerIR &ir, llvm::Value *x, llvm::ArrayRef<int64_t> xShape,
                            llvm::Value *bn, llvm::Value *channel, int32_t inOffset,
                            llvm::Value *plane, int64_t planeCols, int64_t padTop,
-                           int64_t padLeft) {
+                           int64_t padLeft, bool armDsp) {
   KernelBuilder &kb = ir.kb;
   auto &b = ir.b;
   const int64_t C = xShape[1], H = xShape[2], W = xShape[3];
-  kb.nest({H, W}, [&](llvm::ArrayRef<llvm::Value *> hw) {
-    llvm::Value *v = ir.widen(
-        kb.load(b.getInt8Ty(), x, kb.linear({bn, channel, hw[0], hw[1]}, {C * H * W, H * W, W, 1})));
+  const int64_t words = armDsp ? W / 4 : 0;
+  auto input = [&](llvm::Value *h, llvm::Value *w) {
+    return kb.linear({bn, channel, h, w}, {C * H * W, H * W, W, 1});
+  };
+  auto inPlane = [&](llvm::Value *h, llvm::Value *w) {
+    return kb.linear({h, w}, {planeCols, 1}, kb.idx(padTop * planeCols + padLeft));
+  };
+  if (words) {
+    llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty(), *i32 = b.getInt32Ty();
+    const uint32_t offset16 = uint16_t(int16_t(inOffset));
+    llvm::Value *offsetPair = b.getInt32(offset16 | offset16 << 16);
+    kb.nest({H, words}, [&](llvm::ArrayRef<llvm::Value *> hq) {
+      llvm::Value *w = b.CreateShl(hq[1], kb.idx(2));
+      llvm::Value *word =
+          b.CreateAlignedLoad(i32, kb.gep(i8, x, input(hq[0], w)), llvm::Align(1));
+      auto widened = [&](llvm::Value *v) {
+        return b.CreateIntrinsic(llvm::Intrinsic::arm_sadd16, {},
+                                 {b.CreateIntrinsic(llvm::Intrinsic::arm_sxtb16, {}, {v}),
+                                  offsetPair});
+      };
+      // (x0, x2) and (x1, x3), the offset added.
+      llvm::Value *even = widened(word);
+      llvm::Value *odd = widened(
+          b.CreateIntrinsic(llvm::Intrinsic::fshr, {i32}, {word, word, ir.i32(8)}));
+      llvm::Value *low = b.CreateOr(b.CreateAnd(even, ir.i32(0xFFFF)), b.CreateShl(odd, ir.i32(16)));
+      llvm::Value *high = b.CreateOr(b.CreateAnd(odd, ir.i32(int32_t(0xFFFF0000))),
+                                     b.CreateLShr(even, ir.i32(16)));
+      llvm::Value *at = inPlane(hq[0], w);
+      b.CreateAlignedStore(low, kb.gep(i16, plane, at), llvm::Align(2));
+      b.CreateAlignedStore(high, kb.gep(i16, plane, b.CreateAdd(at, kb.idx(2))), llvm::Align(2));
+    });
+  }
+  if (words * 4 == W)
+    return;
+  kb.nest({H, W - words * 4}, [&](llvm::ArrayRef<llvm::Value *> hw) {
+    llvm::Value *w = b.CreateAdd(hw[1], kb.idx(words * 4));
+    llvm::Value *v = ir.widen(kb.load(b.getInt8Ty(), x, input(hw[0], w)));
     kb.store(b.CreateTrunc(b.CreateAdd(v, ir.i32(inOffset)), b.getInt16Ty()), plane,
-             kb.linear({hw[0], hw[1]}, {planeCols, 1}, kb.idx(padTop * planeCols + padLeft)));
+             inPlane(hw[0], w));
   });
 }
 
