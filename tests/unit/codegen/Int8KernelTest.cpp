@@ -232,6 +232,16 @@ INSTANTIATE_TEST_SUITE_P(
         // blocks, a last block overlapping the one before, rows of 5 (KWS),
         // asymmetric padding, strides, dilation, a window too big to unroll,
         // left shifts that saturate; with a depth multiplier, the plane.
+        // The copies in and out go in runs of a block's lanes of pixels:
+        // along rows of 16 or more (a last run overlapping), across
+        // narrower rows, or a pixel at a time on a plane of fewer pixels.
+        ConvCase{"DepthwiseChannelBlocksWideRows", {1, 16, 3, 37}, {16, 1, 3, 3}, 16,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -5, 3, 0.05f, 1000, kRelu},
+        ConvCase{"DepthwiseChannelBlocksWideRowsStrided", {1, 24, 5, 40}, {24, 1, 3, 3}, 24,
+                 {{"pads", Attr::ofInts({0, 1, 1, 0})}, {"strides", Attr::ofInts({2, 2})}},
+                 9, -7, 0.1f, 1000, kNone},
+        ConvCase{"DepthwiseChannelBlocksSmallPlane", {1, 16, 3, 3}, {16, 1, 3, 3}, 16,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 2, 1, 0.05f, 1000, kRelu},
         ConvCase{"DepthwiseChannelBlocks", {1, 16, 5, 5}, {16, 1, 3, 3}, 16,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -128, 5, 0.05f, 1000, kRelu},
         ConvCase{"DepthwiseZmmChannelBlocksOverlap", {1, 21, 7, 5}, {21, 1, 3, 3}, 21,
