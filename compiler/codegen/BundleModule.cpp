@@ -33,6 +33,9 @@ namespace {
 static_assert(lir::kBufferAlignment == KILN_ALIGNMENT,
               "the planner's alignment differs from KILN_ALIGNMENT");
 
+/// Where a kernel function starts on x86, in bytes: a cache line.
+constexpr uint64_t kX86KernelAlignment = 64;
+
 /// The vector width and register count kernels tile for, from the target's
 /// cost model (a scalar target reports no vector registers).
 codegen::VectorInfo vectorInfoOf(llvm::TargetMachine &tm, const llvm::Function &fn) {
@@ -141,6 +144,11 @@ private:
     }
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
     codegen::KernelBuilder kb(b, idxTy_, vectorInfoOf(tm_, *fn));
+    // On x86 every kernel starts on a cache line, so its loops sit alike
+    // in every link: int8 ResNet-8's took 7% longer in one benchmark binary
+    // once other bundles' code changed size.
+    if (tm_.getTargetTriple().isX86())
+      fn->setAlignment(llvm::Align(kX86KernelAlignment));
     auto argOf = [&](const lir::Buffer *buf) -> llvm::Value * {
       return buf ? fn->getArg(llvm::find(params, buf) - params.begin()) : nullptr;
     };
