@@ -146,13 +146,16 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
   TiledPlane in(kb, ir, H, W, L, [&](int64_t h, int64_t w) {
     return ((h + geom.padsBegin[0]) * PC + w + geom.padsBegin[1]) * L;
   });
-  TiledPlane out(kb, ir, OH, OW, L, [&](int64_t h, int64_t w) { return (h * sh * PC + w * sw) * L; });
+  TiledPlane out(kb, ir, OH, OW, L,
+                 [&](int64_t h, int64_t w) { return (h * sh * PC + w * sw) * L; });
   llvm::Value *offset = b.CreateVectorSplat(L, b.getInt16(uint16_t(inOffset)));
   kb.nest({N, int64_t(llvm::divideCeil(C, L))}, [&](llvm::ArrayRef<llvm::Value *> nb) {
     llvm::Value *c0 = b.CreateMul(nb[1], kb.idx(L));
     c0 = b.CreateSelect(b.CreateICmpULT(c0, kb.idx(C - L)), c0, kb.idx(C - L));
     // Channel c's plane of the input and of the output.
-    auto inPlane = [&](int64_t c) { return kb.linear({nb[0], b.CreateAdd(c0, kb.idx(c))}, {C * H * W, H * W}); };
+    auto inPlane = [&](int64_t c) {
+      return kb.linear({nb[0], b.CreateAdd(c0, kb.idx(c))}, {C * H * W, H * W});
+    };
     auto outPlane = [&](int64_t c) {
       return kb.linear({nb[0], b.CreateAdd(c0, kb.idx(c))}, {C * OH * OW, OH * OW});
     };
