@@ -78,6 +78,8 @@ Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
   int64_t taps = 1;
   for (int64_t d : shape.drop_front())
     taps *= d;
+  if (packing == Packing::Int8RowsWidenedPositionPairs)
+    return {shape[0], taps, (taps + 1) / 2 * 2, 2};
   if (isInt8RowsWidened(packing))
     return {shape[0], taps, taps / shape[1] * int8WidenedChannels(shape[1]), 2};
   if (packing == Packing::Int8RowsQuadChannels)
@@ -99,10 +101,12 @@ bool isInt8RowsTransposed(Packing p) {
   return p == Packing::Int8RowsTransposed || p == Packing::Int8RowsTransposedPaired;
 }
 
-bool isInt8RowsWidened(Packing p) { return p == Packing::Int8RowsWidened; }
+bool isInt8RowsWidened(Packing p) {
+  return p == Packing::Int8RowsWidened || p == Packing::Int8RowsWidenedPositionPairs;
+}
 
 bool isInt8RowsChannelMinor(Packing p) {
-  return p == Packing::Int8RowsWidened || p == Packing::Int8RowsQuadChannels;
+  return isInt8RowsWidened(p) || p == Packing::Int8RowsQuadChannels;
 }
 
 bool isInt8RowsPaired(Packing p) {
@@ -128,7 +132,12 @@ Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy) {
   case Int8Dot::ArmDsp: return conv ? Packing::Int8RowsPaired : Packing::Int8RowsTransposedPaired;
   case Int8Dot::Pmaddwd:
     // Only Convs take Pmaddwd (int8GemmStrategy).
-    return conv ? Packing::Int8RowsWidened : Packing::Int8RowsTransposed;
+    if (!conv)
+      return Packing::Int8RowsTransposed;
+    return n.getInput(1)->getType().shape[1] == 1 &&
+                   strategy.columns == Int8Columns::Gathered
+               ? Packing::Int8RowsWidenedPositionPairs
+               : Packing::Int8RowsWidened;
   }
   llvm_unreachable("Int8Dot");
 }
@@ -375,13 +384,15 @@ void packConvTapMajor(const Tensor &w, int64_t groups, uint8_t *dst) {
 
 /// Writes a Conv's int8 weights [O][C][KH][KW] as Int8RowsWidened (rows of
 /// little-endian int16) or Int8RowsQuadChannels (int8): taps in (kernel
-/// position, channel) order, the channels padded to a pair or a quad; the
-/// padding stays zero.
+/// position, channel) order, the channels padded to a pair or a quad, or
+/// one channel's positions padded to a pair (Int8RowsWidenedPositionPairs);
+/// the padding stays zero.
 void packInt8RowsChannelMinor(const Tensor &w, Packing packing, uint8_t *dst) {
   llvm::ArrayRef<int64_t> shape = w.getType().shape;
   Int8RowsShape rs = int8RowsShape(shape, packing);
   const int64_t C = shape[1], positions = shape[2] * shape[3];
-  const int64_t paddedC = rs.paddedTaps / positions;
+  const int64_t paddedC =
+      packing == Packing::Int8RowsWidenedPositionPairs ? 1 : rs.paddedTaps / positions;
   const int8_t *src = reinterpret_cast<const int8_t *>(w.raw().data());
   for (int64_t r = 0; r < rs.rows; ++r)
     for (int64_t c = 0; c < C; ++c)
@@ -453,6 +464,7 @@ std::vector<uint8_t> buildWeightsImage(const Function &f) {
       packInt8Rows(*b->constant, b->packing, image.data() + b->offset);
       break;
     case Packing::Int8RowsWidened:
+    case Packing::Int8RowsWidenedPositionPairs:
     case Packing::Int8RowsQuadChannels:
       packInt8RowsChannelMinor(*b->constant, b->packing, image.data() + b->offset);
       break;
@@ -483,6 +495,7 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
       os << ":int8-rows" << (isInt8RowsTransposed(b->packing) ? "-transposed" : "")
          << (isInt8RowsPaired(b->packing) ? "-paired" : "")
          << (isInt8RowsWidened(b->packing) ? "-widened" : "")
+         << (b->packing == Packing::Int8RowsWidenedPositionPairs ? "-position-pairs" : "")
          << (b->packing == Packing::Int8RowsQuadChannels ? "-quad-channels" : "")
          << (b->packing == Packing::Int8RowsOctetPairs ? "-octet-pairs" : "")
          << (b->packing == Packing::Int8RowsOctetChannelPairs ? "-octet-channel-pairs" : "");

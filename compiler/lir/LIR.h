@@ -70,6 +70,11 @@ enum class Packing {
   /// to broadcast, and meets a pair of input runs a kernel reads without
   /// index arithmetic.
   Int8RowsWidened,
+  /// Int8RowsWidened for a Conv of one input channel whose columns are
+  /// gathered (a first Conv over audio features or a grey image): pairs of
+  /// consecutive kernel positions, the positions padded to even, where
+  /// channel pairs would make half of VPMADDWD's products zeros.
+  Int8RowsWidenedPositionPairs,
   /// A Conv's int8 weights for x86 VPDPBUSD (Int8Dot::Vnni, Vnni512) as O
   /// rows of int8 taps in the same (kernel row, kernel column, channel)
   /// order, the channels padded to a quad: a quad of channels at one kernel
@@ -95,7 +100,8 @@ bool isInt8RowsTransposed(Packing p);
 bool isInt8RowsPaired(Packing p);
 bool isInt8RowsWidened(Packing p);
 /// Whether a packed row's taps are (kernel position, channel) with the
-/// channels padded (Int8RowsWidened, Int8RowsQuadChannels).
+/// channels padded (Int8RowsWidened, Int8RowsQuadChannels; one channel's
+/// positions padded, Int8RowsWidenedPositionPairs).
 bool isInt8RowsChannelMinor(Packing p);
 /// Channels of a pmaddwd row: a Conv's input channels per group, rounded up
 /// to a pair.

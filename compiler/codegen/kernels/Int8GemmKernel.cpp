@@ -58,6 +58,9 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   llvm::Type *i8 = b.getInt8Ty();
   llvm::Value *x = args.inputs[0], *y = args.outputs[0];
 
+  // One channel's gathered taps pair consecutive kernel positions.
+  const bool positionPairs =
+      lir::int8GemmPacking(n, args.strategy) == lir::Packing::Int8RowsWidenedPositionPairs;
   // Pixel p's window into column c: taps in (channel, row, column) order,
   // those in the padding 0 (the zero point plus the offset).
   auto im2col = [&](llvm::Value *bn, llvm::Value *c0, llvm::Value *p, int64_t c) {
@@ -69,7 +72,8 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
         llvm::Value *iw = b.CreateAdd(iw0, b.CreateMul(t[2], kb.idx(dw)));
         // The taps in the weights' order: VPMADDWD's pair channels,
         // VPDPBUSD's quads.
-        llvm::Value *tap = g.pmaddwd() ? kb.linear({t[1], t[2], t[0]}, {KW * CGp, CGp, 1})
+        llvm::Value *tap = positionPairs ? kb.linear({t[1], t[2]}, {KW, 1})
+                           : g.pmaddwd() ? kb.linear({t[1], t[2], t[0]}, {KW * CGp, CGp, 1})
                            : g.vnni()  ? kb.linear({t[1], t[2], t[0]}, {KW * CGq, CGq, 1})
                                        : kb.linear(t, {KH * KW, KW, 1});
         llvm::Value *inside = nullptr;

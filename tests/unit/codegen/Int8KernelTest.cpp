@@ -147,6 +147,16 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -128, 5, 0.1f, 1000, kRelu},
         ConvCase{"K1Unpadded", {1, 8, 5, 5}, {6, 8, 1, 1}, 1, {}, 127, -128, 0.2f, 1000,
                  kNone},
+        // One input channel: gathered columns pair consecutive kernel
+        // positions for VPMADDWD (Int8RowsWidenedPositionPairs), KWS's first
+        // Conv (10x4 at stride 2), an odd count of positions (3x3, the last
+        // pair padded), a 1x1.
+        ConvCase{"OneChannel10x4Stride2", {1, 1, 13, 9}, {6, 1, 10, 4}, 1,
+                 {{"pads", Attr::ofInts({4, 1, 5, 1})}, {"strides", Attr::ofInts({2, 2})}},
+                 -1, 4, 0.05f, 1000, kRelu},
+        ConvCase{"OneChannel3x3", {1, 1, 7, 20}, {5, 1, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 11, -2, 0.1f, 1000, kNone},
+        ConvCase{"OneChannel1x1", {1, 1, 3, 5}, {4, 1, 1, 1}, 1, {}, 0, 0, 0.2f, 100, kNone},
         ConvCase{"StridedDilatedPadded", {1, 2, 11, 9}, {3, 2, 3, 3}, 1,
                  {{"pads", Attr::ofInts({2, 1, 0, 2})},
                   {"strides", Attr::ofInts({2, 2})},
