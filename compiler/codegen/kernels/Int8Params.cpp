@@ -10,24 +10,24 @@ namespace kiln {
 namespace codegen {
 
 /// The largest right shift e whose channels take the zero point in their
-/// rounding constant: |sum * M| < 2^62 and |zp| * 2^(31 + e) < 2^62 then.
+/// rounding constant: K = 2^(e-1) + zp 2^e fits in 32 bits then.
 constexpr int kFoldedZeroPointShift = 22;
 
-/// The rows of Requantizer::fused. A channel that shifts left by l >= 0
-/// (e = 0) shifts its sum by l + 1 and rounds once: floor((sum 2^(l+1) M +
-/// 2^31) / 2^32), with no sign term. `zeroPoint` joins the rounding
-/// constant, times the divisor 2^(31 + e) (2^32 for e = 0).
+/// The rows of Requantizer::fused: {M, K, e} per channel, and with
+/// `preShift` {s, the sign mask}. A channel that shifts right by e >= 1
+/// doubles its sum (s = 1) and takes K = 2^(e-1) + zp 2^e and the sign mask
+/// -1; one that shifts left by l >= 0 (e = 0) shifts its sum by l + 1 and
+/// takes K = zp and the mask 0, which leaves one rounding, floor((sum
+/// 2^(l+1) M + 2^31) / 2^32) + zp.
 static std::vector<int32_t> fusedRequantRows(llvm::ArrayRef<tfl::QuantizedMultiplier> m,
                                              bool preShift, int32_t zeroPoint) {
   std::vector<int32_t> rows;
   for (const tfl::QuantizedMultiplier &q : m) {
     int e = q.shift < 0 ? -q.shift : 0;
-    uint64_t rounding = e ? (uint64_t(1) << 30) + (uint64_t(1) << (30 + e)) : uint64_t(1) << 31;
-    rounding += uint64_t(int64_t(zeroPoint)) << (e ? 31 + e : 32);
-    rows.insert(rows.end(), {q.multiplier, int32_t(uint32_t(rounding)),
-                             int32_t(uint32_t(rounding >> 32)), e ? e - 1 : 0});
+    int64_t k = e ? (int64_t(1) << (e - 1)) + int64_t(zeroPoint) * (int64_t(1) << e) : zeroPoint;
+    rows.insert(rows.end(), {q.multiplier, int32_t(k), e});
     if (preShift)
-      rows.insert(rows.end(), {e ? 0 : q.shift + 1, e ? INT32_MIN : 0});
+      rows.insert(rows.end(), {e ? 1 : q.shift + 1, e ? -1 : 0});
   }
   return rows;
 }
@@ -71,21 +71,23 @@ llvm::Value *Requantizer::applyFused(llvm::Value *sum, llvm::Value *channel) {
   auto &b = ir.b;
   llvm::Type *i64 = b.getInt64Ty();
   llvm::Value *row = b.CreateMul(
-      channel, llvm::ConstantInt::get(channel->getType(), fusedPreShift ? 6 : 4));
+      channel, llvm::ConstantInt::get(channel->getType(), fusedPreShift ? 5 : 3));
   auto field = [&](int k) {
     return ir.kb.load(b.getInt32Ty(), fused,
                       b.CreateAdd(row, llvm::ConstantInt::get(channel->getType(), k)));
   };
-  llvm::Value *signBit = fusedPreShift ? field(5) : ir.i32(INT32_MIN);
-  llvm::Value *negative = b.CreateZExt(b.CreateAnd(sum, signBit), i64);
+  // The high word of 2 sum M + (K - [sum < 0]) 2^32 + 2^31, then the shift
+  // by e: one SMMLAR and an ASR on the Arm DSP.
+  llvm::Value *sign = b.CreateAShr(sum, ir.i32(31));
   if (fusedPreShift)
-    sum = b.CreateShl(sum, field(4));
-  llvm::Value *rounding = b.CreateOr(b.CreateZExt(field(1), i64),
-                                     b.CreateShl(b.CreateZExt(field(2), i64), 32));
-  llvm::Value *product = b.CreateMul(b.CreateSExt(sum, i64), b.CreateSExt(field(0), i64));
-  llvm::Value *total = b.CreateSub(b.CreateAdd(product, rounding), negative);
-  llvm::Value *high = b.CreateTrunc(b.CreateLShr(total, 32), b.getInt32Ty());
-  llvm::Value *v = b.CreateAShr(high, field(3));
+    sign = b.CreateAnd(sign, field(4));
+  llvm::Value *doubled = b.CreateShl(sum, fusedPreShift ? field(3) : ir.i32(1));
+  llvm::Value *k = b.CreateAdd(field(1), sign);
+  llvm::Value *product = b.CreateMul(b.CreateSExt(doubled, i64), b.CreateSExt(field(0), i64));
+  llvm::Value *total = b.CreateAdd(b.CreateAdd(product, b.CreateShl(b.CreateSExt(k, i64), 32)),
+                                   b.getInt64(int64_t(1) << 31));
+  llvm::Value *high = b.CreateTrunc(b.CreateAShr(total, 32), b.getInt32Ty());
+  llvm::Value *v = b.CreateAShr(high, field(2));
   return fusedZeroPoint ? v : b.CreateAdd(v, ir.i32(zeroPoint));
 }
 

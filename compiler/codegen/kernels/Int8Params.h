@@ -27,15 +27,16 @@ namespace codegen {
 /// its mask and remainder. Other sums take IntegerIR::mbqm.
 ///
 /// A scalar sum whose channels all shift right (e >= 1) with a multiplier
-/// M >= 2^30 takes both roundings in one 64-bit multiply-add and a shift:
-/// (sum * M + 2^30 + 2^(e-1) * 2^31 - [sum < 0] * 2^31) >> (31 + e), from
-/// one table of {M, the constant's two words, e - 1} per channel. The sign
-/// of the sum stands for the sign of SRDHM's result: they differ only for
-/// M = 2^30 and sum = -1, where both give 0. Channels with e = 0 shift the
-/// sum left by one more than their left shift instead and have no sign
-/// term, from two more words a row. The zero point joins the rounding
-/// constant as zp * 2^(31 + e), which adds exactly zp to the quotient, where
-/// every e is small enough to keep the sum within 64 bits.
+/// M >= 2^30 takes both roundings in one rounding high multiply-add and a
+/// shift: floor((sum M + 2^30 + 2^(e-1) 2^31 - [sum < 0] 2^31) / 2^(31 + e))
+/// is the high word of 2 sum M + (2^(e-1) - [sum < 0]) 2^32 + 2^31 (one
+/// SMMLAR on the Arm DSP), shifted right by e, from one table of {M,
+/// 2^(e-1), e} per channel. The sign of the sum stands for the sign of
+/// SRDHM's result: they differ only for M = 2^30 and sum = -1, where both
+/// give 0. Channels with e = 0 shift the sum left by one more than their
+/// left shift instead and have no sign term, from two more words a row. The
+/// zero point joins the constant as zp 2^e, which adds exactly zp to the
+/// quotient, where every e is small enough to keep it within 32 bits.
 class Requantizer {
 public:
   /// `sumBounds`: a bound of |sum| per channel of `m`, or one for all;
@@ -60,8 +61,8 @@ private:
   /// to the right.
   llvm::Value *leftShift = nullptr, *rightShift = nullptr, *nudgeUp = nullptr,
               *nudgeDown = nullptr;
-  /// {M, low and high word of the rounding constant, e - 1} per channel
-  /// (and {the left shift + 1 or 0, 0 or the sign bit} with fusedPreShift), or
+  /// {M, the rounding constant K, e} per channel (and {the sum's shift, 1
+  /// or the left shift + 1; the sign mask, -1 or 0} with fusedPreShift), or
   /// nullptr.
   llvm::Value *fused = nullptr;
   bool fusedPreShift = false;
