@@ -10,10 +10,11 @@
 // pair has weight 0). A 3x3 window (strategy tileCols 2) computes two
 // neighbouring outputs per step: they share each row's loaded words and its
 // two weight pairs, and the odd tap of each row is one SMLAxy of a half
-// word, not a pair with a zero weight. With x86 AVX2 (strategy tile), blocks
-// of channels on the vector lanes over a pixel-major plane instead. The sums
-// and the requantization are the interpreter's (ops/Int8Conv.cpp), so the
-// results are bit-exact with it.
+// word, not a pair with a zero weight. The weights and the bias are packed
+// doubled where the requantizer takes doubled sums. With x86 AVX2 (strategy
+// tile), blocks of channels on the vector lanes over a pixel-major plane
+// instead. The sums and the requantization are the interpreter's
+// (ops/Int8Conv.cpp), so the results are bit-exact with it.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/Kernels.h"
@@ -276,12 +277,21 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
       llvm::Value *o = b.CreateAdd(b.CreateMul(nc[1], kb.idx(multiplier)), m);
       llvm::Value *bias = kb.load(i32, biasTable, o);
       const bool unrolled = KH * KW <= kUnrolledTaps;
-      const bool pairs = unrolled && dw == 1 && args.strategy.dot == lir::Int8Dot::ArmDsp &&
-                         !args.strategy.tileCols;
+      const bool armDsp = unrolled && args.strategy.dot == lir::Int8Dot::ArmDsp;
+      const bool pairs = armDsp && dw == 1 && !args.strategy.tileCols;
+      // The Arm DSP's packed weights and the bias doubled: the sums are then
+      // twice the sums, which the requantizer takes without a shift.
+      const bool doubled = armDsp && (pairs || args.strategy.tileCols == 2) &&
+                           requant.takesDoubledSums();
+      if (doubled)
+        bias = b.CreateShl(bias, ir.i32(1));
       llvm::SmallVector<llvm::Value *, kUnrolledTaps> weights;
       if (unrolled)
-        for (int64_t t = 0; t < KH * KW; ++t)
-          weights.push_back(ir.widen(kb.load(i8, w, b.CreateAdd(b.CreateMul(o, kb.idx(KH * KW)), kb.idx(t)))));
+        for (int64_t t = 0; t < KH * KW; ++t) {
+          llvm::Value *wt =
+              ir.widen(kb.load(i8, w, b.CreateAdd(b.CreateMul(o, kb.idx(KH * KW)), kb.idx(t))));
+          weights.push_back(doubled ? b.CreateShl(wt, ir.i32(1)) : wt);
+        }
       // (lo, hi) as the low and high int16 of a word.
       auto pairOf = [&](llvm::Value *lo, llvm::Value *hi) {
         return b.CreateOr(b.CreateAnd(lo, ir.i32(0xFFFF)), b.CreateShl(hi, ir.i32(16)));
@@ -300,7 +310,7 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
         return b.CreateIntrinsic(id, {}, {x, w, acc});
       };
       auto store = [&](llvm::Value *acc, llvm::Value *oh, llvm::Value *ow) {
-        kb.store(ir.clampToI8(requant.apply(acc, o), range->min, range->max), y,
+        kb.store(ir.clampToI8(requant.apply(acc, o, doubled), range->min, range->max), y,
                  kb.linear({nc[0], o, oh, ow}, {O * OH * OW, OH * OW, OW, 1}));
       };
       if (args.strategy.tileCols == 2) {

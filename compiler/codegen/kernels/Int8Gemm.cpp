@@ -88,7 +88,9 @@ void Int8Gemm::storeTap(llvm::Value *x8, int64_t c, llvm::Value *t) {
     kb.store(quadInput(x8), columns, columnIndex(c, t));
     return;
   }
-  llvm::Value *v = b.CreateAdd(ir.widen(x8), ir.i32(inOffset));
+  llvm::Value *v = doubledSums ? b.CreateAdd(b.CreateShl(ir.widen(x8), ir.i32(1)),
+                                             ir.i32(2 * inOffset))
+                              : b.CreateAdd(ir.widen(x8), ir.i32(inOffset));
   kb.store(b.CreateTrunc(v, b.getInt16Ty()), columns, columnIndex(c, t));
 }
 
@@ -323,7 +325,7 @@ Int8Gemm::Values Int8Gemm::scalarSums(llvm::ArrayRef<llvm::Value *> rowIdx,
 void Int8Gemm::storeOutput(llvm::Value *sum, llvm::Value *row, llvm::Value *y,
                            llvm::Value *yIndex) {
   auto &b = kb.b;
-  llvm::Value *q = ir.clampToI8(requant.apply(sum, row), range.min, range.max);
+  llvm::Value *q = ir.clampToI8(requant.apply(sum, row, doubledSums), range.min, range.max);
   if (residualAdd) {
     llvm::Value *r = q->getType()->isVectorTy()
                          ? b.CreateAlignedLoad(q->getType(),
@@ -377,6 +379,11 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
     }
   }
   Requantizer requant(ir, params.multipliers, params.sumBounds, yt.quant.zeroPoints[0]);
+  const bool doubled =
+      args.strategy.dot == lir::Int8Dot::ArmDsp && requant.takesDoubledSums();
+  if (doubled)
+    for (int32_t &bias : params.bias)
+      bias *= 2;
   Int8Gemm g{kb,
              ir,
              args.strategy,
@@ -398,6 +405,7 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
     g.residual = args.inputs[n.getNumInputs()];
     g.convOperand = f->getInput(0) == n.getOutput() ? 0 : 1;
   }
+  g.doubledSums = doubled;
   return g;
 }
 

@@ -64,6 +64,10 @@ struct Int8Gemm {
 
   /// The columns' pairs of taps are multiplied by SMLAD (Int8Dot::ArmDsp).
   bool armDsp() const { return strategy.dot == lir::Int8Dot::ArmDsp; }
+  /// The columns hold twice x + the input offset, and the bias table twice
+  /// the bias, so that the sums are twice the sums, which the requantizer
+  /// takes without a shift (Requantizer::takesDoubledSums; the Arm DSP).
+  bool doubledSums = false;
 
   /// Whether the temp holds the columns' taps in pairs, [tap pair][column][2]:
   /// a pair of taps of consecutive columns is then one vector (pixels on
@@ -74,8 +78,8 @@ struct Int8Gemm {
   /// paired (pairedColumns), or in groups, [group][column][tapGroup()].
   llvm::Value *columnIndex(int64_t c, llvm::Value *t);
 
-  /// Column c's tap t in the temp: x + the input offset, as int16, or x
-  /// itself in quads (x + 128 for Vnni).
+  /// Column c's tap t in the temp: x + the input offset (doubled with
+  /// doubledSums), as int16, or x itself in quads (x + 128 for Vnni).
   void storeTap(llvm::Value *x8, int64_t c, llvm::Value *t);
 
   /// The int32 sums of weight rows `rowIdx` by the temp's columns, from the

@@ -192,9 +192,10 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   // The Arm DSP's block of two consecutive pixels of a unit-stride 1x1 Conv
   // from `first`, a pair of channels at a time: the two channels' runs of
   // two inputs, one halfword each, side by side are the bytes (c, p0),
-  // (c, p1), (c + 1, p0), (c + 1, p1); SXTB16 of the word and of the word
-  // rotated by a byte are the two pixels' tap pairs, and SADD16 adds the
-  // offset to both halves. The group's channels are pairs (int8Columns).
+  // (c, p1), (c + 1, p0), (c + 1, p1); SXTAB16 of the word and of the word
+  // rotated by a byte adds them to the offset pair as the two pixels' tap
+  // pairs (and SADD16 doubles them for doubledSums). The group's channels
+  // are pairs (int8Columns).
   auto pixelPairRuns = [&](llvm::Value *bn, llvm::Value *c0, llvm::Value *first) {
     llvm::Type *i32 = b.getInt32Ty();
     const uint32_t offset16 = uint16_t(int16_t(g.inOffset));
@@ -205,8 +206,9 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
       return b.CreateZExt(half, i32);
     };
     auto taps = [&](llvm::Value *word) {
-      llvm::Value *pair = b.CreateIntrinsic(llvm::Intrinsic::arm_sxtb16, {}, {word});
-      return b.CreateIntrinsic(llvm::Intrinsic::arm_sadd16, {}, {pair, offsetPair});
+      llvm::Value *pair = b.CreateIntrinsic(llvm::Intrinsic::arm_sxtab16, {}, {offsetPair, word});
+      return g.doubledSums ? b.CreateIntrinsic(llvm::Intrinsic::arm_sadd16, {}, {pair, pair})
+                           : pair;
     };
     kb.loop(CG / 2, [&](llvm::Value *k) {
       llvm::Value *ic = b.CreateShl(k, kb.idx(1));

@@ -67,7 +67,7 @@ Requantizer::Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> 
   }
 }
 
-llvm::Value *Requantizer::applyFused(llvm::Value *sum, llvm::Value *channel) {
+llvm::Value *Requantizer::applyFused(llvm::Value *sum, llvm::Value *channel, bool doubled) {
   auto &b = ir.b;
   llvm::Type *i64 = b.getInt64Ty();
   llvm::Value *row = b.CreateMul(
@@ -81,9 +81,9 @@ llvm::Value *Requantizer::applyFused(llvm::Value *sum, llvm::Value *channel) {
   llvm::Value *sign = b.CreateAShr(sum, ir.i32(31));
   if (fusedPreShift)
     sign = b.CreateAnd(sign, field(4));
-  llvm::Value *doubled = b.CreateShl(sum, fusedPreShift ? field(3) : ir.i32(1));
+  llvm::Value *twice = doubled ? sum : b.CreateShl(sum, fusedPreShift ? field(3) : ir.i32(1));
   llvm::Value *k = b.CreateAdd(field(1), sign);
-  llvm::Value *product = b.CreateMul(b.CreateSExt(doubled, i64), b.CreateSExt(field(0), i64));
+  llvm::Value *product = b.CreateMul(b.CreateSExt(twice, i64), b.CreateSExt(field(0), i64));
   llvm::Value *total = b.CreateAdd(b.CreateAdd(product, b.CreateShl(b.CreateSExt(k, i64), 32)),
                                    b.getInt64(int64_t(1) << 31));
   llvm::Value *high = b.CreateTrunc(b.CreateAShr(total, 32), b.getInt32Ty());
@@ -91,10 +91,11 @@ llvm::Value *Requantizer::applyFused(llvm::Value *sum, llvm::Value *channel) {
   return fusedZeroPoint ? v : b.CreateAdd(v, ir.i32(zeroPoint));
 }
 
-llvm::Value *Requantizer::apply(llvm::Value *sum, llvm::Value *channel) {
+llvm::Value *Requantizer::apply(llvm::Value *sum, llvm::Value *channel, bool doubled) {
   auto &b = ir.b;
+  assert(!doubled || takesDoubledSums());
   if (fused && !sum->getType()->isVectorTy())
-    return applyFused(sum, channel);
+    return applyFused(sum, channel, doubled);
   return applyTables(sum, [&](llvm::Value *table) -> llvm::Value * {
     llvm::Value *v = ir.kb.load(b.getInt32Ty(), table, channel);
     if (auto *vt = llvm::dyn_cast<llvm::FixedVectorType>(sum->getType()))
@@ -187,9 +188,7 @@ void emitInt8PlaneInterior(IntegerIR &ir, llvm::Value *x, llvm::ArrayRef<int64_t
       llvm::Value *word =
           b.CreateAlignedLoad(i32, kb.gep(i8, x, input(hq[0], w)), llvm::Align(1));
       auto widened = [&](llvm::Value *v) {
-        return b.CreateIntrinsic(llvm::Intrinsic::arm_sadd16, {},
-                                 {b.CreateIntrinsic(llvm::Intrinsic::arm_sxtb16, {}, {v}),
-                                  offsetPair});
+        return b.CreateIntrinsic(llvm::Intrinsic::arm_sxtab16, {}, {offsetPair, v});
       };
       // (x0, x2) and (x1, x3), the offset added.
       llvm::Value *even = widened(word);

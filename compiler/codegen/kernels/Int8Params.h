@@ -44,8 +44,12 @@ public:
   Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> m,
               llvm::ArrayRef<int64_t> sumBounds, int32_t zeroPoint);
   /// The requantized `sum` (or vector of sums) of `channel`, plus the zero
-  /// point.
-  llvm::Value *apply(llvm::Value *sum, llvm::Value *channel);
+  /// point; `doubled`: the scalar sum is twice the sum (takesDoubledSums).
+  llvm::Value *apply(llvm::Value *sum, llvm::Value *channel, bool doubled = false);
+  /// Whether apply takes a scalar sum doubled by the kernel, which saves
+  /// the fused form's shift: every channel shifts right, and twice every
+  /// sum stays within 32 bits.
+  bool takesDoubledSums() const { return fused && !fusedPreShift; }
   /// The requantized vector `sum` whose lanes are the channels from
   /// `firstChannel` on, each lane by its own channel's constants, plus the
   /// zero point.
@@ -66,7 +70,7 @@ private:
   /// nullptr.
   llvm::Value *fused = nullptr;
   bool fusedPreShift = false;
-  llvm::Value *applyFused(llvm::Value *sum, llvm::Value *channel);
+  llvm::Value *applyFused(llvm::Value *sum, llvm::Value *channel, bool doubled);
   /// The rounding shift or mbqm of `sum`, its constants read by `param`
   /// from their tables.
   llvm::Value *applyTables(llvm::Value *sum,
@@ -100,10 +104,10 @@ llvm::Expected<tfl::ActivationRange> weightedInt8Range(const Node &n);
 /// input offset added, into the interior of an int16 padded plane
 /// (lir::Int8PaddedPlane) at `plane`, `planeCols` wide, from (padTop,
 /// padLeft). The border is the caller's to zero. With `armDsp`, a row goes
-/// four inputs a step: one word of the input, SXTB16 of it and of it
-/// rotated by a byte (the even and the odd inputs), SADD16 of the offset
-/// pair to each, and PKHBT/PKHTB into two words of the plane (9
-/// instructions, from 12 a byte at a time).
+/// four inputs a step: one word of the input, SXTAB16 of it and of it
+/// rotated by a byte (the even and the odd inputs, each added to the offset
+/// pair), and PKHBT/PKHTB into two words of the plane (7 instructions, from
+/// 12 a byte at a time).
 void emitInt8PlaneInterior(IntegerIR &ir, llvm::Value *x, llvm::ArrayRef<int64_t> xShape,
                            llvm::Value *bn, llvm::Value *channel, int32_t inOffset,
                            llvm::Value *plane, int64_t planeCols, int64_t padTop,
