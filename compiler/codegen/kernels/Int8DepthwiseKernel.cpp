@@ -355,6 +355,8 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
             if (OW / 2 >= kRolledPairs)
               kb.unrollLoop(1);
           });
+        if (OW / 2 >= kRolledPairs)
+          kb.unrollLoop(1);
         if (OW % 2)
           kb.loop(OH, [&](llvm::Value *oh) {
             llvm::Value *corner = kb.linear({oh, kb.idx(OW - 1)}, {sh * PW, sw});

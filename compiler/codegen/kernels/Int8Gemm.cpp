@@ -43,6 +43,7 @@
 #include "compiler/codegen/kernels/Int8Gemm.h"
 #include "compiler/lir/SelectKernels.h"
 #include "compiler/ops/Int8Eval.h"
+#include "compiler/ops/OpViews.h"
 
 #include "llvm/IR/IntrinsicsAArch64.h"
 #include "llvm/IR/IntrinsicsARM.h"
@@ -94,7 +95,8 @@ void Int8Gemm::storeTap(llvm::Value *x8, int64_t c, llvm::Value *t) {
   kb.store(b.CreateTrunc(v, b.getInt16Ty()), columns, columnIndex(c, t));
 }
 
-Int8Gemm::Values Int8Gemm::blockSums(llvm::ArrayRef<llvm::Value *> rowIdx, bool rowPair) {
+Int8Gemm::Values Int8Gemm::blockSums(llvm::ArrayRef<llvm::Value *> rowIdx, bool rowPair,
+                                     llvm::ArrayRef<llvm::Value *> biases) {
   auto &b = kb.b;
   if (pmaddwd())
     return pmaddwdSums(rowIdx);
@@ -107,7 +109,7 @@ Int8Gemm::Values Int8Gemm::blockSums(llvm::ArrayRef<llvm::Value *> rowIdx, bool 
   Values init;
   for (int64_t r = 0; r < R; ++r)
     for (int64_t c = 0; c < C; ++c)
-      init.push_back(kb.load(i32, biasTable, rowIdx[r]));
+      init.push_back(biases.empty() ? kb.load(i32, biasTable, rowIdx[r]) : biases[r]);
   if (strategy.dot == lir::Int8Dot::ArmDsp)
     return smladSums(rowIdx, init, rowPair);
   return scalarSums(rowIdx, init);
@@ -323,15 +325,19 @@ Int8Gemm::Values Int8Gemm::scalarSums(llvm::ArrayRef<llvm::Value *> rowIdx,
 }
 
 void Int8Gemm::storeOutput(llvm::Value *sum, llvm::Value *row, llvm::Value *y,
-                           llvm::Value *yIndex) {
+                           llvm::Value *yIndex, llvm::ArrayRef<llvm::Value *> constants,
+                           llvm::Value *residualBase) {
   auto &b = kb.b;
-  llvm::Value *q = ir.clampToI8(requant.apply(sum, row, doubledSums), range.min, range.max);
+  llvm::Value *requantized = constants.empty() ? requant.apply(sum, row, doubledSums)
+                                               : requant.applyDoubled(sum, constants);
+  llvm::Value *q = ir.clampToI8(requantized, range.min, range.max);
   if (residualAdd) {
+    llvm::Value *rBase = residualBase ? residualBase : residual;
     llvm::Value *r = q->getType()->isVectorTy()
                          ? b.CreateAlignedLoad(q->getType(),
-                                               kb.gep(b.getInt8Ty(), residual, yIndex),
+                                               kb.gep(b.getInt8Ty(), rBase, yIndex),
                                                llvm::Align(1))
-                         : kb.load(b.getInt8Ty(), residual, yIndex);
+                         : kb.load(b.getInt8Ty(), rBase, yIndex);
     llvm::Value *own = b.CreateSExt(q, ir.widened(q, 32));
     llvm::Value *other = b.CreateSExt(r, ir.widened(q, 32));
     q = convOperand == 0 ? residualAdd->apply(own, other) : residualAdd->apply(other, own);
@@ -406,6 +412,16 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
     g.convOperand = f->getInput(0) == n.getOutput() ? 0 : 1;
   }
   g.doubledSums = doubled;
+  const int64_t groups = n.is(OpKind::Conv) ? ConvView(n).group() : 0;
+  if (doubled && groups && args.strategy.tile == 2 && channels / groups % 2 == 0) {
+    std::vector<int32_t> words;
+    for (int64_t c = 0; c < channels; c += 2) {
+      words.insert(words.end(), {params.bias[c], params.bias[c + 1]});
+      for (int64_t r = 0; r < 2; ++r)
+        llvm::append_range(words, requant.doubledSumConstants(c + r));
+    }
+    g.blockConstants = ir.table(words, "int8.block");
+  }
   return g;
 }
 

@@ -68,6 +68,13 @@ struct Int8Gemm {
   /// the bias, so that the sums are twice the sums, which the requantizer
   /// takes without a shift (Requantizer::takesDoubledSums; the Arm DSP).
   bool doubledSums = false;
+  /// With doubledSums, blocks of two rows of a Conv of whole pairs of rows
+  /// per group read their constants from one table, eight words a pair of
+  /// rows (2i, 2i + 1): both doubled biases, then each row's requantization
+  /// constants (Requantizer::doubledSumConstants). The kernel walks it with
+  /// a pointer, which its epilogue reads at fixed offsets.
+  llvm::Value *blockConstants = nullptr;
+  static constexpr int64_t kBlockConstantWords = 8;
 
   /// Whether the temp holds the columns' taps in pairs, [tap pair][column][2]:
   /// a pair of taps of consecutive columns is then one vector (pixels on
@@ -83,10 +90,12 @@ struct Int8Gemm {
   void storeTap(llvm::Value *x8, int64_t c, llvm::Value *t);
 
   /// The int32 sums of weight rows `rowIdx` by the temp's columns, from the
-  /// rows' biases; result [r * tileCols + c], or for pixels on lanes
-  /// [r * vectors + v], each a vector of lanes() columns. `rowPair`:
-  /// the rows are 2i and 2i + 1 of Int8RowsPaired, their quads one LDRD.
-  Values blockSums(llvm::ArrayRef<llvm::Value *> rowIdx, bool rowPair);
+  /// rows' biases (or `biases`, one a row, loaded by the caller); result
+  /// [r * tileCols + c], or for pixels on lanes [r * vectors + v], each a
+  /// vector of lanes() columns. `rowPair`: the rows are 2i and 2i + 1 of
+  /// Int8RowsPaired, their quads one LDRD.
+  Values blockSums(llvm::ArrayRef<llvm::Value *> rowIdx, bool rowPair,
+                   llvm::ArrayRef<llvm::Value *> biases = {});
 
   /// The rows of an Int8Dot::Smmla block `ob` of a group's `groupRows` rows
   /// from `first`: whole pairs of packed rows, pair min(4 ob + i, last
@@ -95,10 +104,14 @@ struct Int8Gemm {
   llvm::SmallVector<llvm::Value *, 8> smmlaRows(llvm::Value *first, llvm::Value *ob,
                                                 int64_t groupRows);
 
-  /// Requantizes the sum (or vector of sums) of weight row `row`, adds the
-  /// residual at the same place through a fused Add, and stores the result
-  /// at y[yIndex] on.
-  void storeOutput(llvm::Value *sum, llvm::Value *row, llvm::Value *y, llvm::Value *yIndex);
+  /// Requantizes the sum (or vector of sums) of weight row `row` (by the
+  /// row's `constants` where the caller loaded them from blockConstants),
+  /// adds the residual at the same place (residualBase[yIndex], by default
+  /// residual[yIndex]) through a fused Add, and stores the result at
+  /// y[yIndex] on.
+  void storeOutput(llvm::Value *sum, llvm::Value *row, llvm::Value *y, llvm::Value *yIndex,
+                   llvm::ArrayRef<llvm::Value *> constants = {},
+                   llvm::Value *residualBase = nullptr);
 
   /// Block index `block` of `size` along an extent of `extent`: min(block *
   /// size + i, extent - 1). A partial block repeats its last element, whose

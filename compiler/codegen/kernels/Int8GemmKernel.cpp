@@ -338,6 +338,43 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
       else
         for (int64_t c = 0; c < CB; ++c)
           im2col(bn, c0, pixels[c], c);
+      if (g.blockConstants) {
+        // Pairs of rows with their constants at a running pointer, and
+        // their outputs at another: the epilogue reads fixed offsets from
+        // them, and only the two pointers live across the block's loop.
+        llvm::Type *i32 = b.getInt32Ty();
+        const int64_t W = Int8Gemm::kBlockConstantWords;
+        llvm::Value *group0 = b.CreateMul(group, kb.idx(OG));
+        llvm::Value *constants0 =
+            kb.gep(i32, g.blockConstants, b.CreateMul(group, kb.idx(OG / 2 * W)));
+        llvm::Value *offset0 = kb.linear({bn, group0}, {O * P, P});
+        Values start{constants0, kb.gep(i8, y, offset0)};
+        if (g.residualAdd)
+          start.push_back(kb.gep(i8, g.residual, offset0));
+        kb.loopCarried(OG / 2, start, [&](llvm::Value *ob, llvm::ArrayRef<llvm::Value *> at) {
+          // Volatile, so that the scheduler keeps the epilogue's loads after
+          // the block's sums (hoisted with the biases, they spilled).
+          auto word = [&](int64_t k) {
+            return b.CreateAlignedLoad(i32, kb.gep(i32, at[0], kb.idx(k)), llvm::Align(4),
+                                       /*isVolatile=*/true);
+          };
+          llvm::Value *first = b.CreateAdd(group0, b.CreateShl(ob, kb.idx(1)));
+          llvm::Value *rows[2] = {first, b.CreateAdd(first, kb.idx(1))};
+          llvm::Value *biases[2] = {kb.load(i32, at[0], kb.idx(0)), kb.load(i32, at[0], kb.idx(1))};
+          Values sums = g.blockSums(rows, g.rows.rowPairs, biases);
+          for (int64_t r = 0; r < 2; ++r) {
+            llvm::Value *constants[3] = {word(2 + 3 * r), word(3 + 3 * r), word(4 + 3 * r)};
+            for (int64_t c = 0; c < CB; ++c)
+              g.storeOutput(sums[r * CB + c], rows[r], at[1],
+                            b.CreateAdd(kb.idx(r * P), pixels[c]), constants,
+                            g.residualAdd ? at[2] : nullptr);
+          }
+          Values next{kb.gep(i32, at[0], kb.idx(W))};
+          for (size_t k = 1; k < at.size(); ++k)
+            next.push_back(kb.gep(i8, at[k], kb.idx(2 * P)));
+          return next;
+        });
+      } else
       kb.loop(llvm::divideCeil(OG, R), [&](llvm::Value *ob) {
         llvm::SmallVector<llvm::Value *, 8> rows;
         if (g.smmla())

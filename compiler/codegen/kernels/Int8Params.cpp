@@ -59,9 +59,10 @@ Requantizer::Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> 
     rightShift = ir.table(right, "int8.shift.right");
     nudgeUp = ir.table(up, "int8.nudge.up");
     nudgeDown = ir.table(down, "int8.nudge.down");
-    if (fusable)
-      fused = ir.table(fusedRequantRows(m, fusedPreShift, fusedZeroPoint ? zeroPoint : 0),
-                       "int8.requant");
+    if (fusable) {
+      fusedRows = fusedRequantRows(m, fusedPreShift, fusedZeroPoint ? zeroPoint : 0);
+      fused = ir.table(fusedRows, "int8.requant");
+    }
   } else {
     shift = ir.table(shifts, "int8.shift");
   }
@@ -69,13 +70,18 @@ Requantizer::Requantizer(IntegerIR ir, llvm::ArrayRef<tfl::QuantizedMultiplier> 
 
 llvm::Value *Requantizer::applyFused(llvm::Value *sum, llvm::Value *channel, bool doubled) {
   auto &b = ir.b;
-  llvm::Type *i64 = b.getInt64Ty();
   llvm::Value *row = b.CreateMul(
       channel, llvm::ConstantInt::get(channel->getType(), fusedPreShift ? 5 : 3));
-  auto field = [&](int k) {
+  return applyFused(sum, doubled, [&](int k) {
     return ir.kb.load(b.getInt32Ty(), fused,
                       b.CreateAdd(row, llvm::ConstantInt::get(channel->getType(), k)));
-  };
+  });
+}
+
+llvm::Value *Requantizer::applyFused(llvm::Value *sum, bool doubled,
+                                     llvm::function_ref<llvm::Value *(int)> field) {
+  auto &b = ir.b;
+  llvm::Type *i64 = b.getInt64Ty();
   // The high word of 2 sum M + (K - [sum < 0]) 2^32 + 2^31, then the shift
   // by e: one SMMLAR and an ASR on the Arm DSP.
   llvm::Value *sign = b.CreateAShr(sum, ir.i32(31));
@@ -89,6 +95,16 @@ llvm::Value *Requantizer::applyFused(llvm::Value *sum, llvm::Value *channel, boo
   llvm::Value *high = b.CreateTrunc(b.CreateAShr(total, 32), b.getInt32Ty());
   llvm::Value *v = b.CreateAShr(high, field(2));
   return fusedZeroPoint ? v : b.CreateAdd(v, ir.i32(zeroPoint));
+}
+
+llvm::ArrayRef<int32_t> Requantizer::doubledSumConstants(int64_t channel) const {
+  assert(takesDoubledSums());
+  return llvm::ArrayRef(fusedRows).slice(3 * channel, 3);
+}
+
+llvm::Value *Requantizer::applyDoubled(llvm::Value *sum, llvm::ArrayRef<llvm::Value *> constants) {
+  assert(takesDoubledSums() && constants.size() == 3);
+  return applyFused(sum, true, [&](int k) { return constants[k]; });
 }
 
 llvm::Value *Requantizer::apply(llvm::Value *sum, llvm::Value *channel, bool doubled) {

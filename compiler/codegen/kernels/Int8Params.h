@@ -50,6 +50,12 @@ public:
   /// the fused form's shift: every channel shifts right, and twice every
   /// sum stays within 32 bits.
   bool takesDoubledSums() const { return fused && !fusedPreShift; }
+  /// The three words of `channel`'s constants where takesDoubledSums, as
+  /// applyDoubled takes them: a kernel may keep them with its own.
+  llvm::ArrayRef<int32_t> doubledSumConstants(int64_t channel) const;
+  /// The requantized doubled scalar `sum`, from its channel's constants
+  /// (doubledSumConstants) loaded by the kernel.
+  llvm::Value *applyDoubled(llvm::Value *sum, llvm::ArrayRef<llvm::Value *> constants);
   /// The requantized vector `sum` whose lanes are the channels from
   /// `firstChannel` on, each lane by its own channel's constants, plus the
   /// zero point.
@@ -69,8 +75,13 @@ private:
   /// or the left shift + 1; the sign mask, -1 or 0} with fusedPreShift), or
   /// nullptr.
   llvm::Value *fused = nullptr;
+  /// The words of `fused`.
+  std::vector<int32_t> fusedRows;
   bool fusedPreShift = false;
   llvm::Value *applyFused(llvm::Value *sum, llvm::Value *channel, bool doubled);
+  /// The fused form, field k of the channel's row read by `field`.
+  llvm::Value *applyFused(llvm::Value *sum, bool doubled,
+                          llvm::function_ref<llvm::Value *(int)> field);
   /// The rounding shift or mbqm of `sum`, its constants read by `param`
   /// from their tables.
   llvm::Value *applyTables(llvm::Value *sum,
