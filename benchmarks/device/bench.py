@@ -237,7 +237,7 @@ def budget_table(configs, results, macs):
             row = "| %s | %s | %.2f |" % (task if model == int8 else "", model, macs[model] / 1e6)
             row += "".join(" %.2f |" % (results[c][0][model][1] / 1e6) for c in configs)
             row += " %.2f |" % (budget / 1e6)
-            row += "".join(" %.2f |" % (results[c][0][model][1] / budget) for c in configs)
+            row += "".join(" %.3f |" % (results[c][0][model][1] / budget) for c in configs)
             lines.append(row)
     return lines
 
@@ -287,9 +287,10 @@ def main():
         lines += config_table(config, *results[config], macs) + [""]
     lines += ["## int8 MLPerf Tiny beside the int8 budgets", "",
               "Budgets: %s." % BUDGETS_SOURCE,
-              "They are cycles on a Cortex-M4, kiln's figures instructions on each board (a Cortex-M4",
-              "takes more than one cycle for some instructions, e.g. loads), so a ratio below 1 would not",
-              "yet mean the budget is met. The float twins are set beside the same budget for orientation.",
+              "They are cycles on a Cortex-M4, kiln's figures instructions on each board; the target is",
+              "instructions at or below the budget (a ratio of at most 1). A Cortex-M4 takes more than one",
+              "cycle for some instructions (e.g. loads), so its cycles would be more than its instructions.",
+              "The float twins are set beside the same budget for orientation.",
               ""]
     lines += budget_table(configs, results, macs)
     lines += ["", "## int8 code beside the portable int8 kernels' code", "",
