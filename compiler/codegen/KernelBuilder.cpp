@@ -1,6 +1,7 @@
 #include "compiler/codegen/KernelBuilder.h"
 
 #include "llvm/IR/Function.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Intrinsics.h"
 
 #include <algorithm>
@@ -192,6 +193,26 @@ void KernelBuilder::addLoopProperty(llvm::ArrayRef<llvm::Metadata *> property) {
 
 void KernelBuilder::keepLoadsInLoop() {
   addLoopProperty({llvm::MDString::get(b.getContext(), "llvm.licm.disable")});
+}
+
+llvm::SmallVector<llvm::Value *, 4>
+KernelBuilder::computedHere(llvm::ArrayRef<llvm::Value *> values) {
+  llvm::SmallVector<llvm::Type *, 4> types;
+  std::string constraints;
+  for (llvm::Value *v : values) {
+    types.push_back(v->getType());
+    constraints += constraints.empty() ? "=r" : ",=r";
+  }
+  for (size_t k = 0; k < values.size(); ++k)
+    constraints += "," + std::to_string(k);
+  auto *result = llvm::StructType::get(b.getContext(), types);
+  auto *fnTy = llvm::FunctionType::get(result, types, /*isVarArg=*/false);
+  llvm::Value *call = b.CreateCall(
+      fnTy, llvm::InlineAsm::get(fnTy, "", constraints, /*hasSideEffects=*/true), values);
+  llvm::SmallVector<llvm::Value *, 4> out;
+  for (size_t k = 0; k < values.size(); ++k)
+    out.push_back(b.CreateExtractValue(call, {unsigned(k)}));
+  return out;
 }
 
 void KernelBuilder::unrollLoop(unsigned count) {

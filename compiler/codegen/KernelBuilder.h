@@ -130,6 +130,13 @@ public:
   /// memory, it makes gathers and scatters, slower than scalar code.
   void noLoopVectorize();
 
+  /// `values` (i32 scalars), passed through an empty inline asm: every one
+  /// is computed before what follows, which keeps a core's scheduling model
+  /// from interleaving them with the code after it. On the Cortex-M7, LLVM's
+  /// model put an int8 GEMM block's requantization of one row between the
+  /// last sums of the other, which spilled.
+  llvm::SmallVector<llvm::Value *, 4> computedHere(llvm::ArrayRef<llvm::Value *> values);
+
   /// <lanes x float>, or float for one lane.
   llvm::Type *vecType(unsigned lanes);
   /// `x` in every one of `lanes` lanes.

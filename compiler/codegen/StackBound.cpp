@@ -122,6 +122,8 @@ public:
       const auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
       if (!call)
         continue;
+      if (call->isInlineAsm())
+        continue; // KernelBuilder::computedHere's empty asm: no code
       const llvm::Function *callee = call->getCalledFunction();
       if (!callee)
         return unknown(fn.getName().str() + " makes an indirect call");

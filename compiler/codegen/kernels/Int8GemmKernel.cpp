@@ -361,7 +361,8 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
           llvm::Value *first = b.CreateAdd(group0, b.CreateShl(ob, kb.idx(1)));
           llvm::Value *rows[2] = {first, b.CreateAdd(first, kb.idx(1))};
           llvm::Value *biases[2] = {kb.load(i32, at[0], kb.idx(0)), kb.load(i32, at[0], kb.idx(1))};
-          Values sums = g.blockSums(rows, g.rows.rowPairs, biases);
+          // Every sum before the first requantization (computedHere).
+          auto sums = kb.computedHere(g.blockSums(rows, g.rows.rowPairs, biases));
           for (int64_t r = 0; r < 2; ++r) {
             llvm::Value *constants[3] = {word(2 + 3 * r), word(3 + 3 * r), word(4 + 3 * r)};
             for (int64_t c = 0; c < CB; ++c)
