@@ -375,23 +375,25 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
             next.push_back(kb.gep(i8, at[k], kb.idx(2 * P)));
           return next;
         });
-      } else
-      kb.loop(llvm::divideCeil(OG, R), [&](llvm::Value *ob) {
-        llvm::SmallVector<llvm::Value *, 8> rows;
-        if (g.smmla())
-          rows = g.smmlaRows(b.CreateMul(group, kb.idx(OG)), ob, OG);
-        else
+      } else {
+        kb.loop(llvm::divideCeil(OG, R), [&](llvm::Value *ob) {
+          llvm::SmallVector<llvm::Value *, 8> rows;
+          if (g.smmla())
+            rows = g.smmlaRows(b.CreateMul(group, kb.idx(OG)), ob, OG);
+          else
+            for (int64_t r = 0; r < R; ++r)
+              rows.push_back(
+                  b.CreateAdd(b.CreateMul(group, kb.idx(OG)), g.clampedIndex(ob, R, r, OG)));
+          // Blocks of two rows of an even count are pairs of Int8RowsPaired.
+          Values sums = g.blockSums(rows, R == 2 && OG % 2 == 0 && g.rows.rowPairs);
+          // A vector of sums covers lanes() consecutive pixels.
+          const int64_t step = g.lanes();
           for (int64_t r = 0; r < R; ++r)
-            rows.push_back(b.CreateAdd(b.CreateMul(group, kb.idx(OG)), g.clampedIndex(ob, R, r, OG)));
-        // Blocks of two rows of an even count are pairs of Int8RowsPaired.
-        Values sums = g.blockSums(rows, R == 2 && OG % 2 == 0 && g.rows.rowPairs);
-        // A vector of sums covers lanes() consecutive pixels.
-        const int64_t step = g.lanes();
-        for (int64_t r = 0; r < R; ++r)
-          for (int64_t c = 0; c < CB; c += step)
-            g.storeOutput(sums[r * (CB / step) + c / step], rows[r], y,
-                          kb.linear({bn, rows[r], pixels[c]}, {O * P, P, 1}));
-      });
+            for (int64_t c = 0; c < CB; c += step)
+              g.storeOutput(sums[r * (CB / step) + c / step], rows[r], y,
+                            kb.linear({bn, rows[r], pixels[c]}, {O * P, P, 1}));
+        });
+      }
       if (g.armDsp() && CB > 1)
         kb.keepLoadsInLoop();
     });
