@@ -412,8 +412,8 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
     g.convOperand = f->getInput(0) == n.getOutput() ? 0 : 1;
   }
   g.doubledSums = doubled;
-  const int64_t groups = n.is(OpKind::Conv) ? ConvView(n).group() : 0;
-  if (doubled && groups && args.strategy.tile == 2 && channels / groups % 2 == 0) {
+  if (doubled && n.is(OpKind::Conv) && args.strategy.tile == 2 &&
+      channels / ConvView(n).group() % 2 == 0) {
     std::vector<int32_t> words;
     for (int64_t c = 0; c < channels; c += 2) {
       words.insert(words.end(), {params.bias[c], params.bias[c + 1]});

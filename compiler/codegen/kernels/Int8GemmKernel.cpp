@@ -198,27 +198,22 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   // are pairs (int8Columns).
   auto pixelPairRuns = [&](llvm::Value *bn, llvm::Value *c0, llvm::Value *first) {
     llvm::Type *i32 = b.getInt32Ty();
-    const uint32_t offset16 = uint16_t(int16_t(g.inOffset));
-    llvm::Value *offsetPair = b.getInt32(offset16 | offset16 << 16);
     auto run = [&](llvm::Value *ic) {
       llvm::Value *at = kb.linear({bn, b.CreateAdd(c0, ic), first}, {C * H * W, H * W, 1});
       llvm::Value *half = b.CreateAlignedLoad(i16, kb.gep(i8, x, at), llvm::Align(1));
       return b.CreateZExt(half, i32);
     };
-    auto taps = [&](llvm::Value *word) {
-      llvm::Value *pair = b.CreateIntrinsic(llvm::Intrinsic::arm_sxtab16, {}, {offsetPair, word});
-      return g.doubledSums ? b.CreateIntrinsic(llvm::Intrinsic::arm_sadd16, {}, {pair, pair})
-                           : pair;
-    };
     kb.loop(CG / 2, [&](llvm::Value *k) {
       llvm::Value *ic = b.CreateShl(k, kb.idx(1));
       llvm::Value *next = b.CreateAdd(ic, kb.idx(1));
       llvm::Value *word = b.CreateOr(run(ic), b.CreateShl(run(next), b.getInt32(16)));
-      llvm::Value *rotated =
-          b.CreateIntrinsic(llvm::Intrinsic::fshr, {i32}, {word, word, b.getInt32(8)});
-      for (int64_t c = 0; c < 2; ++c)
-        b.CreateAlignedStore(taps(c ? rotated : word),
-                             kb.gep(i16, g.columns, g.columnIndex(c, ic)), llvm::Align(4));
+      auto pairs = g.ir.widenedBytePairs(word, g.inOffset);
+      for (int64_t c = 0; c < 2; ++c) {
+        llvm::Value *pair = pairs[c];
+        if (g.doubledSums)
+          pair = b.CreateIntrinsic(llvm::Intrinsic::arm_sadd16, {}, {pair, pair});
+        b.CreateAlignedStore(pair, kb.gep(i16, g.columns, g.columnIndex(c, ic)), llvm::Align(4));
+      }
     });
   };
 

@@ -1,8 +1,6 @@
 #include "compiler/codegen/kernels/Int8Params.h"
 #include "compiler/ops/Int8Eval.h"
 
-#include "llvm/IR/IntrinsicsARM.h"
-
 #include <algorithm>
 #include <cstdlib>
 
@@ -197,19 +195,12 @@ void emitInt8PlaneInterior(IntegerIR &ir, llvm::Value *x, llvm::ArrayRef<int64_t
   };
   if (words) {
     llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty(), *i32 = b.getInt32Ty();
-    const uint32_t offset16 = uint16_t(int16_t(inOffset));
-    llvm::Value *offsetPair = b.getInt32(offset16 | offset16 << 16);
     kb.nest({H, words}, [&](llvm::ArrayRef<llvm::Value *> hq) {
       llvm::Value *w = b.CreateShl(hq[1], kb.idx(2));
       llvm::Value *word =
           b.CreateAlignedLoad(i32, kb.gep(i8, x, input(hq[0], w)), llvm::Align(1));
-      auto widened = [&](llvm::Value *v) {
-        return b.CreateIntrinsic(llvm::Intrinsic::arm_sxtab16, {}, {offsetPair, v});
-      };
       // (x0, x2) and (x1, x3), the offset added.
-      llvm::Value *even = widened(word);
-      llvm::Value *odd = widened(
-          b.CreateIntrinsic(llvm::Intrinsic::fshr, {i32}, {word, word, ir.i32(8)}));
+      auto [even, odd] = ir.widenedBytePairs(word, inOffset);
       llvm::Value *low = b.CreateOr(b.CreateAnd(even, ir.i32(0xFFFF)), b.CreateShl(odd, ir.i32(16)));
       llvm::Value *high = b.CreateOr(b.CreateAnd(odd, ir.i32(int32_t(0xFFFF0000))),
                                      b.CreateLShr(even, ir.i32(16)));

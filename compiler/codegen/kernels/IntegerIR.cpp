@@ -2,6 +2,7 @@
 
 #include "llvm/Analysis/VectorUtils.h"
 #include "llvm/IR/IntrinsicsAArch64.h"
+#include "llvm/IR/IntrinsicsARM.h"
 #include "llvm/IR/Module.h"
 
 namespace kiln {
@@ -100,6 +101,15 @@ llvm::Value *IntegerIR::mbqm(llvm::Value *x, llvm::Value *multiplier,
   // A multiplier from QuantizeMultiplier is never INT32_MIN, so SRDHM's
   // saturation cannot happen.
   return rdbpot(roundedHighMul(b.CreateShl(x, left), multiplier), right);
+}
+
+std::array<llvm::Value *, 2> IntegerIR::widenedBytePairs(llvm::Value *word, int32_t offset) {
+  const uint32_t offset16 = uint16_t(int16_t(offset));
+  llvm::Value *offsetPair = i32(int32_t(offset16 | offset16 << 16));
+  llvm::Value *rotated =
+      b.CreateIntrinsic(llvm::Intrinsic::fshr, {b.getInt32Ty()}, {word, word, i32(8)});
+  return {b.CreateIntrinsic(llvm::Intrinsic::arm_sxtab16, {}, {offsetPair, word}),
+          b.CreateIntrinsic(llvm::Intrinsic::arm_sxtab16, {}, {offsetPair, rotated})};
 }
 
 llvm::Value *IntegerIR::clampToI8(llvm::Value *x, int32_t lo, int32_t hi) {

@@ -16,6 +16,8 @@
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <array>
+
 namespace kiln {
 namespace codegen {
 
@@ -58,6 +60,10 @@ public:
   llvm::Value *mbqm(llvm::Value *x, tfl::QuantizedMultiplier m) {
     return mbqm(x, i32(m.multiplier), i32(m.shift));
   }
+  /// The four int8 bytes of i32 `word` as two words of int16 pairs, each
+  /// plus `offset`: (b0, b2) and (b1, b3), SXTAB16 of the word and of it
+  /// rotated by a byte (the Arm DSP).
+  std::array<llvm::Value *, 2> widenedBytePairs(llvm::Value *word, int32_t offset);
   /// min(max(x, lo), hi) as i8.
   llvm::Value *clampToI8(llvm::Value *x, int32_t lo, int32_t hi);
   /// gemmlowp SaturatingRoundingMultiplyByPOT for a positive exponent.
