@@ -96,8 +96,9 @@ void Int8Gemm::storeTap(llvm::Value *x8, int64_t c, llvm::Value *t) {
 }
 
 Int8Gemm::Values Int8Gemm::blockSums(llvm::ArrayRef<llvm::Value *> rowIdx, bool rowPair,
-                                     llvm::ArrayRef<llvm::Value *> biases) {
+                                     llvm::ArrayRef<llvm::Value *> biases, int64_t firstColumn) {
   auto &b = kb.b;
+  assert((firstColumn == 0 || armDsp()) && "only the Arm DSP's blocks skip columns");
   if (pmaddwd())
     return pmaddwdSums(rowIdx);
   if (smmla())
@@ -108,17 +109,18 @@ Int8Gemm::Values Int8Gemm::blockSums(llvm::ArrayRef<llvm::Value *> rowIdx, bool 
   llvm::Type *i32 = b.getInt32Ty();
   Values init;
   for (int64_t r = 0; r < R; ++r)
-    for (int64_t c = 0; c < C; ++c)
+    for (int64_t c = firstColumn; c < C; ++c)
       init.push_back(biases.empty() ? kb.load(i32, biasTable, rowIdx[r]) : biases[r]);
-  if (strategy.dot == lir::Int8Dot::ArmDsp)
-    return smladSums(rowIdx, init, rowPair);
+  if (armDsp())
+    return smladSums(rowIdx, init, rowPair, firstColumn);
   return scalarSums(rowIdx, init);
 }
 
 Int8Gemm::Values Int8Gemm::smladSums(llvm::ArrayRef<llvm::Value *> rowIdx,
-                                     llvm::ArrayRef<llvm::Value *> init, bool rowPair) {
+                                     llvm::ArrayRef<llvm::Value *> init, bool rowPair,
+                                     int64_t firstColumn) {
   auto &b = kb.b;
-  const int64_t C = strategy.tileCols;
+  const int64_t C = strategy.tileCols, computed = C - firstColumn;
   llvm::Type *i32 = b.getInt32Ty();
   const int64_t wordsPerRow = rowStride() / lir::kInt8Quad;
   Values sums = kb.loopCarried(wordsPerRow, init, [&](llvm::Value *q, llvm::ArrayRef<llvm::Value *> acc) {
@@ -135,7 +137,7 @@ Int8Gemm::Values Int8Gemm::smladSums(llvm::ArrayRef<llvm::Value *> rowIdx,
     // block's sums in registers.
     for (int half = 0; half < 2; ++half) {
       Values x;
-      for (int64_t c = 0; c < C; c += 2) {
+      for (int64_t c = firstColumn; c < C; c += 2) {
         llvm::Value *word = kb.linear({q}, {2 * C}, kb.idx(half * C + c));
         if (c + 1 < C)
           llvm::append_range(x, loadWordPair(columns, word));
@@ -147,8 +149,8 @@ Int8Gemm::Values Int8Gemm::smladSums(llvm::ArrayRef<llvm::Value *> rowIdx,
                                                   {words[r], words[r], ir.i32(8)})
                               : words[r];
         llvm::Value *pair = b.CreateIntrinsic(llvm::Intrinsic::arm_sxtb16, {}, {w});
-        for (int64_t c = 0; c < C; ++c) {
-          llvm::Value *&s = next[r * C + c];
+        for (int64_t c = 0; c < computed; ++c) {
+          llvm::Value *&s = next[r * computed + c];
           s = b.CreateIntrinsic(llvm::Intrinsic::arm_smlad, {}, {pair, x[c], s});
         }
       }

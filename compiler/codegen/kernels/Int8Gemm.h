@@ -89,13 +89,15 @@ struct Int8Gemm {
   /// doubledSums), as int16, or x itself in quads (x + 128 for Vnni).
   void storeTap(llvm::Value *x8, int64_t c, llvm::Value *t);
 
-  /// The int32 sums of weight rows `rowIdx` by the temp's columns, from the
-  /// rows' biases (or `biases`, one a row, loaded by the caller); result
-  /// [r * tileCols + c], or for pixels on lanes [r * vectors + v], each a
-  /// vector of lanes() columns. `rowPair`: the rows are 2i and 2i + 1 of
-  /// Int8RowsPaired, their quads one LDRD.
+  /// The int32 sums of weight rows `rowIdx` by the temp's columns from
+  /// `firstColumn` on, from the rows' biases (or `biases`, one a row, loaded
+  /// by the caller); result [r * columns + c - firstColumn], or for pixels on
+  /// lanes [r * vectors + v], each a vector of lanes() columns. `rowPair`:
+  /// the rows are 2i and 2i + 1 of Int8RowsPaired, their quads one LDRD.
+  /// A firstColumn past 0 (the Arm DSP's tail block, whose first columns
+  /// the block before computed) skips those columns' products.
   Values blockSums(llvm::ArrayRef<llvm::Value *> rowIdx, bool rowPair,
-                   llvm::ArrayRef<llvm::Value *> biases = {});
+                   llvm::ArrayRef<llvm::Value *> biases = {}, int64_t firstColumn = 0);
 
   /// The rows of an Int8Dot::Smmla block `ob` of a group's `groupRows` rows
   /// from `first`: whole pairs of packed rows, pair min(4 ob + i, last
@@ -126,7 +128,7 @@ private:
   /// (t0, t1) and (t2, t3) (the Paired packing's order), and each SMLAD adds
   /// two products to a sum.
   Values smladSums(llvm::ArrayRef<llvm::Value *> rowIdx, llvm::ArrayRef<llvm::Value *> init,
-                   bool rowPair);
+                   bool rowPair, int64_t firstColumn);
 
   /// Words `word` and `word` + 1 of `base`, read as one LDRD: the ARM back
   /// end makes an LDRD of an i64 load only when it is volatile

@@ -312,14 +312,14 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
     llvm::Value *c0 = b.CreateMul(group, kb.idx(CG));
     if (readsPlane)
       fillPlanes(bn, c0);
-    kb.loop(llvm::divideCeil(P, CB), [&](llvm::Value *pb) {
+    // Pixels on lanes (and the Arm DSP's runs of pixel pairs): whole
+    // blocks, the last overlapping the one before. With pixels on lanes it
+    // writes the same values again; the Arm DSP's sums only its new columns
+    // (from firstColumn). Otherwise a partial block repeats its last pixel.
+    const bool pairRuns = pointwise && g.armDsp();
+    const int64_t fullBlocks = pairRuns ? P / CB : llvm::divideCeil(P, CB);
+    auto block = [&](llvm::Value *pb, llvm::Value *first, int64_t firstColumn) {
       llvm::SmallVector<llvm::Value *, 16> pixels;
-      // Pixels on lanes (and the Arm DSP's runs of pixel pairs): whole
-      // blocks, the last overlapping the one before (it writes the same
-      // values again). Otherwise a partial block repeats its last pixel.
-      const bool pairRuns = pointwise && g.armDsp();
-      llvm::Value *first =
-          g.pixelLanes() || pairRuns ? g.clampedIndex(pb, CB, 0, P - CB + 1) : nullptr;
       for (int64_t c = 0; c < CB; ++c)
         pixels.push_back(first ? b.CreateAdd(first, kb.idx(c)) : g.clampedIndex(pb, CB, c, P));
       if (pairRuns)
@@ -357,11 +357,12 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
           llvm::Value *rows[2] = {first, b.CreateAdd(first, kb.idx(1))};
           llvm::Value *biases[2] = {kb.load(i32, at[0], kb.idx(0)), kb.load(i32, at[0], kb.idx(1))};
           // Every sum before the first requantization (computedHere).
-          auto sums = kb.computedHere(g.blockSums(rows, g.rows.rowPairs, biases));
+          auto sums = kb.computedHere(g.blockSums(rows, g.rows.rowPairs, biases, firstColumn));
+          const int64_t computed = CB - firstColumn;
           for (int64_t r = 0; r < 2; ++r) {
             llvm::Value *constants[3] = {word(2 + 3 * r), word(3 + 3 * r), word(4 + 3 * r)};
-            for (int64_t c = 0; c < CB; ++c)
-              g.storeOutput(sums[r * CB + c], rows[r], at[1],
+            for (int64_t c = firstColumn; c < CB; ++c)
+              g.storeOutput(sums[r * computed + c - firstColumn], rows[r], at[1],
                             b.CreateAdd(kb.idx(r * P), pixels[c]), constants,
                             g.residualAdd ? at[2] : nullptr);
           }
@@ -380,18 +381,29 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
               rows.push_back(
                   b.CreateAdd(b.CreateMul(group, kb.idx(OG)), g.clampedIndex(ob, R, r, OG)));
           // Blocks of two rows of an even count are pairs of Int8RowsPaired.
-          Values sums = g.blockSums(rows, R == 2 && OG % 2 == 0 && g.rows.rowPairs);
+          Values sums =
+              g.blockSums(rows, R == 2 && OG % 2 == 0 && g.rows.rowPairs, {}, firstColumn);
           // A vector of sums covers lanes() consecutive pixels.
-          const int64_t step = g.lanes();
+          const int64_t step = g.lanes(), computed = (CB - firstColumn) / step;
           for (int64_t r = 0; r < R; ++r)
-            for (int64_t c = 0; c < CB; c += step)
-              g.storeOutput(sums[r * (CB / step) + c / step], rows[r], y,
+            for (int64_t c = firstColumn; c < CB; c += step)
+              g.storeOutput(sums[r * computed + (c - firstColumn) / step], rows[r], y,
                             kb.linear({bn, rows[r], pixels[c]}, {O * P, P, 1}));
         });
       }
       if (g.armDsp() && CB > 1)
         kb.keepLoadsInLoop();
+    };
+    kb.loop(fullBlocks, [&](llvm::Value *pb) {
+      llvm::Value *first = pairRuns         ? b.CreateMul(pb, kb.idx(CB))
+                           : g.pixelLanes() ? g.clampedIndex(pb, CB, 0, P - CB + 1)
+                                            : nullptr;
+      block(pb, first, 0);
     });
+    // The Arm DSP's pixel pairs end with the last CB pixels, of which the
+    // blocks before computed all but the last P % CB.
+    if (pairRuns && P % CB)
+      block(nullptr, kb.idx(P - CB), CB - P % CB);
   });
   return llvm::Error::success();
 }
