@@ -1,5 +1,6 @@
 #include "compiler/codegen/KernelBuilder.h"
 
+#include "llvm/ADT/bit.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Intrinsics.h"
@@ -276,10 +277,23 @@ void KernelBuilder::storeVec(llvm::Value *v, llvm::Value *base,
   unsigned lanes = v->getType()->isVectorTy()
                        ? llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements()
                        : 1;
-  if (valid >= lanes)
+  if (valid >= lanes) {
     b.CreateAlignedStore(v, ptr, llvm::Align(4));
-  else
-    b.CreateMaskedStore(v, ptr, llvm::Align(4), laneMask(lanes, valid));
+    return;
+  }
+  // The valid lanes as stores of power-of-two runs (5 = 4 + 1): a masked
+  // store is microcoded on AMD's AVX2 cores (VMASKMOVPS, many times a
+  // store's cost) and lane by lane where the target has none.
+  for (unsigned first = 0; first < valid;) {
+    unsigned run = llvm::bit_floor(valid - first);
+    llvm::SmallVector<int, 16> lanesOfRun;
+    for (unsigned l = 0; l < run; ++l)
+      lanesOfRun.push_back(static_cast<int>(first + l));
+    llvm::Value *part = run == 1 ? b.CreateExtractElement(v, uint64_t(first))
+                                 : b.CreateShuffleVector(v, lanesOfRun);
+    b.CreateAlignedStore(part, gep(b.getFloatTy(), ptr, idx(first)), llvm::Align(4));
+    first += run;
+  }
 }
 
 llvm::Value *KernelBuilder::fma(llvm::Value *a, llvm::Value *x, llvm::Value *c) {
