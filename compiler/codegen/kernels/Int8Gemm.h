@@ -91,9 +91,10 @@ struct Int8Gemm {
 
   /// The int32 sums of weight rows `rowIdx` by the temp's columns from
   /// `firstColumn` on, from the rows' biases (or `biases`, one a row, loaded
-  /// by the caller); result [r * columns + c - firstColumn], or for pixels on
-  /// lanes [r * vectors + v], each a vector of lanes() columns. `rowPair`:
-  /// the rows are 2i and 2i + 1 of Int8RowsPaired, their quads one LDRD.
+  /// by the caller); result [r * (tileCols - firstColumn) + c - firstColumn],
+  /// or for pixels on lanes [r * vectors + v], each a vector of lanes()
+  /// columns. `rowPair`: the rows are 2i and 2i + 1 of Int8RowsPaired, their
+  /// quads one LDRD.
   /// A firstColumn past 0 (the Arm DSP's tail block, whose first columns
   /// the block before computed) skips those columns' products.
   Values blockSums(llvm::ArrayRef<llvm::Value *> rowIdx, bool rowPair,
