@@ -134,8 +134,11 @@ Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy) {
     // Only Convs take Pmaddwd (int8GemmStrategy).
     if (!conv)
       return Packing::Int8RowsTransposed;
+    // foldInputTransposes may turn Gathered into GatheredChannelsLast after
+    // the weights are packed: both gather, into the same columns.
     return n.getInput(1)->getType().shape[1] == 1 &&
-                   strategy.columns == Int8Columns::Gathered
+                   (strategy.columns == Int8Columns::Gathered ||
+                    strategy.columns == Int8Columns::GatheredChannelsLast)
                ? Packing::Int8RowsWidenedPositionPairs
                : Packing::Int8RowsWidened;
   }

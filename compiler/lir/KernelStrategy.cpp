@@ -92,6 +92,8 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
       os << " input";
     else if (s.columns == Int8Columns::PlaneRuns)
       os << " planes";
+    else if (s.columns == Int8Columns::GatheredChannelsLast)
+      os << " nhwc";
     if (s.unroll)
       os << " unroll " << s.unroll;
     return;

@@ -110,6 +110,11 @@ enum class Int8Columns : uint8_t {
   /// the columns): column stride at most kInt8RunStride, unit column
   /// dilation, whole blocks in one output row.
   PlaneRuns,
+  /// Gathered pixel by pixel from the channels-last (NHWC) tensor that a
+  /// Transpose to the Conv's NCHW input would have read (foldInputTransposes):
+  /// a TFLite model's first Conv reads the caller's input so, with no
+  /// transposed copy.
+  GatheredChannelsLast,
 };
 
 /// The register tile of an f32 kernel shaped as a matrix product (a Conv's

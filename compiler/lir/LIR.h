@@ -350,11 +350,14 @@ struct LIROptions {
   /// The Winograd output tile, 2 or 4, for every Winograd convolution; 0
   /// chooses per convolution (chooseWinogradTile). For tests of each kernel.
   int64_t winogradTile = 0;
-  /// The LIR passes (LIRPasses.h): a Conv fuses the residual Add after it
+  /// The LIR passes (LIRPasses.h): an int8 Conv gathers from the NHWC
+  /// tensor a Transpose before it reads (foldInputTransposes), a Conv fuses
+  /// the residual Add after it
   /// (fuseResidualAdds), a depthwise Conv runs in bands inside the 1x1
   /// before it (fuseDepthwiseBands), elementwise chains become one instruction
   /// (fuseElementwiseChains), Concats disappear (elideConcats), elementwise
   /// results reuse dying operands' buffers (reuseBuffersInPlace).
+  bool foldInputTranspose = true;
   bool fuseResidual = true;
   bool depthwiseBands = true;
   bool fuseElementwise = true;

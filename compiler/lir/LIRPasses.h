@@ -27,6 +27,13 @@ namespace lir {
 /// end. Weights offsets are left for layOutBuffers.
 Function translateGraph(const Graph &g, const LIROptions &opts);
 
+/// An int8 GEMM Conv that gathers its columns pixel by pixel
+/// (Int8Columns::Gathered) from the result of a Transpose from NHWC to
+/// NCHW that nothing else reads gathers them from the Transpose's input
+/// instead (Int8Columns::GatheredChannelsLast), and the Transpose goes: a
+/// TFLite model's first Conv then reads the caller's NHWC input in place.
+void foldInputTransposes(Function &f);
+
 /// A Conv (f32, not depthwise) whose result only an Add reads, as the Add's
 /// one operand and next to a residual of the same type, becomes one
 /// instruction with that Add, and with the activation (activationOf) that

@@ -7,6 +7,7 @@ namespace lir {
 
 namespace {
 const LIRPass kLIRPasses[] = {
+    {"fold-input-transpose", &LIROptions::foldInputTranspose, foldInputTransposes},
     {"fuse-residual", &LIROptions::fuseResidual, fuseResidualAdds},
     {"depthwise-bands", &LIROptions::depthwiseBands, fuseDepthwiseBands},
     {"fuse-elementwise", &LIROptions::fuseElementwise, fuseElementwiseChains},

@@ -68,6 +68,11 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   // One channel's gathered taps pair consecutive kernel positions.
   const bool positionPairs =
       lir::int8GemmPacking(n, args.strategy) == lir::Packing::Int8RowsWidenedPositionPairs;
+  // Where input element (n, c, h, w) is: NCHW, or NHWC when the Conv reads
+  // the tensor a Transpose before it would have read (foldInputTransposes).
+  const Shape inputStrides = args.strategy.columns == lir::Int8Columns::GatheredChannelsLast
+                                 ? Shape{H * W * C, 1, W * C, C}
+                                 : Shape{C * H * W, H * W, W, 1};
   // Pixel p's window into column c: taps in (channel, row, column) order,
   // those in the padding 0 (the zero point plus the offset).
   auto im2col = [&](llvm::Value *bn, llvm::Value *c0, llvm::Value *p, int64_t c) {
@@ -92,8 +97,8 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
           ih = b.CreateSelect(inside, ih, kb.idx(0));
           iw = b.CreateSelect(inside, iw, kb.idx(0));
         }
-        llvm::Value *xv = kb.load(
-            i8, x, kb.linear({bn, b.CreateAdd(c0, t[0]), ih, iw}, {C * H * W, H * W, W, 1}));
+        llvm::Value *xv =
+            kb.load(i8, x, kb.linear({bn, b.CreateAdd(c0, t[0]), ih, iw}, inputStrides));
         if (guarded)
           xv = b.CreateSelect(inside, xv, b.getInt8(int8_t(xt.quant.zeroPoints[0])));
         g.storeTap(xv, c, tap);

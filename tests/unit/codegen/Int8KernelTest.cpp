@@ -102,9 +102,19 @@ void PrintTo(const ConvCase &c, std::ostream *os) { *os << c.name; }
 
 class Int8Conv : public ::testing::TestWithParam<ConvCase> {};
 
-/// Case `c`'s Conv of a new input "x".
-Node *addConv(Graph &g, const ConvCase &c) {
-  Value *x = g.addInput("x", q8(c.x, 0.05f, c.inZp));
+/// Case `c`'s Conv of a new input "x"; with `nhwc`, "x" is channels-last
+/// and a Transpose makes the Conv's NCHW input, as a TFLite model's first
+/// Conv reads it (fold-input-transpose).
+Node *addConv(Graph &g, const ConvCase &c, bool nhwc = false) {
+  Value *x;
+  if (nhwc) {
+    Value *in = g.addInput("x", q8({c.x[0], c.x[2], c.x[3], c.x[1]}, 0.05f, c.inZp));
+    x = addNode(g, OpKind::Transpose, "nchw", {in},
+                {{"perm", Attr::ofInts({0, 3, 1, 2})}})
+            ->getOutput();
+  } else {
+    x = g.addInput("x", q8(c.x, 0.05f, c.inZp));
+  }
   AttrMap attrs = c.window;
   attrs.emplace("group", Attr::ofInt(c.group));
   attrs.emplace(kQuantAttr, quantAttr(c.outScale, c.outZp));
@@ -117,6 +127,11 @@ Node *addConv(Graph &g, const ConvCase &c) {
 TEST_P(Int8Conv, CompiledEqualsInterpreter) {
   EXPECT_TRUE(compiledEqualsInterpreter(
       [&](Graph &g) { g.addOutput("y", addConv(g, GetParam())->getOutput()); }));
+}
+
+TEST_P(Int8Conv, FromNhwcInputEqualsInterpreter) {
+  EXPECT_TRUE(compiledEqualsInterpreter(
+      [&](Graph &g) { g.addOutput("y", addConv(g, GetParam(), true)->getOutput()); }));
 }
 
 /// The Conv's result plus a residual input, each with its own quantization,
