@@ -403,13 +403,15 @@ TEST_F(KilncCli, TFLiteInt8ModelCompilesWithInt8Kernels) {
   EXPECT_NE(lir.find(":int8-rows-widened"), std::string::npos);
   // On a Cortex-M4 the DSP's SMLAD kernels, over paired weights; VWW's
   // 3x3 stem and large 1x1 layers unroll 8 quads, its fully connected layer
-  // none; the 1x1 layers read runs of their input.
+  // none; the 1x1 layers read runs of their input, the stem gathers from
+  // the NHWC input itself (no Transpose before it).
   r = run((dir / "vww.bin").string() + " -o " + outDir.string() +
           " --target thumbv7em-none-eabihf --mcpu cortex-m4 --float-abi hard --print-lir " +
           (dir / "vww_m4.lir").string());
   ASSERT_EQ(r.exitCode, 0) << r.err;
   lir = readFile(dir / "vww_m4.lir");
-  EXPECT_NE(lir.find("Conv[int8 gemm 2x2 smlad unroll 8]"), std::string::npos);
+  EXPECT_NE(lir.find("Conv[int8 gemm 2x2 smlad nhwc unroll 8](%input_1_int8@io"),
+            std::string::npos);
   EXPECT_NE(lir.find("Conv[int8 gemm 2x2 smlad input unroll 8]"), std::string::npos);
   EXPECT_NE(lir.find("MatMul[int8 gemm 4x1 smlad unroll 1]"), std::string::npos);
   EXPECT_NE(lir.find("Conv[int8 depthwise padded smlad 3x3 1x2]"), std::string::npos);
