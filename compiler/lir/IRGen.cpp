@@ -326,10 +326,13 @@ private:
       return temp(".winograd", winogradLayout(n, strategy.tile).bytes());
     if (strategy.is(Kind::Int8Gemm))
       return temp(".columns", int8GemmTempBytes(n, strategy));
-    if (strategy.is(Kind::Int8Depthwise))
+    if (strategy.is(Kind::Int8Depthwise)) {
       // selectKernels chose it only where the plane resolves.
-      return temp(".plane", llvm::cantFail(int8PaddedPlane(n))
-                                .bytes(std::max<int64_t>(strategy.tile, 1)));
+      Int8PaddedPlane plane = llvm::cantFail(int8PaddedPlane(n));
+      return temp(".plane", strategy.tile && strategy.tileCols == 2
+                                ? plane.bytesWithPairs(strategy.tile)
+                                : plane.bytes(std::max<int64_t>(strategy.tile, 1)));
+    }
     if ((strategy.is(Kind::Pointwise) || strategy.is(Kind::Direct)) && strategy.tile)
       return temp(".panels", convPanelBytes(n, strategy));
     if ((instr.padded = paddedInput(n, strategy)))

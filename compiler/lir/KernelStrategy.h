@@ -208,7 +208,10 @@ struct KernelStrategy {
     /// windows of unit dilation, column stride 1 or 2): two neighbouring
     /// outputs per step share each window row's words and weight pairs.
     /// `tile` L (dot Pmaddwd, x86 AVX2): a block of L channels on the vector
-    /// lanes, over a pixel-major plane of the block (L times the plane).
+    /// lanes, over a pixel-major plane of the block (L times the plane);
+    /// with `tileCols` 2 (L = 8, unit column dilation), a window row's
+    /// neighbouring taps in pairs, one VPMADDWD each, read from a second
+    /// plane of pixel pairs (Int8PaddedPlane::pairsOffset).
     Int8Depthwise,
     /// An f32 MatMul as a register-tiled GEMM (`registerTile`).
     Gemm,
@@ -223,7 +226,7 @@ struct KernelStrategy {
   /// Always for Pointwise, never for the others. Int8Gemm: packed rows.
   bool packedWeights = false;
   /// Int8Gemm: the columns of a block; Int8Depthwise: the outputs of a row
-  /// per step, or 0 for one. Int8Gemm and Int8Depthwise: the multiply-add
+  /// per step, or 0 for one (with `tile`, 2: taps in pairs). Int8Gemm and Int8Depthwise: the multiply-add
   /// instructions.
   int64_t tileCols = 0;
   Int8Dot dot = Int8Dot::Scalar;
@@ -258,8 +261,8 @@ struct KernelStrategy {
   static KernelStrategy int8Depthwise(Int8Dot dot, int64_t pixels = 0) {
     return {Kind::Int8Depthwise, 0, false, pixels, dot};
   }
-  static KernelStrategy int8DepthwiseChannelBlock(int64_t lanes) {
-    return {Kind::Int8Depthwise, lanes, false, 0, Int8Dot::Pmaddwd};
+  static KernelStrategy int8DepthwiseChannelBlock(int64_t lanes, bool tapPairs = false) {
+    return {Kind::Int8Depthwise, lanes, false, tapPairs ? 2 : 0, Int8Dot::Pmaddwd};
   }
   static KernelStrategy int8Gemm(int64_t rows, int64_t cols, Int8Dot dot, bool packed,
                                  int64_t unroll = 0) {

@@ -317,6 +317,15 @@ struct Int8PaddedPlane {
   uint64_t bytes(int64_t channels = 1, uint64_t elementBytes = sizeof(int16_t)) const {
     return (channels * rows * cols + 1) * elementBytes;
   }
+  /// Int8Depthwise with tap pairs (KernelStrategy::tileCols 2): after the
+  /// block's plane, from this int16 element, a plane of pixel pairs
+  /// [row][col][channel][2] (columns col and col + 1, 0 past the last).
+  int64_t pairsOffset(int64_t channels) const {
+    return (channels * rows * cols + 1 + 15) / 16 * 16;
+  }
+  uint64_t bytesWithPairs(int64_t channels) const {
+    return (pairsOffset(channels) + 2 * channels * rows * cols) * sizeof(int16_t);
+  }
 };
 llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv);
 

@@ -378,14 +378,16 @@ KernelStrategy int8DepthwiseStrategy(const Node &n, const LIROptions &opts) {
   if (opts.int8Dot == Int8Dot::Vnni512 && w.shape[0] == x.shape[1] &&
       x.shape[1] >= kVnni512PixelLanes)
     return KernelStrategy::int8DepthwiseChannelBlock(kVnni512PixelLanes);
-  if ((opts.int8Dot == Int8Dot::Pmaddwd || isVnni(opts.int8Dot)) && w.shape[0] == x.shape[1] &&
-      x.shape[1] >= kInt8PixelLanes)
-    return KernelStrategy::int8DepthwiseChannelBlock(kInt8PixelLanes);
-  if (opts.int8Dot != Int8Dot::ArmDsp)
-    return KernelStrategy::int8Depthwise(Int8Dot::Scalar);
   // int8DepthwiseFits resolved the geometry for the plane.
   ConvGeometry geom = llvm::cantFail(resolveConvGeometry(
       n, llvm::ArrayRef(x.shape).drop_front(2), llvm::ArrayRef(w.shape).drop_front(2)));
+  // A ymm block takes a window row's neighbouring taps in pairs (VPMADDWD)
+  // where they are neighbouring columns.
+  if ((opts.int8Dot == Int8Dot::Pmaddwd || isVnni(opts.int8Dot)) && w.shape[0] == x.shape[1] &&
+      x.shape[1] >= kInt8PixelLanes)
+    return KernelStrategy::int8DepthwiseChannelBlock(kInt8PixelLanes, geom.dilations[1] == 1);
+  if (opts.int8Dot != Int8Dot::ArmDsp)
+    return KernelStrategy::int8Depthwise(Int8Dot::Scalar);
   bool pairs = w.shape[2] == 3 && w.shape[3] == 3 && geom.dilations[0] == 1 &&
                geom.dilations[1] == 1 && geom.strides[1] <= 2;
   return KernelStrategy::int8Depthwise(Int8Dot::ArmDsp, pairs ? 2 : 0);

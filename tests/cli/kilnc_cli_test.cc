@@ -392,14 +392,14 @@ TEST_F(KilncCli, TFLiteInt8ModelCompilesWithInt8Kernels) {
   EXPECT_NE(lir.find("Conv[int8 gemm 2x2 scalar]"), std::string::npos);
   EXPECT_NE(lir.find("Conv[int8 depthwise padded]"), std::string::npos);
   // With AVX2, VPMADDWD over pixels on the lanes, over widened weights, and
-  // depthwise blocks of channels on the lanes.
+  // depthwise blocks of channels on the lanes, a window row's taps in pairs.
   r = run((dir / "vww.bin").string() + " -o " + outDir.string() +
           " --target x86_64-unknown-linux-gnu --mcpu haswell --print-lir " +
           (dir / "vww_avx2.lir").string());
   ASSERT_EQ(r.exitCode, 0) << r.err;
   lir = readFile(dir / "vww_avx2.lir");
   EXPECT_NE(lir.find("Conv[int8 gemm 4x16 pmaddwd "), std::string::npos);
-  EXPECT_NE(lir.find("Conv[int8 depthwise channel-block 8 avx2]"), std::string::npos);
+  EXPECT_NE(lir.find("Conv[int8 depthwise channel-block 8 avx2 pairs]"), std::string::npos);
   EXPECT_NE(lir.find(":int8-rows-widened"), std::string::npos);
   // On a Cortex-M4 the DSP's SMLAD kernels, over paired weights; VWW's
   // 3x3 stem and large 1x1 layers unroll 8 quads, its fully connected layer

@@ -26,6 +26,7 @@
 #include "compiler/ops/OpViews.h"
 
 #include "llvm/IR/IntrinsicsARM.h"
+#include "llvm/IR/IntrinsicsX86.h"
 
 namespace kiln {
 namespace codegen {
@@ -112,7 +113,12 @@ private:
 /// overlaps the one before (its outputs are written twice, alike). The
 /// copy into the plane and the stores of the results go L pixels at a time
 /// through L x L transposes (TiledPlane); a lane at a time, KWS's int8
-/// model took 40 us on Zen 5, against 29 so.
+/// model took 40 us on Zen 5, against 29 so. With tap pairs (strategy
+/// tileCols 2), each block's plane is copied once more as pixel pairs
+/// (each column with the next, channel by channel) and a window row's taps
+/// kw and kw + 1 are one VPMADDWD of a pair by the weights (w[kw],
+/// w[kw + 1]) interleaved per channel, an odd row's last by (w, 0): 6
+/// multiplies a 3x3 window instead of 9 VPMULLDs of sign-extended int16s.
 static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, IntegerIR &ir,
                               const ConvGeometry &geom, lir::Int8PaddedPlane plane,
                               llvm::Value *biasTable, Requantizer &requant,
@@ -125,6 +131,10 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
   const int64_t N = xt.shape[0], C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
   const int64_t KH = wt.shape[2], KW = wt.shape[3], OH = yt.shape[2], OW = yt.shape[3];
   const int64_t L = args.strategy.tile, PC = plane.cols;
+  const bool tapPairs = args.strategy.tileCols == 2;
+  // Taps per window row in pairs; a pixel of the plane read (2 int16 per
+  // channel with pairs).
+  const int64_t KP = (KW + 1) / 2, PL = tapPairs ? 2 * L : L;
   const int64_t sh = geom.strides[0], sw = geom.strides[1];
   const int64_t dh = geom.dilations[0], dw = geom.dilations[1];
   llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty(), *i32 = b.getInt32Ty();
@@ -137,8 +147,20 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
   for (int64_t c = 0; c < C; ++c)
     for (int64_t t = 0; t < KH * KW; ++t)
       taps.data<int8_t>()[t * C + c] = w[c * KH * KW + t];
-  llvm::Value *weights = ir.table(taps, "int8.dw.taps");
+  // With tap pairs, [row][pair][channel][2] int16: (w[2p], w[2p + 1] or 0).
+  Tensor tapPairTable(TensorType(DType::I16, {KH * KP * C * 2}));
+  if (tapPairs)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t kh = 0; kh < KH; ++kh)
+        for (int64_t kw = 0; kw < KW; ++kw)
+          tapPairTable.data<int16_t>()[((kh * KP + kw / 2) * C + c) * 2 + kw % 2] =
+              w[c * KH * KW + kh * KW + kw];
+  llvm::Value *weights = tapPairs ? ir.table(tapPairTable, "int8.dw.tap_pairs")
+                                  : ir.table(taps, "int8.dw.taps");
   llvm::Value *x = args.inputs[0], *y = args.outputs[0], *planes = args.temp;
+  // What the windows read: the plane, or its pixel pairs after it.
+  llvm::Value *windows = tapPairs ? kb.gep(i16, planes, kb.idx(plane.pairsOffset(L))) : planes;
+  auto *pairLanesI16 = llvm::FixedVectorType::get(i16, 2 * L);
   const int32_t inOffset = -xt.quant.zeroPoints[0];
 
   kb.loop(plane.rows * PC * L, [&](llvm::Value *i) { kb.store(b.getInt16(0), planes, i); });
@@ -148,7 +170,7 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
     return ((h + geom.padsBegin[0]) * PC + w + geom.padsBegin[1]) * L;
   });
   TiledPlane out(kb, ir, OH, OW, L,
-                 [&](int64_t h, int64_t w) { return (h * sh * PC + w * sw) * L; });
+                 [&](int64_t h, int64_t w) { return (h * sh * PC + w * sw) * PL; });
   llvm::Value *offset = b.CreateVectorSplat(L, b.getInt16(uint16_t(inOffset)));
   kb.nest({N, int64_t(llvm::divideCeil(C, L))}, [&](llvm::ArrayRef<llvm::Value *> nb) {
     llvm::Value *c0 = b.CreateMul(nb[1], kb.idx(L));
@@ -185,9 +207,39 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
     auto lanes = [&](llvm::Type *ty, llvm::Value *table, llvm::Value *at) {
       return b.CreateAlignedLoad(ty, kb.gep(ty->getScalarType(), table, at), llvm::Align(1));
     };
+    if (tapPairs) {
+      // Pixel (r, q) of the pairs: its L channels interleaved with those
+      // of (r, q + 1), or with 0 in the last column.
+      llvm::SmallVector<int, 32> interleave;
+      for (int64_t l = 0; l < L; ++l)
+        interleave.append({int(l), int(L + l)});
+      auto pairRow = [&](llvm::Value *r, llvm::Value *q, llvm::Value *next) {
+        llvm::Value *at = kb.linear({r, q}, {PC * L, L});
+        llvm::Value *pair = b.CreateShuffleVector(lanes(lanesI16, planes, at), next, interleave);
+        b.CreateAlignedStore(pair, kb.gep(i16, windows, b.CreateShl(at, kb.idx(1))),
+                             llvm::Align(2));
+      };
+      kb.loop(plane.rows, [&](llvm::Value *r) {
+        kb.loop(PC - 1, [&](llvm::Value *q) {
+          pairRow(r, q,
+                  lanes(lanesI16, planes, kb.linear({r, q}, {PC * L, L}, kb.idx(L))));
+        });
+        pairRow(r, kb.idx(PC - 1), llvm::Constant::getNullValue(lanesI16));
+      });
+    }
     llvm::Value *bias = lanes(lanesI32, biasTable, c0);
     // The block's L outputs of the pixel whose window starts at `corner`.
     auto pixel = [&](llvm::Value *corner) {
+      // Taps (kh, 2p) and (kh, 2p + 1).
+      auto tapPair = [&](llvm::Value *kh, llvm::Value *p, llvm::Value *acc) {
+        llvm::Value *xv = lanes(pairLanesI16, windows,
+                                b.CreateAdd(corner, kb.linear({kh, p}, {dh * PC * PL, 2 * PL})));
+        llvm::Value *wv = lanes(pairLanesI16, weights,
+                                b.CreateAdd(kb.linear({kh, p}, {KP * C * 2, C * 2}),
+                                            b.CreateShl(c0, kb.idx(1))));
+        return b.CreateAdd(acc,
+                           b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_wd, {}, {xv, wv}));
+      };
       auto tap = [&](llvm::Value *kh, llvm::Value *kw, llvm::Value *acc) {
         llvm::Value *xv = lanes(lanesI16, planes,
                                 b.CreateAdd(corner, kb.linear({kh, kw}, {dh * PC * L, dw * L})));
@@ -195,15 +247,20 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
                                 b.CreateAdd(kb.linear({kh, kw}, {KW * C, C}), c0));
         return b.CreateAdd(acc, b.CreateMul(b.CreateSExt(xv, lanesI32), b.CreateSExt(wv, lanesI32)));
       };
+      // Window row kh's step k: taps 2k and 2k + 1 with tap pairs, else tap k.
+      const int64_t rowSteps = tapPairs ? KP : KW;
+      auto step = [&](llvm::Value *kh, llvm::Value *k, llvm::Value *acc) {
+        return tapPairs ? tapPair(kh, k, acc) : tap(kh, k, acc);
+      };
       llvm::Value *acc = bias;
       if (KH * KW <= kUnrolledTaps) {
         for (int64_t kh = 0; kh < KH; ++kh)
-          for (int64_t kw = 0; kw < KW; ++kw)
-            acc = tap(kb.idx(kh), kb.idx(kw), acc);
+          for (int64_t k = 0; k < rowSteps; ++k)
+            acc = step(kb.idx(kh), kb.idx(k), acc);
       } else {
-        acc = kb.loopCarried(KH * KW, {acc}, [&](llvm::Value *t, llvm::ArrayRef<llvm::Value *> a) {
+        acc = kb.loopCarried(KH * rowSteps, {acc}, [&](llvm::Value *t, llvm::ArrayRef<llvm::Value *> a) {
           return llvm::SmallVector<llvm::Value *, 32>{
-              tap(b.CreateUDiv(t, kb.idx(KW)), b.CreateURem(t, kb.idx(KW)), a[0])};
+              step(b.CreateUDiv(t, kb.idx(rowSteps)), b.CreateURem(t, kb.idx(rowSteps)), a[0])};
         })[0];
       }
       return ir.clampToI8(requant.applyLanes(acc, c0), range.min, range.max);
@@ -221,7 +278,7 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
       return;
     }
     kb.nest({OH, OW}, [&](llvm::ArrayRef<llvm::Value *> hw) {
-      llvm::Value *q = pixel(kb.linear({hw[0], hw[1]}, {sh * PC * L, sw * L}));
+      llvm::Value *q = pixel(kb.linear({hw[0], hw[1]}, {sh * PC * PL, sw * PL}));
       for (int64_t l = 0; l < L; ++l)
         kb.store(b.CreateExtractElement(q, uint64_t(l)), y,
                  kb.linear({nb[0], b.CreateAdd(c0, kb.idx(l)), hw[0], hw[1]},

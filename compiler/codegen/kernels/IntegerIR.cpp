@@ -155,6 +155,7 @@ llvm::Value *IntegerIR::table(const Tensor &t, const llvm::Twine &name) {
   llvm::Module &m = *b.GetInsertBlock()->getModule();
   llvm::Type *elementTy = t.getDType() == DType::F32   ? b.getFloatTy()
                           : t.getDType() == DType::I32 ? b.getInt32Ty()
+                          : t.getDType() == DType::I16 ? b.getInt16Ty()
                                                        : b.getInt8Ty();
   llvm::StringRef bytes(reinterpret_cast<const char *>(t.rawData()),
                         t.sizeInBytes());

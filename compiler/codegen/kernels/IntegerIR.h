@@ -75,7 +75,7 @@ public:
   /// A private constant i32 table in the module (per-channel multipliers,
   /// shifts, folded biases, lookup tables): read-only data of the code.
   llvm::Value *table(llvm::ArrayRef<int32_t> values, const llvm::Twine &name);
-  /// The same of a tensor's elements (i8, i32 or f32).
+  /// The same of a tensor's elements (i8, i16, i32 or f32).
   llvm::Value *table(const Tensor &t, const llvm::Twine &name);
 };
 

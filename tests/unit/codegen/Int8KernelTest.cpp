@@ -280,6 +280,13 @@ INSTANTIATE_TEST_SUITE_P(
                  127, 0, 0.08f, 0, kNone},
         ConvCase{"DepthwiseChannelBlocksLargeWindow", {1, 8, 10, 9}, {8, 1, 8, 7}, 8, {}, -7,
                  2, 0.5f, 100, kNone},
+        // Taps in pairs (VPMADDWD) over odd rows of 5, the last with weight
+        // 0; column dilation takes them one by one.
+        ConvCase{"DepthwiseChannelBlocks5x5", {1, 16, 7, 9}, {16, 1, 5, 5}, 16,
+                 {{"pads", Attr::ofInts({2, 2, 2, 2})}}, 11, -2, 0.3f, 1000, kRelu},
+        ConvCase{"DepthwiseChannelBlocksColumnDilated", {1, 8, 6, 9}, {8, 1, 3, 3}, 8,
+                 {{"pads", Attr::ofInts({1, 2, 1, 2})}, {"dilations", Attr::ofInts({1, 2})}},
+                 -20, 4, 0.08f, 1000, kNone},
         ConvCase{"DepthwiseChannelBlocksSaturating", {1, 8, 4, 4}, {8, 1, 3, 3}, 8,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 40, 0, 0.0001f, 0, kNone},
         ConvCase{"DepthwiseMultiplierTwo", {1, 8, 6, 6}, {16, 1, 3, 3}, 8,

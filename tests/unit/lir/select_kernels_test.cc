@@ -359,13 +359,14 @@ TEST(SelectKernels, Int8GemmDepthwiseAndPortable) {
   // A 3x3 depthwise window: two outputs a step.
   EXPECT_EQ(kernelOf(text, "dw"), "Conv[int8 depthwise padded smlad 3x3 1x2]");
   // x86 AVX2: Convs put pixels on the lanes (rows of 8: blocks of 8), a
-  // depthwise of at least 8 channels blocks of its channels; a narrower
+  // depthwise of at least 8 channels blocks of its channels (a window row's
+  // neighbouring taps in pairs, one VPMADDWD each); a narrower
   // depthwise and the MatMuls keep their portable kernels.
   opts.int8Dot = lir::Int8Dot::Pmaddwd;
   text = strategies(*buildInt8Graph(), opts);
   EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 8x8 pmaddwd planes]");
   EXPECT_EQ(kernelOf(text, "dw"), "Conv[int8 depthwise padded]");
-  EXPECT_EQ(kernelOf(text, "dw9"), "Conv[int8 depthwise channel-block 8 avx2]");
+  EXPECT_EQ(kernelOf(text, "dw9"), "Conv[int8 depthwise channel-block 8 avx2 pairs]");
   EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
   EXPECT_EQ(kernelOf(text, "fc2"), "MatMul[int8 gemm 2x2 scalar]");
 }
@@ -544,7 +545,7 @@ TEST(SelectKernels, Int8GemmVnni) {
   EXPECT_EQ(kernelOf(text, "s1"), "Conv[int8 gemm 8x8 vnni input]");
   EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 8x8 vnni planes]");
   EXPECT_EQ(kernelOf(text, "big"), "Conv[int8 gemm 4x16 vnni planes]");
-  EXPECT_EQ(kernelOf(text, "dw9"), "Conv[int8 depthwise channel-block 8 avx2]");
+  EXPECT_EQ(kernelOf(text, "dw9"), "Conv[int8 depthwise channel-block 8 avx2 pairs]");
   EXPECT_EQ(kernelOf(text, "fc1"), "MatMul[int8 gemm 4x1 scalar]");
   EXPECT_EQ(int8PackingOf(opts, "w3"), lir::Packing::Int8RowsQuadChannels);
   EXPECT_EQ(int8PackingOf(opts, "w1"), lir::Packing::Int8RowsQuadChannels);
@@ -570,7 +571,7 @@ TEST(SelectKernels, Int8GemmVnni512) {
       {"big", "Conv[int8 gemm 8x32 vnni512 planes]"},
       {"conv", "Conv[int8 gemm 8x32 vnni512 planes]"},
       {"shared0", "Conv[int8 gemm 8x32 vnni512 input]"},
-      {"dw9", "Conv[int8 depthwise channel-block 8 avx2]"},
+      {"dw9", "Conv[int8 depthwise channel-block 8 avx2 pairs]"},
       {"fc1", "MatMul[int8 gemm 4x1 scalar]"}};
   for (auto [node, kernel] : kernels)
     EXPECT_EQ(kernelOf(text, node), kernel) << node;
