@@ -226,8 +226,8 @@ struct KernelStrategy {
   /// Always for Pointwise, never for the others. Int8Gemm: packed rows.
   bool packedWeights = false;
   /// Int8Gemm: the columns of a block; Int8Depthwise: the outputs of a row
-  /// per step, or 0 for one (with `tile`, 2: taps in pairs). Int8Gemm and Int8Depthwise: the multiply-add
-  /// instructions.
+  /// per step, or 0 for one (with `tile`: 2 for taps in pairs). Int8Gemm and
+  /// Int8Depthwise: the multiply-add instructions.
   int64_t tileCols = 0;
   Int8Dot dot = Int8Dot::Scalar;
   /// Int8Gemm with dot ArmDsp: quads of a row per step of the unrolled loop

@@ -323,6 +323,7 @@ struct Int8PaddedPlane {
   int64_t pairsOffset(int64_t channels) const {
     return (channels * rows * cols + 1 + 15) / 16 * 16;
   }
+  /// Bytes of the block's plane and its pixel pairs.
   uint64_t bytesWithPairs(int64_t channels) const {
     return (pairsOffset(channels) + 2 * channels * rows * cols) * sizeof(int16_t);
   }
@@ -361,11 +362,11 @@ struct LIROptions {
   int64_t winogradTile = 0;
   /// The LIR passes (LIRPasses.h): an int8 Conv gathers from the NHWC
   /// tensor a Transpose before it reads (foldInputTransposes), a Conv fuses
-  /// the residual Add after it
-  /// (fuseResidualAdds), a depthwise Conv runs in bands inside the 1x1
-  /// before it (fuseDepthwiseBands), elementwise chains become one instruction
-  /// (fuseElementwiseChains), Concats disappear (elideConcats), elementwise
-  /// results reuse dying operands' buffers (reuseBuffersInPlace).
+  /// the residual Add after it (fuseResidualAdds), a depthwise Conv runs in
+  /// bands inside the 1x1 before it (fuseDepthwiseBands), elementwise chains
+  /// become one instruction (fuseElementwiseChains), Concats disappear
+  /// (elideConcats), elementwise results reuse dying operands' buffers
+  /// (reuseBuffersInPlace).
   bool foldInputTranspose = true;
   bool fuseResidual = true;
   bool depthwiseBands = true;

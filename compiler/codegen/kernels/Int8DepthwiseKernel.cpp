@@ -132,8 +132,8 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
   const int64_t KH = wt.shape[2], KW = wt.shape[3], OH = yt.shape[2], OW = yt.shape[3];
   const int64_t L = args.strategy.tile, PC = plane.cols;
   const bool tapPairs = args.strategy.tileCols == 2;
-  // Taps per window row in pairs; a pixel of the plane read (2 int16 per
-  // channel with pairs).
+  // KP: a window row's pairs of taps; PL: int16s per pixel of what the
+  // windows read (the plane, or its pixel pairs).
   const int64_t KP = (KW + 1) / 2, PL = tapPairs ? 2 * L : L;
   const int64_t sh = geom.strides[0], sw = geom.strides[1];
   const int64_t dh = geom.dilations[0], dw = geom.dilations[1];
