@@ -213,18 +213,18 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
       llvm::SmallVector<int, 32> interleave;
       for (int64_t l = 0; l < L; ++l)
         interleave.append({int(l), int(L + l)});
-      auto pairRow = [&](llvm::Value *r, llvm::Value *q, llvm::Value *next) {
+      auto pairPixel = [&](llvm::Value *r, llvm::Value *q, bool lastColumn) {
         llvm::Value *at = kb.linear({r, q}, {PC * L, L});
+        llvm::Value *next = llvm::Constant::getNullValue(lanesI16);
+        if (!lastColumn)
+          next = lanes(lanesI16, planes, b.CreateAdd(at, kb.idx(L)));
         llvm::Value *pair = b.CreateShuffleVector(lanes(lanesI16, planes, at), next, interleave);
         b.CreateAlignedStore(pair, kb.gep(i16, windows, b.CreateShl(at, kb.idx(1))),
                              llvm::Align(2));
       };
       kb.loop(plane.rows, [&](llvm::Value *r) {
-        kb.loop(PC - 1, [&](llvm::Value *q) {
-          pairRow(r, q,
-                  lanes(lanesI16, planes, kb.linear({r, q}, {PC * L, L}, kb.idx(L))));
-        });
-        pairRow(r, kb.idx(PC - 1), llvm::Constant::getNullValue(lanesI16));
+        kb.loop(PC - 1, [&](llvm::Value *q) { pairPixel(r, q, false); });
+        pairPixel(r, kb.idx(PC - 1), true);
       });
     }
     llvm::Value *bias = lanes(lanesI32, biasTable, c0);
