@@ -75,6 +75,10 @@ Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
   auto quads = [](int64_t taps) { return (taps + kInt8Quad - 1) / kInt8Quad * kInt8Quad; };
   if (isInt8RowsTransposed(packing))
     return {shape[1], shape[0], quads(shape[0])};
+  if (packing == Packing::Int8ChannelBlockQuads)
+    return {shape[1], shape[0], quads(shape[0]), 1, false, kInt8ChannelBlock};
+  if (packing == Packing::Int8ChannelBlockPairs)
+    return {shape[1], shape[0], (shape[0] + 1) / 2 * 2, 2, false, kInt8ChannelBlock};
   int64_t taps = 1;
   for (int64_t d : shape.drop_front())
     taps *= d;
@@ -94,7 +98,11 @@ Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
 bool isInt8Rows(Packing p) {
   return p == Packing::Int8Rows || p == Packing::Int8RowsTransposed ||
          isInt8RowsPaired(p) || isInt8RowsChannelMinor(p) || p == Packing::Int8RowsOctetPairs ||
-         p == Packing::Int8RowsOctetChannelPairs;
+         p == Packing::Int8RowsOctetChannelPairs || isInt8ChannelBlocks(p);
+}
+
+bool isInt8ChannelBlocks(Packing p) {
+  return p == Packing::Int8ChannelBlockQuads || p == Packing::Int8ChannelBlockPairs;
 }
 
 bool isInt8RowsTransposed(Packing p) {
@@ -117,11 +125,15 @@ Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy) {
   bool conv = n.is(OpKind::Conv);
   switch (strategy.dot) {
   case Int8Dot::Scalar:
+    return conv ? Packing::Int8Rows : Packing::Int8RowsTransposed;
   case Int8Dot::Sdot: // taps in order: a quad is the word SDOT broadcasts
+    if (strategy.columns == Int8Columns::ChannelLanes)
+      return Packing::Int8ChannelBlockQuads;
     return conv ? Packing::Int8Rows : Packing::Int8RowsTransposed;
   case Int8Dot::Vnni:
   case Int8Dot::Vnni512:
-    // Only Convs take Vnni (int8GemmStrategy).
+    if (strategy.columns == Int8Columns::ChannelLanes)
+      return Packing::Int8ChannelBlockQuads;
     return conv ? Packing::Int8RowsQuadChannels : Packing::Int8RowsTransposed;
   case Int8Dot::Smmla:
     // Only Convs take Smmla (int8GemmStrategy).
@@ -131,7 +143,8 @@ Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy) {
                                                       : Packing::Int8RowsOctetPairs;
   case Int8Dot::ArmDsp: return conv ? Packing::Int8RowsPaired : Packing::Int8RowsTransposedPaired;
   case Int8Dot::Pmaddwd:
-    // Only Convs take Pmaddwd (int8GemmStrategy).
+    if (strategy.columns == Int8Columns::ChannelLanes)
+      return Packing::Int8ChannelBlockPairs;
     if (!conv)
       return Packing::Int8RowsTransposed;
     // foldInputTransposes may turn Gathered into GatheredChannelsLast after
@@ -445,6 +458,27 @@ void packInt8Rows(const Tensor &w, Packing packing, uint8_t *dst) {
       dst[at] = isInt8RowsTransposed(packing) ? src[t * rs.rows + r] : src[r * rs.taps + t];
     }
 }
+
+/// Writes a MatMul's int8 weights [K][N] as Int8ChannelBlockQuads or
+/// Int8ChannelBlockPairs (little-endian int16): channel n's group of taps g
+/// at [n / 16][g][n % 16]; the padding stays zero.
+void packInt8ChannelBlocks(const Tensor &w, Packing packing, uint8_t *dst) {
+  Int8RowsShape rs = int8RowsShape(w.getType().shape, packing);
+  const int64_t group = rs.bytesPerTap == 1 ? kInt8Quad : 2;
+  const int64_t groups = rs.paddedTaps / group;
+  const int8_t *src = reinterpret_cast<const int8_t *>(w.raw().data());
+  for (int64_t t = 0; t < rs.taps; ++t)
+    for (int64_t r = 0; r < rs.rows; ++r) {
+      const int64_t slot =
+          ((r / kInt8ChannelBlock * groups + t / group) * kInt8ChannelBlock +
+           r % kInt8ChannelBlock) *
+              group +
+          t % group;
+      const uint16_t wide = uint16_t(int16_t(src[t * rs.rows + r]));
+      for (int64_t byte = 0; byte < rs.bytesPerTap; ++byte)
+        dst[rs.bytesPerTap * slot + byte] = uint8_t(wide >> (8 * byte));
+    }
+}
 } // namespace
 
 std::vector<uint8_t> buildWeightsImage(const Function &f) {
@@ -478,6 +512,10 @@ std::vector<uint8_t> buildWeightsImage(const Function &f) {
     case Packing::Int8RowsOctetChannelPairs:
       packInt8RowsOctetPairs(*b->constant, b->packing, image.data() + b->offset);
       break;
+    case Packing::Int8ChannelBlockQuads:
+    case Packing::Int8ChannelBlockPairs:
+      packInt8ChannelBlocks(*b->constant, b->packing, image.data() + b->offset);
+      break;
     }
   }
   return image;
@@ -497,7 +535,10 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
       os << ":tap-major";
     if (int64_t m = winogradTileOf(b->packing))
       os << ":winograd" << m << 'x' << m;
-    if (isInt8Rows(b->packing))
+    if (isInt8ChannelBlocks(b->packing))
+      os << ":int8-channel-block-"
+         << (b->packing == Packing::Int8ChannelBlockQuads ? "quads" : "pairs");
+    else if (isInt8Rows(b->packing))
       os << ":int8-rows" << (isInt8RowsTransposed(b->packing) ? "-transposed" : "")
          << (isInt8RowsPaired(b->packing) ? "-paired" : "")
          << (isInt8RowsWidened(b->packing) ? "-widened" : "")

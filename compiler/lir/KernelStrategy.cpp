@@ -94,6 +94,8 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
       os << " planes";
     else if (s.columns == Int8Columns::GatheredChannelsLast)
       os << " nhwc";
+    else if (s.columns == Int8Columns::ChannelLanes)
+      os << " channel-lanes";
     if (s.unroll)
       os << " unroll " << s.unroll;
     return;

@@ -100,7 +100,8 @@ constexpr bool int8GemmRawColumns(Int8Dot dot) { return int8GemmTapGroup(dot) > 
 const char *int8DotName(Int8Dot dot);
 
 /// Where an Int8Gemm Conv's block with pixels on the lanes (Pmaddwd, Sdot,
-/// Vnni, Smmla) reads each kernel position's taps of its pixels.
+/// Vnni, Smmla) reads each kernel position's taps of its pixels; or that a
+/// MatMul's block has its output channels on the lanes (ChannelLanes).
 enum class Int8Columns : uint8_t {
   /// Gathered pixel by pixel from the input (the block's im2col).
   Gathered,
@@ -115,6 +116,13 @@ enum class Int8Columns : uint8_t {
   /// a TFLite model's first Conv reads the caller's input so, with no
   /// transposed copy.
   GatheredChannelsLast,
+  /// A MatMul's (Pmaddwd, Sdot, Vnni, Vnni512): `tile` vectors of output
+  /// channels x `tileCols` input rows a block. Each step broadcasts a row's
+  /// quad of inputs (Pmaddwd: pair of int16 inputs with the offset added)
+  /// to the lanes and multiplies it by a vector of the channels' quads
+  /// (Packing::Int8ChannelBlockQuads; Int8ChannelBlockPairs). A fully
+  /// connected layer's one row then needs no reduction across lanes.
+  ChannelLanes,
 };
 
 /// The register tile of an f32 kernel shaped as a matrix product (a Conv's
@@ -199,7 +207,8 @@ struct KernelStrategy {
     /// `packedWeights`, else read as they are (shared with other readers,
     /// or computed at run time). With Pmaddwd and ArmDsp the columns are
     /// stored in pairs of taps, the block's pixels side by side; with Sdot
-    /// and Vnni in quads of int8 taps.
+    /// and Vnni in quads of int8 taps. A MatMul whose `columns` are
+    /// ChannelLanes has `tile` vectors of output channels a block.
     Int8Gemm,
     /// int8 depthwise Conv over one padded plane of int16 inputs with the
     /// offset added (int8PaddedPlane, the temp), so that every window

@@ -92,11 +92,21 @@ enum class Packing {
   /// from 8 runs of the input's planes.
   Int8RowsOctetPairs,
   Int8RowsOctetChannelPairs,
+  /// A MatMul's int8 weights [K][N] for its output channels on the lanes
+  /// (Int8Columns::ChannelLanes): blocks of kInt8ChannelBlock channels,
+  /// [N / 16][K / 4][16][4], the channels and taps zero-padded. A quad of
+  /// taps of 4, 8 or 16 consecutive channels in a block is one vector load,
+  /// so the image is the same for every target's lanes.
+  Int8ChannelBlockQuads,
+  /// Int8ChannelBlockQuads for VPMADDWD (Int8Dot::Pmaddwd): pairs of taps
+  /// widened to int16, [N / 16][K / 2][16][2].
+  Int8ChannelBlockPairs,
 };
 
 /// Whether `p` is one of the int8 row packings; which.
 bool isInt8Rows(Packing p);
 bool isInt8RowsTransposed(Packing p);
+bool isInt8ChannelBlocks(Packing p);
 bool isInt8RowsPaired(Packing p);
 bool isInt8RowsWidened(Packing p);
 /// Whether a packed row's taps are (kernel position, channel) with the
@@ -115,6 +125,9 @@ inline int64_t int8OctetChannels(int64_t channels) { return (channels + 7) / 8 *
 constexpr int64_t kInt8Quad = 4;
 /// Taps per row of an SMMLA operand (Packing::Int8RowsOctetPairs).
 constexpr int64_t kInt8Octet = 8;
+/// Channels per block of Packing::Int8ChannelBlockQuads: the widest
+/// target's i32 lanes (AVX-512).
+constexpr int64_t kInt8ChannelBlock = 16;
 
 /// Where tap `t` of row `row` sits in Packing::Int8RowsOctetPairs of
 /// `paddedTaps` taps a row: pair row / 2's octet t / 8, 16 bytes of its two
@@ -141,8 +154,13 @@ struct Int8RowsShape {
   /// The rows are stored in pairs (Int8RowsPaired, an odd count's last
   /// with a row of zeros; the octet pairs, with its last row again).
   bool rowPairs = false;
+  /// The rows are stored in blocks of this many, the last padded with
+  /// zeros (Int8ChannelBlockQuads).
+  int64_t rowBlock = 1;
   uint64_t bytes() const {
-    return (rowPairs ? (rows + 1) / 2 * 2 : rows) * paddedTaps * bytesPerTap;
+    const int64_t stored =
+        rowPairs ? (rows + 1) / 2 * 2 : (rows + rowBlock - 1) / rowBlock * rowBlock;
+    return stored * paddedTaps * bytesPerTap;
   }
 };
 Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing);

@@ -267,6 +267,32 @@ std::optional<KernelStrategy> pixelLaneBlocks(const Node &n, int64_t lanes, int6
   return std::nullopt;
 }
 
+/// Blocks of int8 MatMul `n` with its output channels on the lanes of `dot`
+/// (Pmaddwd, Sdot, Vnni, Vnni512; Int8Columns::ChannelLanes): vectors of channels x
+/// input rows, at most half the vector registers of sums, the vectors and
+/// rows split evenly into blocks (a block past the end repeats the last
+/// vector or row); none where the channels fill no vector.
+std::optional<KernelStrategy> channelLaneBlocks(const Node &n, Int8Dot dot,
+                                                const LIROptions &opts) {
+  const int64_t lanes = int8GemmPixelLanes(dot);
+  const int64_t rows = n.getInput(0)->getType().shape[0];
+  const int64_t channels = n.getInput(1)->getType().shape[1];
+  if (channels < lanes)
+    return std::nullopt;
+  const int64_t accumulators = std::max<int64_t>(opts.vectorRegisters / 2, 4);
+  auto evenBlocks = [](int64_t extent, int64_t most) {
+    return llvm::divideCeil(extent, llvm::divideCeil(extent, most));
+  };
+  // Rows share each vector of weights; up to 4 keep as many vectors of
+  // channels sharing each row's broadcast quad.
+  const int64_t blockRows = evenBlocks(rows, std::min<int64_t>(4, accumulators / 4));
+  const int64_t vectors =
+      evenBlocks(llvm::divideCeil(channels, lanes), accumulators / blockRows);
+  KernelStrategy s = KernelStrategy::int8Gemm(vectors, blockRows, dot, true);
+  s.columns = Int8Columns::ChannelLanes;
+  return s;
+}
+
 /// The GEMM strategy of int8 `n` (int8GemmOp). Weights it cannot pack it
 /// reads as they are, with scalar multiply-adds; the kernel names what it
 /// cannot run (weights computed at run time, a 1-D Conv).
@@ -294,6 +320,11 @@ KernelStrategy int8GemmStrategy(const Graph &g, const Node &n, const LIROptions 
     if (s)
       return *s;
   }
+  if (packed && n.is(OpKind::MatMul) && opts.int8Dot != Int8Dot::Scalar &&
+      opts.int8Dot != Int8Dot::ArmDsp)
+    if (auto s = channelLaneBlocks(
+            n, opts.int8Dot == Int8Dot::Smmla ? Int8Dot::Sdot : opts.int8Dot, opts))
+      return *s;
   if (packed && (opts.int8Dot == Int8Dot::Sdot || opts.int8Dot == Int8Dot::Smmla) &&
       n.is(OpKind::Conv)) {
     // SMMLA where every reader of the weights takes it with the same packing

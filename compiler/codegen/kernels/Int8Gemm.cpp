@@ -382,9 +382,17 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
     for (int64_t c = 0; c < channels; ++c) {
       int64_t rowSum = 0;
       for (int64_t t = 0; t < taps; ++t)
-        rowSum += w[c * taps + t];
+        rowSum += fullyConnected ? w[t * channels + c] : w[c * taps + t];
       params.bias[c] = int32_t(uint32_t(params.bias[c]) + uint32_t(offset * rowSum));
     }
+  }
+  if (args.strategy.columns == lir::Int8Columns::ChannelLanes) {
+    // A vector past the last channel reads its lanes' constants too: the
+    // last channel's again.
+    const size_t padded = llvm::alignTo(channels, lir::int8GemmPixelLanes(args.strategy.dot));
+    params.bias.resize(padded, params.bias.back());
+    params.multipliers.resize(padded, params.multipliers.back());
+    params.sumBounds.resize(padded, params.sumBounds.back());
   }
   Requantizer requant(ir, params.multipliers, params.sumBounds, yt.quant.zeroPoints[0]);
   const bool doubled =

@@ -19,7 +19,9 @@
 #include "compiler/ops/OpGeometry.h"
 #include "compiler/ops/OpViews.h"
 
+#include "llvm/IR/IntrinsicsAArch64.h"
 #include "llvm/IR/IntrinsicsARM.h"
+#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace kiln {
@@ -421,29 +423,144 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   return llvm::Error::success();
 }
 
-llvm::Error emitMatMulInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
+/// Copies the `tileCols` input rows of MatMul input `x` [M][K] of row
+/// block `mb` into the temp as the GEMM's columns (a partial block repeats
+/// the last row), the padding taps of each 0; returns the rows.
+llvm::SmallVector<llvm::Value *, 4> copyInputRows(KernelBuilder &kb, Int8Gemm &g, llvm::Value *x,
+                                                  llvm::Value *mb, int64_t M, int64_t K) {
+  auto &b = kb.b;
+  llvm::SmallVector<llvm::Value *, 4> rows;
+  for (int64_t c = 0; c < g.strategy.tileCols; ++c) {
+    llvm::Value *m = g.clampedIndex(mb, g.strategy.tileCols, c, M);
+    rows.push_back(m);
+    kb.loop(K, [&](llvm::Value *k) {
+      g.storeTap(kb.load(b.getInt8Ty(), x, kb.linear({m, k}, {K, 1})), c, k);
+    });
+    // Taps past K meet weights of 0.
+    for (int64_t k = K; k < g.rowStride(); ++k)
+      g.storeTap(b.getInt8(0), c, kb.idx(k));
+  }
+  return rows;
+}
+
+/// A MatMul with its output channels on the lanes (Int8Columns::
+/// ChannelLanes): blocks of `tile` vectors of channels x `tileCols` input
+/// rows. The rows' taps are copied into the temp in groups, [group][row]
+/// [taps]: raw int8 quads (+ 128 for Vnni), or pairs of int16 with the
+/// offset added (Pmaddwd); each group, one word, is broadcast to the lanes
+/// in turn. The weights are Int8ChannelBlockQuads (Pairs), one vector load
+/// per vector of channels and group. The last vector's lanes past the
+/// channels store nothing.
+llvm::Error emitMatMulChannelLanes(KernelBuilder &kb, const KernelArgs &args, Int8Gemm &g) {
   const Node &n = args.node;
   auto &b = kb.b;
+  const TensorType &xt = n.getInput(0)->getType(), &wt = n.getInput(1)->getType();
+  const int64_t M = xt.shape[0], K = xt.shape[1], N = wt.shape[1];
+  const int64_t L = g.lanes(), vectors = llvm::divideCeil(N, L);
+  const int64_t R = args.strategy.tile, CB = args.strategy.tileCols;
+  // Taps per group; a group is 4 bytes of weights either way.
+  const int64_t G = g.rawColumns() ? lir::kInt8Quad : 2, groupBytes = 4;
+  const int64_t groups = g.rowStride() / G;
+  const int64_t vectorsPerBlock = lir::kInt8ChannelBlock / L;
+  if (g.residualAdd)
+    return nodeError(n, "an int8 MatMul fuses no residual Add");
+  llvm::Type *i8 = b.getInt8Ty(), *i32 = b.getInt32Ty();
+  auto *sumsTy = llvm::FixedVectorType::get(i32, L);
+  // A vector of the lanes' groups of weights, and a group broadcast.
+  auto *groupsTy = g.rawColumns() ? llvm::FixedVectorType::get(i8, L * G)
+                                  : llvm::FixedVectorType::get(b.getInt16Ty(), L * G);
+  const llvm::Intrinsic::ID vpdpbusd = args.strategy.dot == lir::Int8Dot::Vnni512
+                                           ? llvm::Intrinsic::x86_avx512_vpdpbusd_512
+                                           : llvm::Intrinsic::x86_avx512_vpdpbusd_256;
+  llvm::Value *x = args.inputs[0], *y = args.outputs[0];
+  forEachIndex(kb, llvm::divideCeil(M, CB), [&](llvm::Value *mb) {
+    auto inputRows = copyInputRows(kb, g, x, mb, M, K);
+    kb.loop(llvm::divideCeil(vectors, R), [&](llvm::Value *vb) {
+      llvm::SmallVector<llvm::Value *, 16> vector, channel;
+      Int8Gemm::Values init;
+      for (int64_t v = 0; v < R; ++v) {
+        vector.push_back(g.clampedIndex(vb, R, v, vectors));
+        channel.push_back(b.CreateMul(vector.back(), kb.idx(L)));
+        llvm::Value *bias = b.CreateAlignedLoad(sumsTy, kb.gep(i32, g.biasTable, channel.back()),
+                                                llvm::Align(4));
+        init.append(CB, bias);
+      }
+      Int8Gemm::Values sums =
+          kb.loopCarried(groups, init, [&](llvm::Value *q, llvm::ArrayRef<llvm::Value *> acc) {
+            Int8Gemm::Values next(acc.begin(), acc.end());
+            llvm::SmallVector<llvm::Value *, 4> rowGroups;
+            for (int64_t c = 0; c < CB; ++c) {
+              llvm::Value *word = kb.load(i32, g.columns, kb.linear({q}, {CB}, kb.idx(c)));
+              rowGroups.push_back(b.CreateBitCast(b.CreateVectorSplat(L, word), groupsTy));
+            }
+            for (int64_t v = 0; v < R; ++v) {
+              // Vector v's group q: [block][q][16][G], the vector's lanes
+              // within its block.
+              llvm::Value *at = kb.linear(
+                  {b.CreateUDiv(vector[v], kb.idx(vectorsPerBlock)), q,
+                   b.CreateURem(vector[v], kb.idx(vectorsPerBlock))},
+                  {groups * lir::kInt8ChannelBlock * groupBytes,
+                   lir::kInt8ChannelBlock * groupBytes, L * groupBytes});
+              llvm::Value *w =
+                  b.CreateAlignedLoad(groupsTy, kb.gep(i8, g.weights, at), llvm::Align(4));
+              for (int64_t c = 0; c < CB; ++c) {
+                llvm::Value *&s = next[v * CB + c];
+                if (g.vnni())
+                  s = b.CreateIntrinsic(vpdpbusd, {},
+                                        {s, b.CreateBitCast(rowGroups[c], sumsTy),
+                                         b.CreateBitCast(w, sumsTy)});
+                else if (g.pmaddwd())
+                  s = b.CreateAdd(s, b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_wd, {},
+                                                       {w, rowGroups[c]}));
+                else
+                  s = b.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_sdot, {sumsTy, groupsTy},
+                                        {s, w, rowGroups[c]});
+              }
+            }
+            return next;
+          });
+      for (int64_t v = 0; v < R; ++v)
+        for (int64_t c = 0; c < CB; ++c) {
+          llvm::Value *q = g.ir.clampToI8(g.requant.applyLanes(sums[v * CB + c], channel[v]),
+                                          g.range.min, g.range.max);
+          llvm::Value *at = kb.linear({inputRows[c], channel[v]}, {N, 1});
+          auto whole = [&] {
+            b.CreateAlignedStore(q, kb.gep(i8, y, at), llvm::Align(1));
+          };
+          if (N % L == 0) {
+            whole();
+            continue;
+          }
+          kb.ifElse(
+              b.CreateICmpEQ(vector[v], kb.idx(vectors - 1)),
+              [&] {
+                for (int64_t l = 0; l < N % L; ++l)
+                  kb.store(b.CreateExtractElement(q, uint64_t(l)), y,
+                           b.CreateAdd(at, kb.idx(l)));
+              },
+              whole);
+        }
+    });
+  });
+  return llvm::Error::success();
+}
+
+llvm::Error emitMatMulInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
+  const Node &n = args.node;
   const TensorType &xt = n.getInput(0)->getType(), &wt = n.getInput(1)->getType();
   const int64_t M = xt.shape[0], K = xt.shape[1], N = wt.shape[1];
   auto gemm = makeGemm(kb, args, N, true);
   if (!gemm)
     return gemm.takeError();
   Int8Gemm &g = *gemm;
+  if (args.strategy.columns == lir::Int8Columns::ChannelLanes)
+    return emitMatMulChannelLanes(kb, args, g);
   if (g.pixelLanes())
     return nodeError(n, "int8 MatMul has no pixels to put on vector lanes");
   const int64_t R = args.strategy.tile, CB = args.strategy.tileCols;
-  llvm::Type *i8 = b.getInt8Ty();
   llvm::Value *x = args.inputs[0], *y = args.outputs[0];
   forEachIndex(kb, llvm::divideCeil(M, CB), [&](llvm::Value *mb) {
-    llvm::SmallVector<llvm::Value *, 2> inputRows;
-    for (int64_t c = 0; c < CB; ++c) {
-      llvm::Value *m = g.clampedIndex(mb, CB, c, M);
-      inputRows.push_back(m);
-      kb.loop(K, [&](llvm::Value *k) {
-        g.storeTap(kb.load(i8, x, kb.linear({m, k}, {K, 1})), c, k);
-      });
-    }
+    auto inputRows = copyInputRows(kb, g, x, mb, M, K);
     kb.loop(llvm::divideCeil(N, R), [&](llvm::Value *nb) {
       llvm::SmallVector<llvm::Value *, 4> rows;
       for (int64_t r = 0; r < R; ++r)

@@ -344,6 +344,29 @@ TEST(Int8Kernels, FullyConnectedPerTensorAndPerChannel) {
     })) << spread;
 }
 
+/// Output channels on the vector lanes (SDOT, VNNI): one row and blocks of
+/// rows (one repeated), channels filling whole vectors or not (the last
+/// vector's lanes past them store nothing), taps filling no quad, zero
+/// points at both ends, per-channel scales 1000x apart.
+TEST(Int8Kernels, FullyConnectedChannelLanes) {
+  struct Case {
+    int64_t rows, taps, channels;
+    int32_t inZp, outZp;
+  };
+  for (const Case &c : {Case{1, 41, 37, 127, -20}, Case{5, 64, 48, -128, 3},
+                        Case{2, 3, 16, 0, 127}, Case{1, 130, 100, -7, -128},
+                        Case{3, 9, 4, 5, 0}})
+    EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
+      Value *x = g.addInput("x", q8({c.rows, c.taps}, 0.1f, c.inZp));
+      Node *n = addNode(g, OpKind::MatMul, "fc",
+                        {x, int8Weights(g, "w", {c.taps, c.channels}, 1, 1000, 5),
+                         int32Bias(g, "b", c.channels, 6)},
+                        {{kQuantAttr.str(), quantAttr(0.3f, c.outZp)},
+                         {kActivationAttr.str(), Attr::ofActivation(kRelu)}});
+      g.addOutput("y", n->getOutput());
+    })) << c.rows << "x" << c.taps << "x" << c.channels;
+}
+
 /// Sums that may reach 2^30 (a bias near it) take gemmlowp's rounding
 /// with its compares; the others a rounding add (Requantizer). Scales
 /// 1000x apart put some channels' outputs inside the range.

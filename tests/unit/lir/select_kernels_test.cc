@@ -603,6 +603,79 @@ TEST(SelectKernels, Int8GemmVnni512) {
   EXPECT_EQ(kernelOf(strategies(dw, opts), "y"), "Conv[int8 depthwise channel-block 16 avx2]");
 }
 
+/// An int8 fully connected layer "y" of `channels` outputs from 5 taps,
+/// over `rows` input rows; weights "w" [5][channels] hold w[k][n] = 20 k + n.
+std::unique_ptr<Graph> fullyConnectedGraph(int64_t rows, int64_t channels) {
+  auto g = std::make_unique<Graph>("fc");
+  Tensor w(q8({5, channels}));
+  for (int64_t i = 0; i < w.numElements(); ++i)
+    w.data<int8_t>()[i] = int8_t(i / channels * 20 + i % channels);
+  auto n = g->addNode(OpKind::MatMul, "fc",
+                      {g->addInput("x", q8({rows, 5})), g->addConstant("w", std::move(w))},
+                      {outQuant()});
+  EXPECT_TRUE(static_cast<bool>(n)) << llvm::toString(n.takeError());
+  if (n)
+    g->addOutput("y", (*n)->getOutput());
+  return g;
+}
+
+/// Fully connected layers with a vector of output channels or more put
+/// them on the lanes (VPMADDWD, SDOT, VNNI): vectors of channels x up to 4 input
+/// rows, at most 16 vectors of sums (8 with 16 vector registers), split
+/// evenly; fewer channels keep the portable kernel.
+TEST(SelectKernels, Int8FullyConnectedChannelLanes) {
+  const std::tuple<lir::Int8Dot, unsigned, int64_t, int64_t, const char *> cases[] = {
+      {lir::Int8Dot::Vnni512, 32, 1, 40, "MatMul[int8 gemm 3x1 vnni512 channel-lanes]"},
+      {lir::Int8Dot::Vnni512, 32, 1, 640, "MatMul[int8 gemm 14x1 vnni512 channel-lanes]"},
+      {lir::Int8Dot::Vnni512, 32, 6, 40, "MatMul[int8 gemm 3x3 vnni512 channel-lanes]"},
+      {lir::Int8Dot::Vnni512, 32, 1, 15, "MatMul[int8 gemm 4x1 scalar]"},
+      {lir::Int8Dot::Vnni, 16, 1, 40, "MatMul[int8 gemm 5x1 vnni channel-lanes]"},
+      {lir::Int8Dot::Vnni, 16, 9, 16, "MatMul[int8 gemm 2x2 vnni channel-lanes]"},
+      {lir::Int8Dot::Sdot, 32, 1, 40, "MatMul[int8 gemm 10x1 sdot channel-lanes]"},
+      {lir::Int8Dot::Smmla, 32, 2, 4, "MatMul[int8 gemm 1x2 sdot channel-lanes]"},
+      {lir::Int8Dot::Pmaddwd, 16, 1, 40, "MatMul[int8 gemm 5x1 pmaddwd channel-lanes]"},
+      {lir::Int8Dot::ArmDsp, 16, 1, 40, "MatMul[int8 gemm 4x1 smlad unroll 1]"}};
+  for (auto [dot, registers, rows, channels, kernel] : cases) {
+    lir::LIROptions opts;
+    opts.int8Dot = dot;
+    opts.vectorRegisters = registers;
+    EXPECT_EQ(kernelOf(strategies(*fullyConnectedGraph(rows, channels), opts), "y"), kernel)
+        << lir::int8DotName(dot) << " " << rows << "x" << channels;
+  }
+}
+
+/// Packing::Int8ChannelBlockQuads (Pairs): a MatMul's [K][N] weights as
+/// blocks of 16 channels, [N / 16][K / G][16][G] for quads of int8 (G = 4)
+/// or pairs of int16 (G = 2), padded with zeros.
+TEST(SelectKernels, Int8ChannelBlocksPacking) {
+  auto g = fullyConnectedGraph(1, 20);
+  for (auto [dot, group] : {std::pair{lir::Int8Dot::Vnni512, 4}, {lir::Int8Dot::Pmaddwd, 2}}) {
+    lir::LIROptions opts;
+    opts.int8Dot = dot;
+    auto f = lir::generateLIR(*g, opts);
+    ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
+    std::vector<uint8_t> image = lir::buildWeightsImage(*f);
+    const lir::Buffer *w = nullptr;
+    for (auto &b : f->buffers)
+      if (b->name == "w")
+        w = b.get();
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->packing, group == 4 ? lir::Packing::Int8ChannelBlockQuads
+                                     : lir::Packing::Int8ChannelBlockPairs);
+    // 20 channels in 2 blocks of 16; 5 taps in 2 quads or 3 pairs.
+    const int64_t groups = group == 4 ? 2 : 3, bytesPerTap = group == 4 ? 1 : 2;
+    ASSERT_EQ(w->size, uint64_t(2 * 16 * groups * group * bytesPerTap));
+    const uint8_t *p = image.data() + w->offset;
+    for (int64_t n = 0; n < 32; ++n)
+      for (int64_t k = 0; k < groups * group; ++k) {
+        const uint8_t *at =
+            p + bytesPerTap * (((n / 16 * groups + k / group) * 16 + n % 16) * group + k % group);
+        const int v = bytesPerTap == 1 ? int8_t(at[0]) : int16_t(uint16_t(at[0] | at[1] << 8));
+        EXPECT_EQ(v, n < 20 && k < 5 ? int8_t(20 * k + n) : 0) << n << " " << k << " " << group;
+      }
+  }
+}
+
 /// Packing::Int8RowsWidened: int16 rows in (kernel position, channel) order,
 /// the channels padded to even.
 TEST(SelectKernels, Int8RowsWidenedPacking) {
