@@ -79,7 +79,8 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
     return;
   case Kind::Int8Depthwise:
     if (s.tile) {
-      os << "int8 depthwise channel-block " << s.tile << " avx2" << (s.tileCols ? " pairs" : "");
+      os << "int8 depthwise channel-block " << s.tile
+         << (s.tile == kVnni512PixelLanes ? " avx512" : " avx2") << (s.tileCols ? " pairs" : "");
       return;
     }
     os << "int8 depthwise padded" << (s.dot == Int8Dot::ArmDsp ? " smlad" : "");

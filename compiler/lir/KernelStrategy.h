@@ -216,11 +216,11 @@ struct KernelStrategy {
     /// neighbouring taps of a row per SMLAD. `tileCols` 2 (ArmDsp, 3x3
     /// windows of unit dilation, column stride 1 or 2): two neighbouring
     /// outputs per step share each window row's words and weight pairs.
-    /// `tile` L (dot Pmaddwd, x86 AVX2): a block of L channels on the vector
-    /// lanes, over a pixel-major plane of the block (L times the plane);
-    /// with `tileCols` 2 (L = 8, unit column dilation), a window row's
-    /// neighbouring taps in pairs, one VPMADDWD each, read from a second
-    /// plane of pixel pairs (Int8PaddedPlane::pairsOffset).
+    /// `tile` L (dot Pmaddwd, x86 AVX2; L 16 on zmm, AVX-512BW): a block of
+    /// L channels on the vector lanes, over a pixel-major plane of the block
+    /// (L times the plane); with `tileCols` 2 (unit column dilation), a
+    /// window row's neighbouring taps in pairs, one VPMADDWD each, read from
+    /// a second plane of pixel pairs (Int8PaddedPlane::pairsOffset).
     Int8Depthwise,
     /// An f32 MatMul as a register-tiled GEMM (`registerTile`).
     Gemm,

@@ -404,19 +404,20 @@ bool int8DepthwiseFits(const Node &n) {
 KernelStrategy int8DepthwiseStrategy(const Node &n, const LIROptions &opts) {
   ConvView conv(n);
   const TensorType &x = conv.input()->getType(), &w = conv.weights()->getType();
+  // int8DepthwiseFits resolved the geometry for the plane.
+  ConvGeometry geom = llvm::cantFail(resolveConvGeometry(
+      n, llvm::ArrayRef(x.shape).drop_front(2), llvm::ArrayRef(w.shape).drop_front(2)));
+  // A block takes a window row's neighbouring taps in pairs (VPMADDWD)
+  // where they are neighbouring columns.
+  const bool tapPairs = geom.dilations[1] == 1;
   // Blocks of a zmm's 16 channels on a target that uses zmm (Vnni512's),
   // where the Conv has as many.
   if (opts.int8Dot == Int8Dot::Vnni512 && w.shape[0] == x.shape[1] &&
       x.shape[1] >= kVnni512PixelLanes)
-    return KernelStrategy::int8DepthwiseChannelBlock(kVnni512PixelLanes);
-  // int8DepthwiseFits resolved the geometry for the plane.
-  ConvGeometry geom = llvm::cantFail(resolveConvGeometry(
-      n, llvm::ArrayRef(x.shape).drop_front(2), llvm::ArrayRef(w.shape).drop_front(2)));
-  // A ymm block takes a window row's neighbouring taps in pairs (VPMADDWD)
-  // where they are neighbouring columns.
+    return KernelStrategy::int8DepthwiseChannelBlock(kVnni512PixelLanes, tapPairs);
   if ((opts.int8Dot == Int8Dot::Pmaddwd || isVnni(opts.int8Dot)) && w.shape[0] == x.shape[1] &&
       x.shape[1] >= kInt8PixelLanes)
-    return KernelStrategy::int8DepthwiseChannelBlock(kInt8PixelLanes, geom.dilations[1] == 1);
+    return KernelStrategy::int8DepthwiseChannelBlock(kInt8PixelLanes, tapPairs);
   if (opts.int8Dot != Int8Dot::ArmDsp)
     return KernelStrategy::int8Depthwise(Int8Dot::Scalar);
   bool pairs = w.shape[2] == 3 && w.shape[3] == 3 && geom.dilations[0] == 1 &&

@@ -103,7 +103,7 @@ private:
   llvm::Value *table = nullptr;
 };
 
-/// Strategy tile L (x86 AVX2): a block of L channels on the vector lanes,
+/// Strategy tile L (x86 AVX2, or AVX-512 for 16): a block of L channels on the vector lanes,
 /// over a pixel-major plane of the block ([row][col][L] int16, the offset
 /// added, a zero border), so that each tap of a window is one vector load
 /// whatever the row width or stride (KWS's rows are 5 outputs wide). The
@@ -237,8 +237,10 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
         llvm::Value *wv = lanes(pairLanesI16, weights,
                                 b.CreateAdd(kb.linear({kh, p}, {KP * C * 2, C * 2}),
                                             b.CreateShl(c0, kb.idx(1))));
-        return b.CreateAdd(acc,
-                           b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_wd, {}, {xv, wv}));
+        return b.CreateAdd(acc, b.CreateIntrinsic(L == lir::kVnni512PixelLanes
+                                                      ? llvm::Intrinsic::x86_avx512_pmaddw_d_512
+                                                      : llvm::Intrinsic::x86_avx2_pmadd_wd,
+                                                  {}, {xv, wv}));
       };
       auto tap = [&](llvm::Value *kh, llvm::Value *kw, llvm::Value *acc) {
         llvm::Value *xv = lanes(lanesI16, planes,

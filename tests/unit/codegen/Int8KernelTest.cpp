@@ -287,6 +287,13 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"DepthwiseChannelBlocksColumnDilated", {1, 8, 6, 9}, {8, 1, 3, 3}, 8,
                  {{"pads", Attr::ofInts({1, 2, 1, 2})}, {"dilations", Attr::ofInts({1, 2})}},
                  -20, 4, 0.08f, 1000, kNone},
+        // zmm blocks of 16 (Vnni512 targets): taps in pairs over a window
+        // larger than the unrolled taps, one by one where columns dilate.
+        ConvCase{"DepthwiseZmmLargeWindow", {1, 16, 10, 9}, {16, 1, 8, 7}, 16, {}, -7, 9,
+                 0.02f, 1000, kNone},
+        ConvCase{"DepthwiseZmmColumnDilated", {1, 17, 6, 9}, {17, 1, 3, 3}, 17,
+                 {{"pads", Attr::ofInts({1, 2, 1, 2})}, {"dilations", Attr::ofInts({1, 2})}},
+                 5, -3, 0.08f, 1000, kRelu},
         ConvCase{"DepthwiseChannelBlocksSaturating", {1, 8, 4, 4}, {8, 1, 3, 3}, 8,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 40, 0, 0.0001f, 0, kNone},
         ConvCase{"DepthwiseMultiplierTwo", {1, 8, 6, 6}, {16, 1, 3, 3}, 8,

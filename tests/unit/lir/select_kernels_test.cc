@@ -600,7 +600,7 @@ TEST(SelectKernels, Int8GemmVnni512) {
       {outQuant(), {"group", Attr::ofInt(16)}, {"pads", Attr::ofInts({1, 1, 1, 1})}});
   ASSERT_TRUE(static_cast<bool>(conv)) << llvm::toString(conv.takeError());
   dw.addOutput("y", (*conv)->getOutput());
-  EXPECT_EQ(kernelOf(strategies(dw, opts), "y"), "Conv[int8 depthwise channel-block 16 avx2]");
+  EXPECT_EQ(kernelOf(strategies(dw, opts), "y"), "Conv[int8 depthwise channel-block 16 avx512 pairs]");
 }
 
 /// An int8 fully connected layer "y" of `channels` outputs from 5 taps,
