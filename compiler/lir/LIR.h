@@ -125,8 +125,8 @@ inline int64_t int8OctetChannels(int64_t channels) { return (channels + 7) / 8 *
 constexpr int64_t kInt8Quad = 4;
 /// Taps per row of an SMMLA operand (Packing::Int8RowsOctetPairs).
 constexpr int64_t kInt8Octet = 8;
-/// Channels per block of Packing::Int8ChannelBlockQuads: the widest
-/// target's i32 lanes (AVX-512).
+/// Channels per block of Packing::Int8ChannelBlockQuads (and Pairs): the
+/// widest target's i32 lanes (AVX-512).
 constexpr int64_t kInt8ChannelBlock = 16;
 
 /// Where tap `t` of row `row` sits in Packing::Int8RowsOctetPairs of
@@ -155,7 +155,7 @@ struct Int8RowsShape {
   /// with a row of zeros; the octet pairs, with its last row again).
   bool rowPairs = false;
   /// The rows are stored in blocks of this many, the last padded with
-  /// zeros (Int8ChannelBlockQuads).
+  /// zeros (Int8ChannelBlockQuads, Int8ChannelBlockPairs).
   int64_t rowBlock = 1;
   uint64_t bytes() const {
     const int64_t stored =

@@ -267,11 +267,12 @@ std::optional<KernelStrategy> pixelLaneBlocks(const Node &n, int64_t lanes, int6
   return std::nullopt;
 }
 
-/// Blocks of int8 MatMul `n` with its output channels on the lanes of `dot`
-/// (Pmaddwd, Sdot, Vnni, Vnni512; Int8Columns::ChannelLanes): vectors of channels x
-/// input rows, at most half the vector registers of sums, the vectors and
-/// rows split evenly into blocks (a block past the end repeats the last
-/// vector or row); none where the channels fill no vector.
+/// Blocks of int8 MatMul `n` with its output channels on the lanes of
+/// `dot` (Pmaddwd, Sdot, Vnni, Vnni512; Int8Columns::ChannelLanes):
+/// vectors of channels x input rows, at most half the vector registers of
+/// sums, the vectors and rows split evenly into blocks (a block past the
+/// end repeats the last vector or row); none where the channels fill no
+/// vector.
 std::optional<KernelStrategy> channelLaneBlocks(const Node &n, Int8Dot dot,
                                                 const LIROptions &opts) {
   const int64_t lanes = int8GemmPixelLanes(dot);

@@ -103,10 +103,11 @@ private:
   llvm::Value *table = nullptr;
 };
 
-/// Strategy tile L (x86 AVX2, or AVX-512 for 16): a block of L channels on the vector lanes,
-/// over a pixel-major plane of the block ([row][col][L] int16, the offset
-/// added, a zero border), so that each tap of a window is one vector load
-/// whatever the row width or stride (KWS's rows are 5 outputs wide). The
+/// Strategy tile L (x86 AVX2; AVX-512 for L 16): a block of L channels on
+/// the vector lanes, over a pixel-major plane of the block ([row][col][L]
+/// int16, the offset added, a zero border), so that each tap of a window is
+/// one vector load whatever the row width or stride (KWS's rows are 5
+/// outputs wide). The
 /// weights are a compile-time table [tap][channel] read a block at a time;
 /// LLVM multiplies the sign-extended int16 inputs by them with VPMADDWD. A
 /// channel count that is not a multiple of L ends with a block that
@@ -141,22 +142,21 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
   auto *lanesI8 = llvm::FixedVectorType::get(i8, L);
   auto *lanesI16 = llvm::FixedVectorType::get(i16, L);
   auto *lanesI32 = llvm::FixedVectorType::get(i32, L);
-  // The weights [tap][channel].
-  Tensor taps(TensorType(DType::I8, {KH * KW * C}));
+  // The weights [tap][channel]; with tap pairs, [row][pair][channel][2]
+  // int16: (w[2p], w[2p + 1] or 0).
   const int8_t *w = conv.weights()->getConstant().data<int8_t>();
+  Tensor taps(tapPairs ? TensorType(DType::I16, {KH * KP * C * 2})
+                       : TensorType(DType::I8, {KH * KW * C}));
   for (int64_t c = 0; c < C; ++c)
-    for (int64_t t = 0; t < KH * KW; ++t)
-      taps.data<int8_t>()[t * C + c] = w[c * KH * KW + t];
-  // With tap pairs, [row][pair][channel][2] int16: (w[2p], w[2p + 1] or 0).
-  Tensor tapPairTable(TensorType(DType::I16, {KH * KP * C * 2}));
-  if (tapPairs)
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t kh = 0; kh < KH; ++kh)
-        for (int64_t kw = 0; kw < KW; ++kw)
-          tapPairTable.data<int16_t>()[((kh * KP + kw / 2) * C + c) * 2 + kw % 2] =
-              w[c * KH * KW + kh * KW + kw];
-  llvm::Value *weights = tapPairs ? ir.table(tapPairTable, "int8.dw.tap_pairs")
-                                  : ir.table(taps, "int8.dw.taps");
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const int8_t v = w[(c * KH + kh) * KW + kw];
+        if (tapPairs)
+          taps.data<int16_t>()[((kh * KP + kw / 2) * C + c) * 2 + kw % 2] = v;
+        else
+          taps.data<int8_t>()[(kh * KW + kw) * C + c] = v;
+      }
+  llvm::Value *weights = ir.table(taps, tapPairs ? "int8.dw.tap_pairs" : "int8.dw.taps");
   llvm::Value *x = args.inputs[0], *y = args.outputs[0], *planes = args.temp;
   // What the windows read: the plane, or its pixel pairs after it.
   llvm::Value *windows = tapPairs ? kb.gep(i16, planes, kb.idx(plane.pairsOffset(L))) : planes;

@@ -44,9 +44,9 @@ struct Int8Gemm {
   /// Taps per column in the temp.
   int64_t rowStride() const { return rows.paddedTaps; }
   /// The columns are pixels on vector lanes (Int8Dot::Pmaddwd, Sdot, Vnni,
-  /// Vnni512).
+  /// Vnni512), or a ChannelLanes MatMul's rows of inputs broadcast to them.
   bool pixelLanes() const { return lanes() > 1; }
-  /// Pixels per vector of sums.
+  /// Pixels (a ChannelLanes MatMul: output channels) per vector of sums.
   int64_t lanes() const { return lir::int8GemmPixelLanes(strategy.dot); }
   bool pmaddwd() const { return strategy.dot == lir::Int8Dot::Pmaddwd; }
   /// The temp holds raw int8 taps in groups (Int8Dot::Sdot, Vnni: quads;
