@@ -3,6 +3,9 @@
 #include "compiler/lir/ConvShape.h"
 #include "compiler/ops/OpViews.h"
 
+#include <algorithm>
+#include <numeric>
+
 namespace kiln {
 namespace lir {
 
@@ -34,6 +37,21 @@ ConvRows convRows(const ConvShape &s, const PaddedInput *layout, const KernelStr
   r.rowLen = flat ? s.OH * s.OW : s.OW;
   r.numRows = flat ? 1 : s.OH;
   return r;
+}
+
+bool flatPlaneFits(const ConvShape &s) {
+  return s.G == s.C && s.OC == s.C && s.sh == 1 && s.sw == 1 && s.OW == s.W;
+}
+
+FlatPlane flatPlane(const ConvShape &s, int64_t lanes) {
+  FlatPlane p;
+  p.front = s.pt * s.W + s.pl;
+  p.vectors = (s.OH * s.OW + lanes - 1) / lanes;
+  p.period = s.W / std::gcd(s.W, lanes);
+  // The last vector's last lane at its last tap, or the plane's end.
+  int64_t reach = p.vectors * lanes + (s.KH - 1) * s.dh * s.W + (s.KW - 1) * s.dw;
+  p.floats = std::max(reach, p.front + s.H * s.W);
+  return p;
 }
 
 } // namespace lir

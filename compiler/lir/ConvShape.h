@@ -45,6 +45,26 @@ struct ConvRows {
 
 ConvRows convRows(const ConvShape &s, const PaddedInput *layout, const KernelStrategy &strategy);
 
+/// A depthwise Conv whose output plane, read as one flat row, is its input
+/// plane's shifted per tap (KernelStrategy::DepthwisePlane): unit strides,
+/// output rows as long as the input's, one output channel per input
+/// channel. Output element i takes tap (kh, kw) from flat input element
+/// i + (kh * dh - pt) * W + kw * dw - pl; a lane whose column that shift
+/// moves past its row's ends is masked to zero. The temp is two buffers, each one
+/// channel's plane `front` floats in, zeros before and after it for the
+/// rows the taps reach above and below, and enough for every lane of the
+/// last vector.
+struct FlatPlane {
+  int64_t front;   ///< floats before the plane: pt * W + pl
+  int64_t vectors; ///< of the output plane
+  /// Vectors after which the lanes' columns repeat: W / gcd(W, lanes).
+  int64_t period;
+  int64_t floats;  ///< of a buffer
+};
+
+bool flatPlaneFits(const ConvShape &s);
+FlatPlane flatPlane(const ConvShape &s, int64_t lanes);
+
 } // namespace lir
 } // namespace kiln
 

@@ -1,10 +1,11 @@
 //===- IRGen.cpp - Graph to low-level IR ----------------------------------===//
 
 #include "compiler/lir/LIR.h"
-#include "compiler/ops/ActivationOps.h"
+#include "compiler/lir/ConvShape.h"
 #include "compiler/lir/LIRPasses.h"
 #include "compiler/lir/SelectKernels.h"
 #include "compiler/lir/Winograd.h"
+#include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/OpGeometry.h"
 #include "compiler/ops/OpViews.h"
 
@@ -202,6 +203,10 @@ std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &stra
   using Kind = KernelStrategy::Kind;
   const TensorType &in = n.getInput(0)->getType();
   const TensorType &out = n.getOutput()->getType();
+  if (strategy.is(Kind::DepthwisePlane)) {
+    ConvShape s = ConvShape::of(n);
+    return PaddedInput{1, llvm::divideCeil(2 * flatPlane(s, strategy.tile).floats, s.W), 1, s.W};
+  }
   bool conv = strategy.is(Kind::Direct) || strategy.is(Kind::Pointwise) ||
               strategy.is(Kind::Grouped) ||
               strategy.is(Kind::DepthwiseRows) || strategy.is(Kind::DepthwiseChannelBlock);

@@ -70,6 +70,7 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
     return;
   case Kind::DepthwiseRows: os << "depthwise rows"; return;
   case Kind::DepthwiseChannelBlock: os << "depthwise channel-block " << s.tile; return;
+  case Kind::DepthwisePlane: os << "depthwise plane " << s.tile; return;
   case Kind::PlanePool: os << "plane"; return;
   case Kind::GenericPool: os << "generic"; return;
   case Kind::Int8:

@@ -189,6 +189,12 @@ struct KernelStrategy {
     /// Depthwise, a block of `tile` channels on the lanes, over a
     /// pixel-major padded copy (rows too narrow to fill vectors).
     DepthwiseChannelBlock,
+    /// Depthwise of unit strides whose output rows are as long as the
+    /// input's, narrow rows, small windows: a channel's output plane as one
+    /// run of vectors of `tile` lanes (at most the target's) over the plane
+    /// copied flat (lir::FlatPlane), the lanes of a tap that cross a row end
+    /// masked to zero.
+    DepthwisePlane,
     /// MaxPool / AveragePool over f32 planes, vectorized along output rows.
     PlanePool,
     /// Any other pooling: the generic scalar kernel.
@@ -229,6 +235,7 @@ struct KernelStrategy {
   /// Winograd: the output tile m; Int8: elements per step (0: one);
   /// DepthwiseChannelBlock and Int8Depthwise:
   /// channels per block (0 for Int8Depthwise's one plane at a time);
+  /// DepthwisePlane: the lanes of its vectors;
   /// Direct and Pointwise: pixels per block of packed panels (0: none).
   int64_t tile = 0;
   /// Direct: the weights are packed tap-major (Packing::ConvTapMajor).
@@ -262,6 +269,9 @@ struct KernelStrategy {
   static KernelStrategy depthwiseRows() { return {Kind::DepthwiseRows, 0, false}; }
   static KernelStrategy depthwiseChannelBlock(int64_t block, bool packed) {
     return {Kind::DepthwiseChannelBlock, block, packed};
+  }
+  static KernelStrategy depthwisePlane(int64_t lanes) {
+    return {Kind::DepthwisePlane, lanes, false};
   }
   static KernelStrategy planePool() { return {Kind::PlanePool, 0, false}; }
   static KernelStrategy genericPool() { return {Kind::GenericPool, 0, false}; }

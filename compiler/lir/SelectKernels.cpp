@@ -1,6 +1,7 @@
 //===- SelectKernels.cpp - Choosing each instruction's kernel -------------===//
 
 #include "compiler/lir/SelectKernels.h"
+#include "compiler/lir/ConvShape.h"
 #include "compiler/lir/RegisterTiles.h"
 #include "compiler/lir/Winograd.h"
 #include "compiler/ops/OpGeometry.h"
@@ -63,13 +64,39 @@ bool takesChannelBlocks(const Node &conv, const LIROptions &opts) {
   return opts.vectorLanes > 1 && channelBlockFits(conv);
 }
 
+/// Where the flat-plane kernel beats the channel blocks: on targets of 16
+/// lanes or more, whose channel blocks transpose 16 x 16 (four stages of
+/// zmm shuffles in and out), in vectors of 8 lanes, and windows of up to 9
+/// taps. Its taps read the plane at every offset, and a 64-byte vector
+/// that does not start on a multiple of 16 floats spans two cache lines (a
+/// 32-byte one less than half the time); past 9 taps the channel blocks'
+/// aligned loads win. On Zen 4 (znver4): KWS's 3x3 layers 2.8-3.2 us as
+/// channel blocks, 2.5-2.6 flat in 16 lanes, 2.3-2.5 in 8; mnasnet1_0's
+/// 3x3 layers 25-40% faster flat, its 5x5 ones 10-60% slower. With AVX2
+/// (8 lanes, 8 x 8 transposes) the two are even on KWS (2.3-2.7 us flat,
+/// 2.4-2.5 as channel blocks), and the channel blocks stay.
+constexpr int64_t kFlatPlaneTargetLanes = 16;
+constexpr int64_t kFlatPlaneLanes = 8;
+constexpr int64_t kMaxFlatPlaneTaps = 9;
+
+/// Whether depthwise `conv`, whose rows are too narrow for the lanes, runs
+/// on flat planes instead of channel blocks (KernelStrategy::DepthwisePlane):
+/// unit strides, output rows as long as the input's, small windows. No
+/// transposes in or out; lanes are wasted only at the end of a plane.
+bool takesFlatPlanes(const Node &conv, const LIROptions &opts) {
+  if (!takesChannelBlocks(conv, opts) || opts.vectorLanes < kFlatPlaneTargetLanes)
+    return false;
+  ConvShape s = ConvShape::of(conv);
+  return flatPlaneFits(s) && s.taps() <= kMaxFlatPlaneTaps;
+}
+
 /// Whether every use of `w` is as the weights of a channel-block depthwise
 /// Conv: packed tap-major over all its channels (one group), a block's
 /// weights for one tap are then one vector, instead of a gather of 16 floats
 /// `taps` apart.
 bool packableDepthwiseWeights(const Graph &g, const Value *w, const LIROptions &opts) {
   return packableWeights(g, w, [&](const Node &u) {
-    return isDepthwiseConv(u) && takesChannelBlocks(u, opts);
+    return isDepthwiseConv(u) && takesChannelBlocks(u, opts) && !takesFlatPlanes(u, opts);
   });
 }
 
@@ -601,6 +628,10 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
       // speed.
       if (!takesChannelBlocks(*n, opts)) {
         sel.strategies[n] = KernelStrategy::depthwiseRows();
+        continue;
+      }
+      if (takesFlatPlanes(*n, opts)) {
+        sel.strategies[n] = KernelStrategy::depthwisePlane(kFlatPlaneLanes);
         continue;
       }
       const Value *w = ConvView(*n).weights();

@@ -97,6 +97,10 @@ llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args);
 /// to it.
 llvm::Error emitDepthwiseChannelBlock(KernelBuilder &kb, const KernelArgs &args);
 
+/// Depthwise convolution over flat planes (strategy
+/// lir::KernelStrategy::DepthwisePlane); emitDepthwiseConv dispatches to it.
+llvm::Error emitDepthwisePlane(KernelBuilder &kb, const KernelArgs &args);
+
 /// A depthwise Conv's weights, bias (or nullptr), output and activation.
 struct DepthwiseOperands {
   llvm::Value *w, *bias, *y;

@@ -513,7 +513,8 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
   using Kind = lir::KernelStrategy::Kind;
   switch (args.strategy.kind) {
   case Kind::DepthwiseRows:
-  case Kind::DepthwiseChannelBlock: return emitDepthwiseConv(kb, args);
+  case Kind::DepthwiseChannelBlock:
+  case Kind::DepthwisePlane: return emitDepthwiseConv(kb, args);
   case Kind::Winograd: return emitWinogradConv(kb, args);
   case Kind::Direct:
   case Kind::Pointwise:

@@ -2,8 +2,10 @@
 //
 // Depthwise convolution of images whose rows are too narrow to fill vector
 // lanes (lir::KernelStrategy::DepthwiseChannelBlock: 25x5 keyword spotting
-// features, MobileNet's 14x14 and 7x7 stages), with a block of the
-// strategy's tile (16) channels on the lanes instead. Per block:
+// features, MobileNet's 14x14 and 7x7 stages; on targets of 16 lanes only
+// the strided ones and larger windows, the others run as flat planes,
+// DepthwisePlaneKernel.cpp), with a block of the strategy's tile (16)
+// channels on the lanes instead. Per block:
 //  1. the block's input is copied pixel-major, with its padding, into the
 //     temp (lir::PaddedInput): `lanes` channels' rows are
 //     loaded and transposed in registers, so a pixel's 16 channels become

@@ -110,6 +110,8 @@ llvm::Error emitDepthwiseConv(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
   if (args.strategy.is(lir::KernelStrategy::Kind::DepthwiseChannelBlock))
     return emitDepthwiseChannelBlock(kb, args);
+  if (args.strategy.is(lir::KernelStrategy::Kind::DepthwisePlane))
+    return emitDepthwisePlane(kb, args);
   ConvShape s = ConvShape::of(n);
   const lir::PaddedInput *layout = args.padded;
   DepthwiseOperands ops{args.inputs[1], args.inputs.size() > 2 ? args.inputs[2] : nullptr,

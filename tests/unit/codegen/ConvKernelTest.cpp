@@ -104,19 +104,50 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"group", Attr::ofInt(2)}, {"strides", Attr::ofInts({2, 2})}}},
         ConvCase{"GroupedInPlaceBatch2", {2, 16, 10, 12}, {16, 8, 3, 3}, true,
                  {{"group", Attr::ofInt(2)}}},
+        // Rows narrower than kNarrowRow at unit strides, output rows as long
+        // as the input's: the plane as one flat run of vectors
+        // (DepthwisePlaneKernel.cpp: on targets of 16 lanes, in vectors of
+        // 8, windows of up to 9 taps; channel blocks elsewhere). KWS's 25x5
+        // (a period of 5 vectors, the last vector partial),
+        // MobileNet's 7x7 and 28x28 (periods looped over), dilated windows
+        // whose taps reach past two rows, pads on one side only, rows of no
+        // padding (the output has fewer rows), a row of one pixel, a batch
+        // of two without bias, and weights computed at run time.
         ConvCase{"Depthwise", {1, 6, 7, 7}, {6, 1, 3, 3}, true,
                  {{"group", Attr::ofInt(6)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
-        // Rows narrower than kNarrowRow: channel blocks on the lanes
-        // (DepthwiseChannelBlockKernel.cpp), a full block and a partial one;
-        // constant weights packed a block's tap per vector, others
-        // gathered.
+        ConvCase{"DepthwisePlaneKws", {1, 20, 25, 5}, {20, 1, 3, 3}, true,
+                 {{"group", Attr::ofInt(20)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"DepthwisePlaneManyPeriods", {1, 3, 28, 28}, {3, 1, 3, 3}, true,
+                 {{"group", Attr::ofInt(3)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"DepthwisePlaneDilation2", {1, 3, 14, 13}, {3, 1, 3, 3}, true,
+                 {{"group", Attr::ofInt(3)},
+                  {"dilations", Attr::ofInts({2, 2})},
+                  {"pads", Attr::ofInts({2, 2, 2, 2})}}},
+        ConvCase{"DepthwisePlaneAsymmetricPads", {1, 4, 6, 7}, {4, 1, 3, 2}, true,
+                 {{"group", Attr::ofInt(4)}, {"pads", Attr::ofInts({0, 1, 2, 0})}}},
+        ConvCase{"DepthwisePlaneUnpaddedRows", {1, 5, 9, 6}, {5, 1, 3, 3}, true,
+                 {{"group", Attr::ofInt(5)}, {"pads", Attr::ofInts({0, 1, 0, 1})}}},
+        ConvCase{"DepthwisePlaneOnePixelRows", {1, 3, 12, 1}, {3, 1, 3, 1}, true,
+                 {{"group", Attr::ofInt(3)}, {"pads", Attr::ofInts({1, 0, 1, 0})}}},
+        ConvCase{"DepthwisePlaneBatch2NoBias", {2, 17, 7, 7}, {17, 1, 3, 3}, false,
+                 {{"group", Attr::ofInt(17)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"DepthwisePlaneWeightsInput", {1, 20, 9, 11}, {20, 1, 3, 3}, true,
+                 {{"group", Attr::ofInt(20)}, {"pads", Attr::ofInts({1, 1, 1, 1})}},
+                 Weights::Input},
+        // Other narrow rows (strided, output rows of another length, larger
+        // windows):
+        // channel blocks on the lanes (DepthwiseChannelBlockKernel.cpp), a
+        // full block and a partial one; constant weights packed a block's
+        // tap per vector, others gathered.
         ConvCase{"DepthwiseChannelBlocksStride2", {1, 20, 9, 11}, {20, 1, 3, 3}, true,
                  {{"group", Attr::ofInt(20)},
                   {"strides", Attr::ofInts({2, 2})},
                   {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         ConvCase{"DepthwiseChannelBlocksWeightsInput", {1, 20, 9, 11}, {20, 1, 5, 5}, true,
-                 {{"group", Attr::ofInt(20)}, {"pads", Attr::ofInts({2, 2, 2, 2})}},
+                 {{"group", Attr::ofInt(20)}, {"pads", Attr::ofInts({1, 1, 1, 1})}},
                  Weights::Input},
+        ConvCase{"DepthwiseChannelBlocks5x5", {1, 20, 7, 7}, {20, 1, 5, 5}, true,
+                 {{"group", Attr::ofInt(20)}, {"pads", Attr::ofInts({2, 2, 2, 2})}}},
         ConvCase{"DepthwiseMultiplier2Stride2", {1, 4, 8, 8}, {8, 1, 3, 3}, true,
                  {{"group", Attr::ofInt(4)},
                   {"strides", Attr::ofInts({2, 2})},
@@ -304,6 +335,24 @@ TEST(ConvFusedActivation, SiLUMatchesTheInterpreter) {
     ASSERT_EQ(g.getNumNodes(), 1u);
     EXPECT_EQ(g.getNodes()[0]->getActivation("kiln.activation").getName(), "SiLU");
   };
+  EXPECT_TRUE(jitMatchesInterpreter(build, check));
+}
+
+/// A flat-plane depthwise Conv (MobileNet's 7x7 stage) applies its fused
+/// Clip (ReLU6) to every vector, the partial last one too.
+TEST(ConvFusedActivation, DepthwisePlaneClipMatchesTheInterpreter) {
+  GraphBuilder build = [](Graph &g) {
+    Value *x = g.addInput("x", f32({1, 24, 7, 7}));
+    Value *c = addNode(g, OpKind::Conv, "conv",
+                       {x, randomConstant(g, "w", {24, 1, 3, 3}), randomConstant(g, "b", {24})},
+                       {{"group", Attr::ofInt(24)}, {"pads", Attr::ofInts({1, 1, 1, 1})}})
+                   ->getOutput();
+    g.addOutput("y", addNode(g, OpKind::Clip, "relu6", {c},
+                             {{"min", Attr::ofFloat(0.0f)}, {"max", Attr::ofFloat(1.0f)}})
+                         ->getOutput());
+  };
+  JitCheck check;
+  check.expectGraph = [](const Graph &g) { ASSERT_EQ(g.getNumNodes(), 1u); };
   EXPECT_TRUE(jitMatchesInterpreter(build, check));
 }
 

@@ -20,7 +20,7 @@ namespace {
 /// One of each strategy: on a 16-channel 32x32 image a Winograd-sized 3x3
 /// Conv, a strided one, a 1x1 one, a depthwise one on 16-wide rows and one
 /// on 32-wide rows, a MaxPool and an AveragePool whose divisor varies at
-/// the borders.
+/// the borders, and a strided depthwise one on 16-wide rows.
 std::unique_ptr<Graph> buildGraph() {
   auto graph = std::make_unique<Graph>("strategies");
   Graph &g = *graph;
@@ -48,8 +48,12 @@ std::unique_ptr<Graph> buildGraph() {
                   {{"kernel_shape", ints({3, 3})}, {"pads", ints({1, 1, 1, 1})}});
   Value *h = node(OpKind::Conv, "wide_dw", {x, weights("w5", {16, 1, 3, 3})},
                   {{"pads", ints({1, 1, 1, 1})}, {"group", Attr::ofInt(16)}});
+  Value *k = node(OpKind::Conv, "strided_dw", {c, weights("w6", {32, 1, 3, 3})},
+                  {{"pads", ints({1, 1, 1, 1})}, {"strides", ints({2, 2})},
+                   {"group", Attr::ofInt(32)}});
   g.addOutput("f", f);
   g.addOutput("h", h);
+  g.addOutput("k", k);
   return graph;
 }
 
@@ -79,10 +83,11 @@ TEST(SelectKernels, VectorTarget) {
   EXPECT_EQ(strategies(*buildGraph(), opts), "wino = Conv[winograd F(4x4,3x3) tile 8x2]\n"
                                             "strided = Conv[direct tile p8x2 r2]\n"
                                             "pointwise = Conv[1x1 gemm tile p8x3]\n"
-                                            "narrow_dw = Conv[depthwise channel-block 16]\n"
+                                            "narrow_dw = Conv[depthwise plane 8]\n"
                                             "maxpool = MaxPool[plane]\n"
                                             "f = AveragePool[generic]\n"
-                                            "h = Conv[depthwise rows]\n");
+                                            "h = Conv[depthwise rows]\n"
+                                            "k = Conv[depthwise channel-block 16]\n");
 }
 
 /// The kernel of the instruction writing `result` in strategies()'s text.
@@ -90,6 +95,19 @@ std::string kernelOf(llvm::StringRef text, llvm::StringRef result) {
   size_t at = text.find((result + " = ").str());
   EXPECT_NE(at, llvm::StringRef::npos) << result.str();
   return text.drop_front(at + result.size() + 3).split('\n').first.str();
+}
+
+/// Narrow depthwise rows of unit strides run as flat planes only on targets
+/// of 16 lanes (in vectors of 8); with 8 lanes (AVX2) or 4 (NEON) their
+/// channel blocks are as fast and stay.
+TEST(SelectKernels, FlatPlanesOnlyOnSixteenLanes) {
+  for (unsigned lanes : {4u, 8u}) {
+    lir::LIROptions opts;
+    opts.vectorLanes = lanes;
+    std::string text = strategies(*buildGraph(), opts);
+    EXPECT_EQ(kernelOf(text, "narrow_dw"), "Conv[depthwise channel-block 16]") << lanes;
+    EXPECT_EQ(kernelOf(text, "k"), "Conv[depthwise channel-block 16]") << lanes;
+  }
 }
 
 TEST(SelectKernels, ScalarTargetHasNoChannelBlockAndSmallWinogradTiles) {
