@@ -50,7 +50,8 @@ ConvRows convRows(const ConvShape &s, const PaddedInput *layout, const KernelStr
 /// output rows as long as the input's, one output channel per input
 /// channel. Output element i takes tap (kh, kw) from flat input element
 /// i + (kh * dh - pt) * W + kw * dw - pl; a lane whose column that shift
-/// moves past its row's ends is masked to zero. The temp is two buffers, each one
+/// moves past its row's ends is masked to zero. The temp is two buffers
+/// (one read while the next plane is copied into the other), each one
 /// channel's plane `front` floats in, zeros before and after it for the
 /// rows the taps reach above and below, and enough for every lane of the
 /// last vector.
@@ -60,6 +61,7 @@ struct FlatPlane {
   /// Vectors after which the lanes' columns repeat: W / gcd(W, lanes).
   int64_t period;
   int64_t floats;  ///< of a buffer
+  int64_t tempFloats() const { return 2 * floats; }
 };
 
 bool flatPlaneFits(const ConvShape &s);

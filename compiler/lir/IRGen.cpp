@@ -205,8 +205,8 @@ std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &stra
   const TensorType &out = n.getOutput()->getType();
   if (strategy.is(Kind::DepthwisePlane)) {
     ConvShape s = ConvShape::of(n);
-    int64_t buffers = 2 * flatPlane(s, strategy.tile).floats;
-    return PaddedInput{1, (buffers + s.W - 1) / s.W, 1, s.W};
+    int64_t floats = flatPlane(s, strategy.tile).tempFloats();
+    return PaddedInput{1, (floats + s.W - 1) / s.W, 1, s.W};
   }
   bool conv = strategy.is(Kind::Direct) || strategy.is(Kind::Pointwise) ||
               strategy.is(Kind::Grouped) ||

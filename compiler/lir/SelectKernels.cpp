@@ -58,9 +58,10 @@ bool channelBlockFits(const Node &conv) {
   return out.rank() == 4 && out.shape[1] == in.shape[1] && out.shape[3] < kNarrowRow;
 }
 
-/// Whether depthwise `conv` takes the channel-block strategy: a vector
-/// target and rows too narrow for the lanes (channelBlockFits).
-bool takesChannelBlocks(const Node &conv, const LIROptions &opts) {
+/// Whether depthwise `conv` has rows too narrow for the lanes of a vector
+/// target (channelBlockFits): it takes flat planes or channel blocks, not
+/// output rows on the lanes.
+bool narrowOnVectors(const Node &conv, const LIROptions &opts) {
   return opts.vectorLanes > 1 && channelBlockFits(conv);
 }
 
@@ -84,10 +85,16 @@ constexpr int64_t kMaxFlatPlaneTaps = 9;
 /// unit strides, output rows as long as the input's, small windows. No
 /// transposes in or out; lanes are wasted only at the end of a plane.
 bool takesFlatPlanes(const Node &conv, const LIROptions &opts) {
-  if (!takesChannelBlocks(conv, opts) || opts.vectorLanes < kFlatPlaneTargetLanes)
+  if (!narrowOnVectors(conv, opts) || opts.vectorLanes < kFlatPlaneTargetLanes)
     return false;
   ConvShape s = ConvShape::of(conv);
   return flatPlaneFits(s) && s.taps() <= kMaxFlatPlaneTaps;
+}
+
+/// Whether depthwise `conv` takes the channel-block strategy: narrow rows
+/// on a vector target, where flat planes do not serve.
+bool takesChannelBlocks(const Node &conv, const LIROptions &opts) {
+  return narrowOnVectors(conv, opts) && !takesFlatPlanes(conv, opts);
 }
 
 /// Whether every use of `w` is as the weights of a channel-block depthwise
@@ -96,7 +103,7 @@ bool takesFlatPlanes(const Node &conv, const LIROptions &opts) {
 /// `taps` apart.
 bool packableDepthwiseWeights(const Graph &g, const Value *w, const LIROptions &opts) {
   return packableWeights(g, w, [&](const Node &u) {
-    return isDepthwiseConv(u) && takesChannelBlocks(u, opts) && !takesFlatPlanes(u, opts);
+    return isDepthwiseConv(u) && takesChannelBlocks(u, opts);
   });
 }
 
@@ -626,7 +633,7 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
     if (isDepthwiseConv(*n)) {
       // On a scalar core the channel block is several times the code for no
       // speed.
-      if (!takesChannelBlocks(*n, opts)) {
+      if (!narrowOnVectors(*n, opts)) {
         sel.strategies[n] = KernelStrategy::depthwiseRows();
         continue;
       }
