@@ -269,6 +269,21 @@ def export(model, x, path, opset=OPSET):
         training=torch.onnx.TrainingMode.EVAL)
 
 
+def pin_output_shape(path, shape):
+    """Writes the eager output shape into the graph's output where the
+    exporter left a dimension symbolic (swin_t's batch dimension in PyTorch
+    1.13); a file without symbolic output dimensions is left as it is."""
+    import onnx
+    m = onnx.load(path)
+    dims = m.graph.output[0].type.tensor_type.shape.dim
+    if not any(d.HasField("dim_param") for d in dims):
+        return
+    for d, n in zip(dims, shape):
+        if d.HasField("dim_param"):
+            d.dim_value = n
+    onnx.save(m, path)
+
+
 def onnx_summary(path):
     """Reads the exported file back: graph input/output names+shapes, op counts."""
     import onnx
@@ -301,6 +316,7 @@ def generate(name, seed, out_dir, models=MODELS, opset=OPSET):
     assert torch.equal(y, y_plain)
     path = os.path.join(out_dir, name + ".onnx")
     export(model, x, path, opset)
+    pin_output_shape(path, list(y.shape))
 
     xi = x.numpy().astype("<f4")
     yo = y_plain.numpy().astype("<f4")

@@ -42,7 +42,11 @@ them elsewhere with --large and point KILN_SUITE_MODELS at that folder
     squeezenet1_1 (opset 11), shufflenet_v2_x1_0 (12), mobilenet_v3_small (13),
     mobilenet_v3_large (14), efficientnet_b0 (15), mnasnet1_0 (16),
     regnet_x_400mf (17), regnet_y_400mf (13), densenet121 (14),
-    googlenet (15), resnet50 (16)
+    googlenet (15), resnet50 (16), and from a later hunt for cliffs:
+    convnext_tiny (17; 7x7 depthwise, LayerNorm and GELU on channels-last
+    MatMuls), resnext50_32x4d (13; grouped 3x3 of 32 groups),
+    efficientnet_v2_s (15; fused MBConv), inception_v3 (13; 1x7 and 7x1
+    factorized Convs), swin_t (17; shifted-window attention)
 
 Requirements: tools/install_deps.sh suite (Debian 12's python3-torch 1.13,
 python3-torchvision 0.14, python3-onnx), run with /usr/bin/python3.
@@ -249,6 +253,12 @@ LARGE = {
     "googlenet": (lambda: _torchvision("googlenet", aux_logits=False, init_weights=True),
                   _IMAGE, 15),
     "resnet50": (lambda: _torchvision("resnet50"), _IMAGE, 16),
+    "convnext_tiny": (lambda: _torchvision("convnext_tiny"), _IMAGE, 17),
+    "resnext50_32x4d": (lambda: _torchvision("resnext50_32x4d"), _IMAGE, 13),
+    "efficientnet_v2_s": (lambda: _torchvision("efficientnet_v2_s"), _IMAGE, 15),
+    "inception_v3": (lambda: _torchvision("inception_v3", aux_logits=False, init_weights=True),
+                     _IMAGE, 13),
+    "swin_t": (lambda: _torchvision("swin_t"), _IMAGE, 17),
 }
 SUITE = {**SMALL, **LARGE}
 

@@ -72,6 +72,10 @@ uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups) {
          shape[2] * shape[3] * sizeof(float);
 }
 
+uint64_t matMulStripsBytes(llvm::ArrayRef<int64_t> shape, int64_t strip) {
+  return shape[0] * llvm::alignTo(shape[1], strip) * sizeof(float);
+}
+
 Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
   auto quads = [](int64_t taps) { return (taps + kInt8Quad - 1) / kInt8Quad * kInt8Quad; };
   if (isInt8RowsTransposed(packing))
@@ -306,6 +310,9 @@ private:
       } else if (b->packing == Packing::ConvTapMajor) {
         b->packGroups = packing.groups;
         b->size = convTapMajorBytes(v->getType().shape, b->packGroups);
+      } else if (b->packing == Packing::MatMulStrips) {
+        b->packStrip = packing.strip;
+        b->size = matMulStripsBytes(v->getType().shape, b->packStrip);
       } else if (isInt8Rows(b->packing)) {
         b->size = int8RowsShape(v->getType().shape, b->packing).bytes();
       }
@@ -407,6 +414,17 @@ void packConvTapMajor(const Tensor &w, int64_t groups, uint8_t *dst) {
         }
 }
 
+/// Writes MatMul B [K][N] (f32) as strips [N / strip][K][strip]; the
+/// padding of the last strip stays zero.
+void packMatMulStrips(const Tensor &b, int64_t strip, uint8_t *dst) {
+  const int64_t K = b.getType().shape[0], N = b.getType().shape[1];
+  const float *src = reinterpret_cast<const float *>(b.raw().data());
+  for (int64_t n0 = 0; n0 < N; n0 += strip)
+    for (int64_t k = 0; k < K; ++k)
+      std::memcpy(dst + ((n0 * K) + k * strip) * sizeof(float), src + k * N + n0,
+                  std::min(strip, N - n0) * sizeof(float));
+}
+
 /// Writes a Conv's int8 weights [O][C][KH][KW] as Int8RowsWidened (rows of
 /// little-endian int16) or Int8RowsQuadChannels (int8): taps in (kernel
 /// position, channel) order, the channels padded to a pair or a quad, or
@@ -499,6 +517,9 @@ std::vector<uint8_t> buildWeightsImage(const Function &f) {
     case Packing::ConvTapMajor:
       packConvTapMajor(*b->constant, b->packGroups, image.data() + b->offset);
       break;
+    case Packing::MatMulStrips:
+      packMatMulStrips(*b->constant, b->packStrip, image.data() + b->offset);
+      break;
     case Packing::Winograd2x2:
     case Packing::Winograd4x4:
       packWinogradWeights(*b->constant, winogradTileOf(b->packing), image.data() + b->offset);
@@ -539,6 +560,8 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
        << ':' << b->size;
     if (b->packing == Packing::ConvTapMajor)
       os << ":tap-major";
+    if (b->packing == Packing::MatMulStrips)
+      os << ":strips" << b->packStrip;
     if (int64_t m = winogradTileOf(b->packing))
       os << ":winograd" << m << 'x' << m;
     if (isInt8ChannelBlocks(b->packing))

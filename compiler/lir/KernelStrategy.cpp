@@ -67,6 +67,8 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
   case Kind::Gemm:
     os << "gemm";
     printRegisterTile(s.registerTile, false, os);
+    if (s.packedWeights)
+      os << " b-strips " << s.tile;
     return;
   case Kind::DepthwiseRows: os << "depthwise rows"; return;
   case Kind::DepthwiseChannelBlock: os << "depthwise channel-block " << s.tile; return;

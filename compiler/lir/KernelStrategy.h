@@ -236,10 +236,12 @@ struct KernelStrategy {
   /// DepthwiseChannelBlock and Int8Depthwise:
   /// channels per block (0 for Int8Depthwise's one plane at a time);
   /// DepthwisePlane: the lanes of its vectors;
-  /// Direct and Pointwise: pixels per block of packed panels (0: none).
+  /// Direct and Pointwise: pixels per block of packed panels (0: none);
+  /// Gemm with packedWeights: the columns of a strip of B.
   int64_t tile = 0;
   /// Direct: the weights are packed tap-major (Packing::ConvTapMajor).
   /// Always for Pointwise, never for the others. Int8Gemm: packed rows.
+  /// Gemm: the constant B is packed in strips (Packing::MatMulStrips).
   bool packedWeights = false;
   /// Int8Gemm: the columns of a block; Int8Depthwise: the outputs of a row
   /// per step, or 0 for one (with `tile`: 2 for taps in pairs). Int8Gemm and
@@ -276,7 +278,7 @@ struct KernelStrategy {
   static KernelStrategy planePool() { return {Kind::PlanePool, 0, false}; }
   static KernelStrategy genericPool() { return {Kind::GenericPool, 0, false}; }
   static KernelStrategy int8(int64_t lanes = 0) { return {Kind::Int8, lanes, false}; }
-  static KernelStrategy gemm() { return {Kind::Gemm, 0, false}; }
+  static KernelStrategy gemm(int64_t bStrip = 0) { return {Kind::Gemm, bStrip, bStrip > 0}; }
   static KernelStrategy int8Depthwise(Int8Dot dot, int64_t pixels = 0) {
     return {Kind::Int8Depthwise, 0, false, pixels, dot};
   }

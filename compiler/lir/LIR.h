@@ -53,6 +53,13 @@ enum class Packing {
   /// [16 or 36 points][C][OC].
   Winograd2x2,
   Winograd4x4,
+  /// An f32 MatMul's constant B [K][N] as strips of Buffer::packStrip
+  /// columns (KernelStrategy::Gemm with packedWeights), each [K][strip],
+  /// the last one zero-padded, one after the other: a register tile's
+  /// columns of B are one contiguous run. In B's own layout they are K runs
+  /// of a strip each, N floats apart, which the hardware prefetcher does not
+  /// follow once N is large (kMatMulStripMinColumns).
+  MatMulStrips,
   /// int8 weights as rows of taps, each zero-padded to a multiple of
   /// kInt8Quad (KernelStrategy::Int8Gemm): a Conv's [O][ICg][KH][KW] as O
   /// rows of ICg*KH*KW taps; Int8RowsTransposed, a MatMul's [K][N] as N rows
@@ -188,6 +195,7 @@ struct Buffer {
   const Tensor *constant = nullptr;
   Packing packing = Packing::None;
   int64_t packGroups = 1; ///< the Conv's group count, for ConvTapMajor
+  int64_t packStrip = 0;  ///< columns per strip, for MatMulStrips
   /// A slice of another buffer (an eliminated Concat's input, written in
   /// place): `parent`'s bytes from `offsetInParent`. The planner places the
   /// parent, and sets `offset` from it.
@@ -201,6 +209,10 @@ struct Buffer {
 /// Bytes of conv weights of `shape` [G*OCg][ICg][KH][KW] packed tap-major in
 /// `groups` groups (the output channels rounded up to whole blocks).
 uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups);
+
+/// Bytes of MatMul B [K][N] packed as strips of `strip` columns
+/// (Packing::MatMulStrips; N rounded up to whole strips).
+uint64_t matMulStripsBytes(llvm::ArrayRef<int64_t> shape, int64_t strip);
 
 /// The padded copy of a Conv's or a pooling's input that its kernel works
 /// from (the instruction's temp). Each channel is a plane of `rows` rows; a

@@ -23,6 +23,10 @@ namespace {
 /// a row of the widest vectors' 16 lanes, or two, still fills them well.
 constexpr int64_t kNarrowRow = 32;
 
+/// The fewest columns of a constant MatMul B that it is packed in strips
+/// for (Packing::MatMulStrips): rows 1 KB apart or more.
+constexpr int64_t kMatMulStripMinColumns = 256;
+
 /// Whether `w` is constant f32 Conv weights that only Convs reading them as
 /// weights use, each of them one that `packs`: packing them then cannot
 /// surprise another reader.
@@ -571,6 +575,19 @@ bool f32MatMul(const Node &n) {
   });
 }
 
+/// Whether the B of f32 MatMul `n` is a constant matrix that only `n`
+/// reads, and only as B: packing it then cannot surprise another reader.
+bool packableMatMulB(const Graph &g, const Node &n) {
+  MatMulView m(n);
+  const Value *b = m.b();
+  if (!b->isConstant() || b->getType().rank() != 2 || m.a() == b ||
+      llvm::any_of(g.getOutputs(), [&](const GraphOutput &o) { return o.value == b; }))
+    return false;
+  std::vector<Node *> users = g.getUsers(b);
+  return users.size() == 1 && users.front() == &n &&
+         llvm::count(n.getInputs(), b) == 1;
+}
+
 } // namespace
 
 bool isUnitPointwiseConv(const Node &n) {
@@ -623,8 +640,15 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
       continue;
     }
     if (f32MatMul(*n)) {
-      KernelStrategy gemm = KernelStrategy::gemm();
-      gemm.registerTile = matMulRegisterTile(*n, opts);
+      RegisterTile tile = matMulRegisterTile(*n, opts);
+      int64_t strip = int64_t(tile.vecs) * opts.vectorLanes;
+      const Value *b = MatMulView(*n).b();
+      bool packed = tile.rows && packableMatMulB(g, *n) && b->getType().shape[1] > strip &&
+                    b->getType().shape[1] >= kMatMulStripMinColumns;
+      if (packed)
+        sel.weights[b] = {Packing::MatMulStrips, 1, strip};
+      KernelStrategy gemm = KernelStrategy::gemm(packed ? strip : 0);
+      gemm.registerTile = tile;
       sel.strategies[n] = gemm;
       continue;
     }

@@ -21,6 +21,7 @@ namespace lir {
 struct WeightsPacking {
   Packing packing = Packing::None;
   int64_t groups = 1; ///< the Conv's group count, for ConvTapMajor
+  int64_t strip = 0;  ///< columns per strip, for MatMulStrips
 };
 
 struct KernelSelection {
@@ -46,6 +47,8 @@ struct KernelSelection {
 ///    generic;
 ///  - for the f32 GEMM-shaped kernels (direct, grouped and 1x1 Convs,
 ///    Winograd's products, MatMul), the register tile (RegisterTiles.h);
+///  - a MatMul's constant B of 256 columns or more that no other node reads
+///    in strips of the tile's columns (Packing::MatMulStrips);
 ///  - for int8 ops, TFLite's integer kernels: GEMM blocks and multiply-add
 ///    instructions for the target (LIROptions::int8Dot).
 KernelSelection selectKernels(const Graph &g, const LIROptions &opts);

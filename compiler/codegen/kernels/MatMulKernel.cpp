@@ -5,10 +5,11 @@
 // product is covered by register tiles (RegisterTile.h) of the strategy's
 // shape (lir/RegisterTiles.h): tile rows are rows of A, each a broadcast
 // A[m][k], and the vectors run along a row of B and C, so B is read in its
-// own row-major layout. Where B is the larger operand, each strip of its
-// columns goes through all of A before the next (columns-outer). The K loop
-// is innermost and unrolled; bias seeds the accumulators and the activation
-// runs on them before the store.
+// own row-major layout, or, a constant matrix, packed at compile time in
+// strips of the tile's columns (lir::Packing::MatMulStrips). Where B is the
+// larger operand, each strip of its columns goes through all of A before
+// the next (columns-outer). The K loop is innermost and unrolled; bias
+// seeds the accumulators and the activation runs on them before the store.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +54,13 @@ llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args) {
   const lir::RegisterTile &plan = args.strategy.registerTile;
   if (!args.strategy.is(lir::KernelStrategy::Kind::Gemm) || !plan.rows)
     return nodeError(n, "a MatMul without a register tile");
+  // B in strips (lir::Packing::MatMulStrips), one matrix for the whole
+  // batch: a tile's columns [n0, n0 + strip) at n0 * K, row k of them at
+  // k * strip.
+  const bool stripped = args.strategy.packedWeights;
+  const int64_t strip = args.strategy.tile;
+  if (stripped && strip != int64_t(plan.vecs) * lanes)
+    return nodeError(n, "a MatMul whose strips of B are not its tile's columns");
   llvm::Function *fn = kb.b.GetInsertBlock()->getParent();
   fn->setName(fn->getName() + "." + TileShape{plan.rows, plan.vecs, lanes, lanes}.str());
 
@@ -78,12 +86,13 @@ llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args) {
           acc.push_back(bias ? kb.loadVec(bias, add(n0, j * lanes), lanes, t.valid(j))
                              : kb.splat(kb.f32(0), lanes));
       llvm::Value *aRow = b.CreateAdd(aBase, mul(m0, K));
-      llvm::Value *bCol = b.CreateAdd(bBase, n0);
+      llvm::Value *bCol = stripped ? mul(n0, K) : b.CreateAdd(bBase, n0);
+      const int64_t bRowStride = stripped ? strip : N;
       llvm::SmallVector<int64_t, 32> aRows = stridedRows(rows, K);
       llvm::SmallVector<int64_t, 32> bVecs = stridedRows(t.vecs, lanes);
       auto step = [&](Tile sums, llvm::Value *k) {
         return tileStep(kb, t, std::move(sums), A, b.CreateAdd(aRow, k), aRows, B,
-                        b.CreateAdd(bCol, mul(k, N)), bVecs);
+                        b.CreateAdd(bCol, mul(k, bRowStride)), bVecs);
       };
       acc = reduceSteps(kb, K, kUnrolledK, std::move(acc), step);
       llvm::Value *cRow = b.CreateAdd(b.CreateAdd(cBase, mul(m0, N)), n0);

@@ -65,7 +65,12 @@ INSTANTIATE_TEST_SUITE_P(
         MatMulCase{"MatrixTimesVector", {3, 4}, {4}},
         MatMulCase{"VectorTimesVector", {7}, {7}},
         MatMulCase{"VectorTimesBatch", {4}, {2, 4, 5}},
-        MatMulCase{"BatchTimesVector", {2, 3, 4}, {4}}),
+        MatMulCase{"BatchTimesVector", {2, 3, 4}, {4}},
+        // A constant B of 256 columns or more, packed in strips of the
+        // tile's columns (lir::Packing::MatMulStrips), the last one partial.
+        MatMulCase{"StripsRowVector", {1, 40}, {40, 300}, Operand::Constant},
+        MatMulCase{"StripsRows", {13, 24}, {24, 520}, Operand::Constant},
+        MatMulCase{"StripsBatchTimesMatrix", {2, 3, 16}, {16, 257}, Operand::Constant}),
     [](const auto &info) { return std::string(info.param.name); });
 
 //===----------------------------------------------------------------------===//

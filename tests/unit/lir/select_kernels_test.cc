@@ -197,6 +197,37 @@ TEST(SelectKernels, GroupedConvCopiesOneGroup) {
   }
 }
 
+/// A constant B of 256 columns or more that only its MatMul reads is packed
+/// in strips of the tile's columns; a narrower one, an input B and a B that
+/// two MatMuls share are read as they are.
+TEST(SelectKernels, MatMulBInStrips) {
+  Graph g("strips");
+  auto matMul = [&](llvm::StringRef name, std::vector<int64_t> a, Value *b) {
+    Value *x = g.addInput((name + "_a").str(), TensorType(DType::F32, a));
+    auto n = g.addNode(OpKind::MatMul, name, {x, b}, {});
+    EXPECT_TRUE(static_cast<bool>(n)) << llvm::toString(n.takeError());
+    g.addOutput(name, (*n)->getOutput());
+  };
+  auto constant = [&](llvm::StringRef name, std::vector<int64_t> shape) {
+    return g.addConstant(name, Tensor(TensorType(DType::F32, shape)));
+  };
+  matMul("fc", {1, 64}, constant("fc_b", {64, 1000}));
+  matMul("wide", {49, 32}, constant("wide_b", {32, 384}));
+  matMul("narrow", {49, 32}, constant("narrow_b", {32, 200}));
+  matMul("input", {49, 32}, g.addInput("input_b", TensorType(DType::F32, {32, 384})));
+  Value *shared = constant("shared_b", {32, 512});
+  matMul("shared1", {4, 32}, shared);
+  matMul("shared2", {4, 32}, shared);
+  lir::LIROptions opts;
+  opts.vectorLanes = 16;
+  opts.vectorRegisters = 32;
+  std::string text = strategies(g, opts);
+  EXPECT_EQ(kernelOf(text, "fc"), "MatMul[gemm tile 1x8 b-strips 128]") << text;
+  EXPECT_NE(kernelOf(text, "wide").find("b-strips 32"), std::string::npos) << text;
+  for (const char *name : {"narrow", "input", "shared1", "shared2"})
+    EXPECT_EQ(kernelOf(text, name).find("b-strips"), std::string::npos) << name << "\n" << text;
+}
+
 /// Every f32 GEMM-shaped kernel gets a register tile that fits the target's
 /// registers (its accumulators, a step's vectors and one broadcast value;
 /// one row of several vectors where even that does not fit), of at most 4
