@@ -72,10 +72,6 @@ uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups) {
          shape[2] * shape[3] * sizeof(float);
 }
 
-uint64_t matMulStripsBytes(llvm::ArrayRef<int64_t> shape, int64_t strip) {
-  return shape[0] * llvm::alignTo(shape[1], strip) * sizeof(float);
-}
-
 Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
   auto quads = [](int64_t taps) { return (taps + kInt8Quad - 1) / kInt8Quad * kInt8Quad; };
   if (isInt8RowsTransposed(packing))
@@ -312,7 +308,6 @@ private:
         b->size = convTapMajorBytes(v->getType().shape, b->packGroups);
       } else if (b->packing == Packing::MatMulStrips) {
         b->packStrip = packing.strip;
-        b->size = matMulStripsBytes(v->getType().shape, b->packStrip);
       } else if (isInt8Rows(b->packing)) {
         b->size = int8RowsShape(v->getType().shape, b->packing).bytes();
       }
@@ -414,15 +409,17 @@ void packConvTapMajor(const Tensor &w, int64_t groups, uint8_t *dst) {
         }
 }
 
-/// Writes MatMul B [K][N] (f32) as strips [N / strip][K][strip]; the
-/// padding of the last strip stays zero.
+/// Writes MatMul B [K][N] (f32) as strips of `strip` columns, each
+/// [K][its columns], the last one narrower where N is not a multiple.
 void packMatMulStrips(const Tensor &b, int64_t strip, uint8_t *dst) {
   const int64_t K = b.getType().shape[0], N = b.getType().shape[1];
   const float *src = reinterpret_cast<const float *>(b.raw().data());
-  for (int64_t n0 = 0; n0 < N; n0 += strip)
+  for (int64_t n0 = 0; n0 < N; n0 += strip) {
+    const int64_t width = std::min(strip, N - n0);
     for (int64_t k = 0; k < K; ++k)
-      std::memcpy(dst + ((n0 * K) + k * strip) * sizeof(float), src + k * N + n0,
-                  std::min(strip, N - n0) * sizeof(float));
+      std::memcpy(dst + (n0 * K + k * width) * sizeof(float), src + k * N + n0,
+                  width * sizeof(float));
+  }
 }
 
 /// Writes a Conv's int8 weights [O][C][KH][KW] as Int8RowsWidened (rows of

@@ -54,11 +54,12 @@ enum class Packing {
   Winograd2x2,
   Winograd4x4,
   /// An f32 MatMul's constant B [K][N] as strips of Buffer::packStrip
-  /// columns (KernelStrategy::Gemm with packedWeights), each [K][strip],
-  /// the last one zero-padded, one after the other: a register tile's
-  /// columns of B are one contiguous run. In B's own layout they are K runs
-  /// of a strip each, N floats apart, which the hardware prefetcher does not
-  /// follow once N is large (kMatMulStripMinColumns).
+  /// columns (KernelStrategy::Gemm with packedWeights), each [K][its
+  /// columns], the last one narrower where N is not a multiple, one after
+  /// the other (the same bytes as B): a register tile's columns of B are one
+  /// contiguous run. In B's own layout they are K runs of a strip each, N
+  /// floats apart, which the hardware prefetcher does not follow once N is
+  /// large (kMatMulStripMinColumns).
   MatMulStrips,
   /// int8 weights as rows of taps, each zero-padded to a multiple of
   /// kInt8Quad (KernelStrategy::Int8Gemm): a Conv's [O][ICg][KH][KW] as O
@@ -209,10 +210,6 @@ struct Buffer {
 /// Bytes of conv weights of `shape` [G*OCg][ICg][KH][KW] packed tap-major in
 /// `groups` groups (the output channels rounded up to whole blocks).
 uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups);
-
-/// Bytes of MatMul B [K][N] packed as strips of `strip` columns
-/// (Packing::MatMulStrips; N rounded up to whole strips).
-uint64_t matMulStripsBytes(llvm::ArrayRef<int64_t> shape, int64_t strip);
 
 /// The padded copy of a Conv's or a pooling's input that its kernel works
 /// from (the instruction's temp). Each channel is a plane of `rows` rows; a

@@ -55,8 +55,8 @@ llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args) {
   if (!args.strategy.is(lir::KernelStrategy::Kind::Gemm) || !plan.rows)
     return nodeError(n, "a MatMul without a register tile");
   // B in strips (lir::Packing::MatMulStrips), one matrix for the whole
-  // batch: a tile's columns [n0, n0 + strip) at n0 * K, row k of them at
-  // k * strip.
+  // batch: a tile's `count` columns from n0 at n0 * K, row k of them at
+  // k * count (the last strip is narrower).
   const bool stripped = args.strategy.packedWeights;
   const int64_t strip = args.strategy.tile;
   if (stripped && strip != int64_t(plan.vecs) * lanes)
@@ -87,7 +87,7 @@ llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args) {
                              : kb.splat(kb.f32(0), lanes));
       llvm::Value *aRow = b.CreateAdd(aBase, mul(m0, K));
       llvm::Value *bCol = stripped ? mul(n0, K) : b.CreateAdd(bBase, n0);
-      const int64_t bRowStride = stripped ? strip : N;
+      const int64_t bRowStride = stripped ? count : N;
       llvm::SmallVector<int64_t, 32> aRows = stridedRows(rows, K);
       llvm::SmallVector<int64_t, 32> bVecs = stridedRows(t.vecs, lanes);
       auto step = [&](Tile sums, llvm::Value *k) {
