@@ -27,21 +27,30 @@ constexpr int64_t kNarrowRow = 32;
 /// for (Packing::MatMulStrips): rows 1 KB apart or more.
 constexpr int64_t kMatMulStripMinColumns = 256;
 
-/// Whether `w` is constant f32 Conv weights that only Convs reading them as
-/// weights use, each of them one that `packs`: packing them then cannot
-/// surprise another reader.
-bool packableWeights(const Graph &g, const Value *w,
-                     llvm::function_ref<bool(const Node &)> packs) {
-  if (!w->isConstant() || w->getType().dtype != DType::F32 || w->getType().rank() != 4)
-    return false;
-  if (llvm::any_of(g.getOutputs(), [&](const GraphOutput &o) { return o.value == w; }))
+/// Whether constant `w` may be stored in a kernel's layout: no graph output
+/// shows its bytes, and every node reading it reads it packed (`readsPacked`),
+/// so that packing cannot surprise another reader.
+bool packableConstant(const Graph &g, const Value *w,
+                      llvm::function_ref<bool(const Node &)> readsPacked) {
+  if (!w->isConstant() ||
+      llvm::any_of(g.getOutputs(), [&](const GraphOutput &o) { return o.value == w; }))
     return false;
   std::vector<Node *> users = g.getUsers(w);
-  return !users.empty() && llvm::all_of(users, [&](const Node *u) {
-    if (!u->is(OpKind::Conv))
+  return !users.empty() &&
+         llvm::all_of(users, [&](const Node *u) { return readsPacked(*u); });
+}
+
+/// Whether `w` is constant f32 Conv weights that only Convs reading them as
+/// weights use, each of them one that `packs`.
+bool packableWeights(const Graph &g, const Value *w,
+                     llvm::function_ref<bool(const Node &)> packs) {
+  if (w->getType().dtype != DType::F32 || w->getType().rank() != 4)
+    return false;
+  return packableConstant(g, w, [&](const Node &u) {
+    if (!u.is(OpKind::Conv))
       return false;
-    ConvView conv(*u);
-    return conv.weights() == w && conv.input() != w && conv.bias() != w && packs(*u);
+    ConvView conv(u);
+    return conv.weights() == w && conv.input() != w && conv.bias() != w && packs(u);
   });
 }
 
@@ -163,14 +172,11 @@ bool int8GemmShapes(const Node &n) {
 /// packing serves them all.
 bool int8WeightsPackable(const Graph &g, const Node &n) {
   const Value *w = n.getInput(1);
-  if (!w->isConstant() || w->getType().dtype != DType::I8 ||
-      w->getType().rank() != (n.is(OpKind::Conv) ? 4 : 2))
+  if (w->getType().dtype != DType::I8 || w->getType().rank() != (n.is(OpKind::Conv) ? 4 : 2))
     return false;
-  if (llvm::any_of(g.getOutputs(), [&](const GraphOutput &o) { return o.value == w; }))
-    return false;
-  return llvm::all_of(g.getUsers(w), [&](const Node *u) {
-    return int8GemmOp(*u) && u->getKind() == n.getKind() && u->getInput(0) != w &&
-           (u->getNumInputs() < 3 || u->getInput(2) != w);
+  return packableConstant(g, w, [&](const Node &u) {
+    return int8GemmOp(u) && u.getKind() == n.getKind() && u.getInput(0) != w &&
+           (u.getNumInputs() < 3 || u.getInput(2) != w);
   });
 }
 
@@ -576,16 +582,12 @@ bool f32MatMul(const Node &n) {
 }
 
 /// Whether the B of f32 MatMul `n` is a constant matrix that only `n`
-/// reads, and only as B: packing it then cannot surprise another reader.
+/// reads, and only as B.
 bool packableMatMulB(const Graph &g, const Node &n) {
-  MatMulView m(n);
-  const Value *b = m.b();
-  if (!b->isConstant() || b->getType().rank() != 2 || m.a() == b ||
-      llvm::any_of(g.getOutputs(), [&](const GraphOutput &o) { return o.value == b; }))
-    return false;
-  std::vector<Node *> users = g.getUsers(b);
-  return users.size() == 1 && users.front() == &n &&
-         llvm::count(n.getInputs(), b) == 1;
+  const Value *b = MatMulView(n).b();
+  return b->getType().rank() == 2 && packableConstant(g, b, [&](const Node &u) {
+           return &u == &n && llvm::count(n.getInputs(), b) == 1;
+         });
 }
 
 } // namespace
@@ -643,7 +645,7 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
       RegisterTile tile = matMulRegisterTile(*n, opts);
       int64_t strip = int64_t(tile.vecs) * opts.vectorLanes;
       const Value *b = MatMulView(*n).b();
-      bool packed = tile.rows && packableMatMulB(g, *n) && b->getType().shape[1] > strip &&
+      bool packed = tile.rows && packableMatMulB(g, *n) &&
                     b->getType().shape[1] >= kMatMulStripMinColumns;
       if (packed)
         sel.weights[b] = {Packing::MatMulStrips, 1, strip};
