@@ -46,7 +46,9 @@ them elsewhere with --large and point KILN_SUITE_MODELS at that folder
     convnext_tiny (17; 7x7 depthwise, LayerNorm and GELU on channels-last
     MatMuls), resnext50_32x4d (13; grouped 3x3 of 32 groups),
     efficientnet_v2_s (15; fused MBConv), inception_v3 (13; 1x7 and 7x1
-    factorized Convs), swin_t (17; shifted-window attention)
+    factorized Convs), swin_t (17; shifted-window attention),
+    deeplabv3_mobilenet_v3_large (12; dilated Convs, ASPP with dilations 12,
+    24 and 36 on a 14x14 map, a bilinear Resize to 21 x 224 x 224)
 
 Requirements: tools/install_deps.sh suite (Debian 12's python3-torch 1.13,
 python3-torchvision 0.14, python3-onnx), run with /usr/bin/python3.
@@ -228,6 +230,19 @@ def _torchvision(name, **kwargs):
     return getattr(torchvision.models, name)(weights=None, **kwargs)
 
 
+class Segmentation(nn.Module):
+    """A torchvision segmentation model's "out" map (the model returns a dict)."""
+
+    def __init__(self, name, **kwargs):
+        super().__init__()
+        import torchvision
+        self.model = getattr(torchvision.models.segmentation, name)(
+            weights=None, weights_backbone=None, **kwargs)
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
 # name -> (constructor, input shape, opset)
 SMALL = {
     "unet_small": (UNetSmall, (1, 3, 64, 64), 11),
@@ -259,6 +274,8 @@ LARGE = {
     "inception_v3": (lambda: _torchvision("inception_v3", aux_logits=False, init_weights=True),
                      _IMAGE, 13),
     "swin_t": (lambda: _torchvision("swin_t"), _IMAGE, 17),
+    "deeplabv3_mobilenet_v3_large": (
+        lambda: Segmentation("deeplabv3_mobilenet_v3_large", aux_loss=False), _IMAGE, 12),
 }
 SUITE = {**SMALL, **LARGE}
 

@@ -136,15 +136,36 @@ llvm::SmallVector<llvm::Value *, 32> KernelBuilder::loopCarried(
     lastLatch_ = nullptr;
     return result;
   }
+  return carriedLoop(idx(0), idx(count), /*guarded=*/false, init, body, name);
+}
+
+llvm::SmallVector<llvm::Value *, 32> KernelBuilder::loopCarried(
+    llvm::Value *begin, llvm::Value *end, llvm::ArrayRef<llvm::Value *> init,
+    llvm::function_ref<llvm::SmallVector<llvm::Value *, 32>(
+        llvm::Value *, llvm::ArrayRef<llvm::Value *>)>
+        body,
+    const llvm::Twine &name) {
+  return carriedLoop(begin, end, /*guarded=*/true, init, body, name);
+}
+
+llvm::SmallVector<llvm::Value *, 32> KernelBuilder::carriedLoop(
+    llvm::Value *begin, llvm::Value *end, bool guarded, llvm::ArrayRef<llvm::Value *> init,
+    llvm::function_ref<llvm::SmallVector<llvm::Value *, 32>(
+        llvm::Value *, llvm::ArrayRef<llvm::Value *>)>
+        body,
+    const llvm::Twine &name) {
   llvm::Function *fn = b.GetInsertBlock()->getParent();
   llvm::LLVMContext &ctx = b.getContext();
   llvm::BasicBlock *pre = b.GetInsertBlock();
   llvm::BasicBlock *header = llvm::BasicBlock::Create(ctx, name + ".loop", fn);
   llvm::BasicBlock *exit = llvm::BasicBlock::Create(ctx, name + ".exit", fn);
-  b.CreateBr(header);
+  if (guarded)
+    b.CreateCondBr(b.CreateICmpSLT(begin, end), header, exit);
+  else
+    b.CreateBr(header);
   b.SetInsertPoint(header);
   llvm::PHINode *iv = b.CreatePHI(idxTy, 2, name);
-  iv->addIncoming(idx(0), pre);
+  iv->addIncoming(begin, pre);
   llvm::SmallVector<llvm::PHINode *, 32> phis;
   llvm::SmallVector<llvm::Value *, 32> carried;
   for (llvm::Value *v : init) {
@@ -158,9 +179,19 @@ llvm::SmallVector<llvm::Value *, 32> KernelBuilder::loopCarried(
     phis[i]->addIncoming(next[i], latch);
   llvm::Value *ivNext = b.CreateAdd(iv, idx(1), name + ".next", true, true);
   iv->addIncoming(ivNext, latch);
-  lastLatch_ = b.CreateCondBr(b.CreateICmpSLT(ivNext, idx(count)), header, exit);
+  lastLatch_ = b.CreateCondBr(b.CreateICmpSLT(ivNext, end), header, exit);
   b.SetInsertPoint(exit);
-  return next;
+  if (!guarded)
+    return next;
+  // Past a loop that may not run: init from the guard, or the last step's.
+  llvm::SmallVector<llvm::Value *, 32> result;
+  for (size_t i = 0; i < init.size(); ++i) {
+    llvm::PHINode *out = b.CreatePHI(init[i]->getType(), 2);
+    out->addIncoming(init[i], pre);
+    out->addIncoming(next[i], latch);
+    result.push_back(out);
+  }
+  return result;
 }
 
 void KernelBuilder::ifElse(llvm::Value *cond, llvm::function_ref<void()> then,

@@ -116,6 +116,15 @@ public:
                   body,
               const llvm::Twine &name = "k");
 
+  /// loopCarried over [begin, end), bounds known at run time: `init` when
+  /// begin >= end.
+  llvm::SmallVector<llvm::Value *, 32>
+  loopCarried(llvm::Value *begin, llvm::Value *end, llvm::ArrayRef<llvm::Value *> init,
+              llvm::function_ref<llvm::SmallVector<llvm::Value *, 32>(
+                  llvm::Value *, llvm::ArrayRef<llvm::Value *>)>
+                  body,
+              const llvm::Twine &name = "k");
+
   /// Keeps LICM from hoisting the loop-invariant loads of the loop built
   /// last out of it: a body that reads a block's buffer again each iteration
   /// would otherwise hold all of it in registers, and spill on a core with
@@ -180,6 +189,15 @@ public:
 private:
   /// The back edge of the loop built last (unrollLoop, keepLoadsInLoop).
   llvm::BranchInst *lastLatch_ = nullptr;
+  /// The loops of loopCarried from `begin` to `end`; `guarded`: a test
+  /// first, for bounds that may leave it empty.
+  llvm::SmallVector<llvm::Value *, 32>
+  carriedLoop(llvm::Value *begin, llvm::Value *end, bool guarded,
+              llvm::ArrayRef<llvm::Value *> init,
+              llvm::function_ref<llvm::SmallVector<llvm::Value *, 32>(
+                  llvm::Value *, llvm::ArrayRef<llvm::Value *>)>
+                  body,
+              const llvm::Twine &name);
   /// Adds `property` to the loop metadata of lastLatch_'s loop.
   void addLoopProperty(llvm::ArrayRef<llvm::Metadata *> property);
 };

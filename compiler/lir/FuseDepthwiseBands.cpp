@@ -84,6 +84,8 @@ void fuseDepthwiseBands(Function &f) {
     fusedInstr.fused.push_back(dw.node);
     fusedInstr.outputs = dw.outputs;
     fusedInstr.strategy.bandRows = rows;
+    // The band kernel's tiles read rows of a band, not of the image.
+    fusedInstr.strategy.skipsPaddingRows = false;
     // The band is the Conv's cache block.
     fusedInstr.strategy.registerTile.block = 0;
     fusedInstr.temp = f.addBuffer(fusedInstr.node->getName().str() + ".bands", Region::Scratch,

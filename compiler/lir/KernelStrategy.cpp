@@ -57,12 +57,16 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
     if (s.tile)
       os << " panels " << s.tile;
     printRegisterTile(s.registerTile, true, os);
+    if (s.skipsPaddingRows)
+      os << " skips padding rows";
     if (s.bandRows)
       os << " + depthwise rows in bands of " << s.bandRows;
     return;
   case Kind::Grouped:
     os << "grouped gemm";
     printRegisterTile(s.registerTile, true, os);
+    if (s.skipsPaddingRows)
+      os << " skips padding rows";
     return;
   case Kind::Gemm:
     os << "gemm";

@@ -554,6 +554,18 @@ KernelStrategy convStrategy(const Node &conv, Packing weights, const LIROptions 
   return KernelStrategy::direct(true, panelPixels(conv, opts));
 }
 
+/// The share of Conv `s`'s (output row, kernel row) pairs whose input row
+/// is padding.
+double paddingRowsShare(const ConvShape &s) {
+  int64_t padding = 0;
+  for (int64_t oh = 0; oh < s.OH; ++oh)
+    for (int64_t kh = 0; kh < s.KH; ++kh) {
+      int64_t row = oh * s.sh - s.pt + kh * s.dh;
+      padding += row < 0 || row >= s.H;
+    }
+  return double(padding) / double(s.OH * s.KH);
+}
+
 /// `s` with the register tile of Conv `conv` (convStrategy). A Conv that is
 /// not 2-D keeps none: its kernel reports it.
 KernelStrategy withRegisterTile(const Node &conv, KernelStrategy s, const LIROptions &opts) {
@@ -567,6 +579,11 @@ KernelStrategy withRegisterTile(const Node &conv, KernelStrategy s, const LIROpt
   }
   std::optional<PaddedInput> padded = paddedInput(conv, s);
   s.registerTile = convRegisterTile(conv, s, padded ? &*padded : nullptr, opts);
+  // Tiles of one row of a padded copy (no panels, no span) can skip rows.
+  using Kind = KernelStrategy::Kind;
+  s.skipsPaddingRows = (s.is(Kind::Direct) || s.is(Kind::Grouped)) && padded && !s.tile &&
+                       !s.registerTile.span &&
+                       paddingRowsShare(ConvShape::of(conv)) >= kPaddingRowsShare;
   return s;
 }
 

@@ -43,6 +43,12 @@ std::unique_ptr<Pass> createFoldQDQPass();
 /// of a 2-D Conv's input becomes part of the Conv's pads.
 std::unique_ptr<Pass> createFoldPadIntoConvPass();
 
+/// "trim-conv-taps": a float Conv with constant weights loses the kernel
+/// rows and columns (at its ends) whose taps read only padding for every
+/// output, as a dilated Conv's outer taps do on a small image; its pads
+/// follow, so the sums are the same.
+std::unique_ptr<Pass> createTrimConvTapsPass();
+
 /// "simplify-layout": chains of Transposes become one (none if the
 /// permutations cancel), chains of Reshapes one, and a Reshape to its
 /// input's own shape disappears.

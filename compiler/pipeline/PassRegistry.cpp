@@ -26,6 +26,7 @@ const PassEntry kPasses[] = {
     {"lower", createLowerPass},
     {"simplify-arithmetic", createSimplifyArithmeticPass},
     {"simplify-layout", createSimplifyLayoutPass},
+    {"trim-conv-taps", createTrimConvTapsPass},
 };
 
 } // namespace

@@ -30,6 +30,8 @@ std::vector<std::string> defaultPipeline() {
       "cse",
       // Explicit zero padding becomes the Conv's own (no tensor, no pass).
       "fold-pad-into-conv",
+      // Then a dilated Conv's taps that read only padding go (DeepLab's ASPP).
+      "trim-conv-taps",
       // Fusion works on the lowered form: MatMul + Add first, so that the
       // activation after a fully-connected layer lands on the biased MatMul.
       "fuse-matmul-bias",

@@ -28,5 +28,10 @@ MODEL_IO = {
     "odd_convs": (("input", [1, 16, 20, 20]), ("output", [1, 8, 39, 39])),
 }
 
-# The suite's large models (those present): torchvision classifiers.
-MODEL_IO.update({model: (_IMAGE, ("output", [1, 1000])) for model in SUITE_LARGE_MODELS})
+# The suite's large models (those present): torchvision classifiers, and a
+# segmentation model's map of 21 classes.
+_SEGMENTATION = {"deeplabv3_mobilenet_v3_large": ("output", [1, 21, 224, 224])}
+MODEL_IO.update({
+    model: (_IMAGE, _SEGMENTATION.get(model, ("output", [1, 1000])))
+    for model in SUITE_LARGE_MODELS
+})

@@ -59,6 +59,28 @@ struct ConvEmitter {
   /// `in` views this group's channels only (the Grouped strategy).
   bool groupView;
   const ConvEpilogue &epilogue;
+  /// A tile of one output row skips the kernel rows that read only its
+  /// padding (rowTaps; KernelStrategy::skipsPaddingRows).
+  bool clipRows = false;
+
+  /// The taps [begin, end) of output row `oh` whose kernel rows read input
+  /// rows, not the padding: the others would add only zeros. A dilated
+  /// Conv on a small image reads padding with most of them (DeepLab's
+  /// ASPP: 3x3 of dilation 12 on 14x14).
+  std::pair<llvm::Value *, llvm::Value *> rowTaps(llvm::Value *oh) {
+    auto &b = kb.b;
+    // Kernel row kh of output row oh reads padded row oh * sh + kh * dh,
+    // input row oh * sh + kh * dh - pt.
+    auto firstRow = [&](llvm::Value *rows) {
+      llvm::Value *positive = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, rows, kb.idx(0));
+      return b.CreateUDiv(add(positive, s.dh - 1), kb.idx(s.dh));
+    };
+    llvm::Value *top = b.CreateSub(kb.idx(s.pt), mul(oh, s.sh));
+    llvm::Value *begin = firstRow(top);
+    llvm::Value *end = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, firstRow(add(top, s.H)),
+                                               kb.idx(s.KH));
+    return {mul(begin, s.KW), mul(end, s.KW)};
+  }
 
   void store(llvm::Value *v, llvm::Value *index, unsigned valid) {
     epilogue.store(kb, v, y, index, valid);
@@ -74,13 +96,14 @@ struct ConvEmitter {
   /// `prefetch` as its own from wIndex.
   Tile reduce(const TileShape &t, Tile acc, bool weightsAreA, llvm::Value *wIndex,
               llvm::ArrayRef<int64_t> wOffsets, llvm::Value *xIndex,
-              llvm::ArrayRef<int64_t> xOffsets, llvm::ArrayRef<llvm::Value *> prefetch = {}) {
+              llvm::ArrayRef<int64_t> xOffsets, llvm::ArrayRef<llvm::Value *> prefetch = {},
+              std::optional<std::pair<llvm::Value *, llvm::Value *>> taps = std::nullopt) {
     auto &b = kb.b;
     // Packed weights are blocks [tap][channel][kConvPackBlock]; unpacked
     // ones are [output channel][channel][tap].
     int64_t wTap = packed ? s.ICg * lir::kConvPackBlock : 1;
     int64_t wChannel = packed ? lir::kConvPackBlock : s.taps();
-    return kb.loopCarried(s.taps(), acc, [&](llvm::Value *tap, llvm::ArrayRef<llvm::Value *> in0) {
+    auto body = [&](llvm::Value *tap, llvm::ArrayRef<llvm::Value *> in0) {
       llvm::Value *kh = b.CreateUDiv(tap, kb.idx(s.KW));
       llvm::Value *kwd = mul(b.CreateURem(tap, kb.idx(s.KW)), s.dw);
       llvm::Value *column = kwd;
@@ -100,7 +123,10 @@ struct ConvEmitter {
                    : tileStep(kb, t, std::move(sums), in.base, x, xOffsets, w, wv, wOffsets);
       };
       return reduceSteps(kb, s.ICg, lir::kConvUnrolledChannels, Tile(in0.begin(), in0.end()), step);
-    });
+    };
+    if (taps)
+      return kb.loopCarried(taps->first, taps->second, acc, body);
+    return kb.loopCarried(s.taps(), acc, body);
   }
 
   /// What a channel tile of `channels` output channels prefetches over
@@ -189,7 +215,8 @@ struct ConvEmitter {
         acc.push_back(kb.splat(init, t.lanes));
     }
     acc = reduce(t, std::move(acc), true, weightIndex(oc0), weightOffsets(rows, 1),
-                 inIndex(oh, pixel0), inOffsets);
+                 inIndex(oh, pixel0), inOffsets, {},
+                 clipRows && !span ? std::optional(rowTaps(oh)) : std::nullopt);
     llvm::Value *pixel = add(mul(oh, s.OW), pixel0);
     for (unsigned i = 0; i < rows; ++i)
       for (unsigned j = 0; j < t.vecs; ++j)
@@ -213,7 +240,8 @@ struct ConvEmitter {
     Tile acc = reduce(t, channelInit(t, oc0), false, weightIndex(oc0),
                       weightOffsets(t.vecs, t.lanes), inIndex(oh, ow0), pixels,
                       prefetchLines(weightIndex(add(oc0, int64_t(t.vecs) * t.lanes)),
-                                    t.vecs * t.lanes, s.reduction()));
+                                    t.vecs * t.lanes, s.reduction()),
+                      clipRows && !span ? std::optional(rowTaps(oh)) : std::nullopt);
     channelStore(t, std::move(acc), add(mul(oh, s.OW), ow0), oc0);
   }
 
@@ -555,6 +583,8 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
       ConvEmitter e{kb, s, in, args.inputs[1], bias, args.outputs[0],
                     kb.b.CreateMul(image, kb.idx(s.OC * s.OH * s.OW)), g, packed,
                     grouped, epilogue};
+      e.clipRows = args.strategy.skipsPaddingRows && layout && !walk.panels &&
+                   walk.numRows == s.OH && walk.rowLen == s.OW;
       if (walk.panels) {
         e.panelTiles(plan, vecElems, args.temp);
         return;

@@ -80,6 +80,21 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"dilations", Attr::ofInts({2, 1})},
                   {"strides", Attr::ofInts({1, 2})},
                   {"pads", Attr::ofInts({1, 0, 2, 1})}}},
+        // Kernel rows that read only padding for some output rows, which
+        // a tile of one output row skips (ConvKernel.cpp, rowTaps): DeepLab's
+        // ASPP branch in small, wide rows with more padding than the window
+        // reaches at either end (skipped rows: reading one more fails it),
+        // and a dilation whose outer taps read only padding everywhere
+        // (trim-conv-taps makes it a 1x1).
+        ConvCase{"DilatedRowsOfPadding", {1, 16, 8, 8}, {16, 16, 3, 3}, true,
+                 {{"dilations", Attr::ofInts({6, 6})},
+                  {"pads", Attr::ofInts({6, 6, 6, 6})}}},
+        ConvCase{"RowsOfPaddingWideRows", {1, 2, 6, 40}, {3, 2, 5, 3}, true,
+                 {{"dilations", Attr::ofInts({2, 1})},
+                  {"pads", Attr::ofInts({5, 1, 4, 1})}}},
+        ConvCase{"DilationPastTheImage", {1, 8, 6, 6}, {8, 8, 3, 3}, true,
+                 {{"dilations", Attr::ofInts({8, 8})},
+                  {"pads", Attr::ofInts({8, 8, 8, 8})}}},
         ConvCase{"Group2", {1, 4, 6, 6}, {6, 2, 3, 3}, true,
                  {{"group", Attr::ofInt(2)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         ConvCase{"Group3NoBias", {2, 6, 5, 5}, {9, 2, 3, 3}, false,

@@ -19,7 +19,7 @@ TEST(PassRegistry, CreatesEveryRegisteredPass) {
                        "constant-folding", "cse", "dce", "fold-batchnorm",
                        "fold-pad-into-conv", "fold-qdq", "fuse-activation",
                        "fuse-layer-norm", "fuse-matmul-bias", "lower", "simplify-arithmetic",
-                       "simplify-layout"}));
+                       "simplify-layout", "trim-conv-taps"}));
   for (llvm::StringRef name : names) {
     auto pass = createPass(name);
     ASSERT_TRUE(bool(pass)) << llvm::toString(pass.takeError());
@@ -33,7 +33,8 @@ TEST(PassRegistry, UnknownNameListsKnownOnes) {
   EXPECT_EQ(llvm::toString(pass.takeError()),
             "unknown pass 'inline'; known passes: constant-folding, cse, dce, "
             "fold-batchnorm, fold-pad-into-conv, fold-qdq, fuse-activation, "
-            "fuse-layer-norm, fuse-matmul-bias, lower, simplify-arithmetic, simplify-layout");
+            "fuse-layer-norm, fuse-matmul-bias, lower, simplify-arithmetic, simplify-layout, "
+            "trim-conv-taps");
 }
 
 TEST(Pipeline, DefaultPipeline) {
@@ -43,7 +44,7 @@ TEST(Pipeline, DefaultPipeline) {
                                 "fold-batchnorm", "fuse-layer-norm", "lower",
                                 "constant-folding", "simplify-arithmetic",
                                 "simplify-layout", "cse",
-                                "fold-pad-into-conv",
+                                "fold-pad-into-conv", "trim-conv-taps",
                                 "fuse-matmul-bias",
                                 "fuse-activation", "dce"}));
 }
