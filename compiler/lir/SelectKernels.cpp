@@ -559,10 +559,8 @@ KernelStrategy convStrategy(const Node &conv, Packing weights, const LIROptions 
 double paddingRowsShare(const ConvShape &s) {
   int64_t padding = 0;
   for (int64_t oh = 0; oh < s.OH; ++oh)
-    for (int64_t kh = 0; kh < s.KH; ++kh) {
-      int64_t row = oh * s.sh - s.pt + kh * s.dh;
-      padding += row < 0 || row >= s.H;
-    }
+    for (int64_t kh = 0; kh < s.KH; ++kh)
+      padding += !tapReadsInput(oh, kh, s.sh, s.pt, s.dh, s.H);
   return double(padding) / double(s.OH * s.KH);
 }
 
@@ -579,11 +577,14 @@ KernelStrategy withRegisterTile(const Node &conv, KernelStrategy s, const LIROpt
   }
   std::optional<PaddedInput> padded = paddedInput(conv, s);
   s.registerTile = convRegisterTile(conv, s, padded ? &*padded : nullptr, opts);
-  // Tiles of one row of a padded copy (no panels, no span) can skip rows.
+  // Tiles of one output row of a padded copy can skip rows: not panels, not
+  // a plane walked as one row, not a span of rows.
   using Kind = KernelStrategy::Kind;
-  s.skipsPaddingRows = (s.is(Kind::Direct) || s.is(Kind::Grouped)) && padded && !s.tile &&
-                       !s.registerTile.span &&
-                       paddingRowsShare(ConvShape::of(conv)) >= kPaddingRowsShare;
+  const ConvShape shape = ConvShape::of(conv);
+  const ConvRows walk = convRows(shape, padded ? &*padded : nullptr, s);
+  s.skipsPaddingRows = (s.is(Kind::Direct) || s.is(Kind::Grouped)) && padded && !walk.panels &&
+                       walk.rowLen == shape.OW && !s.registerTile.span &&
+                       paddingRowsShare(shape) >= kPaddingRowsShare;
   return s;
 }
 

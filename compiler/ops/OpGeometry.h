@@ -41,6 +41,15 @@ struct ConvGeometry {
   }
 };
 
+/// Whether tap `tap` of output `out`, along a dimension of `in` elements
+/// with `stride`, `padBegin` and `dilation`, reads an input element rather
+/// than the padding.
+inline bool tapReadsInput(int64_t out, int64_t tap, int64_t stride, int64_t padBegin,
+                          int64_t dilation, int64_t in) {
+  const int64_t at = out * stride - padBegin + tap * dilation;
+  return at >= 0 && at < in;
+}
+
 /// A window op's auto_pad: NOTSET (the pads attribute), VALID, SAME_UPPER or
 /// SAME_LOWER.
 AttrSpec autoPadAttrSpec();

@@ -25,13 +25,12 @@ namespace {
 std::optional<std::pair<int64_t, int64_t>> liveTaps(const ConvGeometry &geom, size_t d) {
   std::optional<std::pair<int64_t, int64_t>> live;
   for (int64_t t = 0; t < geom.kernel[d]; ++t)
-    for (int64_t o = 0; o < geom.outSizes[d]; ++o) {
-      int64_t at = o * geom.strides[d] - geom.padsBegin[d] + t * geom.dilations[d];
-      if (at >= 0 && at < geom.inSizes[d]) {
+    for (int64_t o = 0; o < geom.outSizes[d]; ++o)
+      if (tapReadsInput(o, t, geom.strides[d], geom.padsBegin[d], geom.dilations[d],
+                        geom.inSizes[d])) {
         live = {live ? live->first : t, t};
         break;
       }
-    }
   return live;
 }
 

@@ -63,11 +63,14 @@ struct ConvEmitter {
   /// padding (rowTaps; KernelStrategy::skipsPaddingRows).
   bool clipRows = false;
 
-  /// The taps [begin, end) of output row `oh` whose kernel rows read input
-  /// rows, not the padding: the others would add only zeros. A dilated
-  /// Conv on a small image reads padding with most of them (DeepLab's
-  /// ASPP: 3x3 of dilation 12 on 14x14).
-  std::pair<llvm::Value *, llvm::Value *> rowTaps(llvm::Value *oh) {
+  /// Where a tile of output row `oh` skips rows (clipRows, not a `span`
+  /// tile of several rows): the taps [begin, end) whose kernel rows read
+  /// input rows, not the padding; the others would add only zeros. A
+  /// dilated Conv on a small image reads padding with most of them
+  /// (DeepLab's ASPP: 3x3 of dilation 12 on 14x14).
+  std::optional<std::pair<llvm::Value *, llvm::Value *>> rowTaps(llvm::Value *oh, bool span) {
+    if (!clipRows || span)
+      return std::nullopt;
     auto &b = kb.b;
     // Kernel row kh of output row oh reads padded row oh * sh + kh * dh,
     // input row oh * sh + kh * dh - pt.
@@ -79,7 +82,7 @@ struct ConvEmitter {
     llvm::Value *begin = firstRow(top);
     llvm::Value *end = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, firstRow(add(top, s.H)),
                                                kb.idx(s.KH));
-    return {mul(begin, s.KW), mul(end, s.KW)};
+    return std::pair(mul(begin, s.KW), mul(end, s.KW));
   }
 
   void store(llvm::Value *v, llvm::Value *index, unsigned valid) {
@@ -215,8 +218,7 @@ struct ConvEmitter {
         acc.push_back(kb.splat(init, t.lanes));
     }
     acc = reduce(t, std::move(acc), true, weightIndex(oc0), weightOffsets(rows, 1),
-                 inIndex(oh, pixel0), inOffsets, {},
-                 clipRows && !span ? std::optional(rowTaps(oh)) : std::nullopt);
+                 inIndex(oh, pixel0), inOffsets, {}, rowTaps(oh, span));
     llvm::Value *pixel = add(mul(oh, s.OW), pixel0);
     for (unsigned i = 0; i < rows; ++i)
       for (unsigned j = 0; j < t.vecs; ++j)
@@ -241,7 +243,7 @@ struct ConvEmitter {
                       weightOffsets(t.vecs, t.lanes), inIndex(oh, ow0), pixels,
                       prefetchLines(weightIndex(add(oc0, int64_t(t.vecs) * t.lanes)),
                                     t.vecs * t.lanes, s.reduction()),
-                      clipRows && !span ? std::optional(rowTaps(oh)) : std::nullopt);
+                      rowTaps(oh, span));
     channelStore(t, std::move(acc), add(mul(oh, s.OW), ow0), oc0);
   }
 
@@ -583,8 +585,7 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
       ConvEmitter e{kb, s, in, args.inputs[1], bias, args.outputs[0],
                     kb.b.CreateMul(image, kb.idx(s.OC * s.OH * s.OW)), g, packed,
                     grouped, epilogue};
-      e.clipRows = args.strategy.skipsPaddingRows && layout && !walk.panels &&
-                   walk.numRows == s.OH && walk.rowLen == s.OW;
+      e.clipRows = args.strategy.skipsPaddingRows;
       if (walk.panels) {
         e.panelTiles(plan, vecElems, args.temp);
         return;

@@ -92,6 +92,11 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"RowsOfPaddingWideRows", {1, 2, 6, 40}, {3, 2, 5, 3}, true,
                  {{"dilations", Attr::ofInts({2, 1})},
                   {"pads", Attr::ofInts({5, 1, 4, 1})}}},
+        // A Nx1 kernel padded only above and below: its padded copy's rows
+        // are the output's, so the plane is one run and no row is skipped.
+        ConvCase{"RowsOfPaddingOneRunPlane", {1, 4, 40, 60}, {4, 4, 3, 1}, true,
+                 {{"dilations", Attr::ofInts({25, 1})},
+                  {"pads", Attr::ofInts({25, 0, 25, 0})}}},
         ConvCase{"DilationPastTheImage", {1, 8, 6, 6}, {8, 8, 3, 3}, true,
                  {{"dilations", Attr::ofInts({8, 8})},
                   {"pads", Attr::ofInts({8, 8, 8, 8})}}},
