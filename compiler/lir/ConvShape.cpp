@@ -33,7 +33,9 @@ ConvRows convRows(const ConvShape &s, const PaddedInput *layout, const KernelStr
   r.rowStride = layout ? layout->rowStride() : s.W;
   r.pixelStep = layout ? 1 : s.sw;
   r.panels = (strategy.is(Kind::Pointwise) || strategy.is(Kind::Direct)) && strategy.tile;
-  bool flat = r.panels || (s.sh * r.rowStride == s.OW && r.pixelStep == 1);
+  // In place, a padded Conv's rows end where its padding starts.
+  const bool padded = s.pt || s.pl || s.pb || s.pr;
+  bool flat = r.panels || (s.sh * r.rowStride == s.OW && r.pixelStep == 1 && (layout || !padded));
   r.rowLen = flat ? s.OH * s.OW : s.OW;
   r.numRows = flat ? 1 : s.OH;
   return r;

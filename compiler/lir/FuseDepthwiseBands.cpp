@@ -86,6 +86,7 @@ void fuseDepthwiseBands(Function &f) {
     fusedInstr.strategy.bandRows = rows;
     // The band kernel's tiles read rows of a band, not of the image.
     fusedInstr.strategy.skipsPaddingRows = false;
+    fusedInstr.strategy.skipsPaddingColumns = false;
     // The band is the Conv's cache block.
     fusedInstr.strategy.registerTile.block = 0;
     fusedInstr.temp = f.addBuffer(fusedInstr.node->getName().str() + ".bands", Region::Scratch,

@@ -41,6 +41,14 @@ void printRegisterTile(const RegisterTile &t, bool oriented, llvm::raw_ostream &
     os << " columns-outer";
 }
 
+/// " skips padding rows", "... columns" or "... rows and columns".
+void printSkippedPadding(const KernelStrategy &s, llvm::raw_ostream &os) {
+  if (!s.skipsPaddingRows && !s.skipsPaddingColumns)
+    return;
+  os << " skips padding "
+     << (!s.skipsPaddingColumns ? "rows" : !s.skipsPaddingRows ? "columns" : "rows and columns");
+}
+
 } // namespace
 
 void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
@@ -57,16 +65,14 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
     if (s.tile)
       os << " panels " << s.tile;
     printRegisterTile(s.registerTile, true, os);
-    if (s.skipsPaddingRows)
-      os << " skips padding rows";
+    printSkippedPadding(s, os);
     if (s.bandRows)
       os << " + depthwise rows in bands of " << s.bandRows;
     return;
   case Kind::Grouped:
     os << "grouped gemm";
     printRegisterTile(s.registerTile, true, os);
-    if (s.skipsPaddingRows)
-      os << " skips padding rows";
+    printSkippedPadding(s, os);
     return;
   case Kind::Gemm:
     os << "gemm";

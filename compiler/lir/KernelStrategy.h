@@ -71,15 +71,21 @@ constexpr int64_t kSdotPixelLanes = 4;
 /// Rows and pixels of an Int8Dot::Smmla block: 4 x 4 of SMMLA's 2 x 2.
 constexpr int64_t kSmmlaBlock = 8;
 
+/// The share of a Conv's (output, kernel) index pairs along rows, or along
+/// columns, that read only padding from which its tiles skip them
+/// (KernelStrategy::skipsPaddingRows, skipsPaddingColumns): the run-time tap
+/// range costs the constant one's unrolling, which on Cortex-M took lenet5's
+/// 5x5 Convs (4% such row pairs) 10% more instructions. DeepLab's ASPP branch
+/// of dilation 12 on 14x14 has 57% along each.
+constexpr double kPaddingTapsShare = 0.25;
+
+/// The most tiles of an output row whose columns a Conv unrolls to skip
+/// padding columns (KernelStrategy::skipsPaddingColumns): each kernel column
+/// of each tile is a loop of its own.
+constexpr int64_t kMaxClippedRowTiles = 4;
+
 /// Whether `dot` is x86 VPDPBUSD, of either width (Vnni, Vnni512): quads of
 /// inputs + 128 by quads of weights.
-/// The share of a Conv's (output row, kernel row) pairs that read only
-/// padding from which its tiles skip them (KernelStrategy::skipsPaddingRows):
-/// the run-time tap range costs the constant one's unrolling, which on
-/// Cortex-M took lenet5's 5x5 Convs (4% such pairs) 10% more instructions.
-/// DeepLab's ASPP branch of dilation 12 on 14x14 has 57%.
-constexpr double kPaddingRowsShare = 0.25;
-
 constexpr bool isVnni(Int8Dot dot) { return dot == Int8Dot::Vnni || dot == Int8Dot::Vnni512; }
 
 /// Pixels per vector of an Int8Gemm whose pixels are on the lanes (Pmaddwd,
@@ -268,8 +274,16 @@ struct KernelStrategy {
   int64_t bandRows = 0;
   /// Direct and Grouped tiles of one output row skip the kernel rows that
   /// read only its padding (a run-time tap range instead of all taps), where
-  /// they are kPaddingRowsShare of the Conv's (output row, kernel row) pairs.
+  /// they are kPaddingTapsShare of the Conv's (output row, kernel row) pairs.
   bool skipsPaddingRows = false;
+  /// Direct and Grouped tiles of output channels on the lanes skip, per
+  /// kernel column, the tile's pixels whose tap reads only padding (each
+  /// kernel column a loop over the others), where they are kPaddingTapsShare
+  /// of the Conv's (output column, kernel column) pairs. A row's tiles then
+  /// sit at constant columns: at most kMaxClippedRowTiles of them. With
+  /// skipsPaddingRows too, no tap reads padding: the input is read in place,
+  /// without a padded copy (paddedInput).
+  bool skipsPaddingColumns = false;
 
   static KernelStrategy winograd(int64_t m) { return {Kind::Winograd, m, false}; }
   static KernelStrategy direct(bool packed, int64_t panelPixels = 0) {
@@ -306,7 +320,7 @@ struct KernelStrategy {
     return kind == o.kind && tile == o.tile && packedWeights == o.packedWeights &&
            tileCols == o.tileCols && dot == o.dot && unroll == o.unroll &&
            columns == o.columns && registerTile == o.registerTile && bandRows == o.bandRows &&
-           skipsPaddingRows == o.skipsPaddingRows;
+           skipsPaddingRows == o.skipsPaddingRows && skipsPaddingColumns == o.skipsPaddingColumns;
   }
   bool operator!=(const KernelStrategy &o) const { return !(*this == o); }
 };

@@ -554,14 +554,16 @@ KernelStrategy convStrategy(const Node &conv, Packing weights, const LIROptions 
   return KernelStrategy::direct(true, panelPixels(conv, opts));
 }
 
-/// The share of Conv `s`'s (output row, kernel row) pairs whose input row
-/// is padding.
-double paddingRowsShare(const ConvShape &s) {
+/// The share of the (output index, kernel index) pairs of one axis of a
+/// Conv (`out` outputs, `taps` taps, of an input of `in`) whose tap reads
+/// padding.
+double paddingShare(int64_t out, int64_t taps, int64_t stride, int64_t padBegin,
+                    int64_t dilation, int64_t in) {
   int64_t padding = 0;
-  for (int64_t oh = 0; oh < s.OH; ++oh)
-    for (int64_t kh = 0; kh < s.KH; ++kh)
-      padding += !tapReadsInput(oh, kh, s.sh, s.pt, s.dh, s.H);
-  return double(padding) / double(s.OH * s.KH);
+  for (int64_t o = 0; o < out; ++o)
+    for (int64_t k = 0; k < taps; ++k)
+      padding += !tapReadsInput(o, k, stride, padBegin, dilation, in);
+  return double(padding) / double(out * taps);
 }
 
 /// `s` with the register tile of Conv `conv` (convStrategy). A Conv that is
@@ -582,9 +584,19 @@ KernelStrategy withRegisterTile(const Node &conv, KernelStrategy s, const LIROpt
   using Kind = KernelStrategy::Kind;
   const ConvShape shape = ConvShape::of(conv);
   const ConvRows walk = convRows(shape, padded ? &*padded : nullptr, s);
-  s.skipsPaddingRows = (s.is(Kind::Direct) || s.is(Kind::Grouped)) && padded && !walk.panels &&
-                       walk.rowLen == shape.OW && !s.registerTile.span &&
-                       paddingRowsShare(shape) >= kPaddingRowsShare;
+  const bool rowTiles = (s.is(Kind::Direct) || s.is(Kind::Grouped)) && padded &&
+                        !walk.panels && walk.rowLen == shape.OW && !s.registerTile.span;
+  s.skipsPaddingRows =
+      rowTiles && paddingShare(shape.OH, shape.KH, shape.sh, shape.pt, shape.dh, shape.H) >=
+                      kPaddingTapsShare;
+  // Columns: tiles of output channels on the lanes, at constant columns (not
+  // a row cut into pixel blocks).
+  const RegisterTile &tile = s.registerTile;
+  s.skipsPaddingColumns =
+      rowTiles && tile.channelsOnLanes && !(tile.block && walk.numRows == 1) &&
+      (shape.OW + tile.rows - 1) / tile.rows <= kMaxClippedRowTiles &&
+      paddingShare(shape.OW, shape.KW, shape.sw, shape.pl, shape.dw, shape.W) >=
+          kPaddingTapsShare;
   return s;
 }
 

@@ -38,6 +38,7 @@
 #include "compiler/codegen/kernels/RegisterTile.h"
 #include "compiler/lir/RegisterTiles.h"
 #include "compiler/lir/Winograd.h"
+#include "compiler/ops/OpGeometry.h"
 
 #include <algorithm>
 #include <optional>
@@ -62,12 +63,16 @@ struct ConvEmitter {
   /// A tile of one output row skips the kernel rows that read only its
   /// padding (rowTaps; KernelStrategy::skipsPaddingRows).
   bool clipRows = false;
+  /// A channel tile skips, per kernel column, its pixels whose tap reads
+  /// only padding (KernelStrategy::skipsPaddingColumns); its row's tiles
+  /// are unrolled, so every tile's first column is a constant.
+  bool clipColumns = false;
 
   /// Where a tile of output row `oh` skips rows (clipRows, not a `span`
-  /// tile of several rows): the taps [begin, end) whose kernel rows read
-  /// input rows, not the padding; the others would add only zeros. A
-  /// dilated Conv on a small image reads padding with most of them
-  /// (DeepLab's ASPP: 3x3 of dilation 12 on 14x14).
+  /// tile of several rows): the kernel rows [begin, end) that read input
+  /// rows, not the padding; the others would add only zeros. A dilated Conv
+  /// on a small image reads padding with most of them (DeepLab's ASPP: 3x3
+  /// of dilation 12 on 14x14).
   std::optional<std::pair<llvm::Value *, llvm::Value *>> rowTaps(llvm::Value *oh, bool span) {
     if (!clipRows || span)
       return std::nullopt;
@@ -82,7 +87,18 @@ struct ConvEmitter {
     llvm::Value *begin = firstRow(top);
     llvm::Value *end = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, firstRow(add(top, s.H)),
                                                kb.idx(s.KH));
-    return std::pair(mul(begin, s.KW), mul(end, s.KW));
+    return std::pair(begin, end);
+  }
+
+  /// The pixels [first, last) of a tile of `count` pixels from output
+  /// column `ow0` whose kernel column `kw` reads input columns.
+  std::pair<unsigned, unsigned> columnTaps(int64_t ow0, unsigned count, int64_t kw) const {
+    unsigned first = 0, last = count;
+    while (first < last && !tapReadsInput(ow0 + first, kw, s.sw, s.pl, s.dw, s.W))
+      ++first;
+    while (last > first && !tapReadsInput(ow0 + last - 1, kw, s.sw, s.pl, s.dw, s.W))
+      --last;
+    return {first, last};
   }
 
   void store(llvm::Value *v, llvm::Value *index, unsigned valid) {
@@ -96,17 +112,24 @@ struct ConvEmitter {
   /// index of the tile's first output channel at tap 0, channel 0; `xIndex`
   /// the input view index of its first pixel. Each step also prefetches
   /// the packed weights line at the same offset from every index in
-  /// `prefetch` as its own from wIndex.
+  /// `prefetch` as its own from wIndex. `rows`: the kernel rows to run
+  /// (rowTaps), else all. `ow0`: a channel tile's first output column where
+  /// it skips padding columns (clipColumns): the loop is then over kernel
+  /// rows, and each input channel's step runs every kernel column over the
+  /// tile's pixels that read input (columnTaps).
   Tile reduce(const TileShape &t, Tile acc, bool weightsAreA, llvm::Value *wIndex,
               llvm::ArrayRef<int64_t> wOffsets, llvm::Value *xIndex,
               llvm::ArrayRef<int64_t> xOffsets, llvm::ArrayRef<llvm::Value *> prefetch = {},
-              std::optional<std::pair<llvm::Value *, llvm::Value *>> taps = std::nullopt) {
+              std::optional<std::pair<llvm::Value *, llvm::Value *>> rows = std::nullopt,
+              std::optional<int64_t> ow0 = std::nullopt) {
     auto &b = kb.b;
     // Packed weights are blocks [tap][channel][kConvPackBlock]; unpacked
     // ones are [output channel][channel][tap].
     int64_t wTap = packed ? s.ICg * lir::kConvPackBlock : 1;
     int64_t wChannel = packed ? lir::kConvPackBlock : s.taps();
-    auto body = [&](llvm::Value *tap, llvm::ArrayRef<llvm::Value *> in0) {
+    // Tap `tap`'s input index (of the tile's first pixel, channel 0) and
+    // weights offset.
+    auto tapAt = [&](llvm::Value *tap) {
       llvm::Value *kh = b.CreateUDiv(tap, kb.idx(s.KW));
       llvm::Value *kwd = mul(b.CreateURem(tap, kb.idx(s.KW)), s.dw);
       llvm::Value *column = kwd;
@@ -114,21 +137,66 @@ struct ConvEmitter {
         column = add(mul(b.CreateURem(kwd, kb.idx(in.phases)), in.phaseWidth),
                      b.CreateUDiv(kwd, kb.idx(in.phases)));
       llvm::Value *xTap = add(xIndex, add(mul(kh, s.dh * in.rowStride), column));
-      llvm::Value *wTapOffset = b.CreateMul(tap, kb.idx(wTap));
-      auto step = [&](Tile sums, llvm::Value *ic) {
-        llvm::Value *x = add(xTap, mul(ic, in.planeStride));
-        llvm::Value *wStep = add(wTapOffset, mul(ic, wChannel));
-        llvm::Value *wv = add(wIndex, wStep);
-        for (llvm::Value *line : prefetch)
-          kb.prefetch(w, add(line, wStep));
-        return weightsAreA
-                   ? tileStep(kb, t, std::move(sums), w, wv, wOffsets, in.base, x, xOffsets)
-                   : tileStep(kb, t, std::move(sums), in.base, x, xOffsets, w, wv, wOffsets);
-      };
-      return reduceSteps(kb, s.ICg, lir::kConvUnrolledChannels, Tile(in0.begin(), in0.end()), step);
+      return std::pair(xTap, b.CreateMul(tap, kb.idx(wTap)));
     };
-    if (taps)
-      return kb.loopCarried(taps->first, taps->second, acc, body);
+    // Input channel `ic` of tap `at` (tapAt) for the tile `part` whose
+    // pixels are at xOffsets `xs`.
+    auto channelStep = [&](std::pair<llvm::Value *, llvm::Value *> at, llvm::Value *ic,
+                           Tile sums, const TileShape &part, llvm::ArrayRef<int64_t> xs) {
+      llvm::Value *x = add(at.first, mul(ic, in.planeStride));
+      llvm::Value *wStep = add(at.second, mul(ic, wChannel));
+      llvm::Value *wv = add(wIndex, wStep);
+      for (llvm::Value *line : prefetch)
+        kb.prefetch(w, add(line, wStep));
+      return weightsAreA
+                 ? tileStep(kb, part, std::move(sums), w, wv, wOffsets, in.base, x, xs)
+                 : tileStep(kb, part, std::move(sums), in.base, x, xs, w, wv, wOffsets);
+    };
+    if (ow0) {
+      assert(!weightsAreA && "columns are skipped in channel tiles");
+      // Each kernel column's pixels [first, last) that read input.
+      struct Part {
+        int64_t kw;
+        unsigned first, last;
+      };
+      llvm::SmallVector<Part, 8> parts;
+      for (int64_t kw = 0; kw < s.KW; ++kw) {
+        auto [first, last] = columnTaps(*ow0, t.rows, kw);
+        if (first < last)
+          parts.push_back({kw, first, last});
+      }
+      auto body = [&](llvm::Value *kh, llvm::ArrayRef<llvm::Value *> in0) {
+        llvm::SmallVector<std::pair<llvm::Value *, llvm::Value *>, 8> taps;
+        for (const Part &p : parts)
+          taps.push_back(tapAt(add(mul(kh, s.KW), p.kw)));
+        auto step = [&](Tile sums, llvm::Value *ic) {
+          for (size_t i = 0; i < parts.size(); ++i) {
+            const Part &p = parts[i];
+            TileShape part = t;
+            part.rows = p.last - p.first;
+            auto from = sums.begin() + p.first * t.vecs, to = sums.begin() + p.last * t.vecs;
+            Tile partSums = channelStep(taps[i], ic, Tile(from, to), part,
+                                        xOffsets.slice(p.first, p.last - p.first));
+            std::copy(partSums.begin(), partSums.end(), from);
+          }
+          return sums;
+        };
+        return reduceSteps(kb, s.ICg, lir::kConvUnrolledChannels, Tile(in0.begin(), in0.end()),
+                           step);
+      };
+      if (rows)
+        return kb.loopCarried(rows->first, rows->second, acc, body);
+      return kb.loopCarried(s.KH, acc, body);
+    }
+    auto body = [&](llvm::Value *tap, llvm::ArrayRef<llvm::Value *> in0) {
+      auto at = tapAt(tap);
+      return reduceSteps(kb, s.ICg, lir::kConvUnrolledChannels, Tile(in0.begin(), in0.end()),
+                         [&](Tile sums, llvm::Value *ic) {
+                           return channelStep(at, ic, std::move(sums), t, xOffsets);
+                         });
+    };
+    if (rows)
+      return kb.loopCarried(mul(rows->first, s.KW), mul(rows->second, s.KW), acc, body);
     return kb.loopCarried(s.taps(), acc, body);
   }
 
@@ -239,11 +307,14 @@ struct ConvEmitter {
     for (unsigned i = 0; i < rows; ++i)
       pixels.push_back((span ? i / s.OW * s.sh * in.rowStride + i % s.OW * in.pixelStep
                              : i * in.pixelStep));
+    std::optional<int64_t> column;
+    if (clipColumns && !span)
+      column = llvm::cast<llvm::ConstantInt>(ow0)->getSExtValue();
     Tile acc = reduce(t, channelInit(t, oc0), false, weightIndex(oc0),
                       weightOffsets(t.vecs, t.lanes), inIndex(oh, ow0), pixels,
                       prefetchLines(weightIndex(add(oc0, int64_t(t.vecs) * t.lanes)),
                                     t.vecs * t.lanes, s.reduction()),
-                      rowTaps(oh, span));
+                      rowTaps(oh, span), column);
     channelStore(t, std::move(acc), add(mul(oh, s.OW), ow0), oc0);
   }
 
@@ -309,9 +380,12 @@ struct ConvEmitter {
       auto overPixels = [&](int64_t tile, auto body) {
         forEachIndex(kb, rows, [&](llvm::Value *r) {
           llvm::Value *oh = kb.b.CreateAdd(oh0, r);
-          forTiles(kb, pixels, tile, [&](llvm::Value *p, int64_t count) {
-            body(oh, kb.b.CreateAdd(p0, p), count);
-          });
+          auto at = [&](llvm::Value *p, int64_t count) { body(oh, kb.b.CreateAdd(p0, p), count); };
+          if (!clipColumns)
+            return forTiles(kb, pixels, tile, at);
+          // Each tile at a constant column (columnTaps).
+          for (int64_t p = 0; p < pixels; p += tile)
+            at(kb.idx(p), std::min(tile, pixels - p));
         });
       };
       if (plan.channelsOnLanes)
@@ -582,10 +656,15 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
       ConvInputView in = whole ? *whole
                                : emitConvInput(kb, s, layout, args.inputs[0], args.temp, image,
                                                kb.b.CreateMul(g, kb.idx(s.ICg)), s.ICg);
+      // Tiles that skip all padding read a padded Conv's input in place
+      // (lir::paddedInput): its window origins start before the plane.
+      if (!layout && args.strategy.skipsPaddingRows && args.strategy.skipsPaddingColumns)
+        in.offset = kb.b.CreateSub(in.offset, kb.idx(s.pt * s.W + s.pl));
       ConvEmitter e{kb, s, in, args.inputs[1], bias, args.outputs[0],
                     kb.b.CreateMul(image, kb.idx(s.OC * s.OH * s.OW)), g, packed,
                     grouped, epilogue};
       e.clipRows = args.strategy.skipsPaddingRows;
+      e.clipColumns = args.strategy.skipsPaddingColumns;
       if (walk.panels) {
         e.panelTiles(plan, vecElems, args.temp);
         return;

@@ -8,9 +8,15 @@
 // with the taps of both axes (resizeTaps: 1 for nearest, 2 for linear, 4
 // for cubic) computed at compile time and kept as constant tables in the
 // code's read-only data. Lowering leaves Resize to this kernel when it
-// resizes only the last two axes of an f32 tensor; the loop over output
-// columns reads the column tables contiguously and vectorizes with gathers.
-// Outputs outside a tf_crop_and_resize roi take extrapolation_value.
+// resizes only the last two axes of an f32 tensor. Outputs outside a
+// tf_crop_and_resize roi take extrapolation_value.
+//
+// Where every vector of output columns reads input columns within one vector
+// (upsampling, as segmentation heads do), an output row is vectors: the
+// input rows' run of columns blended by the row weights, then each column
+// tap a constant shuffle of that run times a constant weights vector. Else
+// the loop over output columns reads the column tables and vectorizes with
+// gathers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +60,55 @@ AxisTables axisTables(IntegerIR &ir, const ResizeTaps &a, int64_t stride,
   return t;
 }
 
+/// A vector of output columns from `start` (`outputs` of them) whose column
+/// taps read input columns [first, first + inputs): tap t of lane l reads
+/// column first + lanes[t][l], weighted weights[t][l].
+struct ColumnVector {
+  int64_t start, first;
+  unsigned outputs, inputs;
+  llvm::SmallVector<llvm::SmallVector<int, 16>, 4> lanes;
+  llvm::SmallVector<llvm::SmallVector<float, 16>, 4> weights;
+};
+
+/// The most column vectors an output row unrolls (each has its own shuffles).
+constexpr int64_t kMaxColumnVectors = 64;
+
+/// The output row as ColumnVectors of `lanes`, or none where a vector's taps
+/// span more input columns than a vector (downsampling), a position is
+/// outside the roi, there are no vectors, or the row is too long to unroll.
+std::optional<llvm::SmallVector<ColumnVector, 16>>
+columnVectors(const ResizeTaps &cols, int64_t inW, unsigned lanes) {
+  const int64_t outW = cols.outside.size();
+  if (lanes < 4 || llvm::is_contained(cols.outside, true) ||
+      (outW + lanes - 1) / lanes > kMaxColumnVectors)
+    return std::nullopt;
+  llvm::SmallVector<ColumnVector, 16> vectors;
+  for (int64_t start = 0; start < outW; start += lanes) {
+    ColumnVector v;
+    v.start = start;
+    v.outputs = unsigned(std::min<int64_t>(lanes, outW - start));
+    auto taps = llvm::ArrayRef<int64_t>(cols.indices)
+                    .slice(start * cols.taps, v.outputs * cols.taps);
+    v.first = *llvm::min_element(taps);
+    int64_t last = *llvm::max_element(taps);
+    if (last - v.first >= lanes)
+      return std::nullopt;
+    v.inputs = unsigned(std::min<int64_t>(lanes, inW - v.first));
+    for (int64_t t = 0; t < cols.taps; ++t) {
+      llvm::SmallVector<int, 16> at(lanes, 0);
+      llvm::SmallVector<float, 16> w(lanes, 0.0f);
+      for (unsigned l = 0; l < v.outputs; ++l) {
+        at[l] = int(cols.indices[(start + l) * cols.taps + t] - v.first);
+        w[l] = float(cols.weights[(start + l) * cols.taps + t]);
+      }
+      v.lanes.push_back(std::move(at));
+      v.weights.push_back(std::move(w));
+    }
+    vectors.push_back(std::move(v));
+  }
+  return vectors;
+}
+
 } // namespace
 
 llvm::Error emitResize(KernelBuilder &kb, const KernelArgs &args) {
@@ -76,6 +131,35 @@ llvm::Error emitResize(KernelBuilder &kb, const KernelArgs &args) {
   llvm::Type *f32 = b.getFloatTy(), *i32 = b.getInt32Ty();
   llvm::Value *x = args.inputs[0], *y = args.outputs[0];
   llvm::Value *extrapolation = kb.f32(resize.extrapolationValue());
+  const unsigned lanes = kb.vec.lanes;
+  if (auto vectors = columnVectors(taps[rank - 1], inW, lanes); vectors && !rows.inside) {
+    kb.nest({planes, outH}, [&](llvm::ArrayRef<llvm::Value *> iv) {
+      llvm::Value *plane = b.CreateMul(iv[0], kb.idx(inH * inW));
+      llvm::SmallVector<llvm::Value *, 4> rowAt, rowWeight;
+      for (int64_t i = 0; i < rows.taps; ++i) {
+        llvm::Value *at = b.CreateAdd(b.CreateMul(iv[1], kb.idx(rows.taps)), kb.idx(i));
+        rowAt.push_back(b.CreateAdd(
+            plane, b.CreateZExtOrTrunc(kb.load(i32, rows.offsets, at), kb.idxTy)));
+        rowWeight.push_back(kb.splat(kb.load(f32, rows.weights, at), lanes));
+      }
+      llvm::Value *outRow = kb.linear(iv, {outH * outW, outW});
+      for (const ColumnVector &v : *vectors) {
+        llvm::Value *run = nullptr;
+        for (int64_t i = 0; i < rows.taps; ++i) {
+          llvm::Value *r = kb.loadVec(x, b.CreateAdd(rowAt[i], kb.idx(v.first)), lanes, v.inputs);
+          run = run ? kb.fma(rowWeight[i], r, run) : b.CreateFMul(rowWeight[i], r);
+        }
+        llvm::Value *acc = nullptr;
+        for (size_t t = 0; t < v.lanes.size(); ++t) {
+          llvm::Value *tap = b.CreateShuffleVector(run, v.lanes[t]);
+          llvm::Value *w = llvm::ConstantDataVector::get(b.getContext(), v.weights[t]);
+          acc = acc ? kb.fma(w, tap, acc) : b.CreateFMul(w, tap);
+        }
+        kb.storeVec(acc, y, b.CreateAdd(outRow, kb.idx(v.start)), v.outputs);
+      }
+    });
+    return llvm::Error::success();
+  }
   kb.nest({planes, outH, outW}, [&](llvm::ArrayRef<llvm::Value *> iv) {
     llvm::Value *plane = b.CreateMul(iv[0], kb.idx(inH * inW));
     llvm::Value *acc = nullptr;

@@ -97,6 +97,33 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"RowsOfPaddingOneRunPlane", {1, 4, 40, 60}, {4, 4, 3, 1}, true,
                  {{"dilations", Attr::ofInts({25, 1})},
                   {"pads", Attr::ofInts({25, 0, 25, 0})}}},
+        // Kernel columns that read only padding for some output columns,
+        // which a tile of output channels on the lanes skips pixel by pixel
+        // (columnTaps; select_kernels.kir shows the strategies): padding
+        // only left and right (a padded copy); three tiles a row, the last
+        // narrower; rows skipped too, so no padded copy (the input read in
+        // place), at unit strides and at strides 2; and grouped.
+        ConvCase{"ColumnsOfPadding", {1, 16, 6, 14}, {32, 16, 1, 5}, true,
+                 {{"dilations", Attr::ofInts({1, 4})},
+                  {"pads", Attr::ofInts({0, 8, 0, 8})}}},
+        ConvCase{"ColumnsOfPaddingThreeTilesARow", {1, 16, 5, 40}, {32, 16, 3, 3}, true,
+                 {{"dilations", Attr::ofInts({1, 16})},
+                  {"pads", Attr::ofInts({1, 16, 1, 16})}}},
+        ConvCase{"PaddingSkippedInPlace", {1, 64, 14, 14}, {32, 64, 3, 3}, true,
+                 {{"dilations", Attr::ofInts({6, 6})},
+                  {"pads", Attr::ofInts({6, 6, 6, 6})}}},
+        ConvCase{"PaddingSkippedInPlaceStride2", {1, 64, 27, 27}, {32, 64, 3, 3}, true,
+                 {{"dilations", Attr::ofInts({12, 12})},
+                  {"strides", Attr::ofInts({2, 2})},
+                  {"pads", Attr::ofInts({12, 12, 12, 12})}}},
+        ConvCase{"GroupedColumnsOfPadding", {1, 32, 6, 20}, {32, 16, 3, 3}, false,
+                 {{"group", Attr::ofInt(2)},
+                  {"dilations", Attr::ofInts({1, 8})},
+                  {"pads", Attr::ofInts({1, 8, 1, 8})}}},
+        ConvCase{"GroupedPaddingSkipped", {1, 64, 14, 14}, {64, 16, 3, 3}, true,
+                 {{"group", Attr::ofInt(4)},
+                  {"dilations", Attr::ofInts({6, 6})},
+                  {"pads", Attr::ofInts({6, 6, 6, 6})}}},
         ConvCase{"DilationPastTheImage", {1, 8, 6, 6}, {8, 8, 3, 3}, true,
                  {{"dilations", Attr::ofInts({8, 8})},
                   {"pads", Attr::ofInts({8, 8, 8, 8})}}},
