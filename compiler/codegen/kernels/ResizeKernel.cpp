@@ -16,7 +16,8 @@
 // input rows' run of columns blended by the row weights, then each column
 // tap a constant shuffle of that run times a constant weights vector. Else
 // the loop over output columns reads the column tables and vectorizes with
-// gathers.
+// gathers. A run of vectors that repeats, shifted (an integer scale), is one
+// loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,17 +71,33 @@ struct ColumnVector {
   llvm::SmallVector<llvm::SmallVector<float, 16>, 4> weights;
 };
 
-/// The most column vectors an output row unrolls (each has its own shuffles).
+/// The most column vectors an output row emits (each has its own shuffles):
+/// a run of vectors that repeats shifted is emitted once, as a loop.
 constexpr int64_t kMaxColumnVectors = 64;
 
-/// The output row as ColumnVectors of `lanes`, or none where a vector's taps
+/// The longest period, in vectors, of a repeating run of column vectors.
+constexpr size_t kMaxColumnPeriod = 8;
+
+/// Whether `a` reads and weights as `b` does, `shift` input columns on.
+bool sameLanes(const ColumnVector &a, const ColumnVector &b, int64_t shift) {
+  return a.first + shift == b.first && a.outputs == b.outputs && a.inputs == b.inputs &&
+         a.lanes == b.lanes && a.weights == b.weights;
+}
+
+/// `repeats` copies of the `period` vectors from `at`, each `shift` input
+/// columns after the one before (repeats 1: the vectors as they are).
+struct ColumnRun {
+  size_t at, period;
+  int64_t repeats, shift;
+};
+
+/// The output row's ColumnVectors of `lanes`, or none where a vector's taps
 /// span more input columns than a vector (downsampling), a position is
-/// outside the roi, there are no vectors, or the row is too long to unroll.
+/// outside the roi, or there are no vectors.
 std::optional<llvm::SmallVector<ColumnVector, 16>>
 columnVectors(const ResizeTaps &cols, int64_t inW, unsigned lanes) {
   const int64_t outW = cols.outside.size();
-  if (lanes < 4 || llvm::is_contained(cols.outside, true) ||
-      (outW + lanes - 1) / lanes > kMaxColumnVectors)
+  if (lanes < 4 || llvm::is_contained(cols.outside, true))
     return std::nullopt;
   llvm::SmallVector<ColumnVector, 16> vectors;
   for (int64_t start = 0; start < outW; start += lanes) {
@@ -109,6 +126,38 @@ columnVectors(const ResizeTaps &cols, int64_t inW, unsigned lanes) {
   return vectors;
 }
 
+/// `vectors` as runs: where the next vectors repeat with a period of up to
+/// kMaxColumnPeriod at least three times, one run of them; else single
+/// vectors. None when the runs emit more than kMaxColumnVectors vectors.
+std::optional<llvm::SmallVector<ColumnRun, 8>> columnRuns(llvm::ArrayRef<ColumnVector> vectors) {
+  llvm::SmallVector<ColumnRun, 8> runs;
+  int64_t emitted = 0;
+  for (size_t at = 0; at < vectors.size();) {
+    ColumnRun best{at, 1, 1, 0};
+    for (size_t period = 1; period <= kMaxColumnPeriod && at + 2 * period <= vectors.size();
+         ++period) {
+      int64_t shift = vectors[at + period].first - vectors[at].first;
+      int64_t repeats = 1;
+      auto repeated = [&](int64_t r) {
+        for (size_t i = 0; i < period; ++i)
+          if (!sameLanes(vectors[at + i], vectors[at + r * period + i], r * shift))
+            return false;
+        return true;
+      };
+      while (at + (repeats + 1) * period <= vectors.size() && repeated(repeats))
+        ++repeats;
+      if (repeats >= 3 && repeats * period > best.repeats * best.period)
+        best = {at, period, repeats, shift};
+    }
+    runs.push_back(best);
+    emitted += best.period;
+    at += best.period * best.repeats;
+  }
+  if (emitted > kMaxColumnVectors)
+    return std::nullopt;
+  return runs;
+}
+
 } // namespace
 
 llvm::Error emitResize(KernelBuilder &kb, const KernelArgs &args) {
@@ -132,7 +181,11 @@ llvm::Error emitResize(KernelBuilder &kb, const KernelArgs &args) {
   llvm::Value *x = args.inputs[0], *y = args.outputs[0];
   llvm::Value *extrapolation = kb.f32(resize.extrapolationValue());
   const unsigned lanes = kb.vec.lanes;
-  if (auto vectors = columnVectors(taps[rank - 1], inW, lanes); vectors && !rows.inside) {
+  std::optional<llvm::SmallVector<ColumnVector, 16>> vectors;
+  std::optional<llvm::SmallVector<ColumnRun, 8>> runs;
+  if (!rows.inside && (vectors = columnVectors(taps[rank - 1], inW, lanes)))
+    runs = columnRuns(*vectors);
+  if (runs) {
     kb.nest({planes, outH}, [&](llvm::ArrayRef<llvm::Value *> iv) {
       llvm::Value *plane = b.CreateMul(iv[0], kb.idx(inH * inW));
       llvm::SmallVector<llvm::Value *, 4> rowAt, rowWeight;
@@ -143,10 +196,13 @@ llvm::Error emitResize(KernelBuilder &kb, const KernelArgs &args) {
         rowWeight.push_back(kb.splat(kb.load(f32, rows.weights, at), lanes));
       }
       llvm::Value *outRow = kb.linear(iv, {outH * outW, outW});
-      for (const ColumnVector &v : *vectors) {
+      // Vector `v`, its input columns `shift` and its output columns
+      // `step` after its own.
+      auto emitVector = [&](const ColumnVector &v, llvm::Value *shift, llvm::Value *step) {
         llvm::Value *run = nullptr;
         for (int64_t i = 0; i < rows.taps; ++i) {
-          llvm::Value *r = kb.loadVec(x, b.CreateAdd(rowAt[i], kb.idx(v.first)), lanes, v.inputs);
+          llvm::Value *from = b.CreateAdd(rowAt[i], b.CreateAdd(shift, kb.idx(v.first)));
+          llvm::Value *r = kb.loadVec(x, from, lanes, v.inputs);
           run = run ? kb.fma(rowWeight[i], r, run) : b.CreateFMul(rowWeight[i], r);
         }
         llvm::Value *acc = nullptr;
@@ -155,7 +211,19 @@ llvm::Error emitResize(KernelBuilder &kb, const KernelArgs &args) {
           llvm::Value *w = llvm::ConstantDataVector::get(b.getContext(), v.weights[t]);
           acc = acc ? kb.fma(w, tap, acc) : b.CreateFMul(w, tap);
         }
-        kb.storeVec(acc, y, b.CreateAdd(outRow, kb.idx(v.start)), v.outputs);
+        kb.storeVec(acc, y, b.CreateAdd(outRow, b.CreateAdd(step, kb.idx(v.start))),
+                    v.outputs);
+      };
+      for (const ColumnRun &r : *runs) {
+        auto body = [&](llvm::Value *k) {
+          for (size_t i = 0; i < r.period; ++i)
+            emitVector((*vectors)[r.at + i], b.CreateMul(k, kb.idx(r.shift)),
+                       b.CreateMul(k, kb.idx(int64_t(r.period) * lanes)));
+        };
+        if (r.repeats == 1)
+          body(kb.idx(0));
+        else
+          kb.loop(r.repeats, body);
       }
     });
     return llvm::Error::success();

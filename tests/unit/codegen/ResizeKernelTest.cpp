@@ -101,14 +101,20 @@ INSTANTIATE_TEST_SUITE_P(
         // Output rows of many vectors whose lanes read within one vector of
         // input columns (a shuffle per column tap): DeepLab's upsampling by
         // 8 to 224 columns (the last vector narrower at 8 and 16 lanes),
-        // cubic, nearest; a downscale by 4, whose vectors span more input
-        // columns than a vector, keeps the gathers.
+        // cubic, nearest; rows of 75 vectors by 12 and of 12 by 3, whose
+        // vectors repeat shifted (one loop over the repeats); a downscale by
+        // 4, whose vectors span more input columns than a vector, keeps the
+        // gathers.
         ResizeCase{"BilinearBy8To224Columns", {1, 3, 4, 28}, {1, 3, 8, 224}, {1, 1, 2, 8},
                    mode("linear", "half_pixel")},
         ResizeCase{"CubicBy3Columns", {1, 2, 3, 23}, {1, 2, 5, 69}, {1, 1, 5.0f / 3, 3},
                    mode("cubic", "half_pixel")},
         ResizeCase{"NearestBy5Columns", {1, 2, 3, 9}, {1, 2, 6, 45}, {1, 1, 2, 5},
                    mode("nearest", "asymmetric")},
+        ResizeCase{"BilinearBy12To1200Columns", {1, 2, 3, 100}, {1, 2, 6, 1200}, {1, 1, 2, 12},
+                   mode("linear", "half_pixel")},
+        ResizeCase{"BilinearBy3To192Columns", {1, 1, 2, 64}, {1, 1, 4, 192}, {1, 1, 2, 3},
+                   mode("linear", "pytorch_half_pixel")},
         ResizeCase{"BilinearDownscaleBy4Columns", {1, 2, 4, 80}, {1, 2, 4, 20}, {1, 1, 1, 0.25f},
                    mode("linear", "align_corners")},
         ResizeCase{"Rank3", {4, 5, 6}, {4, 10, 3}, {1, 2, 0.5f}, mode("linear", "half_pixel")},
