@@ -80,8 +80,8 @@ constexpr int64_t kSmmlaBlock = 8;
 constexpr double kPaddingTapsShare = 0.25;
 
 /// The most tiles of an output row whose columns a Conv unrolls to skip
-/// padding columns (KernelStrategy::skipsPaddingColumns): each kernel column
-/// of each tile is a loop of its own.
+/// padding columns (KernelStrategy::skipsPaddingColumns): each tile of the
+/// row is code of its own, its pixel ranges constants.
 constexpr int64_t kMaxClippedRowTiles = 4;
 
 /// Whether `dot` is x86 VPDPBUSD, of either width (Vnni, Vnni512): quads of
@@ -278,8 +278,8 @@ struct KernelStrategy {
   bool skipsPaddingRows = false;
   /// Direct and Grouped tiles of output channels on the lanes skip, per
   /// kernel column, the tile's pixels whose tap reads only padding (each
-  /// kernel column a loop over the others), where they are kPaddingTapsShare
-  /// of the Conv's (output column, kernel column) pairs. A row's tiles then
+  /// step runs every kernel column over its own pixels), where they are
+  /// kPaddingTapsShare of the Conv's (output column, kernel column) pairs. A row's tiles then
   /// sit at constant columns: at most kMaxClippedRowTiles of them. With
   /// skipsPaddingRows too, no tap reads padding: the input is read in place,
   /// without a padded copy (paddedInput).
