@@ -222,9 +222,7 @@ std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &stra
     dilations[d] = window.dilations(d);
     kernel[d] = conv ? ConvView(n).weights()->getType().shape[2 + d] : window.kernelShape(d);
   }
-  // Tiles that skip every padding row and column read only the input: in
-  // place.
-  if (strategy.skipsPaddingRows && strategy.skipsPaddingColumns)
+  if (strategy.readsNoPadding())
     return std::nullopt;
   bool global = !conv && out.shape[2] == 1 && out.shape[3] == 1 &&
                 kernel[0] == in.shape[2] && kernel[1] == in.shape[3];

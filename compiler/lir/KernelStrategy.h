@@ -279,11 +279,15 @@ struct KernelStrategy {
   /// Direct and Grouped tiles of output channels on the lanes skip, per
   /// kernel column, the tile's pixels whose tap reads only padding (each
   /// step runs every kernel column over its own pixels), where they are
-  /// kPaddingTapsShare of the Conv's (output column, kernel column) pairs. A row's tiles then
-  /// sit at constant columns: at most kMaxClippedRowTiles of them. With
-  /// skipsPaddingRows too, no tap reads padding: the input is read in place,
-  /// without a padded copy (paddedInput).
+  /// kPaddingTapsShare of the Conv's (output column, kernel column) pairs. A
+  /// row's tiles then sit at constant columns: at most kMaxClippedRowTiles of
+  /// them. With skipsPaddingRows too, no tap reads padding (readsNoPadding).
   bool skipsPaddingColumns = false;
+
+  /// Skipping padding rows and columns, the tiles read only the input: in
+  /// place, without a padded copy (paddedInput), from window origins before
+  /// the plane.
+  bool readsNoPadding() const { return skipsPaddingRows && skipsPaddingColumns; }
 
   static KernelStrategy winograd(int64_t m) { return {Kind::Winograd, m, false}; }
   static KernelStrategy direct(bool packed, int64_t panelPixels = 0) {

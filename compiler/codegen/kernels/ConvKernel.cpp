@@ -656,9 +656,8 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
       ConvInputView in = whole ? *whole
                                : emitConvInput(kb, s, layout, args.inputs[0], args.temp, image,
                                                kb.b.CreateMul(g, kb.idx(s.ICg)), s.ICg);
-      // Tiles that skip all padding read a padded Conv's input in place
-      // (lir::paddedInput): its window origins start before the plane.
-      if (!layout && args.strategy.skipsPaddingRows && args.strategy.skipsPaddingColumns)
+      // In place, a padded Conv's window origins start before the plane.
+      if (args.strategy.readsNoPadding())
         in.offset = kb.b.CreateSub(in.offset, kb.idx(s.pt * s.W + s.pl));
       ConvEmitter e{kb, s, in, args.inputs[1], bias, args.outputs[0],
                     kb.b.CreateMul(image, kb.idx(s.OC * s.OH * s.OW)), g, packed,

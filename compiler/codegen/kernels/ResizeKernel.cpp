@@ -6,10 +6,11 @@
 //   y[p, oy, ox] = sum_i wy[oy, i] * sum_j wx[ox, j] * x[p, iy[oy, i], ix[ox, j]]
 //
 // with the taps of both axes (resizeTaps: 2 for nearest, one of them
-// weighted 0 as in ONNX's reference, 2 for linear, 4 for cubic) computed at compile time and kept as constant tables in the
-// code's read-only data. Lowering leaves Resize to this kernel when it
-// resizes only the last two axes of an f32 tensor. Outputs outside a
-// tf_crop_and_resize roi take extrapolation_value.
+// weighted 0 as in ONNX's reference, 2 for linear, 4 for cubic) computed at
+// compile time and kept as constant tables in the code's read-only data.
+// Lowering leaves Resize to this kernel when it resizes only the last two
+// axes of an f32 tensor. Outputs outside a tf_crop_and_resize roi take
+// extrapolation_value.
 //
 // Where every vector of output columns reads input columns within one vector
 // (upsampling, as segmentation heads do), an output row is vectors: the
