@@ -18,4 +18,11 @@ SUITE_MODELS = [
     "attention_seqfirst",
     "pointnet_small",
     "odd_convs",
+    "audio_m5",
+    "wav2vec_features",
+    "style_transfer",
+    "espcn",
+    "conformer_conv",
+    "video_3d",
+    "yolo_small",
 ]

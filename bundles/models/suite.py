@@ -36,6 +36,23 @@ end-to-end tests run on a clean clone:
                          ConvTranspose with output_padding, dilated
                          ConvTransposes of stride 1 and 2, a grouped strided
                          Conv, on 1x16x20x20; opset 13
+  and from a later hunt for cliffs, kinds of model outside vision classifiers:
+    audio_m5             M5 raw-audio classifier on 1x1x4000: Conv1d of 80
+                         taps at stride 4, BatchNorm1d, MaxPool1d; opset 11
+    wav2vec_features     wav2vec 2.0's feature encoder on 1x1x4000: strided
+                         Conv1d, GroupNorm, GELU, LayerNorm; opset 12
+    style_transfer       fast style transfer on 1x3x64x64: reflection Pads,
+                         InstanceNorm, residual blocks, nearest upsampling;
+                         opset 16
+    espcn                super-resolution by 3 on 1x1x64x64: PixelShuffle
+                         (DepthToSpace); opset 14
+    conformer_conv       Conformer's convolution module on 1x50x64: GLU, a
+                         depthwise Conv1d of 31 taps, SiLU; opset 17
+    video_3d             R3D-style video classifier on 1x3x4x32x32: Conv3d,
+                         BatchNorm3d; opset 13
+    yolo_small           YOLOv5-like detector on 1x3x128x128: SiLU, C3, SPPF
+                         (5x5 MaxPools of stride 1), nearest upsampling;
+                         opset 15
 Large models (torchvision, 1x3x224x224 -> 1x1000) are not shipped; write
 them elsewhere with --large and point KILN_SUITE_MODELS at that folder
 (default ../shared/suite, see tests/shared_models.bzl):
@@ -225,6 +242,174 @@ class OddConvs(nn.Module):
         return self.c4(self.t3(self.t2(x)))
 
 
+class AudioM5(nn.Module):
+    """M5 raw-audio classifier: a Conv1d of 80 taps at stride 4 on one
+    channel, BatchNorm1d, MaxPool1d, a mean over time."""
+
+    def __init__(self, c=32, classes=35):
+        super().__init__()
+        layers, cin = [], 1
+        for cout, k, s in [(c, 80, 4), (c, 3, 1), (2 * c, 3, 1), (2 * c, 3, 1)]:
+            layers += [nn.Conv1d(cin, cout, k, s), nn.BatchNorm1d(cout), nn.ReLU(), nn.MaxPool1d(4)]
+            cin = cout
+        self.features = nn.Sequential(*layers)
+        self.fc = nn.Linear(2 * c, classes)
+
+    def forward(self, x):
+        return self.fc(self.features(x).mean(-1))
+
+
+class Wav2VecFeatures(nn.Module):
+    """wav2vec 2.0's feature encoder: strided Conv1d without bias,
+    GroupNorm of one channel a group, GELU, then LayerNorm and a
+    projection over the frames."""
+
+    def __init__(self, c=64, dim=128):
+        super().__init__()
+        layers = [nn.Conv1d(1, c, 10, 5, bias=False), nn.GroupNorm(c, c), nn.GELU()]
+        for k, s in [(3, 2)] * 4 + [(2, 2)] * 2:
+            layers += [nn.Conv1d(c, c, k, s, bias=False), nn.GELU()]
+        self.conv = nn.Sequential(*layers)
+        self.norm = nn.LayerNorm(c)
+        self.proj = nn.Linear(c, dim)
+
+    def forward(self, x):
+        return self.proj(self.norm(self.conv(x).transpose(1, 2)))
+
+
+class StyleTransfer(nn.Module):
+    """Fast style transfer: reflection padding, affine InstanceNorm,
+    residual blocks, nearest-neighbour upsampling."""
+
+    def __init__(self, c=8, blocks=2):
+        super().__init__()
+
+        def conv(cin, cout, k, stride=1, relu=True):
+            layers = [nn.ReflectionPad2d(k // 2), nn.Conv2d(cin, cout, k, stride),
+                      nn.InstanceNorm2d(cout, affine=True)]
+            return nn.Sequential(*layers, nn.ReLU()) if relu else nn.Sequential(*layers)
+
+        self.down = nn.Sequential(conv(3, c, 9), conv(c, 2 * c, 3, 2), conv(2 * c, 4 * c, 3, 2))
+        self.blocks = nn.ModuleList(
+            nn.Sequential(conv(4 * c, 4 * c, 3), conv(4 * c, 4 * c, 3, relu=False))
+            for _ in range(blocks))
+        self.up = nn.Sequential(nn.Upsample(scale_factor=2), conv(4 * c, 2 * c, 3),
+                                nn.Upsample(scale_factor=2), conv(2 * c, c, 3),
+                                nn.ReflectionPad2d(4), nn.Conv2d(c, 3, 9))
+
+    def forward(self, x):
+        x = self.down(x)
+        for block in self.blocks:
+            x = x + block(x)
+        return self.up(x)
+
+
+class ESPCN(nn.Module):
+    """Super-resolution by 3: Tanh Convs, then PixelShuffle (DepthToSpace)."""
+
+    def __init__(self, scale=3):
+        super().__init__()
+        self.net = nn.Sequential(nn.Conv2d(1, 64, 5, padding=2), nn.Tanh(),
+                                 nn.Conv2d(64, 32, 3, padding=1), nn.Tanh(),
+                                 nn.Conv2d(32, scale * scale, 3, padding=1),
+                                 nn.PixelShuffle(scale))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class ConformerConv(nn.Module):
+    """Conformer's convolution module, twice, on (1, frames, dim): LayerNorm,
+    a pointwise Conv1d and GLU, a depthwise Conv1d of 31 taps, BatchNorm1d,
+    SiLU, a pointwise Conv1d, a residual Add."""
+
+    def __init__(self, dim=64, blocks=2):
+        super().__init__()
+        self.blocks = nn.ModuleList(nn.ModuleDict(dict(
+            norm=nn.LayerNorm(dim), expand=nn.Conv1d(dim, 2 * dim, 1),
+            depthwise=nn.Conv1d(dim, dim, 31, padding=15, groups=dim),
+            bn=nn.BatchNorm1d(dim), project=nn.Conv1d(dim, dim, 1))) for _ in range(blocks))
+
+    def forward(self, x):
+        for b in self.blocks:
+            y = nn.functional.glu(b["expand"](b["norm"](x).transpose(1, 2)), dim=1)
+            y = b["project"](nn.functional.silu(b["bn"](b["depthwise"](y))))
+            x = x + y.transpose(1, 2)
+        return x
+
+
+class Video3D(nn.Module):
+    """An R3D-style video classifier: Conv3d (a 3x7x7 stem at spatial
+    stride 2, 3x3x3 Convs), BatchNorm3d, a global 3-D average pool."""
+
+    def __init__(self, c=16, classes=10):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Conv3d(3, c, (3, 7, 7), (1, 2, 2), (1, 3, 3)), nn.BatchNorm3d(c), nn.ReLU(),
+            nn.Conv3d(c, c, 3, 1, 1), nn.BatchNorm3d(c), nn.ReLU(),
+            nn.Conv3d(c, 2 * c, 3, 2, 1), nn.BatchNorm3d(2 * c), nn.ReLU(),
+            nn.AdaptiveAvgPool3d(1), nn.Flatten(), nn.Linear(2 * c, classes))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def _conv_silu(cin, cout, k=1, stride=1):
+    return nn.Sequential(nn.Conv2d(cin, cout, k, stride, (k - 1) // 2, bias=False),
+                         nn.BatchNorm2d(cout), nn.SiLU())
+
+
+class _CSPBlock(nn.Module):
+    """YOLOv5's C3: two 1x1 branches, a bottleneck with a residual on one,
+    a Concat and a 1x1."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.a, self.b = _conv_silu(c, c // 2), _conv_silu(c, c // 2)
+        self.m = nn.Sequential(_conv_silu(c // 2, c // 2), _conv_silu(c // 2, c // 2, 3))
+        self.out = _conv_silu(c, c)
+
+    def forward(self, x):
+        a = self.a(x)
+        return self.out(torch.cat([a + self.m(a), self.b(x)], 1))
+
+
+class _SPPF(nn.Module):
+    """Spatial pyramid pooling, fast: three chained 5x5 MaxPools of stride 1."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.a, self.out = _conv_silu(c, c // 2), _conv_silu(2 * c, c)
+        self.pool = nn.MaxPool2d(5, 1, 2)
+
+    def forward(self, x):
+        x = self.a(x)
+        y1 = self.pool(x)
+        y2 = self.pool(y1)
+        return self.out(torch.cat([x, y1, y2, self.pool(y2)], 1))
+
+
+class YoloSmall(nn.Module):
+    """A YOLOv5-like detector, narrow: a 6x6 stride-2 stem, SiLU Conv
+    blocks, C3, SPPF, a nearest upsampling Concat'd with the stride-16
+    features, a 1x1 head of 3 anchors x (5 + 3 classes)."""
+
+    def __init__(self, w=4):
+        super().__init__()
+        self.stride8 = nn.Sequential(_conv_silu(3, w, 6, 2), _conv_silu(w, 2 * w, 3, 2),
+                                     _CSPBlock(2 * w), _conv_silu(2 * w, 4 * w, 3, 2),
+                                     _CSPBlock(4 * w))
+        self.stride16 = nn.Sequential(_conv_silu(4 * w, 8 * w, 3, 2), _CSPBlock(8 * w))
+        self.stride32 = nn.Sequential(_conv_silu(8 * w, 16 * w, 3, 2), _CSPBlock(16 * w),
+                                      _SPPF(16 * w), _conv_silu(16 * w, 8 * w))
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.head = nn.Sequential(_CSPBlock(16 * w), nn.Conv2d(16 * w, 24, 1))
+
+    def forward(self, x):
+        s16 = self.stride16(self.stride8(x))
+        return self.head(torch.cat([self.up(self.stride32(s16)), s16], 1))
+
+
 def _torchvision(name, **kwargs):
     import torchvision
     return getattr(torchvision.models, name)(weights=None, **kwargs)
@@ -253,6 +438,13 @@ SMALL = {
     "attention_seqfirst": (AttentionSeqFirst, (1, 24, 64), 14),
     "pointnet_small": (PointNetSmall, (1, 3, 256), 13),
     "odd_convs": (OddConvs, (1, 16, 20, 20), 13),
+    "audio_m5": (AudioM5, (1, 1, 4000), 11),
+    "wav2vec_features": (Wav2VecFeatures, (1, 1, 4000), 12),
+    "style_transfer": (StyleTransfer, (1, 3, 64, 64), 16),
+    "espcn": (ESPCN, (1, 1, 64, 64), 14),
+    "conformer_conv": (ConformerConv, (1, 50, 64), 17),
+    "video_3d": (Video3D, (1, 3, 4, 32, 32), 13),
+    "yolo_small": (YoloSmall, (1, 3, 128, 128), 15),
 }
 _IMAGE = (1, 3, 224, 224)
 LARGE = {

@@ -26,6 +26,13 @@ MODEL_IO = {
     "attention_seqfirst": (("input", [1, 24, 64]), ("output", [1, 24, 64])),
     "pointnet_small": (("input", [1, 3, 256]), _CLASSES_10),
     "odd_convs": (("input", [1, 16, 20, 20]), ("output", [1, 8, 39, 39])),
+    "audio_m5": (("input", [1, 1, 4000]), ("output", [1, 35])),
+    "wav2vec_features": (("input", [1, 1, 4000]), ("output", [1, 12, 128])),
+    "style_transfer": (("input", [1, 3, 64, 64]), ("output", [1, 3, 64, 64])),
+    "espcn": (("input", [1, 1, 64, 64]), ("output", [1, 1, 192, 192])),
+    "conformer_conv": (("input", [1, 50, 64]), ("output", [1, 50, 64])),
+    "video_3d": (("input", [1, 3, 4, 32, 32]), _CLASSES_10),
+    "yolo_small": (("input", [1, 3, 128, 128]), ("output", [1, 24, 8, 8])),
 }
 
 # The suite's large models (those present): torchvision classifiers, and a
