@@ -49,6 +49,14 @@ def shapes_from_graph(text):
         m = re.match(r'\s*(?:input|const)?\s*%(\S+)\s*(?::|=.*:)\s*\w+\[([\d,]*)\]\s*$', line)
         if m:
             shapes[m.group(1)] = [int(d) for d in m.group(2).split(',') if d]
+            continue
+        # A node of several outputs: %a, %b = Op(...) : f32[..], f32[..]
+        m = re.match(r'\s*(%[^=]+?)\s*=\s.*\)(?:\s*\{.*\})?\s*:\s*((?:\w+\[[\d,]*\](?:,\s*)?)+)$', line)
+        if m:
+            names = [n.strip().lstrip('%') for n in m.group(1).split(',')]
+            types = re.findall(r'\w+\[([\d,]*)\]', m.group(2))
+            for name, dims in zip(names, types):
+                shapes[name] = [int(d) for d in dims.split(',') if d]
     return shapes
 
 

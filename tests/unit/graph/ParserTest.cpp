@@ -184,7 +184,9 @@ INSTANTIATE_TEST_SUITE_P(Shipped, ParserOnModel,
                                            "resnet8_cifar", "gru", "lstm",
                                            "transformer_encoder", "unet_small",
                                            "vit_tiny", "attention_seqfirst",
-                                           "pointnet_small", "odd_convs"));
+                                           "pointnet_small", "odd_convs", "audio_m5",
+                                           "wav2vec_features", "style_transfer", "espcn",
+                                           "conformer_conv", "video_3d", "yolo_small"));
 
 } // namespace
 } // namespace kiln
