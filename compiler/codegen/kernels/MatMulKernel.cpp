@@ -92,7 +92,7 @@ llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args) {
 
     // Rows m0.. of A times columns n0.. of B: `rows` x `count` outputs.
     // With `prefetchNext`, each K step also prefetches the same row of the
-    // next strip (clamped to B's end).
+    // next strip (after the last full strip, the strip that ends B).
     auto tile = [&](llvm::Value *m0, unsigned rows, llvm::Value *n0, int64_t count,
                     bool prefetchNext) {
       TileShape t{rows, static_cast<unsigned>((count + lanes - 1) / lanes), lanes, 0};
@@ -105,17 +105,19 @@ llvm::Error emitMatMul(KernelBuilder &kb, const KernelArgs &args) {
       llvm::Value *aRow = b.CreateAdd(aBase, mul(m0, K));
       llvm::Value *bCol = stripped ? mul(n0, K) : b.CreateAdd(bBase, n0);
       const int64_t bRowStride = stripped ? count : N;
+      // Clamped once per tile, not per step: every row of it stays in B.
+      llvm::Value *next =
+          prefetchNext ? b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, add(bCol, K * count),
+                                                 kb.idx(K * N - K * count))
+                       : nullptr;
       llvm::SmallVector<int64_t, 32> aRows = stridedRows(rows, K);
       llvm::SmallVector<int64_t, 32> bVecs = stridedRows(t.vecs, lanes);
       auto step = [&](Tile sums, llvm::Value *k) {
-        llvm::Value *bRow = b.CreateAdd(bCol, mul(k, bRowStride));
-        if (prefetchNext)
+        if (next)
           for (int64_t line = 0; line < count; line += kLineFloats)
-            kb.prefetch(B, b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
-                                                   add(bRow, K * count + line),
-                                                   kb.idx(K * N - kLineFloats)));
-        return tileStep(kb, t, std::move(sums), A, b.CreateAdd(aRow, k), aRows, B, bRow,
-                        bVecs);
+            kb.prefetch(B, add(b.CreateAdd(next, mul(k, count)), line));
+        return tileStep(kb, t, std::move(sums), A, b.CreateAdd(aRow, k), aRows, B,
+                        b.CreateAdd(bCol, mul(k, bRowStride)), bVecs);
       };
       acc = reduceSteps(kb, K, kUnrolledK, std::move(acc), step);
       llvm::Value *cRow = b.CreateAdd(b.CreateAdd(cBase, mul(m0, N)), n0);

@@ -72,7 +72,7 @@ INSTANTIATE_TEST_SUITE_P(
         MatMulCase{"StripsRows", {13, 24}, {24, 520}, Operand::Constant},
         MatMulCase{"StripsBatchTimesMatrix", {2, 3, 16}, {16, 257}, Operand::Constant},
         // 1 MB of B and one row block: each tile prefetches the next strip,
-        // the last one clamped to B's end.
+        // the last ones the strip that ends B.
         MatMulCase{"StripsPrefetched", {10, 512}, {512, 520}, Operand::Constant}),
     [](const auto &info) { return std::string(info.param.name); });
 
