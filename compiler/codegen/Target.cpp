@@ -191,6 +191,8 @@ void readCapabilities(const llvm::TargetMachine &tm, TargetInfo &info) {
     info.int8Dot = lir::Int8Dot::Smmla;
   else if (triple.isAArch64() && info.dotProd)
     info.int8Dot = lir::Int8Dot::Sdot;
+  else if (triple.isAArch64() && info.neon)
+    info.int8Dot = lir::Int8Dot::Smlal;
 }
 
 } // namespace

@@ -144,6 +144,7 @@ Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy) {
                                                       : Packing::Int8RowsOctetPairs;
   case Int8Dot::ArmDsp: return conv ? Packing::Int8RowsPaired : Packing::Int8RowsTransposedPaired;
   case Int8Dot::Pmaddwd:
+  case Int8Dot::Smlal:
     if (strategy.columns == Int8Columns::ChannelLanes)
       return Packing::Int8ChannelBlockPairs;
     if (!conv)

@@ -14,6 +14,7 @@ const char *int8DotName(Int8Dot dot) {
   case Int8Dot::Vnni: return "vnni";
   case Int8Dot::Vnni512: return "vnni512";
   case Int8Dot::Smmla: return "smmla";
+  case Int8Dot::Smlal: return "smlal";
   }
   return "";
 }

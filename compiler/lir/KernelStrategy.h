@@ -54,6 +54,12 @@ enum class Int8Dot : uint8_t {
   /// be (as Vnni's quads), else gathered pixel by pixel. Where a Conv has
   /// fewer pixels than a block, it keeps Sdot.
   Smmla,
+  /// AArch64 NEON without the dot product (Armv8.0 cores such as the
+  /// Cortex-A53 and A72): Pmaddwd's pairs of int16 taps, a Conv's pixels on
+  /// the i32 lanes of a 128-bit vector; SMLAL and SMLAL2 add each product
+  /// into a lane of its own, and a block's two lanes of a pixel are added
+  /// once, after its taps.
+  Smlal,
 };
 
 /// Pixels (Int8Gemm) or channels (Int8Depthwise) a vector of Int8Dot::Pmaddwd
@@ -64,8 +70,8 @@ constexpr int64_t kInt8PixelLanes = 8;
 /// 512-bit register.
 constexpr int64_t kVnni512PixelLanes = 16;
 
-/// Pixels a vector of Int8Dot::Sdot sums holds: the i32 lanes of a 128-bit
-/// register.
+/// Pixels a vector of Int8Dot::Sdot (and Smlal) sums holds: the i32 lanes of
+/// a 128-bit register.
 constexpr int64_t kSdotPixelLanes = 4;
 
 /// Rows and pixels of an Int8Dot::Smmla block: 4 x 4 of SMMLA's 2 x 2.
@@ -89,13 +95,21 @@ constexpr int64_t kMaxClippedRowTiles = 4;
 constexpr bool isVnni(Int8Dot dot) { return dot == Int8Dot::Vnni || dot == Int8Dot::Vnni512; }
 
 /// Pixels per vector of an Int8Gemm whose pixels are on the lanes (Pmaddwd,
-/// Sdot, Vnni, Vnni512; Smmla's sums, rearranged from its 2 x 2 blocks, as
-/// Sdot's); 1 for the others.
+/// Sdot, Vnni, Vnni512, Smlal; Smmla's sums, rearranged from its 2 x 2
+/// blocks, as Sdot's); 1 for the others.
 constexpr int64_t int8GemmPixelLanes(Int8Dot dot) {
   return dot == Int8Dot::Vnni512                         ? kVnni512PixelLanes
          : dot == Int8Dot::Pmaddwd || dot == Int8Dot::Vnni ? kInt8PixelLanes
-         : dot == Int8Dot::Sdot || dot == Int8Dot::Smmla   ? kSdotPixelLanes
-                                                           : 1;
+         : dot == Int8Dot::Sdot || dot == Int8Dot::Smmla || dot == Int8Dot::Smlal
+             ? kSdotPixelLanes
+             : 1;
+}
+
+/// Whether an Int8Gemm of `dot` multiplies pairs of int16 taps with the
+/// input offset added by pairs of int16 weights on vector lanes (Pmaddwd,
+/// Smlal).
+constexpr bool int8GemmWidenedPairs(Int8Dot dot) {
+  return dot == Int8Dot::Pmaddwd || dot == Int8Dot::Smlal;
 }
 
 /// Taps per group of an Int8Gemm's columns of raw int8 taps: a quad (Sdot,
@@ -129,7 +143,7 @@ enum class Int8Columns : uint8_t {
   /// a TFLite model's first Conv reads the caller's input so, with no
   /// transposed copy.
   GatheredChannelsLast,
-  /// A MatMul's (Pmaddwd, Sdot, Vnni, Vnni512): `tile` vectors of output
+  /// A MatMul's (Pmaddwd, Sdot, Vnni, Vnni512, Smlal): `tile` vectors of output
   /// channels x `tileCols` input rows a block. Each step broadcasts a row's
   /// quad of inputs (Pmaddwd: pair of int16 inputs with the offset added)
   /// to the lanes and multiplies it by a vector of the channels' quads

@@ -105,6 +105,26 @@ struct ConvEmitter {
     epilogue.store(kb, v, y, index, valid);
   }
 
+  bool prefetchesResidual() const { return epilogue.residual && kb.vec.prefetch; }
+
+  /// Offsets of the vectors that cover a run of `pixels` pixels.
+  llvm::SmallVector<int64_t, 32> pixelLines(unsigned pixels) {
+    return stridedRows((pixels + kb.vec.lanes - 1) / kb.vec.lanes, kb.vec.lanes);
+  }
+
+  /// Prefetches the residual a tile's epilogue will read: for `channels`
+  /// output channels from oc0, the vectors at `offsets` from `pixel`. A
+  /// residual from a layer or more back has left the cache, and the tile's
+  /// K loop hides the wait.
+  /// Callers check prefetchesResidual first: on a core without prefetches
+  /// the pixel's index, computed early, moved the schedule.
+  void prefetchResidual(llvm::Value *oc0, int64_t channels, llvm::Value *pixel,
+                        llvm::ArrayRef<int64_t> offsets) {
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t o : offsets)
+        kb.prefetch(epilogue.residual, add(outIndex(add(oc0, c), pixel), o));
+  }
+
   /// The K loop of a tile: taps outermost (a run-time loop), input channels
   /// inside (a run-time loop over groups of lir::kConvUnrolledChannels, unrolled,
   /// then the rest). Unrolled steps read different input planes, so no two
@@ -285,6 +305,8 @@ struct ConvEmitter {
       for (unsigned j = 0; j < t.vecs; ++j)
         acc.push_back(kb.splat(init, t.lanes));
     }
+    if (prefetchesResidual())
+      prefetchResidual(oc0, rows, add(mul(oh, s.OW), pixel0), outOffsets);
     acc = reduce(t, std::move(acc), true, weightIndex(oc0), weightOffsets(rows, 1),
                  inIndex(oh, pixel0), inOffsets, {}, rowTaps(oh, span));
     llvm::Value *pixel = add(mul(oh, s.OW), pixel0);
@@ -310,6 +332,8 @@ struct ConvEmitter {
     std::optional<int64_t> column;
     if (clipColumns && !span)
       column = llvm::cast<llvm::ConstantInt>(ow0)->getSExtValue();
+    if (prefetchesResidual())
+      prefetchResidual(oc0, count, add(mul(oh, s.OW), ow0), pixelLines(t.rows));
     Tile acc = reduce(t, channelInit(t, oc0), false, weightIndex(oc0),
                       weightOffsets(t.vecs, t.lanes), inIndex(oh, ow0), pixels,
                       prefetchLines(weightIndex(add(oc0, int64_t(t.vecs) * t.lanes)),
@@ -580,6 +604,8 @@ struct ConvEmitter {
           forTiles(kb, pixels, rows, [&](llvm::Value *p, int64_t count) {
             TileShape t = tileFor(static_cast<unsigned>(count), ocs, kb.vec.lanes);
             llvm::Value *at = mul(p, vecElems);
+            if (last && prefetchesResidual())
+              prefetchResidual(oc0, ocs, add(p0, p), pixelLines(t.rows));
             Tile acc;
             if (first)
               acc = channelInit(t, oc0);

@@ -35,6 +35,9 @@
 //   products a lane an instruction. The columns are runs of the input (a
 //   unit-stride 1x1 Conv) or of the group's zero-bordered int16 planes
 //   (lir::Int8Columns), else the im2col;
+// - AArch64 NEON (Int8Dot::Smlal): AVX2's pairs and packing on 4 lanes,
+//   SMLAL and SMLAL2 adding each product into a lane of its own, a pixel's
+//   two lanes added after the block's taps;
 // - a plain loop of products.
 // The sums and the requantization are the interpreter's (ops/Int8Conv.cpp),
 // so the results are bit-exact with it.
@@ -99,8 +102,8 @@ Int8Gemm::Values Int8Gemm::blockSums(llvm::ArrayRef<llvm::Value *> rowIdx, bool 
                                      llvm::ArrayRef<llvm::Value *> biases, int64_t firstColumn) {
   auto &b = kb.b;
   assert((firstColumn == 0 || armDsp()) && "only the Arm DSP's blocks skip columns");
-  if (pmaddwd())
-    return pmaddwdSums(rowIdx);
+  if (widenedPairs())
+    return widenedPairSums(rowIdx);
   if (smmla())
     return octetPairSums(rowIdx);
   if (rawColumns())
@@ -178,18 +181,48 @@ llvm::Value *Int8Gemm::weightWord(llvm::Value *row, llvm::Value *q, int64_t word
   return b.CreateAdd(kb.linear({pair, q}, {2 * wordsPerRow, 2}), b.CreateAnd(row, kb.idx(1)));
 }
 
-Int8Gemm::Values Int8Gemm::pmaddwdSums(llvm::ArrayRef<llvm::Value *> rowIdx) {
+llvm::Value *Int8Gemm::pairAccumulator(llvm::Value *sums) {
+  if (!smlal())
+    return sums;
+  // Each sum in an even lane, 0 in the odd one after it.
+  llvm::SmallVector<int, 32> mask;
+  for (int64_t l = 0; l < lanes(); ++l)
+    mask.append({int(l), int(lanes() + l)});
+  return kb.b.CreateShuffleVector(sums, llvm::Constant::getNullValue(sums->getType()), mask);
+}
+
+llvm::Value *Int8Gemm::addPairProducts(llvm::Value *acc, llvm::Value *x, llvm::Value *w) {
   auto &b = kb.b;
-  const int64_t lanes = lir::kInt8PixelLanes, V = strategy.tileCols / lanes;
+  if (pmaddwd())
+    return b.CreateAdd(acc, b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_wd, {}, {x, w}));
+  // A widening multiply-add of int16 vectors: SMLAL and SMLAL2.
+  auto *wideTy = llvm::FixedVectorType::get(b.getInt32Ty(), 2 * lanes());
+  return b.CreateAdd(acc, b.CreateMul(b.CreateSExt(x, wideTy), b.CreateSExt(w, wideTy)));
+}
+
+llvm::Value *Int8Gemm::pairTotals(llvm::Value *acc) {
+  if (!smlal())
+    return acc;
+  llvm::SmallVector<int, 16> even, odd;
+  for (int64_t l = 0; l < lanes(); ++l) {
+    even.push_back(int(2 * l));
+    odd.push_back(int(2 * l + 1));
+  }
+  return kb.b.CreateAdd(kb.b.CreateShuffleVector(acc, even), kb.b.CreateShuffleVector(acc, odd));
+}
+
+Int8Gemm::Values Int8Gemm::widenedPairSums(llvm::ArrayRef<llvm::Value *> rowIdx) {
+  auto &b = kb.b;
+  const int64_t lanes = this->lanes(), V = strategy.tileCols / lanes;
   const int64_t pairsPerRow = rowStride() / 2;
   llvm::Type *i32 = b.getInt32Ty();
   auto *pairsTy = llvm::FixedVectorType::get(b.getInt16Ty(), 2 * lanes);
   Values init;
   for (llvm::Value *row : rowIdx) {
     llvm::Value *bias = b.CreateVectorSplat(lanes, kb.load(i32, biasTable, row));
-    init.append(V, bias);
+    init.append(V, pairAccumulator(bias));
   }
-  return kb.loopCarried(pairsPerRow, init, [&](llvm::Value *q, llvm::ArrayRef<llvm::Value *> acc) {
+  Values sums = kb.loopCarried(pairsPerRow, init, [&](llvm::Value *q, llvm::ArrayRef<llvm::Value *> acc) {
     Values next(acc.begin(), acc.end());
     Values x;
     for (int64_t v = 0; v < V; ++v)
@@ -200,13 +233,14 @@ Int8Gemm::Values Int8Gemm::pmaddwdSums(llvm::ArrayRef<llvm::Value *> rowIdx) {
       llvm::Value *word =
           kb.load(i32, weights, b.CreateAdd(b.CreateMul(rowIdx[r], kb.idx(pairsPerRow)), q));
       llvm::Value *w = b.CreateBitCast(b.CreateVectorSplat(lanes, word), pairsTy);
-      for (int64_t v = 0; v < V; ++v) {
-        llvm::Value *&s = next[r * V + v];
-        s = b.CreateAdd(s, b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_wd, {}, {x[v], w}));
-      }
+      for (int64_t v = 0; v < V; ++v)
+        next[r * V + v] = addPairProducts(next[r * V + v], x[v], w);
     }
     return next;
   });
+  for (llvm::Value *&s : sums)
+    s = pairTotals(s);
+  return sums;
 }
 
 Int8Gemm::Values Int8Gemm::quadSums(llvm::ArrayRef<llvm::Value *> rowIdx) {

@@ -44,11 +44,24 @@ struct Int8Gemm {
   /// Taps per column in the temp.
   int64_t rowStride() const { return rows.paddedTaps; }
   /// The columns are pixels on vector lanes (Int8Dot::Pmaddwd, Sdot, Vnni,
-  /// Vnni512), or a ChannelLanes MatMul's rows of inputs broadcast to them.
+  /// Vnni512, Smlal), or a ChannelLanes MatMul's rows of inputs broadcast to
+  /// them.
   bool pixelLanes() const { return lanes() > 1; }
   /// Pixels (a ChannelLanes MatMul: output channels) per vector of sums.
   int64_t lanes() const { return lir::int8GemmPixelLanes(strategy.dot); }
   bool pmaddwd() const { return strategy.dot == lir::Int8Dot::Pmaddwd; }
+  bool smlal() const { return strategy.dot == lir::Int8Dot::Smlal; }
+  /// Pairs of int16 taps by pairs of int16 weights on the lanes (Pmaddwd,
+  /// Smlal).
+  bool widenedPairs() const { return lir::int8GemmWidenedPairs(strategy.dot); }
+  /// A vector of sums of widenedPairs: lanes() sums, or for Smlal twice
+  /// as many, the products of a pair's two taps in lanes of their own.
+  llvm::Value *pairAccumulator(llvm::Value *sums);
+  /// `acc` plus the products of the int16 pairs `x` and `w` (of 2 lanes()
+  /// elements): VPMADDWD and an add, or SMLAL and SMLAL2.
+  llvm::Value *addPairProducts(llvm::Value *acc, llvm::Value *x, llvm::Value *w);
+  /// The lanes() sums of pair accumulator `acc`.
+  llvm::Value *pairTotals(llvm::Value *acc);
   /// The temp holds raw int8 taps in groups (Int8Dot::Sdot, Vnni: quads;
   /// Smmla: octets).
   bool rawColumns() const { return lir::int8GemmRawColumns(strategy.dot); }
@@ -79,7 +92,7 @@ struct Int8Gemm {
   /// Whether the temp holds the columns' taps in pairs, [tap pair][column][2]:
   /// a pair of taps of consecutive columns is then one vector (pixels on
   /// lanes) or one word, two columns' words one LDRD (the Arm DSP).
-  bool pairedColumns() const { return pmaddwd() || armDsp(); }
+  bool pairedColumns() const { return widenedPairs() || armDsp(); }
 
   /// Where column c's tap t is in the temp: the column's taps in order,
   /// paired (pairedColumns), or in groups, [group][column][tapGroup()].
@@ -142,8 +155,8 @@ private:
 
   /// A pair of taps a step: a vector of the pixels' int16 pairs, and each
   /// row's pair of int16 weights (Packing::Int8RowsWidened) broadcast as one
-  /// word; VPMADDWD multiplies and adds the pairs lane by lane.
-  Values pmaddwdSums(llvm::ArrayRef<llvm::Value *> rowIdx);
+  /// word, multiplied and added lane by lane (addPairProducts).
+  Values widenedPairSums(llvm::ArrayRef<llvm::Value *> rowIdx);
 
   /// A quad of taps a step: a vector of lanes() pixels' quads of int8
   /// taps, and each row's quad (Packing::Int8Rows) broadcast as one word;

@@ -87,7 +87,7 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
         // The taps in the weights' order: VPMADDWD's pair channels,
         // VPDPBUSD's quads.
         llvm::Value *tap = positionPairs ? kb.linear({t[1], t[2]}, {KW, 1})
-                           : g.pmaddwd() ? kb.linear({t[1], t[2], t[0]}, {KW * CGp, CGp, 1})
+                           : g.widenedPairs() ? kb.linear({t[1], t[2], t[0]}, {KW * CGp, CGp, 1})
                            : g.vnni()  ? kb.linear({t[1], t[2], t[0]}, {KW * CGq, CGq, 1})
                                        : kb.linear(t, {KH * KW, KW, 1});
         llvm::Value *inside = nullptr;
@@ -447,7 +447,7 @@ llvm::SmallVector<llvm::Value *, 4> copyInputRows(KernelBuilder &kb, Int8Gemm &g
 /// ChannelLanes): blocks of `tile` vectors of channels x `tileCols` input
 /// rows. The rows' taps are copied into the temp in groups, [group][row]
 /// [taps]: raw int8 quads (+ 128 for Vnni), or pairs of int16 with the
-/// offset added (Pmaddwd); each group, one word, is broadcast to the lanes
+/// offset added (Pmaddwd, Smlal); each group, one word, is broadcast to the lanes
 /// in turn. The weights are Int8ChannelBlockQuads (Pairs), one vector load
 /// per vector of channels and group. The last vector's lanes past the
 /// channels store nothing.
@@ -483,7 +483,7 @@ llvm::Error emitMatMulChannelLanes(KernelBuilder &kb, const KernelArgs &args, In
         channel.push_back(b.CreateMul(vector.back(), kb.idx(L)));
         llvm::Value *bias = b.CreateAlignedLoad(sumsTy, kb.gep(i32, g.biasTable, channel.back()),
                                                 llvm::Align(4));
-        init.append(CB, bias);
+        init.append(CB, g.pairAccumulator(bias));
       }
       Int8Gemm::Values sums =
           kb.loopCarried(groups, init, [&](llvm::Value *q, llvm::ArrayRef<llvm::Value *> acc) {
@@ -509,9 +509,8 @@ llvm::Error emitMatMulChannelLanes(KernelBuilder &kb, const KernelArgs &args, In
                   s = b.CreateIntrinsic(vpdpbusd, {},
                                         {s, b.CreateBitCast(rowGroups[c], sumsTy),
                                          b.CreateBitCast(w, sumsTy)});
-                else if (g.pmaddwd())
-                  s = b.CreateAdd(s, b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_wd, {},
-                                                       {w, rowGroups[c]}));
+                else if (g.widenedPairs())
+                  s = g.addPairProducts(s, w, rowGroups[c]);
                 else
                   s = b.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_sdot, {sumsTy, groupsTy},
                                         {s, w, rowGroups[c]});
@@ -519,6 +518,8 @@ llvm::Error emitMatMulChannelLanes(KernelBuilder &kb, const KernelArgs &args, In
             }
             return next;
           });
+      for (llvm::Value *&s : sums)
+        s = g.pairTotals(s);
       for (int64_t v = 0; v < R; ++v)
         for (int64_t c = 0; c < CB; ++c) {
           llvm::Value *q = g.ir.clampToI8(g.requant.applyLanes(sums[v * CB + c], channel[v]),

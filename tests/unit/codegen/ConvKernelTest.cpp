@@ -501,7 +501,10 @@ INSTANTIATE_TEST_SUITE_P(
         ResidualCase{"Winograd4x4Rows", {1, 16, 10, 24}, {16, 16, 3, 3},
                      {{"pads", Attr::ofInts({1, 1, 1, 1})}}, true, false, 4},
         ResidualCase{"K1x1Stride2NoActivation", {1, 16, 8, 8}, {32, 16, 1, 1},
-                     {{"strides", Attr::ofInts({2, 2})}}, true, false}),
+                     {{"strides", Attr::ofInts({2, 2})}}, true, false},
+        // Packed panels (7x7), and in two K blocks (5x5, 256 channels).
+        ResidualCase{"K1x1Panels", {1, 128, 7, 7}, {64, 128, 1, 1}, {}, true, true},
+        ResidualCase{"K1x1PanelsKBlocks", {1, 256, 5, 5}, {72, 256, 1, 1}, {}, false, true}),
     [](const auto &info) { return std::string(info.param.name); });
 
 } // namespace

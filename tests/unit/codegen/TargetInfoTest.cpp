@@ -119,6 +119,16 @@ TEST(TargetInfoTest, AArch64GenericHasNoDotProd) {
   EXPECT_EQ(t.cpu, "generic");
   EXPECT_TRUE(t.neon);
   EXPECT_FALSE(t.dotProd);
+  EXPECT_EQ(t.int8Dot, lir::Int8Dot::Smlal);
+}
+
+/// Armv8.0 cores (Raspberry Pi 3 and 4) multiply int8 with NEON's SMLAL;
+/// without NEON, the portable kernels.
+TEST(TargetInfoTest, AArch64WithoutDotProdTakesSmlal) {
+  for (const char *cpu : {"cortex-a53", "cortex-a72"})
+    EXPECT_EQ(resolved("aarch64-linux-gnu", cpu).int8Dot, lir::Int8Dot::Smlal) << cpu;
+  TargetInfo t = resolved("aarch64-linux-gnu", "generic", FloatABIKind::Default, "-neon");
+  EXPECT_FALSE(t.neon);
   EXPECT_EQ(t.int8Dot, lir::Int8Dot::Scalar);
 }
 

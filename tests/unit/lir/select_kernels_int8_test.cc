@@ -161,6 +161,29 @@ TEST(SelectKernels, Int8GemmSdot) {
   EXPECT_EQ(pointwiseKernel(opts, 1, 3), "Conv[int8 gemm 2x2 scalar]");
 }
 
+/// AArch64 NEON without the dot product (SMLAL): Convs put pixels on the 4
+/// lanes, 4 rows x 8 pixels, or 8 rows x 4 where blocks of 8 would compute a
+/// quarter more pixels (9 pixels: 16 against 12) or split rows of 4; int16
+/// pairs of weights as for AVX2. Depthwise Convs keep the portable kernel.
+TEST(SelectKernels, Int8GemmSmlal) {
+  lir::LIROptions opts;
+  opts.int8Dot = lir::Int8Dot::Smlal;
+  std::string text = strategies(*buildInt8Graph(), opts);
+  EXPECT_EQ(kernelOf(text, "conv"), "Conv[int8 gemm 4x8 smlal planes]");
+  EXPECT_EQ(kernelOf(text, "big"), "Conv[int8 gemm 4x8 smlal planes]");
+  EXPECT_EQ(kernelOf(text, "shared0"), "Conv[int8 gemm 4x8 smlal input]");
+  EXPECT_EQ(kernelOf(text, "dw"), "Conv[int8 depthwise padded]");
+  EXPECT_EQ(int8PackingOf(opts, "w1"), lir::Packing::Int8RowsWidened);
+  const std::pair<std::pair<int64_t, int64_t>, const char *> bySize[] = {
+      {{6, 6}, "Conv[int8 gemm 4x8 smlal input]"},  // 36 pixels: 40 computed
+      {{3, 3}, "Conv[int8 gemm 8x4 smlal input]"},  // 9 pixels: 12, not 16
+      {{3, 4}, "Conv[int8 gemm 8x4 smlal input]"},  // rows of one vector
+      {{1, 3}, "Conv[int8 gemm 2x2 scalar]"}};      // under a vector
+  for (auto [size, kernel] : bySize)
+    EXPECT_EQ(pointwiseKernel(opts, size.first, size.second), kernel)
+        << size.first << "x" << size.second;
+}
+
 /// AArch64 SMMLA: Convs of at least 8 pixels in blocks of 8 rows x 8
 /// pixels, weights in pairs of rows by octets; fewer pixels keep SDOT's
 /// blocks, the depthwise and fully connected layers their portable kernels.
@@ -326,7 +349,7 @@ TEST(SelectKernels, Int8GemmVnni512) {
     EXPECT_EQ(int8PackingOf(opts, w), lir::Packing::Int8RowsQuadChannels) << w;
   const std::pair<std::pair<int64_t, int64_t>, const char *> bySize[] = {
       {{4, 16}, "Conv[int8 gemm 16x16 vnni512 input]"},   // rows of one zmm
-      {{3, 11}, "Conv[int8 gemm 8x32 vnni512 input]"},    // 33 pixels, 2 blocks overlapping
+      {{3, 11}, "Conv[int8 gemm 16x16 vnni512 input]"},   // 33 pixels: 48 computed, not 64
       {{1, 17}, "Conv[int8 gemm 16x16 vnni512 input]"},   // 17 pixels, 2 blocks overlapping
       {{3, 5}, "Conv[int8 gemm 8x8 vnni input]"},         // 15 pixels: under a zmm
       {{1, 7}, "Conv[int8 gemm 2x2 scalar]"}};            // under a ymm
@@ -367,9 +390,10 @@ std::unique_ptr<Graph> fullyConnectedGraph(int64_t rows, int64_t channels) {
 }
 
 /// Fully connected layers with a vector of output channels or more put
-/// them on the lanes (VPMADDWD, SDOT, VNNI): vectors of channels x up to 4 input
-/// rows, at most 16 vectors of sums (8 with 16 vector registers), split
-/// evenly; fewer channels keep the portable kernel.
+/// them on the lanes (VPMADDWD, SDOT, VNNI, SMLAL): vectors of channels x up
+/// to 4 input rows, at most 16 vectors of sums (8 with 16 vector registers,
+/// or SMLAL's sums of pair products in two registers each), split evenly;
+/// fewer channels keep the portable kernel.
 TEST(SelectKernels, Int8FullyConnectedChannelLanes) {
   const std::tuple<lir::Int8Dot, unsigned, int64_t, int64_t, const char *> cases[] = {
       {lir::Int8Dot::Vnni512, 32, 1, 40, "MatMul[int8 gemm 3x1 vnni512 channel-lanes]"},
@@ -381,6 +405,7 @@ TEST(SelectKernels, Int8FullyConnectedChannelLanes) {
       {lir::Int8Dot::Sdot, 32, 1, 40, "MatMul[int8 gemm 10x1 sdot channel-lanes]"},
       {lir::Int8Dot::Smmla, 32, 2, 4, "MatMul[int8 gemm 1x2 sdot channel-lanes]"},
       {lir::Int8Dot::Pmaddwd, 16, 1, 40, "MatMul[int8 gemm 5x1 pmaddwd channel-lanes]"},
+      {lir::Int8Dot::Smlal, 32, 1, 40, "MatMul[int8 gemm 5x1 smlal channel-lanes]"},
       {lir::Int8Dot::ArmDsp, 16, 1, 40, "MatMul[int8 gemm 4x1 smlad unroll 1]"}};
   for (auto [dot, registers, rows, channels, kernel] : cases) {
     lir::LIROptions opts;
