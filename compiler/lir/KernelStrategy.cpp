@@ -94,7 +94,10 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
   case Kind::Int8Depthwise:
     if (s.tile) {
       os << "int8 depthwise channel-block " << s.tile
-         << (s.tile == kVnni512PixelLanes ? " avx512" : " avx2") << (s.tileCols ? " pairs" : "");
+         << (s.dot == Int8Dot::Smlal              ? " smlal"
+             : s.tile == kVnni512PixelLanes ? " avx512"
+                                            : " avx2")
+         << (s.tileCols ? " pairs" : "");
       return;
     }
     os << "int8 depthwise padded" << (s.dot == Int8Dot::ArmDsp ? " smlad" : "");

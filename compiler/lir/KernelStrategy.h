@@ -325,8 +325,9 @@ struct KernelStrategy {
   static KernelStrategy int8Depthwise(Int8Dot dot, int64_t pixels = 0) {
     return {Kind::Int8Depthwise, 0, false, pixels, dot};
   }
-  static KernelStrategy int8DepthwiseChannelBlock(int64_t lanes, bool tapPairs = false) {
-    return {Kind::Int8Depthwise, lanes, false, tapPairs ? 2 : 0, Int8Dot::Pmaddwd};
+  static KernelStrategy int8DepthwiseChannelBlock(int64_t lanes, bool tapPairs = false,
+                                                  Int8Dot dot = Int8Dot::Pmaddwd) {
+    return {Kind::Int8Depthwise, lanes, false, tapPairs ? 2 : 0, dot};
   }
   static KernelStrategy int8Gemm(int64_t rows, int64_t cols, Int8Dot dot, bool packed,
                                  int64_t unroll = 0) {

@@ -474,6 +474,11 @@ KernelStrategy int8DepthwiseStrategy(const Node &n, const LIROptions &opts) {
   if ((opts.int8Dot == Int8Dot::Pmaddwd || isVnni(opts.int8Dot)) && w.shape[0] == x.shape[1] &&
       x.shape[1] >= kInt8PixelLanes)
     return KernelStrategy::int8DepthwiseChannelBlock(kInt8PixelLanes, tapPairs);
+  // NEON: blocks of 8 channels, each tap's products by SMLAL and SMLAL2
+  // (the pairs' VPMADDWD has no NEON twin).
+  if (opts.int8Dot == Int8Dot::Smlal && w.shape[0] == x.shape[1] &&
+      x.shape[1] >= kInt8PixelLanes)
+    return KernelStrategy::int8DepthwiseChannelBlock(kInt8PixelLanes, false, Int8Dot::Smlal);
   if (opts.int8Dot != Int8Dot::ArmDsp)
     return KernelStrategy::int8Depthwise(Int8Dot::Scalar);
   bool pairs = w.shape[2] == 3 && w.shape[3] == 3 && geom.dilations[0] == 1 &&

@@ -164,7 +164,8 @@ TEST(SelectKernels, Int8GemmSdot) {
 /// AArch64 NEON without the dot product (SMLAL): Convs put pixels on the 4
 /// lanes, 4 rows x 8 pixels, or 8 rows x 4 where blocks of 8 would compute a
 /// quarter more pixels (9 pixels: 16 against 12) or split rows of 4; int16
-/// pairs of weights as for AVX2. Depthwise Convs keep the portable kernel.
+/// pairs of weights as for AVX2. Depthwise Convs of 8 channels or more
+/// take blocks of 8 channels, a tap at a time.
 TEST(SelectKernels, Int8GemmSmlal) {
   lir::LIROptions opts;
   opts.int8Dot = lir::Int8Dot::Smlal;
@@ -173,6 +174,7 @@ TEST(SelectKernels, Int8GemmSmlal) {
   EXPECT_EQ(kernelOf(text, "big"), "Conv[int8 gemm 4x8 smlal planes]");
   EXPECT_EQ(kernelOf(text, "shared0"), "Conv[int8 gemm 4x8 smlal input]");
   EXPECT_EQ(kernelOf(text, "dw"), "Conv[int8 depthwise padded]");
+  EXPECT_EQ(kernelOf(text, "dw9"), "Conv[int8 depthwise channel-block 8 smlal]");
   EXPECT_EQ(int8PackingOf(opts, "w1"), lir::Packing::Int8RowsWidened);
   const std::pair<std::pair<int64_t, int64_t>, const char *> bySize[] = {
       {{6, 6}, "Conv[int8 gemm 4x8 smlal input]"},  // 36 pixels: 40 computed
