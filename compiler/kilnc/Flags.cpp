@@ -79,7 +79,7 @@ const Flag kFlags[] = {
      "before each layer and after the last (kiln.h)",
      [](Options &o, Value) { o.codegen.profileLayers = true; return ok(); }},
     {"--no-winograd", "", "",
-     "direct convolution only: less weights and scratch, slower 3x3 layers",
+     "direct convolution only: less weights and scratch, slower 3x3, 1x7 and 7x1 layers",
      [](Options &o, Value) { o.lir.winograd = false; return ok(); }},
     {"--overwrite-inputs", "", "",
      "the run may overwrite its inputs: inputs, outputs and intermediates share "

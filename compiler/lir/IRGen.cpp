@@ -522,6 +522,7 @@ std::vector<uint8_t> buildWeightsImage(const Function &f) {
       break;
     case Packing::Winograd2x2:
     case Packing::Winograd4x4:
+    case Packing::WinogradLine2:
       packWinogradWeights(*b->constant, winogradTileOf(b->packing), image.data() + b->offset);
       break;
     case Packing::Int8Rows:
@@ -562,8 +563,10 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
       os << ":tap-major";
     if (b->packing == Packing::MatMulStrips)
       os << ":strips" << b->packStrip;
-    if (int64_t m = winogradTileOf(b->packing))
-      os << ":winograd" << m << 'x' << m;
+    if (int64_t m = winogradTileOf(b->packing)) {
+      WinogradTile t = winogradTileFor(b->constant->getType().shape, m);
+      os << ":winograd" << t.mh << 'x' << t.mw;
+    }
     if (isInt8ChannelBlocks(b->packing))
       os << ":int8-channel-block-"
          << (b->packing == Packing::Int8ChannelBlockQuads ? "quads" : "pairs");

@@ -57,7 +57,8 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
   switch (s.kind) {
   case Kind::Default: return;
   case Kind::Winograd:
-    os << "winograd F(" << s.tile << 'x' << s.tile << ",3x3)";
+    os << "winograd F(" << s.winograd.mh << 'x' << s.winograd.mw << ',' << s.winograd.rh << 'x'
+       << s.winograd.rw << ')';
     printRegisterTile(s.registerTile, false, os);
     return;
   case Kind::Direct:

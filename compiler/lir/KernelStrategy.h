@@ -12,6 +12,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace kiln {
@@ -187,12 +188,28 @@ struct RegisterTile {
   }
 };
 
+/// The tile of a Winograd convolution (lir/Winograd.h): mh x mw output
+/// pixels from an nh x nw patch of input, for a kernel of rh x rw.
+struct WinogradTile {
+  int64_t mh = 0, mw = 0, rh = 0, rw = 0;
+  int64_t nh() const { return mh + rh - 1; }
+  int64_t nw() const { return mw + rw - 1; }
+  int64_t points() const { return nh() * nw(); }
+  /// A kernel of one row or column: a 1-D transform along it.
+  bool isLine() const { return rh == 1 || rw == 1; }
+  bool operator==(const WinogradTile &o) const {
+    return mh == o.mh && mw == o.mw && rh == o.rh && rw == o.rw;
+  }
+};
+
 struct KernelStrategy {
   enum class Kind : uint8_t {
     /// The op's only kernel.
     Default,
-    /// Winograd F(tile x tile, 3x3) (tile 2 or 4): weights packed as
-    /// Winograd2x2 / Winograd4x4, a transform buffer as the temp.
+    /// Winograd F(mh x mw, rh x rw) (`winograd`): F(2x2, 3x3) and
+    /// F(4x4, 3x3), and F(1x2, 1xr) and F(2x1, rx1) for a kernel of one row
+    /// or column; weights packed as Winograd2x2 / Winograd4x4 /
+    /// WinogradLine2, a transform buffer as the temp.
     Winograd,
     /// Register-tiled direct convolution / implicit GEMM (`registerTile`).
     /// With `tile` > 0 (packed weights only), output channels on the lanes
@@ -259,7 +276,8 @@ struct KernelStrategy {
     Gemm,
   };
   Kind kind = Kind::Default;
-  /// Winograd: the output tile m; Int8: elements per step (0: one);
+  /// Winograd: the output tile m along each axis of more than one tap;
+  /// Int8: elements per step (0: one);
   /// DepthwiseChannelBlock and Int8Depthwise:
   /// channels per block (0 for Int8Depthwise's one plane at a time);
   /// DepthwisePlane: the lanes of its vectors;
@@ -283,6 +301,8 @@ struct KernelStrategy {
   Int8Columns columns = Int8Columns::Gathered;
   /// Direct, Pointwise, Grouped, Winograd and Gemm: the register tile.
   RegisterTile registerTile;
+  /// Winograd: its tile.
+  WinogradTile winograd;
   /// Direct or Pointwise that also runs the DepthwiseRows Conv reading its
   /// result (fuseDepthwiseBands): that Conv's output rows per band (0: none).
   int64_t bandRows = 0;
@@ -303,7 +323,11 @@ struct KernelStrategy {
   /// the plane.
   bool readsNoPadding() const { return skipsPaddingRows && skipsPaddingColumns; }
 
-  static KernelStrategy winograd(int64_t m) { return {Kind::Winograd, m, false}; }
+  static KernelStrategy winogradConv(const WinogradTile &t) {
+    KernelStrategy s{Kind::Winograd, std::max(t.mh, t.mw), false};
+    s.winograd = t;
+    return s;
+  }
   static KernelStrategy direct(bool packed, int64_t panelPixels = 0) {
     return {Kind::Direct, panelPixels, packed};
   }
@@ -338,7 +362,8 @@ struct KernelStrategy {
   bool operator==(const KernelStrategy &o) const {
     return kind == o.kind && tile == o.tile && packedWeights == o.packedWeights &&
            tileCols == o.tileCols && dot == o.dot && unroll == o.unroll &&
-           columns == o.columns && registerTile == o.registerTile && bandRows == o.bandRows &&
+           columns == o.columns && registerTile == o.registerTile && winograd == o.winograd &&
+           bandRows == o.bandRows &&
            skipsPaddingRows == o.skipsPaddingRows && skipsPaddingColumns == o.skipsPaddingColumns;
   }
   bool operator!=(const KernelStrategy &o) const { return !(*this == o); }

@@ -53,6 +53,10 @@ enum class Packing {
   /// [16 or 36 points][C][OC].
   Winograd2x2,
   Winograd4x4,
+  /// Weights of a Winograd F(1x2, 1xr) or F(2x1, rx1) convolution: [OC][C]
+  /// [1][r] or [r][1] transformed along the r taps to r + 1 points, stored
+  /// [points][C][OC].
+  WinogradLine2,
   /// An f32 MatMul's constant B [K][N] as strips of Buffer::packStrip
   /// columns (KernelStrategy::Gemm with packedWeights), each [K][its
   /// columns], the last one narrower where N is not a multiple, one after
@@ -381,10 +385,13 @@ struct LIROptions {
   /// Winograd for the 3x3 stride-1 convolutions that qualify, F(2x2, 3x3)
   /// or, with vectors, F(4x4, 3x3) where it is estimated faster
   /// (chooseWinogradTile): 2.25x or 4x fewer multiplications for 16/9 or
-  /// 36/9 of their weights and a transform buffer in scratch. Off when flash
-  /// and RAM matter more than speed.
+  /// 36/9 of their weights and a transform buffer in scratch; and for those
+  /// of one row or column of 5 to 7 taps, F(1x2, 1xr) and F(2x1, rx1) (for
+  /// 1x7, 1.75x fewer for 8/7 of the weights). Off when flash and RAM
+  /// matter more than speed.
   bool winograd = true;
-  /// The Winograd output tile, 2 or 4, for every Winograd convolution; 0
+  /// The Winograd output tile, 2 or 4, for every 3x3 Winograd convolution
+  /// (a row or column of taps always takes 2); 0
   /// chooses per convolution (chooseWinogradTile). For tests of each kernel.
   int64_t winogradTile = 0;
   /// The LIR passes (LIRPasses.h): an int8 Conv gathers from the NHWC

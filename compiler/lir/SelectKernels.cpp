@@ -501,7 +501,7 @@ WeightsPacking choosePacking(const Graph &g, const Value *w, const LIROptions &o
     for (const Node *u : users)
       m = std::min(m, chooseWinogradTile(*u, opts.vectorLanes));
   }
-  return {winogradPacking(m), 1};
+  return {winogradPacking(m, winogradTileFor(w->getType().shape, m).isLine()), 1};
 }
 
 /// Bytes of a block of a Conv's packed panels at most (lir::convPanelBytes):
@@ -555,7 +555,8 @@ int64_t panelPixels(const Node &conv, const LIROptions &opts) {
 /// The strategy of a non-depthwise Conv whose weights are stored `weights`.
 KernelStrategy convStrategy(const Node &conv, Packing weights, const LIROptions &opts) {
   if (int64_t m = winogradTileOf(weights))
-    return KernelStrategy::winograd(m);
+    return KernelStrategy::winogradConv(
+        winogradTileFor(ConvView(conv).weights()->getType().shape, m));
   if (weights != Packing::ConvTapMajor)
     return KernelStrategy::direct(false);
   ConvView v(conv);

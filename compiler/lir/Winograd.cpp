@@ -1,6 +1,7 @@
-//===- Winograd.cpp - Winograd F(m x m, 3x3) convolution layout -----------===//
+//===- Winograd.cpp - Winograd convolution layout -------------------------===//
 
 #include "compiler/lir/Winograd.h"
+#include "compiler/lir/ToomCook.h"
 #include "compiler/ops/OpViews.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -19,12 +20,42 @@ namespace {
 constexpr int64_t kMinChannels = 8;
 constexpr int64_t kMinOutputPixels = 64;
 
+/// Kernels of one row or column run as Winograd from this many taps: F(2, 5)
+/// saves 1.67x of the products, F(2, 7) 1.75x.
+constexpr int64_t kMinLineTaps = 5;
+constexpr int64_t kMaxLineTaps = 7;
+
 /// Tiles a block aims at: a few vectors of the widest registers for the
 /// products, few enough that V and M of a block stay in L2 (at most
 /// kBlockFloats floats of them together) unless the weights do not fit
 /// there either (kCachedWeightsBytes): then fewer blocks, as each reads them.
 constexpr int64_t kBlockTiles = 48;
 constexpr int64_t kBlockFloats = 64 * 1024;
+
+/// A kernel of one row or column has 8 points where F(4x4, 3x3) has 36: its
+/// blocks are as many tile rows as leave the fewest partly empty vectors,
+/// up to this many tiles. inception_v3's 12x12 planes are one block of 72
+/// tiles (5 vectors of 16), where blocks of 24 or 36 filled 3/4 of theirs.
+constexpr int64_t kLineBlockTiles = 48;
+
+/// Tile rows per block of a kernel of one row or column: whole rows of
+/// `tilesW` tiles, in blocks of equal rows as far as they go, that leave
+/// the fewest vectors of kConvPackBlock lanes; the fewest blocks of those.
+int64_t lineBlockRows(int64_t tilesH, int64_t tilesW) {
+  int64_t best = 1, bestVectors = INT64_MAX;
+  for (int64_t rows = tilesH; rows >= 1; --rows) {
+    if (rows * tilesW > kLineBlockTiles && rows > 1)
+      continue;
+    int64_t full = tilesH / rows, edge = tilesH % rows;
+    int64_t vectors = full * llvm::divideCeil(rows * tilesW, kConvPackBlock) +
+                      llvm::divideCeil(edge * tilesW, kConvPackBlock);
+    if (vectors < bestVectors) {
+      best = rows;
+      bestVectors = vectors;
+    }
+  }
+  return best;
+}
 
 /// Operations per vector of tiles of the input transform (loads, the 1-D
 /// transforms of the rows and columns, stores) and of the output transform
@@ -70,37 +101,54 @@ bool isWinogradConv(const Node &conv) {
   for (size_t i = 0; i < 2; ++i)
     if (v.strides(i) != 1 || v.dilations(i) != 1)
       return false;
-  return w.shape[2] == 3 && w.shape[3] == 3 && x.shape[1] >= kMinChannels &&
+  int64_t kh = w.shape[2], kw = w.shape[3];
+  bool square = kh == 3 && kw == 3;
+  bool line = std::min(kh, kw) == 1 && std::max(kh, kw) >= kMinLineTaps &&
+              std::max(kh, kw) <= kMaxLineTaps;
+  return (square || line) && x.shape[1] >= kMinChannels &&
          y.shape[2] * y.shape[3] >= kMinOutputPixels;
 }
 
-Packing winogradPacking(int64_t m) {
+WinogradTile winogradTileFor(llvm::ArrayRef<int64_t> weightsShape, int64_t m) {
+  int64_t kh = weightsShape[2], kw = weightsShape[3];
+  return {kh > 1 ? m : 1, kw > 1 ? m : 1, kh, kw};
+}
+
+Packing winogradPacking(int64_t m, bool line) {
+  if (line)
+    return Packing::WinogradLine2;
   return m == 4 ? Packing::Winograd4x4 : Packing::Winograd2x2;
 }
 
 int64_t winogradTileOf(Packing p) {
-  return p == Packing::Winograd2x2 ? 2 : p == Packing::Winograd4x4 ? 4 : 0;
+  switch (p) {
+  case Packing::Winograd2x2:
+  case Packing::WinogradLine2: return 2;
+  case Packing::Winograd4x4: return 4;
+  default: return 0;
+  }
 }
 
 WinogradLayout winogradLayout(const Node &conv, int64_t m) {
   const TensorType &x = ConvView(conv).input()->getType();
   const TensorType &y = conv.getOutput()->getType();
   int64_t C = x.shape[1], OC = y.shape[1];
+  llvm::ArrayRef<int64_t> wShape = ConvView(conv).weights()->getType().shape;
   WinogradLayout l;
-  l.m = m;
-  l.n = m + 2;
-  l.points = l.n * l.n;
-  l.tilesH = llvm::divideCeil(y.shape[2], m);
-  l.tilesW = llvm::divideCeil(y.shape[3], m);
+  l.tile = winogradTileFor(wShape, m);
+  l.points = l.tile.points();
+  l.tilesH = llvm::divideCeil(y.shape[2], l.tile.mh);
+  l.tilesW = llvm::divideCeil(y.shape[3], l.tile.mw);
   // Blocks of equal numbers of tile rows, as many as the tile target asks.
   // Every block reads all the weights: past the cache they decide.
   int64_t target =
-      winogradWeightsBytes({OC, C, 3, 3}, m) >= kCachedWeightsBytes
+      winogradWeightsBytes(wShape, m) >= kCachedWeightsBytes
           ? kBlockTiles
           : std::clamp<int64_t>(kBlockFloats / ((C + OC) * l.points), kConvPackBlock,
                                 kBlockTiles);
   int64_t rows = std::clamp<int64_t>(llvm::divideCeil(target, l.tilesW), 1, l.tilesH);
-  l.blockRows = llvm::divideCeil(l.tilesH, llvm::divideCeil(l.tilesH, rows));
+  l.blockRows = l.tile.isLine() ? lineBlockRows(l.tilesH, l.tilesW)
+                                : llvm::divideCeil(l.tilesH, llvm::divideCeil(l.tilesH, rows));
   l.blockTiles = llvm::alignTo(l.blockRows * l.tilesW, kConvPackBlock);
   l.vOffset = l.points * l.blockTiles + kConvPackBlock;
   l.vPointStride = C * l.blockTiles + kConvPackBlock;
@@ -126,7 +174,8 @@ double winogradCost(const Node &conv, int64_t m, unsigned vectorLanes) {
     double out = OC * vectorsOver(rows, l.tilesW, lanes) * outputTransformOps(m) / 2;
     // The cut: per channel, tile row, patch row and vector of tiles, a
     // load and a shuffle and a store per patch column.
-    double cut = C * rows * l.n * llvm::divideCeil(l.tilesW, lanes) * (2.0 * l.n + 2) / 2;
+    int64_t n = l.tile.nh();
+    double cut = C * rows * n * llvm::divideCeil(l.tilesW, lanes) * (2.0 * n + 2) / 2;
     cost += blocks * (products + in + out + cut);
   }
   double weights = winogradWeightsBytes({OC, C, 3, 3}, m);
@@ -136,32 +185,47 @@ double winogradCost(const Node &conv, int64_t m, unsigned vectorLanes) {
 }
 
 int64_t chooseWinogradTile(const Node &conv, unsigned vectorLanes) {
-  if (vectorLanes == 1)
+  if (vectorLanes == 1 || winogradTileFor(ConvView(conv).weights()->getType().shape, 2).isLine())
     return 2;
   return winogradCost(conv, 4, vectorLanes) < winogradCost(conv, 2, vectorLanes) ? 4 : 2;
 }
 
 uint64_t winogradWeightsBytes(llvm::ArrayRef<int64_t> shape, int64_t m) {
-  return (m + 2) * (m + 2) * shape[0] * shape[1] * sizeof(float);
+  return winogradTileFor(shape, m).points() * shape[0] * shape[1] * sizeof(float);
+}
+
+std::vector<double> winogradG(int64_t m, int64_t r) {
+  if (r == 3 && m == 2)
+    return {&kG2[0][0], &kG2[0][0] + 4 * 3};
+  if (r == 3 && m == 4)
+    return {&kG4[0][0], &kG4[0][0] + 6 * 3};
+  return toomCook(m, r).g;
 }
 
 void packWinogradWeights(const Tensor &w, int64_t m, uint8_t *dst) {
   llvm::ArrayRef<int64_t> shape = w.getType().shape;
-  int64_t OC = shape[0], C = shape[1], n = m + 2;
+  WinogradTile t = winogradTileFor(shape, m);
+  const int64_t OC = shape[0], C = shape[1], nh = t.nh(), nw = t.nw(), rh = t.rh, rw = t.rw;
+  const std::vector<double> gh = winogradG(t.mh, rh), gw = winogradG(t.mw, rw);
   const float *src = reinterpret_cast<const float *>(w.raw().data());
   float *out = reinterpret_cast<float *>(dst);
-  auto G = [&](int64_t i, int64_t j) { return m == 4 ? kG4[i][j] : kG2[i][j]; };
+  std::vector<double> gg(nh * rw); // Gh g
   for (int64_t oc = 0; oc < OC; ++oc)
     for (int64_t c = 0; c < C; ++c) {
-      const float *g = src + (oc * C + c) * 9;
-      double gg[6][3]; // G g
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < 3; ++j)
-          gg[i][j] = G(i, 0) * g[j] + G(i, 1) * g[3 + j] + G(i, 2) * g[6 + j];
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          double u = gg[i][0] * G(j, 0) + gg[i][1] * G(j, 1) + gg[i][2] * G(j, 2);
-          out[((i * n + j) * C + c) * OC + oc] = static_cast<float>(u);
+      const float *g = src + (oc * C + c) * rh * rw;
+      for (int64_t i = 0; i < nh; ++i)
+        for (int64_t j = 0; j < rw; ++j) {
+          double v = 0;
+          for (int64_t k = 0; k < rh; ++k)
+            v += gh[i * rh + k] * g[k * rw + j];
+          gg[i * rw + j] = v;
+        }
+      for (int64_t i = 0; i < nh; ++i)
+        for (int64_t j = 0; j < nw; ++j) {
+          double u = 0;
+          for (int64_t k = 0; k < rw; ++k)
+            u += gg[i * rw + k] * gw[j * rw + k];
+          out[((i * nw + j) * C + c) * OC + oc] = static_cast<float>(u);
         }
     }
 }

@@ -87,9 +87,10 @@ struct ConvEpilogue {
              unsigned valid) const;
 };
 
-/// Winograd F(2x2, 3x3) or F(4x4, 3x3) convolution (strategy
-/// lir::KernelStrategy::Winograd, weights packed lir::Packing::Winograd2x2 or
-/// Winograd4x4); emitConv dispatches to it.
+/// Winograd F(2x2, 3x3), F(4x4, 3x3), F(1x2, 1xr) or F(2x1, rx1) convolution
+/// (strategy lir::KernelStrategy::Winograd, weights packed
+/// lir::Packing::Winograd2x2, Winograd4x4 or WinogradLine2); emitConv
+/// dispatches to it.
 llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args);
 
 /// Depthwise convolution with channels on the lanes (strategy

@@ -1,4 +1,4 @@
-//===- WinogradConvKernel.cpp - 3x3 convolution as Winograd F(m x m, 3x3) -===//
+//===- WinogradConvKernel.cpp - Convolution as Winograd F(mh x mw, rh x rw) ===//
 //
 // lir/Winograd.h has the arithmetic and the layout. Per block of tile rows:
 //  1. input transform: per input channel, the block's input is cut into its
@@ -6,7 +6,9 @@
 //     of consecutive tiles, also of consecutive tile rows, is at
 //     consecutive floats), then V = B^T d B of a vector of tiles at a time
 //     (a vector per patch point; adds and FMAs by small constants), into V
-//     [points][C][tiles of the block];
+//     [points][C][tiles of the block]; B^T is F(m x m, 3x3)'s factored by
+//     hand, or a ToomCook's, applied entry by entry (1-D, where the
+//     products dwarf it);
 //  2. one matrix product per point, M[k] = U[k] (OC x C, packed at compile
 //     time) times V[k] (C x tiles), on register tiles with output channels
 //     as broadcast rows and tiles on the vector lanes, as the direct
@@ -24,6 +26,7 @@
 
 #include "compiler/codegen/kernels/ConvInput.h"
 #include "compiler/codegen/kernels/RegisterTile.h"
+#include "compiler/lir/ToomCook.h"
 #include "compiler/lir/Winograd.h"
 
 namespace kiln {
@@ -43,6 +46,9 @@ struct WinogradEmitter {
   llvm::Value *x, *u, *bias, *y, *temp;
   const ConvEpilogue &epilogue;
   TileShape plan; ///< rows (output channels) x vecs of the products
+  /// The 1-D transforms of the columns and of the rows: F(m, r) of each
+  /// axis (F(1, 1), the identity, across a kernel of one row).
+  lir::ToomCook colsF, rowsF;
 
   llvm::IRBuilder<> &b() { return kb.b; }
   llvm::Value *add(llvm::Value *a, int64_t c) { return kb.b.CreateAdd(a, kb.idx(c)); }
@@ -55,9 +61,32 @@ struct WinogradEmitter {
     return kb.fma(llvm::ConstantFP::get(a->getType(), c), a, x);
   }
 
-  /// B^T d of one column (or row) of n values.
-  Values inputTransform1D(llvm::ArrayRef<llvm::Value *> d) {
-    if (l.m == 2)
+  /// `rows` x `cols` matrix `t` (row-major) times the `cols` values d,
+  /// skipping zero entries.
+  Values applyMatrix(llvm::ArrayRef<double> t, int64_t rows, int64_t cols,
+                     llvm::ArrayRef<llvm::Value *> d) {
+    Values out;
+    for (int64_t i = 0; i < rows; ++i) {
+      llvm::Value *acc = nullptr;
+      for (int64_t j = 0; j < cols; ++j) {
+        double c = t[i * cols + j];
+        if (c == 0)
+          continue;
+        if (!acc)
+          acc = c == 1 ? d[j] : b().CreateFMul(llvm::ConstantFP::get(d[j]->getType(), c), d[j]);
+        else
+          acc = c == 1 ? fadd(acc, d[j]) : c == -1 ? fsub(acc, d[j]) : fmaC(c, d[j], acc);
+      }
+      out.push_back(acc ? acc : llvm::Constant::getNullValue(d[0]->getType()));
+    }
+    return out;
+  }
+
+  /// B^T d of one column (or row) of n values, of transform `t`.
+  Values inputTransform1D(const lir::ToomCook &t, llvm::ArrayRef<llvm::Value *> d) {
+    if (t.r != 3)
+      return applyMatrix(t.bt, t.n, t.n, d);
+    if (t.m == 2)
       return {fsub(d[0], d[2]), fadd(d[1], d[2]), fsub(d[2], d[1]), fsub(d[1], d[3])};
     // Rows of B^T: 4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0;
     // 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1.
@@ -67,9 +96,11 @@ struct WinogradEmitter {
             fmaC(2, f, e), fmaC(-2, f, e), fmaC(4, d[1], fmaC(-5, d[3], d[5]))};
   }
 
-  /// A^T x of one column (or row) of n values: m values.
-  Values outputTransform1D(llvm::ArrayRef<llvm::Value *> x) {
-    if (l.m == 2)
+  /// A^T x of one column (or row) of n values, of transform `t`: m values.
+  Values outputTransform1D(const lir::ToomCook &t, llvm::ArrayRef<llvm::Value *> x) {
+    if (t.r != 3)
+      return applyMatrix(t.at, t.m, t.n, x);
+    if (t.m == 2)
       return {fadd(fadd(x[0], x[1]), x[2]), fsub(fsub(x[1], x[2]), x[3])};
     // Rows of A^T: 1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1.
     llvm::Value *s12 = fadd(x[1], x[2]), *d12 = fsub(x[1], x[2]);
@@ -78,24 +109,26 @@ struct WinogradEmitter {
             fadd(fmaC(8, d34, d12), x[5])};
   }
 
-  /// T^T p T of an n x n patch (row-major) for a 1-D transform T^T of
-  /// `outs` values: the columns, then the rows.
-  template <typename Transform>
-  Values transform2D(llvm::ArrayRef<llvm::Value *> p, int64_t outs, Transform t1D) {
-    const int64_t n = l.n;
-    Values cols(outs * n), out(outs * outs);
-    for (int64_t j = 0; j < n; ++j) {
+  /// Tc p Tr^T of an nh x nw patch (row-major) for 1-D transforms Tc of
+  /// the columns (nh to outsH values) and Tr of the rows (nw to outsW):
+  /// the columns, then the rows.
+  template <typename ColsTransform, typename RowsTransform>
+  Values transform2D(llvm::ArrayRef<llvm::Value *> p, int64_t outsH, int64_t outsW,
+                     ColsTransform cols1D, RowsTransform rows1D) {
+    const int64_t nh = l.tile.nh(), nw = l.tile.nw();
+    Values cols(outsH * nw), out(outsH * outsW);
+    for (int64_t j = 0; j < nw; ++j) {
       Values column;
-      for (int64_t i = 0; i < n; ++i)
-        column.push_back(p[i * n + j]);
-      Values r = t1D(column);
-      for (int64_t i = 0; i < outs; ++i)
-        cols[i * n + j] = r[i];
+      for (int64_t i = 0; i < nh; ++i)
+        column.push_back(p[i * nw + j]);
+      Values r = cols1D(column);
+      for (int64_t i = 0; i < outsH; ++i)
+        cols[i * nw + j] = r[i];
     }
-    for (int64_t i = 0; i < outs; ++i) {
-      Values r = t1D(llvm::ArrayRef<llvm::Value *>(cols).slice(i * n, n));
-      for (int64_t j = 0; j < outs; ++j)
-        out[i * outs + j] = r[j];
+    for (int64_t i = 0; i < outsH; ++i) {
+      Values r = rows1D(llvm::ArrayRef<llvm::Value *>(cols).slice(i * nw, nw));
+      for (int64_t j = 0; j < outsW; ++j)
+        out[i * outsW + j] = r[j];
     }
     return out;
   }
@@ -109,12 +142,12 @@ struct WinogradEmitter {
   /// zeros for a row of padding; no fills, no branches.
   void cutChannel(llvm::Value *image, llvm::Value *c, llvm::Value *th0, int64_t rows) {
     const unsigned lanes = kb.vec.lanes;
-    const int64_t m = l.m, n = l.n;
+    const int64_t mh = l.tile.mh, m = l.tile.mw, nh = l.tile.nh(), n = l.tile.nw();
     llvm::Value *src = add(mul(image, s.C * s.H * s.W), mul(c, s.H * s.W));
     kb.loop(rows, [&](llvm::Value *r) {
-      for (int64_t i = 0; i < n; ++i) {
-        // Padded row m th + i is input row m th + i - pt, or padding.
-        llvm::Value *ih = b().CreateSub(add(mul(add(th0, r), m), i), kb.idx(s.pt));
+      for (int64_t i = 0; i < nh; ++i) {
+        // Padded row mh th + i is input row mh th + i - pt, or padding.
+        llvm::Value *ih = b().CreateSub(add(mul(add(th0, r), mh), i), kb.idx(s.pt));
         llvm::Value *inRow = b().CreateICmpULT(ih, kb.idx(s.H));
         llvm::Value *srcRow = add(src, mul(b().CreateSelect(inRow, ih, kb.idx(0)), s.W));
         llvm::Value *dst = add(mul(r, l.tilesW), i * n * l.blockTiles);
@@ -127,7 +160,7 @@ struct WinogradEmitter {
           // Point (i, j) of tile t0 + k is input column b0 + j + m k.
           int64_t b0 = m * t0 - s.pl, start = std::max<int64_t>(b0, 0);
           int64_t last = b0 + m * (tiles - 1) + n - 1;
-          unsigned wide = static_cast<unsigned>(m * (lanes + 1));
+          unsigned wide = static_cast<unsigned>(std::max(m * (lanes + 1), m * (lanes - 1) + n));
           llvm::SmallVector<llvm::Constant *, 64> bits;
           for (unsigned e = 0; e < wide; ++e)
             bits.push_back(b().getInt1(start + e < s.W && start + e <= last));
@@ -154,8 +187,8 @@ struct WinogradEmitter {
   /// cutChannel's patch row on a scalar core: a loop over the tiles.
   void cutScalarRow(llvm::Value *srcRow, llvm::Value *inRow, llvm::Value *dst) {
     kb.loop(l.tilesW, [&](llvm::Value *t) {
-      for (int64_t j = 0; j < l.n; ++j) {
-        llvm::Value *col = b().CreateSub(add(mul(t, l.m), j), kb.idx(s.pl));
+      for (int64_t j = 0; j < l.tile.nw(); ++j) {
+        llvm::Value *col = b().CreateSub(add(mul(t, l.tile.mw), j), kb.idx(s.pl));
         llvm::Value *inside = b().CreateAnd(inRow, b().CreateICmpULT(col, kb.idx(s.W)));
         llvm::Value *at = add(srcRow, b().CreateSelect(inside, col, kb.idx(0)));
         llvm::Value *v = b().CreateSelect(inside, kb.load(b().getFloatTy(), x, at), kb.f32(0));
@@ -171,9 +204,10 @@ struct WinogradEmitter {
     Values d;
     for (int64_t k = 0; k < l.points; ++k)
       d.push_back(kb.loadVec(temp, add(tile, k * l.blockTiles), lanes, valid));
-    Values v = transform2D(d, l.n, [&](llvm::ArrayRef<llvm::Value *> col) {
-      return inputTransform1D(col);
-    });
+    Values v = transform2D(
+        d, l.tile.nh(), l.tile.nw(),
+        [&](llvm::ArrayRef<llvm::Value *> col) { return inputTransform1D(colsF, col); },
+        [&](llvm::ArrayRef<llvm::Value *> row) { return inputTransform1D(rowsF, row); });
     llvm::Value *vBase = add(add(mul(c, l.blockTiles), tile), l.vOffset);
     for (int64_t k = 0; k < l.points; ++k)
       kb.storeVec(v[k], temp, add(vBase, k * l.vPointStride), valid);
@@ -247,26 +281,27 @@ struct WinogradEmitter {
   void outputVector(llvm::Value *plane, llvm::Value *th0, llvm::Value *oc, llvm::Value *init,
                     llvm::Value *tile, int64_t count, llvm::ArrayRef<Segment> segments) {
     const unsigned lanes = kb.vec.lanes;
-    const int64_t m = l.m;
+    const int64_t mh = l.tile.mh, m = l.tile.mw;
     Values mv;
     llvm::Value *mBase = add(add(mul(oc, l.blockTiles), tile), l.mOffset);
     for (int64_t k = 0; k < l.points; ++k)
       mv.push_back(kb.loadVec(temp, add(mBase, k * l.mPointStride), lanes,
                               static_cast<unsigned>(count)));
-    Values out = transform2D(mv, m, [&](llvm::ArrayRef<llvm::Value *> col) {
-      return outputTransform1D(col);
-    });
+    Values out = transform2D(
+        mv, mh, m,
+        [&](llvm::ArrayRef<llvm::Value *> col) { return outputTransform1D(colsF, col); },
+        [&](llvm::ArrayRef<llvm::Value *> row) { return outputTransform1D(rowsF, row); });
     for (llvm::Value *&v : out)
       v = fadd(v, init);
     for (const Segment &sg : segments) {
       llvm::Value *th = add(th0, sg.row);
-      llvm::Value *row0 = add(plane, add(mul(th, m * s.OW), mul(sg.t0, m)));
+      llvm::Value *row0 = add(plane, add(mul(th, mh * s.OW), mul(sg.t0, m)));
       // Output rows past the image (the last tile row of an odd height)
       // are stored over its first row, which is stored after them.
-      for (int64_t a = m - 1; a >= 0; --a) {
+      for (int64_t a = mh - 1; a >= 0; --a) {
         llvm::Value *at = add(row0, a * s.OW);
-        if (a && s.OH % m)
-          at = b().CreateSelect(b().CreateICmpULT(add(mul(th, m), a), kb.idx(s.OH)), at, row0);
+        if (a && s.OH % mh)
+          at = b().CreateSelect(b().CreateICmpULT(add(mul(th, mh), a), kb.idx(s.OH)), at, row0);
         if (lanes == 1) {
           for (int64_t j = 0; j < sg.cols; ++j)
             epilogue.store(kb, out[a * m + j], y, add(at, j), 1);
@@ -286,7 +321,7 @@ struct WinogradEmitter {
 
   /// 3. The outputs of tile rows th0 .. th0 + rows - 1 of image `image`.
   void transformOutput(llvm::Value *image, llvm::Value *th0, int64_t rows) {
-    const int64_t lanes = kb.vec.lanes, m = l.m;
+    const int64_t lanes = kb.vec.lanes, m = l.tile.mw;
     kb.loop(s.OC, [&](llvm::Value *oc) {
       llvm::Value *init =
           kb.splat(bias ? kb.load(kb.b.getFloatTy(), bias, oc) : kb.f32(0), kb.vec.lanes);
@@ -308,7 +343,7 @@ struct WinogradEmitter {
         }
         return;
       }
-      // Per tile row: whole runs of `lanes` tiles (m * lanes output
+      // Per tile row: whole runs of `lanes` tiles (mw * lanes output
       // columns), then the columns left, a partial tile included.
       kb.loop(rows, [&](llvm::Value *r) {
         llvm::Value *rowTile = mul(r, l.tilesW);
@@ -337,6 +372,8 @@ llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args) {
     return nodeError(n, "Winograd convolution without its transform buffer");
   ConvShape s = ConvShape::of(n);
   lir::WinogradLayout l = lir::winogradLayout(n, m);
+  if (!(l.tile == args.strategy.winograd))
+    return nodeError(n, "a Winograd convolution whose tile does not match its weights");
   const unsigned lanes = kb.vec.lanes;
 
   // The product tile: output channels x vectors of a block's tiles.
@@ -345,12 +382,23 @@ llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args) {
     return nodeError(n, "a Winograd convolution without a register tile");
   TileShape plan = tileFor(tile.rows, int64_t(tile.vecs) * lanes, lanes);
   llvm::Function *fn = kb.b.GetInsertBlock()->getParent();
-  fn->setName(fn->getName() + ".wino" + std::to_string(m) + "x" + std::to_string(m) + "." +
-              plan.str());
+  fn->setName(fn->getName() + ".wino" + std::to_string(l.tile.mh) + "x" +
+              std::to_string(l.tile.mw) + "." + plan.str());
 
   ConvEpilogue epilogue = ConvEpilogue::of(args);
   llvm::Value *bias = n.getNumInputs() > 2 ? args.inputs[2] : nullptr;
-  WinogradEmitter e{kb, s, l, args.inputs[0], args.inputs[1], bias, args.outputs[0], args.temp, epilogue, plan};
+  WinogradEmitter e{kb,
+                    s,
+                    l,
+                    args.inputs[0],
+                    args.inputs[1],
+                    bias,
+                    args.outputs[0],
+                    args.temp,
+                    epilogue,
+                    plan,
+                    lir::toomCook(l.tile.mh, l.tile.rh),
+                    lir::toomCook(l.tile.mw, l.tile.rw)};
   forEachIndex(kb, s.N, [&](llvm::Value *image) {
     forTiles(kb, l.tilesH, l.blockRows, [&](llvm::Value *th0, int64_t rows) {
       e.transformInput(image, th0, rows);

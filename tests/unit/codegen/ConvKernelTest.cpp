@@ -300,6 +300,23 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Constant, 4},
         ConvCase{"Winograd2x2Image8x8", {1, 64, 8, 8}, {64, 64, 3, 3}, true,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Constant, 2},
+        // Winograd along one row or column of taps, F(1x2, 1xr) and
+        // F(2x1, rx1): inception's 1x7 and 7x1 at 12x12, odd outputs (a
+        // last tile half past the image), a 1x5 padded on every side (rows
+        // of padding too), rows of more tiles than a vector, several blocks
+        // of tile rows.
+        ConvCase{"WinogradLine1x7", {1, 16, 12, 12}, {24, 16, 1, 7}, true,
+                 {{"pads", Attr::ofInts({0, 3, 0, 3})}}},
+        ConvCase{"WinogradLine7x1", {1, 16, 12, 12}, {24, 16, 7, 1}, true,
+                 {{"pads", Attr::ofInts({3, 0, 3, 0})}}},
+        ConvCase{"WinogradLine1x7OddNoPadBatch2", {2, 9, 13, 17}, {5, 9, 1, 7}, false, {}},
+        ConvCase{"WinogradLine7x1OddNoPadBatch2", {2, 9, 17, 13}, {5, 9, 7, 1}, false, {}},
+        ConvCase{"WinogradLine1x5AsymmetricPads", {1, 8, 9, 20}, {19, 8, 1, 5}, true,
+                 {{"pads", Attr::ofInts({1, 2, 0, 1})}}},
+        ConvCase{"WinogradLine1x7WideRows", {1, 8, 10, 70}, {12, 8, 1, 7}, true,
+                 {{"pads", Attr::ofInts({0, 3, 0, 3})}}},
+        ConvCase{"WinogradLine7x1ManyBlocks", {1, 10, 41, 40}, {8, 10, 7, 1}, true,
+                 {{"pads", Attr::ofInts({3, 0, 3, 0})}}},
         ConvCase{"WeightsAsInput", {2, 3, 6, 5}, {4, 3, 3, 3}, true,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Input}),
     [](const auto &info) { return std::string(info.param.name); });
@@ -500,6 +517,8 @@ INSTANTIATE_TEST_SUITE_P(
                      {{"pads", Attr::ofInts({1, 1, 1, 1})}}, false, true, 4},
         ResidualCase{"Winograd4x4Rows", {1, 16, 10, 24}, {16, 16, 3, 3},
                      {{"pads", Attr::ofInts({1, 1, 1, 1})}}, true, false, 4},
+        ResidualCase{"WinogradLine1x7", {1, 16, 12, 12}, {16, 16, 1, 7},
+                     {{"pads", Attr::ofInts({0, 3, 0, 3})}}, true, true},
         ResidualCase{"K1x1Stride2NoActivation", {1, 16, 8, 8}, {32, 16, 1, 1},
                      {{"strides", Attr::ofInts({2, 2})}}, true, false},
         // Packed panels (7x7), and in two K blocks (5x5, 256 channels).
