@@ -19,6 +19,10 @@
 namespace kiln {
 namespace codegen {
 
+/// Floats per cache line (64 bytes on every core kiln targets), the unit
+/// of a prefetch.
+constexpr int64_t kLineFloats = 16;
+
 /// Merges each dimension of `extents` into the next inner one where every
 /// stride set in `strides` walks the two as one (a broadcast operand's
 /// strides are 0 in both), and drops dimensions of extent 1: a nest of

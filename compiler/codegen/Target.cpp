@@ -186,12 +186,13 @@ void readCapabilities(const llvm::TargetMachine &tm, TargetInfo &info) {
   else if (info.avx2)
     info.int8Dot = lir::Int8Dot::Pmaddwd;
   // SMMLA's Convs with fewer pixels than its block take SDOT (every core
-  // with i8mm, Armv8.6 on, has dotprod too).
-  else if (triple.isAArch64() && info.dotProd && info.i8mm)
+  // with i8mm, Armv8.6 on, has dotprod too). All three read a broadcast
+  // word as its int8 or int16 lanes, in little-endian order.
+  else if (triple.isAArch64() && triple.isLittleEndian() && info.dotProd && info.i8mm)
     info.int8Dot = lir::Int8Dot::Smmla;
-  else if (triple.isAArch64() && info.dotProd)
+  else if (triple.isAArch64() && triple.isLittleEndian() && info.dotProd)
     info.int8Dot = lir::Int8Dot::Sdot;
-  else if (triple.isAArch64() && info.neon)
+  else if (triple.isAArch64() && triple.isLittleEndian() && info.neon)
     info.int8Dot = lir::Int8Dot::Smlal;
 }
 

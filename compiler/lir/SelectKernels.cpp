@@ -456,7 +456,9 @@ bool int8DepthwiseFits(const Node &n) {
 /// 3x3 windows of unit dilation and column stride 1 or 2 take two outputs
 /// per step, whose SMLADs share each window row's words; with AVX2, blocks
 /// of channels go on the lanes (a ymm's 8 i32, or where the target uses zmm
-/// a zmm's 16) where there are enough of them, one output channel each.
+/// a zmm's 16) where there are enough of them, one output channel each, and
+/// on AArch64 without the dot product (Smlal) blocks of 8 (two NEON
+/// vectors), a tap at a time.
 KernelStrategy int8DepthwiseStrategy(const Node &n, const LIROptions &opts) {
   ConvView conv(n);
   const TensorType &x = conv.input()->getType(), &w = conv.weights()->getType();

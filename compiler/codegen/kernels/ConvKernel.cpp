@@ -113,15 +113,20 @@ struct ConvEmitter {
   }
 
   /// Prefetches the residual a tile's epilogue will read: for `channels`
-  /// output channels from oc0, the vectors at `offsets` from `pixel`. A
-  /// residual from a layer or more back has left the cache, and the tile's
-  /// K loop hides the wait.
+  /// output channels from oc0, the vectors at `offsets` (ascending within
+  /// each run) from `pixel`, a prefetch per cache line: vectors narrower
+  /// than a line (AVX2's, NEON's) share one. A residual from a layer or more
+  /// back has left the cache, and the tile's K loop hides the wait.
   /// Callers check prefetchesResidual first: on a core without prefetches
   /// the pixel's index, computed early, moved the schedule.
   void prefetchResidual(llvm::Value *oc0, int64_t channels, llvm::Value *pixel,
                         llvm::ArrayRef<int64_t> offsets) {
+    llvm::SmallVector<int64_t, 32> lines;
+    for (int64_t o : offsets)
+      if (lines.empty() || o < lines.back() || o >= lines.back() + kLineFloats)
+        lines.push_back(o);
     for (int64_t c = 0; c < channels; ++c)
-      for (int64_t o : offsets)
+      for (int64_t o : lines)
         kb.prefetch(epilogue.residual, add(outIndex(add(oc0, c), pixel), o));
   }
 

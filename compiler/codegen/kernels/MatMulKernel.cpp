@@ -29,9 +29,6 @@ namespace {
 /// loads of B (from L2) measurably short of streaming on Zen 5.
 constexpr int64_t kUnrolledK = 8;
 
-/// Floats per cache line, the unit of a prefetch.
-constexpr int64_t kLineFloats = 16;
-
 /// Row blocks up to which a columns-outer tile prefetches the next strip
 /// of B. Every row block prefetches it, and past a few blocks the wait of a
 /// strip's first block is shared by the rest while the prefetches are not:

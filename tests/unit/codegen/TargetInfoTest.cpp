@@ -132,6 +132,15 @@ TEST(TargetInfoTest, AArch64WithoutDotProdTakesSmlal) {
   EXPECT_EQ(t.int8Dot, lir::Int8Dot::Scalar);
 }
 
+/// Big-endian AArch64 has the same instructions, but SDOT's, SMMLA's and
+/// SMLAL's kernels read a broadcast word as lanes in little-endian order.
+TEST(TargetInfoTest, BigEndianAArch64TakesScalarInt8) {
+  TargetInfo t = resolved("aarch64_be-linux-gnu", "cortex-a76", FloatABIKind::Default, "+i8mm");
+  EXPECT_TRUE(t.dotProd);
+  EXPECT_EQ(t.int8Dot, lir::Int8Dot::Scalar);
+  EXPECT_EQ(resolved("aarch64_be-linux-gnu", "generic").int8Dot, lir::Int8Dot::Scalar);
+}
+
 TEST(TargetInfoTest, CortexM4) {
   TargetInfo t = resolved("thumbv7em-none-eabihf", "cortex-m4", FloatABIKind::Hard);
   EXPECT_EQ(t.triple, "thumbv7em-unknown-none-eabihf");
