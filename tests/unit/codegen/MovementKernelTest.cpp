@@ -57,6 +57,13 @@ INSTANTIATE_TEST_SUITE_P(
         TransposeCase{"Rank4UnitDims", {1, 3, 1, 5}, {2, 3, 0, 1}},
         TransposeCase{"Rank5", {2, 3, 2, 4, 3}, {0, 4, 1, 3, 2}},
         TransposeCase{"Rank5Default", {2, 1, 3, 2, 2}, {}},
+        // In blocks of lanes x lanes transposed in registers (f32, the
+        // last two merged dimensions swapped, each at least a vector):
+        // whole and partial blocks on both sides, an outer dimension.
+        TransposeCase{"BlocksNchwToNhwc", {2, 37, 5, 7}, {0, 2, 3, 1}},
+        TransposeCase{"BlocksNhwcToNchw", {1, 6, 7, 33}, {0, 3, 1, 2}},
+        TransposeCase{"BlocksRank2Exact", {32, 16}, {1, 0}},
+        TransposeCase{"BlocksRank3Swap12", {3, 17, 19}, {0, 2, 1}},
         TransposeCase{"Int64", {3, 4, 2}, {2, 0, 1}, DType::I64},
         TransposeCase{"Int32", {5, 6}, {1, 0}, DType::I32}),
     [](const auto &info) { return std::string(info.param.name); });
