@@ -34,13 +34,15 @@ constexpr int64_t kBlockFloats = 64 * 1024;
 
 /// A kernel of one row or column has 8 points where F(4x4, 3x3) has 36: its
 /// blocks are as many tile rows as leave the fewest partly empty vectors,
-/// up to this many tiles. inception_v3's 12x12 planes are one block of 72
-/// tiles (5 vectors of 16), where blocks of 24 or 36 filled 3/4 of theirs.
+/// up to this many tiles. inception_v3's 12x12 1x7 layers (72 tiles) take
+/// blocks of 48 and 24 (3 and 2 vectors of 16), where the 3x3 rule's blocks
+/// of 24 or 36 filled 3/4 of theirs; one block of 72 was no faster.
 constexpr int64_t kLineBlockTiles = 48;
 
-/// Tile rows per block of a kernel of one row or column: whole rows of
-/// `tilesW` tiles, in blocks of equal rows as far as they go, that leave
-/// the fewest vectors of kConvPackBlock lanes; the fewest blocks of those.
+/// Tile rows per block of a kernel of one row or column: blocks of that
+/// many whole rows of `tilesW` tiles and a last one of the rest, at most
+/// kLineBlockTiles tiles (or one row), leaving the fewest vectors of
+/// kConvPackBlock lanes; of those, the largest blocks.
 int64_t lineBlockRows(int64_t tilesH, int64_t tilesW) {
   int64_t best = 1, bestVectors = INT64_MAX;
   for (int64_t rows = tilesH; rows >= 1; --rows) {
