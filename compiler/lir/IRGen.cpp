@@ -347,7 +347,7 @@ private:
       return f_.addBuffer(n.getName().str() + suffix.str(), Region::Scratch, bytes);
     };
     if (strategy.is(Kind::Winograd))
-      return temp(".winograd", winogradLayout(n, strategy.tile).bytes());
+      return temp(".winograd", winogradLayout(n, strategy.winograd).bytes());
     if (strategy.is(Kind::Int8Gemm))
       return temp(".columns", int8GemmTempBytes(n, strategy));
     if (strategy.is(Kind::Int8Depthwise)) {

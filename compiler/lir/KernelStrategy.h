@@ -12,7 +12,6 @@
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
 #include <cstdint>
 
 namespace kiln {
@@ -276,7 +275,6 @@ struct KernelStrategy {
     Gemm,
   };
   Kind kind = Kind::Default;
-  /// Winograd: the output tile m along each axis of more than one tap;
   /// Int8: elements per step (0: one);
   /// DepthwiseChannelBlock and Int8Depthwise:
   /// channels per block (0 for Int8Depthwise's one plane at a time);
@@ -324,7 +322,7 @@ struct KernelStrategy {
   bool readsNoPadding() const { return skipsPaddingRows && skipsPaddingColumns; }
 
   static KernelStrategy winogradConv(const WinogradTile &t) {
-    KernelStrategy s{Kind::Winograd, std::max(t.mh, t.mw), false};
+    KernelStrategy s{Kind::Winograd};
     s.winograd = t;
     return s;
   }

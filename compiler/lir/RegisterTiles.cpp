@@ -252,8 +252,9 @@ RegisterTile convRegisterTile(const Node &conv, const KernelStrategy &strategy,
   return tile;
 }
 
-RegisterTile winogradRegisterTile(const Node &conv, int64_t m, const LIROptions &opts) {
-  WinogradLayout l = winogradLayout(conv, m);
+RegisterTile winogradRegisterTile(const Node &conv, const WinogradTile &tile,
+                                  const LIROptions &opts) {
+  WinogradLayout l = winogradLayout(conv, tile);
   ConvShape s = ConvShape::of(conv);
   return cheapestProductTile(s.OC, l.blockRows * l.tilesW, s.C, opts);
 }

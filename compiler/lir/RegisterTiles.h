@@ -29,9 +29,10 @@ constexpr int64_t kConvUnrolledChannels = 4;
 RegisterTile convRegisterTile(const Node &conv, const KernelStrategy &strategy,
                               const PaddedInput *layout, const LIROptions &opts);
 
-/// The tile of the products of Conv `conv` as Winograd F(m x m, 3x3): rows
+/// The tile of the products of Conv `conv` as Winograd of tile `tile`: rows
 /// of output channels, vectors of a block's transform tiles.
-RegisterTile winogradRegisterTile(const Node &conv, int64_t m, const LIROptions &opts);
+RegisterTile winogradRegisterTile(const Node &conv, const WinogradTile &tile,
+                                  const LIROptions &opts);
 
 /// The tile of f32 MatMul `matmul`: rows of A, vectors of B's columns; none
 /// (no rows) where its shapes disagree, which its kernel reports.

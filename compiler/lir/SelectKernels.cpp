@@ -593,7 +593,7 @@ KernelStrategy withRegisterTile(const Node &conv, KernelStrategy s, const LIROpt
       conv.getOutput()->getType().rank() != 4)
     return s;
   if (s.is(KernelStrategy::Kind::Winograd)) {
-    s.registerTile = winogradRegisterTile(conv, s.tile, opts);
+    s.registerTile = winogradRegisterTile(conv, s.winograd, opts);
     return s;
   }
   std::optional<PaddedInput> padded = paddedInput(conv, s);

@@ -131,20 +131,20 @@ int64_t winogradTileOf(Packing p) {
   }
 }
 
-WinogradLayout winogradLayout(const Node &conv, int64_t m) {
+WinogradLayout winogradLayout(const Node &conv, const WinogradTile &tile) {
   const TensorType &x = ConvView(conv).input()->getType();
   const TensorType &y = conv.getOutput()->getType();
   int64_t C = x.shape[1], OC = y.shape[1];
   llvm::ArrayRef<int64_t> wShape = ConvView(conv).weights()->getType().shape;
   WinogradLayout l;
-  l.tile = winogradTileFor(wShape, m);
+  l.tile = tile;
   l.points = l.tile.points();
   l.tilesH = llvm::divideCeil(y.shape[2], l.tile.mh);
   l.tilesW = llvm::divideCeil(y.shape[3], l.tile.mw);
   // Blocks of equal numbers of tile rows, as many as the tile target asks.
   // Every block reads all the weights: past the cache they decide.
   int64_t target =
-      winogradWeightsBytes(wShape, m) >= kCachedWeightsBytes
+      l.points * OC * C * int64_t(sizeof(float)) >= kCachedWeightsBytes
           ? kBlockTiles
           : std::clamp<int64_t>(kBlockFloats / ((C + OC) * l.points), kConvPackBlock,
                                 kBlockTiles);
@@ -161,7 +161,7 @@ WinogradLayout winogradLayout(const Node &conv, int64_t m) {
 }
 
 double winogradCost(const Node &conv, int64_t m, unsigned vectorLanes) {
-  WinogradLayout l = winogradLayout(conv, m);
+  WinogradLayout l = winogradLayout(conv, {m, m, 3, 3});
   int64_t C = ConvView(conv).input()->getType().shape[1];
   int64_t OC = conv.getOutput()->getType().shape[1];
   int64_t lanes = vectorLanes;

@@ -83,7 +83,7 @@ struct WinogradLayout {
   uint64_t bytes() const { return size * sizeof(float); }
 };
 
-WinogradLayout winogradLayout(const Node &conv, int64_t m);
+WinogradLayout winogradLayout(const Node &conv, const WinogradTile &tile);
 
 /// Bytes of the Winograd weights of output tile m of a [OC][C][KH][KW]
 /// tensor.

@@ -21,32 +21,11 @@ namespace codegen {
 
 namespace {
 
-/// v[r][c] -> v[c][r] for `lanes` vectors of `lanes` (a power of two): for
-/// each bit h of the indices, the elements whose row and column differ in
-/// it trade places, a two-vector shuffle per vector (log2(lanes) rounds).
-void transposeInRegisters(KernelBuilder &kb, llvm::MutableArrayRef<llvm::Value *> v) {
-  const unsigned lanes = static_cast<unsigned>(v.size());
-  for (unsigned h = lanes / 2; h >= 1; h /= 2) {
-    llvm::SmallVector<int, 16> low, high;
-    for (unsigned c = 0; c < lanes; ++c) {
-      low.push_back(static_cast<int>((c & h) ? lanes + c - h : c));
-      high.push_back(static_cast<int>((c & h) ? lanes + c : c + h));
-    }
-    for (unsigned r = 0; r < lanes; ++r) {
-      if (r & h)
-        continue;
-      llvm::Value *a = v[r], *b = v[r + h];
-      v[r] = kb.b.CreateShuffleVector(a, b, low);
-      v[r + h] = kb.b.CreateShuffleVector(a, b, high);
-    }
-  }
-}
-
 /// An f32 Transpose whose merged dimensions end in two that trade places
 /// (NCHW <-> NHWC, a matrix's transpose), in blocks of lanes x lanes: each
 /// block loaded as vectors along the input's contiguous dimension,
-/// transposed in registers and stored as vectors along the output's; partial
-/// blocks with masked loads and stores. The strided copy moves an element at
+/// transposed in registers (transposeVectors) and stored as vectors along
+/// the output's; partial blocks with masked loads and stores. The strided copy moves an element at
 /// a time, one side across lines: convnext_tiny's 56x56x96 ones took 80-165
 /// us each. False (nothing emitted) where the shape is not such a pair.
 bool emitBlockTranspose(KernelBuilder &kb, const TensorType &ot, llvm::Value *src,
@@ -73,17 +52,13 @@ bool emitBlockTranspose(KernelBuilder &kb, const TensorType &ot, llvm::Value *sr
     forTiles(kb, rows, lanes, [&](llvm::Value *r0, int64_t rowCount) {
       forTiles(kb, cols, lanes, [&](llvm::Value *c0, int64_t colCount) {
         llvm::SmallVector<llvm::Value *, 16> v;
-        for (unsigned k = 0; k < lanes; ++k) {
-          if (k >= colCount) {
-            v.push_back(llvm::Constant::getNullValue(kb.vecType(lanes)));
-            continue;
-          }
+        for (int64_t k = 0; k < colCount; ++k) {
           llvm::Value *col = kb.b.CreateAdd(c0, kb.idx(k));
           llvm::Value *at = kb.b.CreateAdd(
               srcBase, kb.b.CreateAdd(kb.b.CreateMul(col, kb.idx(srcColStride)), r0));
           v.push_back(kb.loadVec(src, at, lanes, static_cast<unsigned>(rowCount)));
         }
-        transposeInRegisters(kb, v);
+        v = transposeVectors(kb, v, lanes);
         for (int64_t k = 0; k < rowCount; ++k) {
           llvm::Value *row = kb.b.CreateAdd(r0, kb.idx(k));
           llvm::Value *at = kb.b.CreateAdd(

@@ -367,13 +367,10 @@ struct WinogradEmitter {
 
 llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
-  int64_t m = args.strategy.tile;
   if (!args.temp)
     return nodeError(n, "Winograd convolution without its transform buffer");
   ConvShape s = ConvShape::of(n);
-  lir::WinogradLayout l = lir::winogradLayout(n, m);
-  if (!(l.tile == args.strategy.winograd))
-    return nodeError(n, "a Winograd convolution whose tile does not match its weights");
+  lir::WinogradLayout l = lir::winogradLayout(n, args.strategy.winograd);
   const unsigned lanes = kb.vec.lanes;
 
   // The product tile: output channels x vectors of a block's tiles.
