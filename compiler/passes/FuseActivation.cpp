@@ -2,17 +2,20 @@
 //
 // An activation after a Conv or MatMul costs a full pass over the result;
 // applied inside the producer's kernel as each output is written it is
-// nearly free. Every record of compiler/ops/Activations.def fuses; SiLU has
-// no ONNX op: exporters write x * Sigmoid(x), which is matched as one
-// activation. The fused form is the typed kiln.activation attribute.
+// nearly free. Every record of compiler/ops/Activations.def fuses; SiLU and
+// GELU have no ONNX op before opset 20: exporters write x * Sigmoid(x) and
+// x * 0.5 * (1 + Erf(x / sqrt(2))), which are matched as one activation. The
+// fused form is the typed kiln.activation attribute.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/ops/ActivationOps.h"
+#include "compiler/ops/ElementwiseEval.h"
 #include "compiler/passes/Passes.h"
 #include "compiler/graph/Rewrite.h"
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <cmath>
 #include <optional>
 
 namespace kiln {
@@ -32,27 +35,112 @@ Node *siluSigmoid(const Node &mul) {
 }
 
 /// The activation `act` computes from its first input (the value it would
-/// fuse into): a single-node activation, or Mul(x, Sigmoid(x)) as SiLU.
+/// fuse into): a single-node activation, or a pattern of nodes.
 struct Match {
   Value *in;
   Activation activation;
-  /// Nodes the activation consists of besides `act` (SiLU's Sigmoid).
-  Node *inner = nullptr;
+  /// Nodes the activation consists of besides `act`, each read only by
+  /// `act` or by a node before it here.
+  llvm::SmallVector<Node *, 4> inner;
 };
+
+/// Whether `v` is a float constant of one element within f32 rounding of `k`.
+bool isScalarConstant(const Value *v, double k) {
+  const Tensor *t = constantData(v);
+  return t && isFloatDType(t->getDType()) && t->numElements() == 1 &&
+         std::abs(t->getAsDouble(0) - k) <= 1e-6 * std::abs(k);
+}
+
+/// The operand of binary node `n` other than one for which `is` holds, if
+/// one does (either order).
+Value *otherOperand(const Node &n, llvm::function_ref<bool(const Value *)> is) {
+  if (n.getNumInputs() != 2)
+    return nullptr;
+  for (unsigned i = 0; i < 2; ++i)
+    if (is(n.getInput(i)))
+      return n.getInput(1 - i);
+  return nullptr;
+}
+
+/// Whether a pattern's input `x` has two users (the pattern's two nodes
+/// that read it: SiLU's Sigmoid and Mul, GELU's scale and product) and is
+/// no graph output.
+bool readByPairOnly(const Graph &g, const Value *x) {
+  return g.getUsers(x).size() == 2 &&
+         llvm::none_of(g.getOutputs(), [&](const GraphOutput &o) { return o.value == x; });
+}
+
+/// The producer of `v` if it is of `kind` and `v` feeds only `user`.
+Node *soleProducer(const Graph &g, Value *v, OpKind kind, const Node *user) {
+  if (!v->isResult() || !v->getProducer()->is(kind) || !hasSingleUser(g, v, user))
+    return nullptr;
+  return v->getProducer();
+}
+
+/// 1 + Erf(x / sqrt(2)) (PyTorch's Div, or a Mul by 1 / sqrt(2)) as `s`,
+/// which only `user` reads: x, and the Add, Erf and Div or Mul.
+struct ErfOnePlus {
+  Value *x;
+  llvm::SmallVector<Node *, 4> nodes;
+};
+std::optional<ErfOnePlus> erfOnePlus(const Graph &g, Value *s, const Node *user) {
+  Node *add = soleProducer(g, s, OpKind::Add, user);
+  Value *erfOut =
+      add ? otherOperand(*add, [](const Value *v) { return isScalarConstant(v, 1); }) : nullptr;
+  Node *erf = erfOut ? soleProducer(g, erfOut, OpKind::Erf, add) : nullptr;
+  if (!erf)
+    return std::nullopt;
+  Value *scaled = erf->getInput(0);
+  if (Node *div = soleProducer(g, scaled, OpKind::Div, erf))
+    if (isScalarConstant(div->getInput(1), M_SQRT2))
+      return ErfOnePlus{div->getInput(0), {add, erf, div}};
+  if (Node *mul = soleProducer(g, scaled, OpKind::Mul, erf))
+    if (Value *x = otherOperand(*mul, [](const Value *v) { return isScalarConstant(v, M_SQRT1_2); }))
+      return ErfOnePlus{x, {add, erf, mul}};
+  return std::nullopt;
+}
+
+/// GELU as `act`: (x * (1 + Erf)) * 0.5 or (x * 0.5) * (1 + Erf), any
+/// operand order; x feeds the pattern only.
+std::optional<Match> matchGelu(const Graph &g, Node &act) {
+  if (!act.is(OpKind::Mul))
+    return std::nullopt;
+  auto half = [](const Value *v) { return isScalarConstant(v, 0.5); };
+  std::optional<Match> m;
+  for (unsigned i = 0; i < 2 && !m; ++i) {
+    if (Node *product = soleProducer(g, act.getInput(i), OpKind::Mul, &act);
+        product && half(act.getInput(1 - i))) {
+      for (unsigned j = 0; j < 2 && !m; ++j)
+        if (auto e = erfOnePlus(g, product->getInput(j), product);
+            e && e->x == product->getInput(1 - j)) {
+          m = Match{e->x, *Activation::make(ActivationKind::Gelu), {product}};
+          m->inner.append(e->nodes.begin(), e->nodes.end());
+        }
+    } else if (auto e = erfOnePlus(g, act.getInput(i), &act)) {
+      Node *halved = soleProducer(g, act.getInput(1 - i), OpKind::Mul, &act);
+      if (halved && otherOperand(*halved, half) == e->x) {
+        m = Match{e->x, *Activation::make(ActivationKind::Gelu), e->nodes};
+        m->inner.push_back(halved);
+      }
+    }
+  }
+  if (!m || act.getOutput()->getType() != m->in->getType() || !readByPairOnly(g, m->in))
+    return std::nullopt;
+  return m;
+}
 
 std::optional<Match> matchActivation(const Graph &g, Node &act) {
   if (std::optional<Activation> a = activationOf(act))
-    return Match{act.getInput(0), *a};
+    return Match{act.getInput(0), *a, {}};
+  if (std::optional<Match> gelu = matchGelu(g, act))
+    return gelu;
   Node *sigmoid = siluSigmoid(act);
   if (!sigmoid || !hasSingleUser(g, sigmoid->getOutput(), &act))
     return std::nullopt;
   Value *x = sigmoid->getInput(0);
-  // x's users must be just the two nodes of the pattern.
-  if (g.getUsers(x).size() != 2 ||
-      llvm::any_of(g.getOutputs(),
-                   [&](const GraphOutput &o) { return o.value == x; }))
+  if (!readByPairOnly(g, x))
     return std::nullopt;
-  return Match{x, *Activation::make(ActivationKind::SiLU), sigmoid};
+  return Match{x, *Activation::make(ActivationKind::SiLU), {sigmoid}};
 }
 
 class FuseActivationPass : public Pass {
@@ -74,14 +162,15 @@ public:
       if (!p->is(OpKind::Conv) && !p->is(OpKind::MatMul))
         continue;
       if (!fusedActivation(*p).isNone() ||
-          (!m->inner && !hasSingleUser(g, in, act)))
+          (m->inner.empty() && !hasSingleUser(g, in, act)))
         continue;
       p->setAttr(kActivationAttr, Attr::ofActivation(m->activation));
       if (auto err = replaceValue(g, *act, act->getOutput(), in))
         return std::move(err);
       g.eraseNode(act);
-      if (m->inner)
-        g.eraseNode(m->inner);
+      // Each inner node's user goes before it.
+      for (Node *inner : m->inner)
+        g.eraseNode(inner);
       changed = true;
     }
     return changed;

@@ -59,8 +59,8 @@ std::unique_ptr<Pass> createSimplifyLayoutPass();
 std::unique_ptr<Pass> createSimplifyArithmeticPass();
 
 /// "fuse-activation": an activation (a record of compiler/ops/Activations.def,
-/// or x * Sigmoid(x) as SiLU) applied to the sole use of a Conv or MatMul
-/// result becomes that node's kiln.activation.
+/// x * Sigmoid(x) as SiLU, or GELU's Erf form) applied to the sole use of a
+/// Conv or MatMul result becomes that node's kiln.activation.
 std::unique_ptr<Pass> createFuseActivationPass();
 
 /// "fuse-layer-norm": a LayerNorm written out as its formula over the

@@ -178,6 +178,27 @@ TEST_P(MatMulEpilogue, MatchesTheInterpreter) {
   EXPECT_TRUE(jitMatchesInterpreter(build, check));
 }
 
+/// GELU as PyTorch exports it (Div, Erf, Add, Mul, Mul) runs as the
+/// MatMul's epilogue; a wide product so that full and partial vectors and
+/// several tiles go through it.
+TEST(MatMulEpilogue, ExportedGeluMatchesTheInterpreter) {
+  GraphBuilder build = [](Graph &g) {
+    Value *x = g.addInput("x", f32({1, 19, 24}));
+    Node *mm = addNode(g, OpKind::MatMul, "mm", {x, randomConstant(g, "w", {24, 45})});
+    Value *y = addNode(g, OpKind::Add, "bias", {mm->getOutput(), randomConstant(g, "b", {45})})
+                   ->getOutput();
+    g.addOutput("y", addExportedGelu(g, y, "gelu"));
+  };
+  JitCheck check;
+  check.lo = -3.0f;
+  check.hi = 3.0f;
+  check.expectGraph = [](const Graph &g) {
+    ASSERT_EQ(g.getNumNodes(), 1u);
+    EXPECT_EQ(g.getNodes()[0]->getActivation("kiln.activation").getName(), "Gelu");
+  };
+  EXPECT_TRUE(jitMatchesInterpreter(build, check));
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Activations, MatMulEpilogue,
     ::testing::Values(

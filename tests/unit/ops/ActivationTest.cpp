@@ -66,6 +66,7 @@ onnxDefinitions() {
        [](L x) { return x < -0.5L ? x : x > 0.5L ? x : 0; }},
       {"Mish", [](L x) { return x * std::tanh(std::log1p(std::exp(x))); }},
       {"SiLU", [](L x) { return x / (1 + std::exp(-x)); }},
+      {"Gelu", [](L x) { return x / 2 * (1 + std::erf(x / std::sqrt(2.0L))); }},
   };
   return defs;
 }

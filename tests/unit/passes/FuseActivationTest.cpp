@@ -99,6 +99,33 @@ TEST(FuseActivation, SigmoidTimesItsInputIsSiLU) {
   }
 }
 
+/// PyTorch exports GELU as Div, Erf, Add, Mul, Mul: one activation.
+TEST(FuseActivation, ExportedGeluIsGelu) {
+  GraphBuilder build = [](Graph &g) {
+    Value *x = g.addInput("x", f32({3, 8}));
+    Value *mm = addNode(g, OpKind::MatMul, "mm", {x, randomConstant(g, "w", {8, 5})})
+                    ->getOutput();
+    g.addOutput("y", addExportedGelu(g, mm, "gelu"));
+  };
+  auto ref = buildGraph(build), g = buildGraph(build);
+  EXPECT_TRUE(runPass(*createFuseActivationPass(), *g));
+  ASSERT_EQ(g->getNumNodes(), 1u);
+  EXPECT_EQ(g->getNodes()[0]->getActivation("kiln.activation").getName(), "Gelu");
+  EXPECT_TRUE(equivalent(*ref, *g));
+}
+
+/// The MatMul's result read outside the pattern too: nothing fuses.
+TEST(FuseActivation, GeluNeedsItsInputToItself) {
+  auto g = buildGraph([](Graph &g) {
+    Value *x = g.addInput("x", f32({3, 8}));
+    Value *mm = addNode(g, OpKind::MatMul, "mm", {x, randomConstant(g, "w", {8, 5})})
+                    ->getOutput();
+    g.addOutput("y", addExportedGelu(g, mm, "gelu"));
+    g.addOutput("z", addNode(g, OpKind::Relu, "relu", {mm})->getOutput());
+  });
+  EXPECT_FALSE(runPass(*createFuseActivationPass(), *g));
+}
+
 TEST(FuseActivation, SiLUNeedsTheSigmoidOfTheSameValue) {
   auto g = buildGraph([](Graph &g) {
     Value *x = g.addInput("x", f32({1, 3, 5, 5}));

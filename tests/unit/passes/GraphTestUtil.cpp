@@ -55,6 +55,21 @@ Value *constantF32(Graph &g, llvm::StringRef name,
                        Tensor::fromValues<float>(DType::F32, shape, data));
 }
 
+Value *addExportedGelu(Graph &g, Value *x, llvm::StringRef prefix) {
+  std::string p = prefix.str();
+  Value *div = addNode(g, OpKind::Div, p + ".div",
+                       {x, constantF32(g, p + ".sqrt2", {}, {1.41421354f})})
+                   ->getOutput();
+  Value *erf = addNode(g, OpKind::Erf, p + ".erf", {div})->getOutput();
+  Value *plus = addNode(g, OpKind::Add, p + ".add",
+                        {erf, constantF32(g, p + ".one", {}, {1.0f})})
+                    ->getOutput();
+  Value *mul = addNode(g, OpKind::Mul, p + ".mul", {x, plus})->getOutput();
+  return addNode(g, OpKind::Mul, p + ".half",
+                 {mul, constantF32(g, p + ".half_c", {}, {0.5f})})
+      ->getOutput();
+}
+
 bool runPass(Pass &pass, Graph &g) {
   auto changed = pass.run(g);
   if (!changed) {

@@ -47,6 +47,10 @@ Value *randomConstant(Graph &g, llvm::StringRef name,
 Value *constantF32(Graph &g, llvm::StringRef name,
                    llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<float> data);
 
+/// GELU of `x` as PyTorch exports it: x * (1 + Erf(x / sqrt(2))) * 0.5 (Div,
+/// Erf, Add, Mul, Mul), its nodes and constants named from `prefix`.
+Value *addExportedGelu(Graph &g, Value *x, llvm::StringRef prefix);
+
 /// Runs `pass` on `g`; returns whether it changed the graph, failing the
 /// test on error.
 bool runPass(Pass &pass, Graph &g);
