@@ -353,6 +353,9 @@ private:
     if (strategy.is(Kind::Int8Depthwise)) {
       // selectKernels chose it only where the plane resolves.
       Int8PaddedPlane plane = llvm::cantFail(int8PaddedPlane(n));
+      if (strategy.int8DepthwiseRowLanes())
+        return temp(".plane",
+                    plane.rowLanesBytes(strategy.tileCols, n.getInput(1)->getType().shape[3]));
       return temp(".plane", strategy.tile && strategy.tileCols == 2
                                 ? plane.bytesWithPairs(strategy.tile)
                                 : plane.bytes(std::max<int64_t>(strategy.tile, 1)));

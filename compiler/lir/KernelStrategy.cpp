@@ -101,6 +101,11 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
          << (s.tileCols ? " pairs" : "");
       return;
     }
+    if (s.int8DepthwiseRowLanes()) {
+      os << "int8 depthwise padded rows " << s.tileCols
+         << (s.tileCols == kVnni512PixelLanes ? " avx512" : " avx2") << " pairs";
+      return;
+    }
     os << "int8 depthwise padded" << (s.dot == Int8Dot::ArmDsp ? " smlad" : "");
     if (s.tileCols)
       os << " 3x3 1x" << s.tileCols;

@@ -270,6 +270,11 @@ struct KernelStrategy {
     /// (L times the plane); with `tileCols` 2 (unit column dilation), a
     /// window row's neighbouring taps in pairs, one VPMADDWD each, read from
     /// a second plane of pixel pairs (Int8PaddedPlane::pairsOffset).
+    /// `tileCols` L without `tile` (x86, unit column dilation, column
+    /// stride 1 or 2; int8DepthwiseRowLanes): one channel at a time, a
+    /// row's outputs on the L lanes, a window row's neighbouring taps one
+    /// VPMADDWD of the plane's words (col, col + 1); at stride 1 the even
+    /// and the odd outputs of 2L apart (Int8PaddedPlane::rowLanesBytes).
     Int8Depthwise,
     /// An f32 MatMul as a register-tiled GEMM (`registerTile`).
     Gemm,
@@ -347,6 +352,9 @@ struct KernelStrategy {
   static KernelStrategy int8Depthwise(Int8Dot dot, int64_t pixels = 0) {
     return {Kind::Int8Depthwise, 0, false, pixels, dot};
   }
+  static KernelStrategy int8DepthwiseRows(int64_t lanes, Int8Dot dot) {
+    return {Kind::Int8Depthwise, 0, false, lanes, dot};
+  }
   static KernelStrategy int8DepthwiseChannelBlock(int64_t lanes, bool tapPairs = false,
                                                   Int8Dot dot = Int8Dot::Pmaddwd) {
     return {Kind::Int8Depthwise, lanes, false, tapPairs ? 2 : 0, dot};
@@ -357,6 +365,10 @@ struct KernelStrategy {
   }
 
   bool is(Kind k) const { return kind == k; }
+  /// Int8Depthwise with a row's outputs on the lanes (x86).
+  bool int8DepthwiseRowLanes() const {
+    return kind == Kind::Int8Depthwise && !tile && tileCols && dot != Int8Dot::ArmDsp;
+  }
   bool operator==(const KernelStrategy &o) const {
     return kind == o.kind && tile == o.tile && packedWeights == o.packedWeights &&
            tileCols == o.tileCols && dot == o.dot && unroll == o.unroll &&

@@ -358,6 +358,12 @@ struct Int8PaddedPlane {
   uint64_t bytesWithPairs(int64_t channels) const {
     return (pairsOffset(channels) + 2 * channels * rows * cols) * sizeof(int16_t);
   }
+  /// Int8Depthwise with a row's outputs on `lanes` vector lanes, of a
+  /// kernel `kernelCols` wide: the plane and the int16 elements past it
+  /// that a row's last step reads (each lane a word of two of them).
+  uint64_t rowLanesBytes(int64_t lanes, int64_t kernelCols) const {
+    return (rows * cols + 4 * lanes + kernelCols + 2) * sizeof(int16_t);
+  }
 };
 llvm::Expected<Int8PaddedPlane> int8PaddedPlane(const Node &conv);
 

@@ -468,6 +468,15 @@ KernelStrategy int8DepthwiseStrategy(const Node &n, const LIROptions &opts) {
   // A block takes a window row's neighbouring taps in pairs (VPMADDWD)
   // where they are neighbouring columns.
   const bool tapPairs = geom.dilations[1] == 1;
+  // Rows of at least a step of outputs (two vectors at column stride 1,
+  // one at 2) put them on the lanes, one channel at a time: no transposes
+  // in and out of a channel block. Narrower rows would waste lanes (VWW's
+  // 24x24 layer on zmm: no faster).
+  const bool x86 = opts.int8Dot == Int8Dot::Pmaddwd || isVnni(opts.int8Dot);
+  const int64_t lanes = int8GemmPixelLanes(opts.int8Dot);
+  if (x86 && w.shape[0] == x.shape[1] && tapPairs && geom.strides[1] <= 2 &&
+      n.getOutput()->getType().shape[3] >= (geom.strides[1] == 1 ? 2 * lanes : lanes))
+    return KernelStrategy::int8DepthwiseRows(lanes, opts.int8Dot);
   // Blocks of a zmm's 16 channels on a target that uses zmm (Vnni512's),
   // where the Conv has as many.
   if (opts.int8Dot == Int8Dot::Vnni512 && w.shape[0] == x.shape[1] &&

@@ -289,6 +289,137 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
   });
 }
 
+/// Strategy tileCols L without `tile` (x86; int8DepthwiseRowLanes): one
+/// channel at a time, its plane copied a vector of L at a time into the
+/// temp as int16 with the offset added (the border, zeroed once, stays 0),
+/// then a row's outputs on the L i32 lanes. A window row's taps 2k and
+/// 2k + 1 are one VPMADDWD of the plane's words (col, col + 1), read as L
+/// words from an int16 element, by the pair (w[2k], w[2k + 1] or 0). At
+/// column stride 2 the words from 2 ow are those of the outputs ow.. of a
+/// step; at stride 1 they are every other output's, so a step of 2L
+/// outputs sums the even ones from ow and the odd ones from ow + 1 and
+/// interleaves them. No transposes: VWW's rows of 48 and 24 outputs, whose
+/// channel blocks went through L x L transposes in and out per pixel.
+static void emitRowLanes(KernelBuilder &kb, const KernelArgs &args, IntegerIR &ir,
+                         const ConvGeometry &geom, lir::Int8PaddedPlane plane,
+                         llvm::Value *biasTable, Requantizer &requant,
+                         tfl::ActivationRange range) {
+  const Node &n = args.node;
+  auto &b = kb.b;
+  ConvView conv(n);
+  const TensorType &xt = conv.input()->getType(), &wt = conv.weights()->getType(),
+                   &yt = n.getOutput()->getType();
+  const int64_t N = xt.shape[0], C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
+  const int64_t KH = wt.shape[2], KW = wt.shape[3], OH = yt.shape[2], OW = yt.shape[3];
+  const int64_t L = args.strategy.tileCols, PW = plane.cols, KP = (KW + 1) / 2;
+  const int64_t sh = geom.strides[0], sw = geom.strides[1], dh = geom.dilations[0];
+  // Outputs of a row per step.
+  const int64_t step = sw == 1 ? 2 * L : L;
+  llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty(), *i32 = b.getInt32Ty();
+  auto *lanesI8 = llvm::FixedVectorType::get(i8, L);
+  auto *lanesI16 = llvm::FixedVectorType::get(i16, L);
+  auto *lanesI32 = llvm::FixedVectorType::get(i32, L);
+  auto *pairsI16 = llvm::FixedVectorType::get(i16, 2 * L);
+  const llvm::Intrinsic::ID pmaddwd = L == lir::kVnni512PixelLanes
+                                          ? llvm::Intrinsic::x86_avx512_pmaddw_d_512
+                                          : llvm::Intrinsic::x86_avx2_pmadd_wd;
+  // The weight pairs [channel][kh][k] as words (w[2k], w[2k + 1] or 0).
+  const int8_t *w = conv.weights()->getConstant().data<int8_t>();
+  std::vector<int32_t> pairs;
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t k = 0; k < KP; ++k) {
+        const int8_t lo = w[(c * KH + kh) * KW + 2 * k];
+        const int8_t hi = 2 * k + 1 < KW ? w[(c * KH + kh) * KW + 2 * k + 1] : 0;
+        pairs.push_back(int32_t(uint32_t(uint16_t(lo)) | uint32_t(uint16_t(hi)) << 16));
+      }
+  llvm::Value *weightPairs = ir.table(pairs, "int8.dw.row_pairs");
+  llvm::Value *x = args.inputs[0], *y = args.outputs[0], *planeBuf = args.temp;
+  const int64_t planeElems = int64_t(plane.rowLanesBytes(L, KW) / sizeof(int16_t));
+  llvm::Value *offset = b.CreateVectorSplat(L, b.getInt16(uint16_t(-xt.quant.zeroPoints[0])));
+
+  // `count` (< L: masked) lanes of type `ty` at element `at` of `base`.
+  auto loadLanes = [&](llvm::FixedVectorType *ty, llvm::Value *base, llvm::Value *at,
+                       int64_t count) -> llvm::Value * {
+    llvm::Value *ptr = kb.gep(ty->getElementType(), base, at);
+    if (count >= int64_t(ty->getNumElements()))
+      return b.CreateAlignedLoad(ty, ptr, llvm::Align(1));
+    return b.CreateMaskedLoad(ty, ptr, llvm::Align(1),
+                              kb.laneMask(ty->getNumElements(), unsigned(count)),
+                              llvm::Constant::getNullValue(ty));
+  };
+  auto storeLanes = [&](llvm::Value *v, llvm::Value *base, llvm::Value *at, int64_t count) {
+    auto *ty = llvm::cast<llvm::FixedVectorType>(v->getType());
+    llvm::Value *ptr = kb.gep(ty->getElementType(), base, at);
+    if (count >= int64_t(ty->getNumElements()))
+      b.CreateAlignedStore(v, ptr, llvm::Align(1));
+    else
+      b.CreateMaskedStore(v, ptr, llvm::Align(1),
+                          kb.laneMask(ty->getNumElements(), unsigned(count)));
+  };
+  // Runs of `extent` in steps of `size`, a last partial one overlapping the
+  // one before (its outputs are written twice, alike): byte-masked stores
+  // are scalar on AVX2. Only an extent under one step is masked.
+  auto forRuns = [&](int64_t extent, int64_t size,
+                     llvm::function_ref<void(llvm::Value *, int64_t)> body) {
+    if (extent < size)
+      return body(kb.idx(0), extent);
+    kb.loop(extent / size, [&](llvm::Value *i) { body(b.CreateMul(i, kb.idx(size)), size); });
+    if (extent % size)
+      body(kb.idx(extent - size), size);
+  };
+
+  kb.loop(planeElems, [&](llvm::Value *i) { kb.store(b.getInt16(0), planeBuf, i); });
+  kb.nest({N, C}, [&](llvm::ArrayRef<llvm::Value *> nc) {
+    llvm::Value *channel = kb.linear(nc, {C, 1});
+    kb.loop(H, [&](llvm::Value *h) {
+      forRuns(W, L, [&](llvm::Value *w0, int64_t count) {
+        llvm::Value *in = loadLanes(lanesI8, x, kb.linear({channel, h, w0}, {H * W, W, 1}), count);
+        llvm::Value *v = b.CreateAdd(b.CreateSExt(in, lanesI16), offset);
+        storeLanes(v, planeBuf,
+                   kb.linear({h, w0}, {PW, 1},
+                             kb.idx(geom.padsBegin[0] * PW + geom.padsBegin[1])),
+                   count);
+      });
+    });
+    llvm::Value *bias = b.CreateVectorSplat(L, kb.load(i32, biasTable, nc[1]));
+    llvm::SmallVector<llvm::Value *, 32> weights;
+    for (int64_t t = 0; t < KH * KP; ++t)
+      weights.push_back(b.CreateBitCast(
+          b.CreateVectorSplat(
+              L, kb.load(i32, weightPairs, kb.linear({nc[1]}, {KH * KP}, kb.idx(t)))),
+          pairsI16));
+    // The L outputs whose windows start at int16 element `corner` and
+    // every other element after it, requantized.
+    auto outputs = [&](llvm::Value *corner) {
+      llvm::Value *acc = bias;
+      for (int64_t kh = 0; kh < KH; ++kh)
+        for (int64_t k = 0; k < KP; ++k) {
+          llvm::Value *at = b.CreateAdd(corner, kb.idx(kh * dh * PW + 2 * k));
+          llvm::Value *words =
+              b.CreateAlignedLoad(lanesI32, kb.gep(i16, planeBuf, at), llvm::Align(2));
+          acc = b.CreateAdd(acc, b.CreateIntrinsic(pmaddwd, {},
+                                                   {b.CreateBitCast(words, pairsI16),
+                                                    weights[kh * KP + k]}));
+        }
+      return ir.clampToI8(requant.apply(acc, nc[1]), range.min, range.max);
+    };
+    llvm::SmallVector<int, 32> interleave;
+    for (int64_t l = 0; l < L; ++l)
+      interleave.append({int(l), int(L + l)});
+    kb.loop(OH, [&](llvm::Value *oh) {
+      forRuns(OW, step, [&](llvm::Value *ow0, int64_t count) {
+        llvm::Value *corner = kb.linear({oh, ow0}, {sh * PW, sw});
+        llvm::Value *q = sw == 1 ? b.CreateShuffleVector(
+                                       outputs(corner),
+                                       outputs(b.CreateAdd(corner, kb.idx(1))), interleave)
+                                 : outputs(corner);
+        storeLanes(q, y, kb.linear({channel, oh, ow0}, {OH * OW, OW, 1}), count);
+      });
+    });
+  });
+}
+
 llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
   const Node &n = args.node;
   IntegerIR ir(kb);
@@ -320,6 +451,13 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
   Requantizer requant(ir, channels.multipliers, channels.sumBounds, yt.quant.zeroPoints[0]);
   if (args.strategy.tile) {
     emitChannelBlocks(kb, args, ir, *geom, *plane, biasTable, requant, *range);
+    return llvm::Error::success();
+  }
+  if (args.strategy.int8DepthwiseRowLanes()) {
+    if (multiplier != 1 || geom->dilations[1] != 1 || geom->strides[1] > 2)
+      return nodeError(n, "int8 depthwise rows on the lanes need one output per channel, "
+                          "unit column dilation and column stride 1 or 2");
+    emitRowLanes(kb, args, ir, *geom, *plane, biasTable, requant, *range);
     return llvm::Error::success();
   }
   llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty(), *i32 = b.getInt32Ty();

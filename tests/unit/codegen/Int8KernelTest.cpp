@@ -298,7 +298,29 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 40, 0, 0.0001f, 0, kNone},
         ConvCase{"DepthwiseMultiplierTwo", {1, 8, 6, 6}, {16, 1, 3, 3}, 8,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}, {"strides", Attr::ofInts({1, 2})}},
-                 -3, -128, 0.05f, 1000, kRelu}),
+                 -3, -128, 0.05f, 1000, kRelu},
+        // Rows of at least a vector of outputs on the lanes (x86), a channel
+        // at a time: stride 1 in steps of two vectors (even and odd outputs)
+        // and stride 2 of one, each row ending in a partial step; row
+        // dilation, windows of 5, 4 (pairs without a zero) and 1 column,
+        // asymmetric pads, saturation, a batch of 2.
+        ConvCase{"DepthwiseRowsStride1", {1, 5, 6, 37}, {5, 1, 3, 3}, 5,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -5, 3, 0.05f, 1000, kRelu},
+        ConvCase{"DepthwiseRowsStride2", {1, 3, 9, 41}, {3, 1, 3, 3}, 3,
+                 {{"pads", Attr::ofInts({0, 1, 1, 1})}, {"strides", Attr::ofInts({2, 2})}},
+                 9, -7, 0.1f, 1000, kRelu6},
+        ConvCase{"DepthwiseRows5x5RowDilated", {1, 4, 11, 20}, {4, 1, 5, 5}, 4,
+                 {{"pads", Attr::ofInts({4, 2, 4, 2})}, {"dilations", Attr::ofInts({2, 1})}},
+                 127, 0, 0.3f, 1000, kNone},
+        ConvCase{"DepthwiseRowsEvenWindow", {1, 2, 5, 19}, {2, 1, 2, 4}, 2,
+                 {{"pads", Attr::ofInts({0, 1, 1, 2})}}, -128, 5, 0.08f, 100, kNone},
+        ConvCase{"DepthwiseRowsOneColumn", {1, 3, 6, 17}, {3, 1, 3, 1}, 3,
+                 {{"pads", Attr::ofInts({1, 0, 1, 0})}, {"strides", Attr::ofInts({1, 2})}},
+                 17, -3, 0.02f, 1000, kRelu},
+        ConvCase{"DepthwiseRowsSaturating", {1, 2, 4, 18}, {2, 1, 3, 3}, 2,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 40, 0, 0.0001f, 0, kNone},
+        ConvCase{"DepthwiseRowsBatch", {2, 3, 4, 16}, {3, 1, 3, 3}, 3,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -1, 2, 0.05f, 1000, kRelu}),
     [](const auto &info) { return std::string(info.param.name); });
 
 /// Two Convs that share their weights read them packed once.

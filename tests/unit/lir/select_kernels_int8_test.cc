@@ -143,6 +143,52 @@ std::string pointwiseKernel(const lir::LIROptions &opts, int64_t h, int64_t w,
   return kernelOf(strategies(one, opts), "y");
 }
 
+/// The kernel of an int8 3x3 depthwise Conv (pads 1) of `channels` x h x w,
+/// `multiplier` outputs per channel.
+std::string depthwiseKernel(const lir::LIROptions &opts, int64_t channels, int64_t h, int64_t w,
+                            std::vector<int64_t> strides, std::vector<int64_t> dilations = {1, 1},
+                            int64_t multiplier = 1) {
+  Graph one("one");
+  auto conv = one.addNode(
+      OpKind::Conv, "c",
+      {one.addInput("x", q8({1, channels, h, w})),
+       one.addConstant("w", Tensor(q8({channels * multiplier, 1, 3, 3})))},
+      {outQuant(), {"strides", Attr::ofInts(strides)}, {"dilations", Attr::ofInts(dilations)},
+       {"pads", Attr::ofInts({1, 1, 1, 1})}, {"group", Attr::ofInt(channels)}});
+  EXPECT_TRUE(static_cast<bool>(conv)) << llvm::toString(conv.takeError());
+  one.addOutput("y", (*conv)->getOutput());
+  return kernelOf(strategies(one, opts), "y");
+}
+
+/// x86 depthwise Convs whose rows hold a step of outputs (two vectors at
+/// column stride 1, one at 2) put a row's outputs on the lanes, a channel
+/// at a time, whatever their channels; narrower rows, column dilation and
+/// depth multipliers take channel blocks (or the portable kernel).
+TEST(SelectKernels, Int8DepthwiseRows) {
+  lir::LIROptions opts;
+  opts.int8Dot = lir::Int8Dot::Pmaddwd;
+  EXPECT_EQ(depthwiseKernel(opts, 4, 48, 48, {1, 1}),
+            "Conv[int8 depthwise padded rows 8 avx2 pairs]");
+  EXPECT_EQ(depthwiseKernel(opts, 16, 24, 24, {2, 2}),
+            "Conv[int8 depthwise padded rows 8 avx2 pairs]");
+  EXPECT_EQ(depthwiseKernel(opts, 16, 12, 12, {1, 1}),
+            "Conv[int8 depthwise channel-block 8 avx2 pairs]");
+  EXPECT_EQ(depthwiseKernel(opts, 16, 48, 48, {1, 1}, {1, 2}),
+            "Conv[int8 depthwise channel-block 8 avx2]");
+  EXPECT_EQ(depthwiseKernel(opts, 8, 48, 48, {1, 1}, {1, 1}, 2),
+            "Conv[int8 depthwise padded]");
+  opts.int8Dot = lir::Int8Dot::Vnni512;
+  EXPECT_EQ(depthwiseKernel(opts, 8, 48, 48, {1, 1}),
+            "Conv[int8 depthwise padded rows 16 avx512 pairs]");
+  EXPECT_EQ(depthwiseKernel(opts, 16, 48, 48, {2, 2}),
+            "Conv[int8 depthwise padded rows 16 avx512 pairs]");
+  EXPECT_EQ(depthwiseKernel(opts, 32, 24, 24, {1, 1}),
+            "Conv[int8 depthwise channel-block 16 avx512 pairs]");
+  opts.int8Dot = lir::Int8Dot::ArmDsp;
+  EXPECT_EQ(depthwiseKernel(opts, 8, 48, 48, {1, 1}),
+            "Conv[int8 depthwise padded smlad 3x3 1x2]");
+}
+
 /// AArch64 SDOT: Convs put pixels on the lanes, 4 rows x 16 pixels, or
 /// 8 rows x 4 under 16 pixels; the weights are plain rows of taps, and the
 /// columns are raw int8 (half the int16 temp). Depthwise and fully connected
