@@ -113,6 +113,26 @@ def ort_planes(onnx, input_shape, kiln_rows):
             k, kus, 100 * kus / kt, ous, 100 * ous / ot, '%.2f' % (ous / kus) if kus else '-'))
 
 
+def fused_flops(line, outname, shapes, nodes):
+    """FLOPs of an instruction's Convs and MatMuls: the ops of `line` (e.g.
+    Conv+Conv+Conv+Add, an inverted residual block in bands), walked back
+    from its output. A fused Add's operand that the instruction does not read
+    as an input is the result of the op before it."""
+    ops = re.match(r'[^=]*= ([\w+]+)', line).group(1).split('+')
+    reads = set(re.findall(r'%([^@,()]+)@', line.split(' = ', 1)[1]))
+    total, cur = 0, outname
+    for op in reversed(ops):
+        if cur not in nodes:
+            break
+        kind, ins = nodes[cur]
+        if kind in ('Conv', 'MatMul'):
+            total += flops(kind, ins, shapes.get(cur, []), shapes)
+        if not ins:
+            break
+        cur = next((v for v in ins if v not in reads), ins[0])
+    return total
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('model')
@@ -166,16 +186,7 @@ def main():
         sym = next((s for s in samples if s.startswith('kiln.%d.' % i)), 'kiln.%d.?' % i)
         share = samples.get(sym, 0.0) / total if total else 0
         us = share * median_ms * 1e3
-        op, ins = nodes.get(outname, ('copy', []))
-        # A fused instruction's output is its last node's; its FLOPs are the conv's.
-        if op not in ('Conv', 'MatMul') and 'Conv+' in line:
-            conv_in = re.search(r'= Conv[^[(]*(?:\[[^\]]*\])?\(%([^@]+)@[^,]*, %([^@]+)@', line)
-            op, ins = 'Conv', [conv_in.group(1), conv_in.group(2)]
-        f = flops(op, ins, shapes.get(outname, []), shapes) if op in ('Conv', 'MatMul') else 0
-        # Conv+Conv: a 1x1 and the depthwise Conv reading its result, in bands.
-        if ' = Conv+Conv[' in line:
-            op1, ins1 = nodes[ins[0]]
-            f += flops(op1, ins1, shapes.get(ins[0], []), shapes)
+        f = fused_flops(line, outname, shapes, nodes)
         rate = f / (us * 1e3) if us > 0 else 0
         rows.append((i, sym, 'x'.join(map(str, shapes.get(outname, []))), f / 1e6, 100 * share,
                      us, rate, 100 * rate / peak if peak else 0))

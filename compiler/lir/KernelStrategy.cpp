@@ -70,6 +70,10 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
     printSkippedPadding(s, os);
     if (s.bandRows)
       os << " + depthwise rows in bands of " << s.bandRows;
+    if (s.bandProjection.rows) {
+      os << " + 1x1 gemm";
+      printRegisterTile(s.bandProjection, true, os);
+    }
     return;
   case Kind::Grouped:
     os << "grouped gemm";

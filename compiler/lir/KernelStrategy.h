@@ -309,6 +309,10 @@ struct KernelStrategy {
   /// Direct or Pointwise that also runs the DepthwiseRows Conv reading its
   /// result (fuseDepthwiseBands): that Conv's output rows per band (0: none).
   int64_t bandRows = 0;
+  /// With bandRows, where the 1x1 Conv that alone reads the depthwise's
+  /// result runs band by band too (the block's projection): its register
+  /// tile over a band's rows (rows 0: no projection).
+  RegisterTile bandProjection;
   /// Direct and Grouped tiles of one output row skip the kernel rows that
   /// read only its padding (a run-time tap range instead of all taps), where
   /// they are kPaddingTapsShare of the Conv's (output row, kernel row) pairs.
@@ -373,7 +377,7 @@ struct KernelStrategy {
     return kind == o.kind && tile == o.tile && packedWeights == o.packedWeights &&
            tileCols == o.tileCols && dot == o.dot && unroll == o.unroll &&
            columns == o.columns && registerTile == o.registerTile && winograd == o.winograd &&
-           bandRows == o.bandRows &&
+           bandRows == o.bandRows && bandProjection == o.bandProjection &&
            skipsPaddingRows == o.skipsPaddingRows && skipsPaddingColumns == o.skipsPaddingColumns;
   }
   bool operator!=(const KernelStrategy &o) const { return !(*this == o); }

@@ -291,18 +291,23 @@ std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &stra
 /// neighbour computes too). Then each channel's window rows are copied,
 /// padded as the depthwise's own copy would be, into `plane` (one channel
 /// of `inRows` rows). The temp holds the Conv's own padded input copy
-/// (Instr::padded, bandsInputCopyBytes), the band, then the plane.
+/// (Instr::padded, bandsInputCopyBytes), the band, then the plane. Where a
+/// 1x1 projection runs in the bands too, the depthwise writes the band's
+/// output rows, [output channels][outRows][output width], between the band
+/// and the plane (`outBandBytes`), and the projection reads them there.
 struct DepthwiseBands {
   int64_t outRows, inRows, computedRows, channels, width;
   PaddedInput plane;
+  uint64_t outBandBytes = 0;
   uint64_t bandBytes() const {
     return llvm::alignTo(channels * computedRows * width * sizeof(float), kBufferAlignment);
   }
-  uint64_t bytes() const { return bandBytes() + plane.bytes(); }
+  uint64_t bytes() const { return bandBytes() + outBandBytes + plane.bytes(); }
 };
 
-/// The bands of `outRows` output rows of depthwise Conv `dw`.
-DepthwiseBands depthwiseBands(const Node &dw, int64_t outRows);
+/// The bands of `outRows` output rows of depthwise Conv `dw`, with room for
+/// their output rows where `projected`.
+DepthwiseBands depthwiseBands(const Node &dw, int64_t outRows, bool projected = false);
 
 /// Bytes before the band in the temp of fuseDepthwiseBands: the Conv's
 /// padded input copy `input` (nullptr: none), 64-byte aligned.

@@ -54,7 +54,10 @@ void fuseResidualAdds(Function &f);
 /// wide as the block's input, stays in cache and out of the memory plan. Bands hold kDepthwiseBandBytes of the 1x1's result at
 /// most. Nothing fuses where the whole result fits in one band, nor where
 /// so few rows fit that more than a quarter of a band's rows would be
-/// computed twice.
+/// computed twice. The 1x1 projection that alone reads the depthwise's
+/// result (with its residual Add) joins, at its own place, where the bands
+/// hold the depthwise's output rows too within that budget
+/// (KernelStrategy::bandProjection): then neither wide tensor is planned.
 void fuseDepthwiseBands(Function &f);
 
 /// Most bytes of a band of fuseDepthwiseBands: half of a 1 MB L2 cache,

@@ -121,18 +121,26 @@ void emitDepthwiseRows(KernelBuilder &kb, const ConvShape &s, const ConvInputVie
                        const DepthwiseOperands &ops, llvm::Value *image, llvm::Value *c,
                        llvm::Value *oh0, int64_t outRows);
 
+/// Where a Conv writes its output pixels: element `offset` of `y` on, a
+/// plane of `planeStride` elements per output channel (0: the Conv's own
+/// OH x OW; more where its OH rows are a band of a larger plane).
+struct ConvOutputView {
+  llvm::Value *y, *offset;
+  int64_t planeStride = 0;
+};
+
 /// The tiles of Conv `s` (one group, Direct or Pointwise `strategy` without
 /// panels) over the view `in` of its input (`layout` its padded copy, or
-/// nullptr) into `y`, planes of s.OH x s.OW: the register tile's walk over
-/// the output rows.
+/// nullptr) into `out`: the register tile's walk over the output rows.
 void emitConvRowTiles(KernelBuilder &kb, const ConvShape &s, const ConvInputView &in,
                       const lir::PaddedInput *layout, const lir::KernelStrategy &strategy,
-                      llvm::Value *w, llvm::Value *bias, llvm::Value *y,
+                      llvm::Value *w, llvm::Value *bias, const ConvOutputView &out,
                       const ConvEpilogue &epilogue);
 
-/// A Conv and the depthwise Conv fused after it, in bands of the
-/// depthwise's output rows (lir::KernelStrategy::bandRows); emitConv
-/// dispatches to it.
+/// A Conv and the depthwise Conv fused after it, and the 1x1 projection
+/// after that where it is fused too, in bands of the depthwise's output rows
+/// (lir::KernelStrategy::bandRows, bandProjection); emitConv dispatches to
+/// it.
 llvm::Error emitDepthwiseBands(KernelBuilder &kb, const KernelArgs &args);
 
 /// Checks the operands of a Conv for the kernels: f32, 2-D, a temp where the

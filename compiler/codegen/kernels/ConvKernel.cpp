@@ -67,6 +67,9 @@ struct ConvEmitter {
   /// only padding (KernelStrategy::skipsPaddingColumns); its row's tiles
   /// are unrolled, so every tile's first column is a constant.
   bool clipColumns = false;
+  /// Elements from one output channel's plane to the next in y: the Conv's
+  /// OH x OW (0), or a whole image's where it computes a band of its rows.
+  int64_t outPlane = 0;
 
   /// Where a tile of output row `oh` skips rows (clipRows, not a `span`
   /// tile of several rows): the kernel rows [begin, end) that read input
@@ -275,7 +278,7 @@ struct ConvEmitter {
   /// offset `pixel` of the plane.
   llvm::Value *outIndex(llvm::Value *oc, llvm::Value *pixel) {
     llvm::Value *channel = add(mul(g, s.OCg), oc);
-    return add(outImage, add(mul(channel, s.OH * s.OW), pixel));
+    return add(outImage, add(mul(channel, outPlane ? outPlane : s.OH * s.OW), pixel));
   }
 
   /// Input view index of output pixel `pixel0` of row `oh` of the group.
@@ -707,10 +710,11 @@ llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args) {
 
 void emitConvRowTiles(KernelBuilder &kb, const ConvShape &s, const ConvInputView &in,
                       const lir::PaddedInput *layout, const lir::KernelStrategy &strategy,
-                      llvm::Value *w, llvm::Value *bias, llvm::Value *y,
+                      llvm::Value *w, llvm::Value *bias, const ConvOutputView &out,
                       const ConvEpilogue &epilogue) {
-  ConvEmitter e{kb, s, in, w, bias, y, kb.idx(0), kb.idx(0), strategy.packedWeights, false,
+  ConvEmitter e{kb, s, in, w, bias, out.y, out.offset, kb.idx(0), strategy.packedWeights, false,
                 epilogue};
+  e.outPlane = out.planeStride;
   e.rowTiles(strategy.registerTile, lir::convRows(s, layout, strategy));
 }
 

@@ -1,8 +1,8 @@
 //===- DepthwiseBandKernelTest.cpp - 1x1 + depthwise Conv in row bands ----===//
 //
 // An inverted residual block's 1x1 expansion (or a stem Conv) and depthwise
-// Conv, run band by band in one kernel (lir::fuseDepthwiseBands), against
-// the interpreter.
+// Conv, and its 1x1 projection with or without the residual Add, run band by
+// band in one kernel (lir::fuseDepthwiseBands), against the interpreter.
 // The images are large enough for several bands and an edge band: bands
 // hold lir::kDepthwiseBandBytes of the expansion, e.g. 32 rows of 64
 // channels x 64 columns.
@@ -33,6 +33,13 @@ struct BandCase {
   /// expansion by default).
   int64_t firstKernel = 1;
   AttrMap first = {};
+  /// The projection's output channels (0: none), and whether the block's
+  /// input is added to its result (then they are the input's; with relu6,
+  /// the sum is clipped too).
+  int64_t projected = 0;
+  bool residual = false;
+  /// Whether the projection runs in the bands too (else after them).
+  bool projectionInBands = true;
 };
 
 GraphBuilder bandGraph(const BandCase &c) {
@@ -58,6 +65,15 @@ GraphBuilder bandGraph(const BandCase &c) {
     AttrMap attrs = c.depthwise;
     attrs["group"] = Attr::ofInt(c.expanded);
     Value *d = relu6(addNode(g, OpKind::Conv, "depthwise", dwIn, attrs)->getOutput(), "act2");
+    if (c.projected) {
+      llvm::SmallVector<Value *, 3> projectIn = {
+          d, randomConstant(g, "wp", {c.projected, out, 1, 1})};
+      if (c.biases)
+        projectIn.push_back(randomConstant(g, "bp", {c.projected}));
+      d = addNode(g, OpKind::Conv, "project", projectIn, {})->getOutput();
+      if (c.residual)
+        d = relu6(addNode(g, OpKind::Add, "residual", {d, x}, {})->getOutput(), "act3");
+    }
     g.addOutput("y", d);
   };
 }
@@ -69,7 +85,9 @@ TEST_P(DepthwiseBands, MatchesTheInterpreter) {
 }
 
 /// The fusion happens: the expansion leaves the memory plan, for one band
-/// (kDepthwiseBandBytes at most) and one padded plane in the temp.
+/// (kDepthwiseBandBytes at most, with the projection's input band) and one
+/// padded plane in the temp; so does the depthwise's result where the
+/// projection is fused.
 TEST_P(DepthwiseBands, KeepsTheExpansionOutOfScratch) {
   auto scratch = [](bool bands) -> uint64_t {
     auto g = buildGraph(bandGraph(GetParam()));
@@ -95,6 +113,14 @@ TEST_P(DepthwiseBands, KeepsTheExpansionOutOfScratch) {
   EXPECT_GE(unfused, expansion);
   EXPECT_LT(fused, unfused);
   EXPECT_LE(fused + expansion, unfused + lir::kDepthwiseBandBytes + 16 * 1024);
+  if (c.projected && c.projectionInBands) {
+    // Neither is the depthwise's: the scratch is the temp alone, a band of
+    // each and a plane, after a stem's padded input copy (one pixel of
+    // padding each side).
+    uint64_t copy =
+        c.firstKernel > 1 ? c.x[1] * (c.x[2] + 2) * (c.x[3] + 2) * sizeof(float) : 0;
+    EXPECT_LE(fused, lir::kDepthwiseBandBytes + copy + 16 * 1024);
+  }
 }
 
 const AttrMap kPad1 = {{"pads", Attr::ofInts({1, 1, 1, 1})}};
@@ -125,7 +151,27 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"strides", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         // A 1x1 of stride 2, read in place.
         BandCase{"K1x1Stride2", {1, 8, 140, 128}, 64, 1, 3, kPad1, false, false, 1,
-                 {{"strides", Attr::ofInts({2, 2})}}}),
+                 {{"strides", Attr::ofInts({2, 2})}}},
+        // With the projection: bands of 15 rows (17 input rows) hold the
+        // expansion's and the depthwise's rows, then 10; the residual Add
+        // and the Clip after it in the projection's epilogue.
+        BandCase{"ProjectedResidual", {1, 16, 70, 64}, 64, 1, 3, kPad1, true, true, 1, {}, 16,
+                 true},
+        // Bands of 12 output rows (25 input rows), then 11.
+        BandCase{"ProjectedStride2", {1, 16, 70, 64}, 64, 1, 3,
+                 {{"strides", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({1, 1, 1, 1})}},
+                 false, true, 1, {}, 24},
+        // Bands of 54 rows (62 input rows), then 26.
+        BandCase{"ProjectedMultiplier2Batch2", {2, 8, 80, 48}, 16, 2, 5,
+                 {{"dilations", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({4, 4, 4, 4})}},
+                 true, false, 1, {}, 8, true},
+        BandCase{"ProjectedStem", {1, 3, 140, 128}, 64, 1, 3, kPad1, true, true, 3,
+                 {{"strides", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({1, 1, 1, 1})}}, 16},
+        // Bands that also hold the projection's input would be 5 rows (7
+        // computed): the expansion and the depthwise fuse alone, in bands
+        // of 10.
+        BandCase{"ProjectionTooWide", {1, 16, 40, 112}, 96, 1, 3, kPad1, true, false, 1, {},
+                 16, true, false}),
     [](const auto &info) { return std::string(info.param.name); });
 
 } // namespace
