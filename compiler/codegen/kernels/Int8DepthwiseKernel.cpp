@@ -31,6 +31,22 @@
 namespace kiln {
 namespace codegen {
 
+/// An int8 depthwise Conv's sizes, strides, dilations and leading pads, as
+/// its kernels below walk them: input N x C x H x W, O output channels of
+/// OH x OW, windows of KH x KW.
+struct DepthwiseDims {
+  int64_t N, C, H, W, O, KH, KW, OH, OW, sh, sw, dh, dw, ph, pw;
+
+  static DepthwiseDims of(llvm::ArrayRef<int64_t> x, llvm::ArrayRef<int64_t> w,
+                          llvm::ArrayRef<int64_t> y, const ConvGeometry &geom) {
+    // clang-format off
+    return {x[0], x[1], x[2], x[3], w[0], w[2], w[3], y[2], y[3],
+            geom.strides[0], geom.strides[1], geom.dilations[0], geom.dilations[1],
+            geom.padsBegin[0], geom.padsBegin[1]};
+    // clang-format on
+  }
+};
+
 /// Windows of more taps than 7x7 read their weights in a loop instead of
 /// holding them in registers (and in code: one multiply-add per tap).
 constexpr int64_t kUnrolledTaps = 49;
@@ -121,23 +137,18 @@ private:
 /// w[kw + 1]) interleaved per channel, an odd row's last by (w, 0): 6
 /// multiplies a 3x3 window instead of 9 VPMULLDs of sign-extended int16s.
 static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, IntegerIR &ir,
-                              const ConvGeometry &geom, lir::Int8PaddedPlane plane,
+                              const DepthwiseDims &s, lir::Int8PaddedPlane plane,
                               llvm::Value *biasTable, Requantizer &requant,
                               tfl::ActivationRange range) {
   const Node &n = args.node;
   auto &b = kb.b;
   ConvView conv(n);
-  const TensorType &xt = conv.input()->getType(), &wt = conv.weights()->getType(),
-                   &yt = n.getOutput()->getType();
-  const int64_t N = xt.shape[0], C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
-  const int64_t KH = wt.shape[2], KW = wt.shape[3], OH = yt.shape[2], OW = yt.shape[3];
+  const TensorType &xt = conv.input()->getType();
   const int64_t L = args.strategy.tile, PC = plane.cols;
   const bool tapPairs = args.strategy.tileCols == 2;
   // KP: a window row's pairs of taps; PL: int16s per pixel of what the
   // windows read (the plane, or its pixel pairs).
-  const int64_t KP = (KW + 1) / 2, PL = tapPairs ? 2 * L : L;
-  const int64_t sh = geom.strides[0], sw = geom.strides[1];
-  const int64_t dh = geom.dilations[0], dw = geom.dilations[1];
+  const int64_t KP = (s.KW + 1) / 2, PL = tapPairs ? 2 * L : L;
   llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty(), *i32 = b.getInt32Ty();
   auto *lanesI8 = llvm::FixedVectorType::get(i8, L);
   auto *lanesI16 = llvm::FixedVectorType::get(i16, L);
@@ -145,16 +156,16 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
   // The weights [tap][channel]; with tap pairs, [row][pair][channel][2]
   // int16: (w[2p], w[2p + 1] or 0).
   const int8_t *w = conv.weights()->getConstant().data<int8_t>();
-  Tensor taps(tapPairs ? TensorType(DType::I16, {KH * KP * C * 2})
-                       : TensorType(DType::I8, {KH * KW * C}));
-  for (int64_t c = 0; c < C; ++c)
-    for (int64_t kh = 0; kh < KH; ++kh)
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        const int8_t v = w[(c * KH + kh) * KW + kw];
+  Tensor taps(tapPairs ? TensorType(DType::I16, {s.KH * KP * s.C * 2})
+                       : TensorType(DType::I8, {s.KH * s.KW * s.C}));
+  for (int64_t c = 0; c < s.C; ++c)
+    for (int64_t kh = 0; kh < s.KH; ++kh)
+      for (int64_t kw = 0; kw < s.KW; ++kw) {
+        const int8_t v = w[(c * s.KH + kh) * s.KW + kw];
         if (tapPairs)
-          taps.data<int16_t>()[((kh * KP + kw / 2) * C + c) * 2 + kw % 2] = v;
+          taps.data<int16_t>()[((kh * KP + kw / 2) * s.C + c) * 2 + kw % 2] = v;
         else
-          taps.data<int8_t>()[(kh * KW + kw) * C + c] = v;
+          taps.data<int8_t>()[(kh * s.KW + kw) * s.C + c] = v;
       }
   llvm::Value *weights = ir.table(taps, tapPairs ? "int8.dw.tap_pairs" : "int8.dw.taps");
   llvm::Value *x = args.inputs[0], *y = args.outputs[0], *planes = args.temp;
@@ -166,21 +177,20 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
   kb.loop(plane.rows * PC * L, [&](llvm::Value *i) { kb.store(b.getInt16(0), planes, i); });
   // Runs of L pixels go through L x L transposes in registers (TiledPlane),
   // not a lane at a time.
-  TiledPlane in(kb, ir, H, W, L, [&](int64_t h, int64_t w) {
-    return ((h + geom.padsBegin[0]) * PC + w + geom.padsBegin[1]) * L;
-  });
-  TiledPlane out(kb, ir, OH, OW, L,
-                 [&](int64_t h, int64_t w) { return (h * sh * PC + w * sw) * PL; });
+  TiledPlane in(kb, ir, s.H, s.W, L,
+                [&](int64_t h, int64_t w) { return ((h + s.ph) * PC + w + s.pw) * L; });
+  TiledPlane out(kb, ir, s.OH, s.OW, L,
+                 [&](int64_t h, int64_t w) { return (h * s.sh * PC + w * s.sw) * PL; });
   llvm::Value *offset = b.CreateVectorSplat(L, b.getInt16(uint16_t(inOffset)));
-  kb.nest({N, int64_t(llvm::divideCeil(C, L))}, [&](llvm::ArrayRef<llvm::Value *> nb) {
+  kb.nest({s.N, int64_t(llvm::divideCeil(s.C, L))}, [&](llvm::ArrayRef<llvm::Value *> nb) {
     llvm::Value *c0 = b.CreateMul(nb[1], kb.idx(L));
-    c0 = b.CreateSelect(b.CreateICmpULT(c0, kb.idx(C - L)), c0, kb.idx(C - L));
+    c0 = b.CreateSelect(b.CreateICmpULT(c0, kb.idx(s.C - L)), c0, kb.idx(s.C - L));
     // Channel c's plane of the input and of the output.
     auto inPlane = [&](int64_t c) {
-      return kb.linear({nb[0], b.CreateAdd(c0, kb.idx(c))}, {C * H * W, H * W});
+      return kb.linear({nb[0], b.CreateAdd(c0, kb.idx(c))}, {s.C * s.H * s.W, s.H * s.W});
     };
     auto outPlane = [&](int64_t c) {
-      return kb.linear({nb[0], b.CreateAdd(c0, kb.idx(c))}, {C * OH * OW, OH * OW});
+      return kb.linear({nb[0], b.CreateAdd(c0, kb.idx(c))}, {s.C * s.OH * s.OW, s.OH * s.OW});
     };
     if (in.tiled()) {
       in.forEachTile([&](llvm::Value *p0, llvm::ArrayRef<llvm::Value *> at) {
@@ -196,12 +206,14 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
           b.CreateAlignedStore(pixels[p], kb.gep(i16, planes, at[p]), llvm::Align(2));
       });
     } else {
-      kb.nest({L, H, W}, [&](llvm::ArrayRef<llvm::Value *> lhw) {
-        llvm::Value *v = ir.widen(kb.load(
-            i8, x, kb.linear({nb[0], b.CreateAdd(c0, lhw[0]), lhw[1], lhw[2]}, {C * H * W, H * W, W, 1})));
-        kb.store(b.CreateTrunc(b.CreateAdd(v, ir.i32(inOffset)), i16), planes,
-                 kb.linear({lhw[1], lhw[2], lhw[0]}, {PC * L, L, 1},
-                           kb.idx((geom.padsBegin[0] * PC + geom.padsBegin[1]) * L)));
+      kb.nest({L, s.H, s.W}, [&](llvm::ArrayRef<llvm::Value *> lhw) {
+        llvm::Value *v =
+            ir.widen(kb.load(i8, x,
+                             kb.linear({nb[0], b.CreateAdd(c0, lhw[0]), lhw[1], lhw[2]},
+                                       {s.C * s.H * s.W, s.H * s.W, s.W, 1})));
+        kb.store(
+            b.CreateTrunc(b.CreateAdd(v, ir.i32(inOffset)), i16), planes,
+            kb.linear({lhw[1], lhw[2], lhw[0]}, {PC * L, L, 1}, kb.idx((s.ph * PC + s.pw) * L)));
       });
     }
     auto lanes = [&](llvm::Type *ty, llvm::Value *table, llvm::Value *at) {
@@ -233,37 +245,38 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
       // Taps (kh, 2p) and (kh, 2p + 1).
       auto tapPair = [&](llvm::Value *kh, llvm::Value *p, llvm::Value *acc) {
         llvm::Value *xv = lanes(pairLanesI16, windows,
-                                b.CreateAdd(corner, kb.linear({kh, p}, {dh * PC * PL, 2 * PL})));
-        llvm::Value *wv = lanes(pairLanesI16, weights,
-                                b.CreateAdd(kb.linear({kh, p}, {KP * C * 2, C * 2}),
-                                            b.CreateShl(c0, kb.idx(1))));
+                                b.CreateAdd(corner, kb.linear({kh, p}, {s.dh * PC * PL, 2 * PL})));
+        llvm::Value *wv = lanes(
+            pairLanesI16, weights,
+            b.CreateAdd(kb.linear({kh, p}, {KP * s.C * 2, s.C * 2}), b.CreateShl(c0, kb.idx(1))));
         return b.CreateAdd(acc, b.CreateIntrinsic(L == lir::kVnni512PixelLanes
                                                       ? llvm::Intrinsic::x86_avx512_pmaddw_d_512
                                                       : llvm::Intrinsic::x86_avx2_pmadd_wd,
                                                   {}, {xv, wv}));
       };
       auto tap = [&](llvm::Value *kh, llvm::Value *kw, llvm::Value *acc) {
-        llvm::Value *xv = lanes(lanesI16, planes,
-                                b.CreateAdd(corner, kb.linear({kh, kw}, {dh * PC * L, dw * L})));
-        llvm::Value *wv = lanes(lanesI8, weights,
-                                b.CreateAdd(kb.linear({kh, kw}, {KW * C, C}), c0));
+        llvm::Value *xv = lanes(
+            lanesI16, planes, b.CreateAdd(corner, kb.linear({kh, kw}, {s.dh * PC * L, s.dw * L})));
+        llvm::Value *wv =
+            lanes(lanesI8, weights, b.CreateAdd(kb.linear({kh, kw}, {s.KW * s.C, s.C}), c0));
         return b.CreateAdd(acc, b.CreateMul(b.CreateSExt(xv, lanesI32), b.CreateSExt(wv, lanesI32)));
       };
       // Window row kh's step k: taps 2k and 2k + 1 with tap pairs, else tap k.
-      const int64_t rowSteps = tapPairs ? KP : KW;
+      const int64_t rowSteps = tapPairs ? KP : s.KW;
       auto step = [&](llvm::Value *kh, llvm::Value *k, llvm::Value *acc) {
         return tapPairs ? tapPair(kh, k, acc) : tap(kh, k, acc);
       };
       llvm::Value *acc = bias;
-      if (KH * KW <= kUnrolledTaps) {
-        for (int64_t kh = 0; kh < KH; ++kh)
+      if (s.KH * s.KW <= kUnrolledTaps) {
+        for (int64_t kh = 0; kh < s.KH; ++kh)
           for (int64_t k = 0; k < rowSteps; ++k)
             acc = step(kb.idx(kh), kb.idx(k), acc);
       } else {
-        acc = kb.loopCarried(KH * rowSteps, {acc}, [&](llvm::Value *t, llvm::ArrayRef<llvm::Value *> a) {
-          return llvm::SmallVector<llvm::Value *, 32>{
-              step(b.CreateUDiv(t, kb.idx(rowSteps)), b.CreateURem(t, kb.idx(rowSteps)), a[0])};
-        })[0];
+        acc = kb.loopCarried(
+            s.KH * rowSteps, {acc}, [&](llvm::Value *t, llvm::ArrayRef<llvm::Value *> a) {
+              return llvm::SmallVector<llvm::Value *, 32>{
+                  step(b.CreateUDiv(t, kb.idx(rowSteps)), b.CreateURem(t, kb.idx(rowSteps)), a[0])};
+            })[0];
       }
       return ir.clampToI8(requant.applyLanes(acc, c0), range.min, range.max);
     };
@@ -279,12 +292,12 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
       });
       return;
     }
-    kb.nest({OH, OW}, [&](llvm::ArrayRef<llvm::Value *> hw) {
-      llvm::Value *q = pixel(kb.linear({hw[0], hw[1]}, {sh * PC * PL, sw * PL}));
+    kb.nest({s.OH, s.OW}, [&](llvm::ArrayRef<llvm::Value *> hw) {
+      llvm::Value *q = pixel(kb.linear({hw[0], hw[1]}, {s.sh * PC * PL, s.sw * PL}));
       for (int64_t l = 0; l < L; ++l)
         kb.store(b.CreateExtractElement(q, uint64_t(l)), y,
                  kb.linear({nb[0], b.CreateAdd(c0, kb.idx(l)), hw[0], hw[1]},
-                           {C * OH * OW, OH * OW, OW, 1}));
+                           {s.C * s.OH * s.OW, s.OH * s.OW, s.OW, 1}));
     });
   });
 }
@@ -301,20 +314,15 @@ static void emitChannelBlocks(KernelBuilder &kb, const KernelArgs &args, Integer
 /// interleaves them. No transposes: VWW's rows of 48 and 24 outputs, whose
 /// channel blocks went through L x L transposes in and out per pixel.
 static void emitRowLanes(KernelBuilder &kb, const KernelArgs &args, IntegerIR &ir,
-                         const ConvGeometry &geom, lir::Int8PaddedPlane plane,
-                         llvm::Value *biasTable, Requantizer &requant,
-                         tfl::ActivationRange range) {
+                         const DepthwiseDims &s, lir::Int8PaddedPlane plane, llvm::Value *biasTable,
+                         Requantizer &requant, tfl::ActivationRange range) {
   const Node &n = args.node;
   auto &b = kb.b;
   ConvView conv(n);
-  const TensorType &xt = conv.input()->getType(), &wt = conv.weights()->getType(),
-                   &yt = n.getOutput()->getType();
-  const int64_t N = xt.shape[0], C = xt.shape[1], H = xt.shape[2], W = xt.shape[3];
-  const int64_t KH = wt.shape[2], KW = wt.shape[3], OH = yt.shape[2], OW = yt.shape[3];
-  const int64_t L = args.strategy.tileCols, PW = plane.cols, KP = (KW + 1) / 2;
-  const int64_t sh = geom.strides[0], sw = geom.strides[1], dh = geom.dilations[0];
+  const TensorType &xt = conv.input()->getType();
+  const int64_t L = args.strategy.tileCols, PW = plane.cols, KP = (s.KW + 1) / 2;
   // Outputs of a row per step.
-  const int64_t step = sw == 1 ? 2 * L : L;
+  const int64_t step = s.sw == 1 ? 2 * L : L;
   llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty(), *i32 = b.getInt32Ty();
   auto *lanesI8 = llvm::FixedVectorType::get(i8, L);
   auto *lanesI16 = llvm::FixedVectorType::get(i16, L);
@@ -326,16 +334,16 @@ static void emitRowLanes(KernelBuilder &kb, const KernelArgs &args, IntegerIR &i
   // The weight pairs [channel][kh][k] as words (w[2k], w[2k + 1] or 0).
   const int8_t *w = conv.weights()->getConstant().data<int8_t>();
   std::vector<int32_t> pairs;
-  for (int64_t c = 0; c < C; ++c)
-    for (int64_t kh = 0; kh < KH; ++kh)
+  for (int64_t c = 0; c < s.C; ++c)
+    for (int64_t kh = 0; kh < s.KH; ++kh)
       for (int64_t k = 0; k < KP; ++k) {
-        const int8_t lo = w[(c * KH + kh) * KW + 2 * k];
-        const int8_t hi = 2 * k + 1 < KW ? w[(c * KH + kh) * KW + 2 * k + 1] : 0;
+        const int8_t lo = w[(c * s.KH + kh) * s.KW + 2 * k];
+        const int8_t hi = 2 * k + 1 < s.KW ? w[(c * s.KH + kh) * s.KW + 2 * k + 1] : 0;
         pairs.push_back(int32_t(uint32_t(uint16_t(lo)) | uint32_t(uint16_t(hi)) << 16));
       }
   llvm::Value *weightPairs = ir.table(pairs, "int8.dw.row_pairs");
   llvm::Value *x = args.inputs[0], *y = args.outputs[0], *planeBuf = args.temp;
-  const int64_t planeElems = int64_t(plane.rowLanesBytes(L, KW) / sizeof(int16_t));
+  const int64_t planeElems = int64_t(plane.rowLanesBytes(L, s.KW) / sizeof(int16_t));
   llvm::Value *offset = b.CreateVectorSplat(L, b.getInt16(uint16_t(-xt.quant.zeroPoints[0])));
 
   // `count` (< L: masked) lanes of type `ty` at element `at` of `base`.
@@ -370,32 +378,30 @@ static void emitRowLanes(KernelBuilder &kb, const KernelArgs &args, IntegerIR &i
   };
 
   kb.loop(planeElems, [&](llvm::Value *i) { kb.store(b.getInt16(0), planeBuf, i); });
-  kb.nest({N, C}, [&](llvm::ArrayRef<llvm::Value *> nc) {
-    llvm::Value *channel = kb.linear(nc, {C, 1});
-    kb.loop(H, [&](llvm::Value *h) {
-      forRuns(W, L, [&](llvm::Value *w0, int64_t count) {
-        llvm::Value *in = loadLanes(lanesI8, x, kb.linear({channel, h, w0}, {H * W, W, 1}), count);
+  kb.nest({s.N, s.C}, [&](llvm::ArrayRef<llvm::Value *> nc) {
+    llvm::Value *channel = kb.linear(nc, {s.C, 1});
+    kb.loop(s.H, [&](llvm::Value *h) {
+      forRuns(s.W, L, [&](llvm::Value *w0, int64_t count) {
+        llvm::Value *in =
+            loadLanes(lanesI8, x, kb.linear({channel, h, w0}, {s.H * s.W, s.W, 1}), count);
         llvm::Value *v = b.CreateAdd(b.CreateSExt(in, lanesI16), offset);
-        storeLanes(v, planeBuf,
-                   kb.linear({h, w0}, {PW, 1},
-                             kb.idx(geom.padsBegin[0] * PW + geom.padsBegin[1])),
-                   count);
+        storeLanes(v, planeBuf, kb.linear({h, w0}, {PW, 1}, kb.idx(s.ph * PW + s.pw)), count);
       });
     });
     llvm::Value *bias = b.CreateVectorSplat(L, kb.load(i32, biasTable, nc[1]));
     llvm::SmallVector<llvm::Value *, 32> weights;
-    for (int64_t t = 0; t < KH * KP; ++t)
+    for (int64_t t = 0; t < s.KH * KP; ++t)
       weights.push_back(b.CreateBitCast(
           b.CreateVectorSplat(
-              L, kb.load(i32, weightPairs, kb.linear({nc[1]}, {KH * KP}, kb.idx(t)))),
+              L, kb.load(i32, weightPairs, kb.linear({nc[1]}, {s.KH * KP}, kb.idx(t)))),
           pairsI16));
     // The L outputs whose windows start at int16 element `corner` and
     // every other element after it, requantized.
     auto outputs = [&](llvm::Value *corner) {
       llvm::Value *acc = bias;
-      for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kh = 0; kh < s.KH; ++kh)
         for (int64_t k = 0; k < KP; ++k) {
-          llvm::Value *at = b.CreateAdd(corner, kb.idx(kh * dh * PW + 2 * k));
+          llvm::Value *at = b.CreateAdd(corner, kb.idx(kh * s.dh * PW + 2 * k));
           llvm::Value *words =
               b.CreateAlignedLoad(lanesI32, kb.gep(i16, planeBuf, at), llvm::Align(2));
           acc = b.CreateAdd(acc, b.CreateIntrinsic(pmaddwd, {},
@@ -407,14 +413,14 @@ static void emitRowLanes(KernelBuilder &kb, const KernelArgs &args, IntegerIR &i
     llvm::SmallVector<int, 32> interleave;
     for (int64_t l = 0; l < L; ++l)
       interleave.append({int(l), int(L + l)});
-    kb.loop(OH, [&](llvm::Value *oh) {
-      forRuns(OW, step, [&](llvm::Value *ow0, int64_t count) {
-        llvm::Value *corner = kb.linear({oh, ow0}, {sh * PW, sw});
-        llvm::Value *q = sw == 1 ? b.CreateShuffleVector(
-                                       outputs(corner),
-                                       outputs(b.CreateAdd(corner, kb.idx(1))), interleave)
-                                 : outputs(corner);
-        storeLanes(q, y, kb.linear({channel, oh, ow0}, {OH * OW, OW, 1}), count);
+    kb.loop(s.OH, [&](llvm::Value *oh) {
+      forRuns(s.OW, step, [&](llvm::Value *ow0, int64_t count) {
+        llvm::Value *corner = kb.linear({oh, ow0}, {s.sh * PW, s.sw});
+        llvm::Value *q =
+            s.sw == 1 ? b.CreateShuffleVector(outputs(corner),
+                                              outputs(b.CreateAdd(corner, kb.idx(1))), interleave)
+                      : outputs(corner);
+        storeLanes(q, y, kb.linear({channel, oh, ow0}, {s.OH * s.OW, s.OW, 1}), count);
       });
     });
   });
@@ -439,25 +445,20 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
     return plane.takeError();
   if (!args.temp)
     return nodeError(n, "the int8 depthwise kernel needs its plane buffer");
-  const int64_t N = xt.shape[0], C = xt.shape[1];
-  const int64_t O = wt.shape[0], KH = wt.shape[2], KW = wt.shape[3];
-  const int64_t OH = yt.shape[2], OW = yt.shape[3], multiplier = O / C;
-  const int64_t PW = plane->cols;
-  const int64_t sh = geom->strides[0], sw = geom->strides[1];
-  const int64_t dh = geom->dilations[0], dw = geom->dilations[1];
-  const int64_t ph = geom->padsBegin[0], pw = geom->padsBegin[1];
-  Int8Channels channels = int8Channels(n, O, false, *range);
+  const DepthwiseDims s = DepthwiseDims::of(xt.shape, wt.shape, yt.shape, *geom);
+  const int64_t multiplier = s.O / s.C, PW = plane->cols;
+  Int8Channels channels = int8Channels(n, s.O, false, *range);
   llvm::Value *biasTable = ir.table(channels.bias, "int8.bias");
   Requantizer requant(ir, channels.multipliers, channels.sumBounds, yt.quant.zeroPoints[0]);
   if (args.strategy.tile) {
-    emitChannelBlocks(kb, args, ir, *geom, *plane, biasTable, requant, *range);
+    emitChannelBlocks(kb, args, ir, s, *plane, biasTable, requant, *range);
     return llvm::Error::success();
   }
   if (args.strategy.int8DepthwiseRowLanes()) {
-    if (multiplier != 1 || geom->dilations[1] != 1 || geom->strides[1] > 2)
+    if (multiplier != 1 || s.dw != 1 || s.sw > 2)
       return nodeError(n, "int8 depthwise rows on the lanes need one output per channel, "
                           "unit column dilation and column stride 1 or 2");
-    emitRowLanes(kb, args, ir, *geom, *plane, biasTable, requant, *range);
+    emitRowLanes(kb, args, ir, s, *plane, biasTable, requant, *range);
     return llvm::Error::success();
   }
   llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty(), *i32 = b.getInt32Ty();
@@ -467,15 +468,15 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
 
   // The border stays 0 for every channel: only the interior is rewritten.
   kb.loop(plane->rows * PW, [&](llvm::Value *i) { kb.store(b.getInt16(0), planeBuf, i); });
-  kb.nest({N, C}, [&](llvm::ArrayRef<llvm::Value *> nc) {
-    emitInt8PlaneInterior(ir, x, xt.shape, nc[0], nc[1], inOffset, planeBuf, PW, ph, pw,
+  kb.nest({s.N, s.C}, [&](llvm::ArrayRef<llvm::Value *> nc) {
+    emitInt8PlaneInterior(ir, x, xt.shape, nc[0], nc[1], inOffset, planeBuf, PW, s.ph, s.pw,
                           args.strategy.dot == lir::Int8Dot::ArmDsp);
     forEachIndex(kb, multiplier, [&](llvm::Value *m) {
       llvm::Value *o = b.CreateAdd(b.CreateMul(nc[1], kb.idx(multiplier)), m);
       llvm::Value *bias = kb.load(i32, biasTable, o);
-      const bool unrolled = KH * KW <= kUnrolledTaps;
+      const bool unrolled = s.KH * s.KW <= kUnrolledTaps;
       const bool armDsp = unrolled && args.strategy.dot == lir::Int8Dot::ArmDsp;
-      const bool pairs = armDsp && dw == 1 && !args.strategy.tileCols;
+      const bool pairs = armDsp && s.dw == 1 && !args.strategy.tileCols;
       // The Arm DSP's packed weights and the bias doubled: the sums are then
       // twice the sums, which the requantizer takes without a shift.
       const bool doubled = armDsp && (pairs || args.strategy.tileCols == 2) &&
@@ -484,9 +485,9 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
         bias = b.CreateShl(bias, ir.i32(1));
       llvm::SmallVector<llvm::Value *, kUnrolledTaps> weights;
       if (unrolled)
-        for (int64_t t = 0; t < KH * KW; ++t) {
+        for (int64_t t = 0; t < s.KH * s.KW; ++t) {
           llvm::Value *wt =
-              ir.widen(kb.load(i8, w, b.CreateAdd(b.CreateMul(o, kb.idx(KH * KW)), kb.idx(t))));
+              ir.widen(kb.load(i8, w, b.CreateAdd(b.CreateMul(o, kb.idx(s.KH * s.KW)), kb.idx(t))));
           weights.push_back(doubled ? b.CreateShl(wt, ir.i32(1)) : wt);
         }
       // (lo, hi) as the low and high int16 of a word.
@@ -496,10 +497,10 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
       // (w[kw], w[kw + 1]) per row.
       llvm::SmallVector<llvm::Value *, kUnrolledTaps> weightPairs;
       if (pairs)
-        for (int64_t kh = 0; kh < KH; ++kh)
-          for (int64_t kw = 0; kw < KW; kw += 2)
-            weightPairs.push_back(
-                pairOf(weights[kh * KW + kw], kw + 1 < KW ? weights[kh * KW + kw + 1] : ir.i32(0)));
+        for (int64_t kh = 0; kh < s.KH; ++kh)
+          for (int64_t kw = 0; kw < s.KW; kw += 2)
+            weightPairs.push_back(pairOf(weights[kh * s.KW + kw],
+                                         kw + 1 < s.KW ? weights[kh * s.KW + kw + 1] : ir.i32(0)));
       auto word = [&](llvm::Value *at) {
         return b.CreateAlignedLoad(i32, kb.gep(i16, planeBuf, at), llvm::Align(2));
       };
@@ -508,7 +509,7 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
       };
       auto store = [&](llvm::Value *acc, llvm::Value *oh, llvm::Value *ow) {
         kb.store(ir.clampToI8(requant.apply(acc, o, doubled), range->min, range->max), y,
-                 kb.linear({nc[0], o, oh, ow}, {O * OH * OW, OH * OW, OW, 1}));
+                 kb.linear({nc[0], o, oh, ow}, {s.O * s.OH * s.OW, s.OH * s.OW, s.OW, 1}));
       };
       if (args.strategy.tileCols == 2) {
         // A 3x3 window row (x0, x1, x2) times (w0, w1, w2) is SMLAD of
@@ -526,16 +527,16 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
           acc = dsp(arm_smlad, word(at), front[kh], acc);
           return dsp(arm_smlabt, word(b.CreateAdd(at, kb.idx(2))), back[kh], acc);
         };
-        if (OW / 2)
-          kb.loop(OH, [&](llvm::Value *oh) {
-            kb.loop(OW / 2, [&](llvm::Value *pair) {
+        if (s.OW / 2)
+          kb.loop(s.OH, [&](llvm::Value *oh) {
+            kb.loop(s.OW / 2, [&](llvm::Value *pair) {
               llvm::Value *ow = b.CreateMul(pair, kb.idx(2));
-              llvm::Value *corner = kb.linear({oh, ow}, {sh * PW, sw});
+              llvm::Value *corner = kb.linear({oh, ow}, {s.sh * PW, s.sw});
               llvm::Value *acc0 = bias, *acc1 = bias;
               for (int64_t kh = 0; kh < 3; ++kh) {
                 acc0 = window(corner, kh, acc0);
                 llvm::Value *at = b.CreateAdd(corner, kb.idx(kh * PW));
-                if (sw == 1) {
+                if (s.sw == 1) {
                   acc1 = dsp(arm_smlatb, word(at), front[kh], acc1);
                   acc1 = dsp(arm_smlad, word(b.CreateAdd(at, kb.idx(2))), back[kh], acc1);
                 } else {
@@ -549,51 +550,54 @@ llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args) {
             // step) spilled the weight pairs and the requantizer's constants
             // on both cores, more on the M7. A short one it unrolls whole,
             // which saves more than the spills cost.
-            if (OW / 2 >= kRolledPairs)
+            if (s.OW / 2 >= kRolledPairs)
               kb.unrollLoop(1);
           });
-        if (OW / 2 >= kRolledPairs)
+        if (s.OW / 2 >= kRolledPairs)
           kb.unrollLoop(1);
-        if (OW % 2)
-          kb.loop(OH, [&](llvm::Value *oh) {
-            llvm::Value *corner = kb.linear({oh, kb.idx(OW - 1)}, {sh * PW, sw});
+        if (s.OW % 2)
+          kb.loop(s.OH, [&](llvm::Value *oh) {
+            llvm::Value *corner = kb.linear({oh, kb.idx(s.OW - 1)}, {s.sh * PW, s.sw});
             llvm::Value *acc = bias;
             for (int64_t kh = 0; kh < 3; ++kh)
               acc = window(corner, kh, acc);
-            store(acc, oh, kb.idx(OW - 1));
+            store(acc, oh, kb.idx(s.OW - 1));
           });
         return;
       }
       auto pixel = [&](llvm::ArrayRef<llvm::Value *> hw) {
-        llvm::Value *corner = kb.linear({hw[0], hw[1]}, {sh * PW, sw});
+        llvm::Value *corner = kb.linear({hw[0], hw[1]}, {s.sh * PW, s.sw});
         auto tap = [&](llvm::Value *kh, llvm::Value *kw) {
           return b.CreateSExt(
-              kb.load(i16, planeBuf, b.CreateAdd(corner, kb.linear({kh, kw}, {dh * PW, dw}))),
+              kb.load(i16, planeBuf, b.CreateAdd(corner, kb.linear({kh, kw}, {s.dh * PW, s.dw}))),
               i32);
         };
         llvm::Value *acc = bias;
         if (pairs) {
-          for (int64_t kh = 0; kh < KH; ++kh)
-            for (int64_t kw = 0; kw < KW; kw += 2) {
+          for (int64_t kh = 0; kh < s.KH; ++kh)
+            for (int64_t kw = 0; kw < s.KW; kw += 2) {
               // Taps kw and kw + 1: one (unaligned) 32-bit load.
-              llvm::Value *at = b.CreateAdd(corner, kb.idx(kh * dh * PW + kw));
-              acc = dsp(llvm::Intrinsic::arm_smlad, weightPairs[kh * ((KW + 1) / 2) + kw / 2],
+              llvm::Value *at = b.CreateAdd(corner, kb.idx(kh * s.dh * PW + kw));
+              acc = dsp(llvm::Intrinsic::arm_smlad, weightPairs[kh * ((s.KW + 1) / 2) + kw / 2],
                         word(at), acc);
             }
         } else if (unrolled) {
-          for (int64_t kh = 0; kh < KH; ++kh)
-            for (int64_t kw = 0; kw < KW; ++kw)
-              acc = b.CreateAdd(acc, b.CreateMul(weights[kh * KW + kw], tap(kb.idx(kh), kb.idx(kw))));
+          for (int64_t kh = 0; kh < s.KH; ++kh)
+            for (int64_t kw = 0; kw < s.KW; ++kw)
+              acc = b.CreateAdd(acc,
+                                b.CreateMul(weights[kh * s.KW + kw], tap(kb.idx(kh), kb.idx(kw))));
         } else {
-          acc = kb.loopCarried(KH * KW, {acc}, [&](llvm::Value *t, llvm::ArrayRef<llvm::Value *> a) {
-            llvm::Value *wv = ir.widen(kb.load(i8, w, b.CreateAdd(b.CreateMul(o, kb.idx(KH * KW)), t)));
-            llvm::Value *x = tap(b.CreateUDiv(t, kb.idx(KW)), b.CreateURem(t, kb.idx(KW)));
-            return llvm::SmallVector<llvm::Value *, 32>{b.CreateAdd(a[0], b.CreateMul(wv, x))};
-          })[0];
+          acc = kb.loopCarried(
+              s.KH * s.KW, {acc}, [&](llvm::Value *t, llvm::ArrayRef<llvm::Value *> a) {
+                llvm::Value *wv =
+                    ir.widen(kb.load(i8, w, b.CreateAdd(b.CreateMul(o, kb.idx(s.KH * s.KW)), t)));
+                llvm::Value *x = tap(b.CreateUDiv(t, kb.idx(s.KW)), b.CreateURem(t, kb.idx(s.KW)));
+                return llvm::SmallVector<llvm::Value *, 32>{b.CreateAdd(a[0], b.CreateMul(wv, x))};
+              })[0];
         }
         store(acc, hw[0], hw[1]);
       };
-      kb.nest({OH, OW}, pixel);
+      kb.nest({s.OH, s.OW}, pixel);
     });
   });
   return llvm::Error::success();
