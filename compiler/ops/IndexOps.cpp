@@ -1,7 +1,7 @@
 //===- IndexOps.cpp - Gathers and scatters by index tensors -----------------===//
 //
 // GatherElements (opset 13), GatherND (opset 13, batch_dims), ScatterElements
-// and ScatterND (opset 16: reduction none, add or mul), and OneHot (opset
+// and ScatterND (opset 18: reduction none, add, mul, max or min), and OneHot (opset
 // 11; depth is an attribute in kiln). Indices are i32 or i64 (OneHot's also
 // f32), negative ones count from the end; an index out of range is an error
 // in the reference (compiled code clamps it, so it never reads or writes
@@ -18,6 +18,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace kiln {
@@ -81,14 +83,22 @@ void scatterInto(Tensor &out, int64_t at, const Tensor &updates, int64_t from,
                 elem);
     return;
   }
-  bool add = reduction == "add";
+  bool add = reduction == "add", mul = reduction == "mul", max = reduction == "max";
   if (isFloatDType(out.getDType())) {
     double a = readFloat(out, at), u = readFloat(updates, from);
-    writeFloat(out, at, add ? a + u : a * u);
+    // max and min propagate NaN, as numpy's maximum and minimum.
+    double extreme = std::isnan(a) || std::isnan(u) ? std::nan("")
+                     : max                          ? std::max(a, u)
+                                                    : std::min(a, u);
+    writeFloat(out, at, add ? a + u : mul ? a * u : extreme);
   } else {
     int64_t a = readInt(out, at), u = readInt(updates, from);
-    writeInt(out, at, add ? int64_t(uint64_t(a) + uint64_t(u))
-                          : int64_t(uint64_t(a) * uint64_t(u)));
+    // U64 compares unsigned; every other integer type fits int64.
+    bool less = out.getDType() == DType::U64 ? uint64_t(a) < uint64_t(u) : a < u;
+    int64_t extreme = max == less ? u : a;
+    writeInt(out, at, add   ? int64_t(uint64_t(a) + uint64_t(u))
+                      : mul ? int64_t(uint64_t(a) * uint64_t(u))
+                            : extreme);
   }
 }
 
@@ -259,7 +269,7 @@ llvm::Error evalOneHot(const Node &n, llvm::ArrayRef<const Tensor *> in,
 }
 
 AttrSpec reductionAttr() {
-  return enumAttr("reduction", "none", {"none", "add", "mul"});
+  return enumAttr("reduction", "none", {"none", "add", "mul", "max", "min"});
 }
 
 } // namespace

@@ -1,6 +1,6 @@
 //===- ResizeOps.cpp - Resize ------------------------------------------------===//
 //
-// Resize (opset 13): nearest, linear and cubic interpolation over any axes,
+// Resize (opset 19): nearest, linear and cubic interpolation over any axes,
 // with every coordinate_transformation_mode, nearest_mode, cubic_coeff_a,
 // exclude_outside and extrapolation_value. The output sizes and the scale
 // factors are attributes in kiln (`sizes`, `scales`; `roi` for
@@ -39,6 +39,7 @@ constexpr uint64_t kResizeTapBytes = sizeof(int64_t) + sizeof(double);
 struct ResizeModes {
   enum class Coordinates {
     HalfPixel,
+    HalfPixelSymmetric,
     PytorchHalfPixel,
     AlignCorners,
     Asymmetric,
@@ -61,6 +62,7 @@ ResizeModes resizeModes(const Node &n) {
   M m;
   m.coordinates =
       llvm::StringSwitch<M::Coordinates>(resize.coordinateTransformationMode())
+          .Case("half_pixel_symmetric", M::Coordinates::HalfPixelSymmetric)
           .Case("pytorch_half_pixel", M::Coordinates::PytorchHalfPixel)
           .Case("align_corners", M::Coordinates::AlignCorners)
           .Case("asymmetric", M::Coordinates::Asymmetric)
@@ -109,9 +111,10 @@ llvm::SmallVector<double, 4> coefficients(const ResizeModes &m, double ratio) {
 }
 
 /// The position in the input that output position `x` maps to; `scale` is
-/// the axis's scale factor, `outWidth` = scale * inWidth as ONNX computes it.
+/// the axis's scale factor, `outWidth` = scale * inWidth as ONNX computes it,
+/// `outSize` the axis's output size.
 double sourceCoordinate(ResizeModes::Coordinates mode, double x, double scale,
-                        int64_t inWidth, double roiStart, double roiEnd) {
+                        int64_t inWidth, int64_t outSize, double roiStart, double roiEnd) {
   using C = ResizeModes::Coordinates;
   double outWidth = scale * inWidth;
   switch (mode) {
@@ -128,6 +131,13 @@ double sourceCoordinate(ResizeModes::Coordinates mode, double x, double scale,
     return (x + 0.5) / scale;
   case C::PytorchHalfPixel:
     return outWidth == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+  case C::HalfPixelSymmetric: {
+    // Half pixel, shifted so that the rounding of the output size spreads
+    // evenly over both ends.
+    double adjustment = double(outSize) / outWidth;
+    double offset = inWidth / 2.0 * (1 - adjustment);
+    return offset + (x + 0.5) / scale - 0.5;
+  }
   case C::HalfPixel:
     break;
   }
@@ -197,8 +207,8 @@ std::vector<ResizeTaps> resizeTaps(const Node &n) {
       roiEnd = (*roi)[rank + d];
     }
     for (int64_t o = 0; o < sizes[d]; ++o) {
-      double src = sourceCoordinate(modes.coordinates, double(o), scales[d], in, roiStart,
-                                    roiEnd);
+      double src = sourceCoordinate(modes.coordinates, double(o), scales[d], in, sizes[d],
+                                    roiStart, roiEnd);
       a.outside.push_back(crop && (src < 0 || src > in - 1));
       // The left neighbour; an integer position counts as ratio 1 past the
       // one before it, as in ONNX's reference.
@@ -288,8 +298,8 @@ void registerResizeOps(std::vector<OpDef> &defs) {
        1,
        1,
        {enumAttr("coordinate_transformation_mode", "half_pixel",
-                 {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-                  "tf_half_pixel_for_nn", "tf_crop_and_resize"}),
+                 {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+                  "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"}),
         finiteAttr("cubic_coeff_a", -0.75f),
         flagAttr("exclude_outside", 0),
         {"extrapolation_value", AttrKind::Float, Attr::ofFloat(0.0f)},

@@ -299,8 +299,8 @@ llvm::Expected<TypeList> inferPad(const Node &n) {
       return nodeError(n, llvm::formatv("reflect pad {0} needs dimension {1} "
                                         "to be larger than it, got {2}",
                                         most, i, size));
-    if (mode == "edge" && most > 0 && size == 0)
-      return nodeError(n, llvm::formatv("edge pad of empty dimension {0}", i));
+    if ((mode == "edge" || mode == "wrap") && most > 0 && size == 0)
+      return nodeError(n, llvm::formatv("{0} pad of empty dimension {1}", mode, i));
     out.push_back(*padded);
   }
   return TypeList{TensorType(x.dtype, out)};
@@ -332,6 +332,8 @@ llvm::Error evalPad(const Node &n, llvm::ArrayRef<const Tensor *> in,
           inside = false;
         else if (mode == "edge")
           j = std::clamp<int64_t>(j, 0, size - 1);
+        else if (mode == "wrap")
+          j = (j % size + size) % size;
         else // reflect, about the first and last element
           j = j < 0 ? -j : 2 * (size - 1) - j;
       }
@@ -466,7 +468,7 @@ void registerShapeOps(std::vector<OpDef> &defs) {
   defs.back().traits |= kQuantPreservingTrait;
   defs.back().kernel = KernelFamily::Concat;
   defs.push_back(def(OpKind::Pad, "Pad", 1, 1,
-                     {enumAttr("mode", "constant", {"constant", "reflect", "edge"}),
+                     {enumAttr("mode", "constant", {"constant", "reflect", "edge", "wrap"}),
                       {"pads", AttrKind::Ints, std::nullopt, true},
                       {"value", AttrKind::Float, Attr::ofFloat(0.0f)}},
                      inferPad, evalPad));

@@ -54,9 +54,21 @@ void combine(KernelBuilder &kb, const Node &n, llvm::Type *ty, llvm::Value *out,
   auto &b = kb.b;
   llvm::Value *old = kb.load(ty, out, at);
   bool isFloat = ty->isFloatingPointTy();
-  llvm::Value *r = reduction == "add"
-                       ? (isFloat ? b.CreateFAdd(old, update) : b.CreateAdd(old, update))
-                       : (isFloat ? b.CreateFMul(old, update) : b.CreateMul(old, update));
+  DType dt = n.getInput(0)->getType().dtype;
+  bool isUnsigned = dt == DType::U8 || dt == DType::U16 || dt == DType::U32 ||
+                    dt == DType::U64 || dt == DType::Bool;
+  llvm::Value *r;
+  if (reduction == "add")
+    r = isFloat ? b.CreateFAdd(old, update) : b.CreateAdd(old, update);
+  else if (reduction == "mul")
+    r = isFloat ? b.CreateFMul(old, update) : b.CreateMul(old, update);
+  else if (isFloat) // max and min propagate NaN.
+    r = reduction == "max" ? b.CreateMaximum(old, update) : b.CreateMinimum(old, update);
+  else
+    r = b.CreateBinaryIntrinsic(reduction == "max"
+                                    ? (isUnsigned ? llvm::Intrinsic::umax : llvm::Intrinsic::smax)
+                                    : (isUnsigned ? llvm::Intrinsic::umin : llvm::Intrinsic::smin),
+                                old, update);
   kb.store(r, out, at);
 }
 

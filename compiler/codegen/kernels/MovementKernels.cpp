@@ -133,8 +133,8 @@ llvm::Error emitPad(KernelBuilder &kb, const KernelArgs &args) {
   llvm::Type *ty = kb.elemType(it.dtype);
   Shape outStrides = rowMajorStrides(ot.shape), inStrides = rowMajorStrides(it.shape);
   if (mode != "constant") {
-    // edge and reflect: every output element reads the input element its
-    // index maps to, dimension by dimension.
+    // edge, reflect and wrap: every output element reads the input element
+    // its index maps to, dimension by dimension.
     auto &b = kb.b;
     bool edge = mode == "edge";
     kb.nest(ot.shape, [&](llvm::ArrayRef<llvm::Value *> o) {
@@ -142,6 +142,13 @@ llvm::Error emitPad(KernelBuilder &kb, const KernelArgs &args) {
       for (size_t d = 0; d < rank; ++d) {
         int64_t size = it.shape[d];
         llvm::Value *j = b.CreateSub(o[d], kb.idx(pads[d]));
+        if (mode == "wrap") {
+          // j mod size, in [0, size) for negative j too.
+          j = b.CreateSRem(b.CreateAdd(b.CreateSRem(j, kb.idx(size)), kb.idx(size)),
+                           kb.idx(size));
+          src = b.CreateAdd(src, b.CreateMul(j, kb.idx(inStrides[d])));
+          continue;
+        }
         llvm::Value *below = b.CreateICmpSLT(j, kb.idx(0));
         llvm::Value *above = b.CreateICmpSGE(j, kb.idx(size));
         llvm::Value *lo = edge ? kb.idx(0) : b.CreateSub(kb.idx(0), j);

@@ -82,6 +82,8 @@ private:
 // Adapters of ops whose shape-deciding inputs need more than
 // takeOpsetInputs (InputAdapters.cpp).
 llvm::Expected<ValueList> emitSplit(NodeEmitter &e, PendingNode &n);
+/// Pad-18's axes input folded into its pads input (before takeOpsetInputs).
+llvm::Error takePadAxes(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitTile(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitResize(NodeEmitter &e, PendingNode &n);
 
@@ -94,6 +96,10 @@ llvm::Expected<ValueList> emitMaxUnpool(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitTrainingBatchNorm(NodeEmitter &e, PendingNode &n);
 llvm::Expected<ValueList> emitDynamicQuantizeLinear(NodeEmitter &e,
                                                     PendingNode &n);
+/// Gelu-20, exact or tanh's approximation, as elementwise ops.
+llvm::Expected<ValueList> emitGelu(NodeEmitter &e, PendingNode &n);
+/// GroupNormalization-18 and 21 as a LayerNorm of each group's row.
+llvm::Expected<ValueList> emitGroupNormalization(NodeEmitter &e, PendingNode &n);
 /// Clip-11+ with a bound computed at run time: Max, then Min.
 llvm::Expected<ValueList> emitClipOfRuntimeBounds(NodeEmitter &e,
                                                   PendingNode &n);

@@ -3,11 +3,12 @@
 // Ops whose definition is a short formula over ops kiln has, imported as
 // that formula: BatchNormalization in training mode (normalizing with the
 // batch's own statistics and updating the running ones, a deterministic
-// function of its inputs) and DynamicQuantizeLinear (the u8 quantization
-// whose scale and zero point come from the data's range), and Clip and Trilu
-// when a bound or k is computed at run time. Each follows the ONNX
-// specification's formula (BatchNormalization-15, DynamicQuantizeLinear-11,
-// Clip-13, Trilu-14).
+// function of its inputs), DynamicQuantizeLinear (the u8 quantization whose
+// scale and zero point come from the data's range), Gelu, GroupNormalization,
+// and Clip and Trilu when a bound or k is computed at run time. Each follows
+// the ONNX specification's formula (BatchNormalization-15,
+// DynamicQuantizeLinear-11, Gelu-20, GroupNormalization-18 and 21, Clip-13,
+// Trilu-14).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,8 @@
 #include "compiler/ops/OnnxDTypes.h"
 
 #include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
 
 namespace kiln {
 namespace {
@@ -186,6 +189,100 @@ llvm::Expected<ValueList> emitTriluOfRuntimeK(NodeEmitter &e, PendingNode &n) {
   Value *y = f.add("y", OpKind::Where,
                    {keep, x, f.constant("zero", Tensor(TensorType(xt.dtype, {})))},
                    {}, n.getOutputName(0));
+  if (llvm::Error err = f.takeError())
+    return std::move(err);
+  return ValueList{y};
+}
+
+llvm::Expected<ValueList> emitGelu(NodeEmitter &e, PendingNode &n) {
+  Value *x = n.getInput(0);
+  if (!x || n.inputs.size() != 1)
+    return n.error("expects one input");
+  auto it = n.attrs.find("approximate");
+  llvm::StringRef approximate =
+      it == n.attrs.end() || it->second.getKind() != AttrKind::String ? "none"
+                                                                       : it->second.getString();
+  if (approximate != "none" && approximate != "tanh")
+    return n.error("attribute 'approximate' must be \"none\" or \"tanh\"");
+  Formula f(e, n);
+  // x * (1 + erf(x / sqrt(2))) * 0.5, as PyTorch exports it before opset 20
+  // and fuse-activation matches it; or tanh's form,
+  // x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) * 0.5.
+  Value *curve;
+  if (approximate == "none") {
+    curve = f.add("erf", OpKind::Erf,
+                  {f.add("scaled", OpKind::Div, {x, f.scalar("sqrt2", std::sqrt(2.0f))})});
+  } else {
+    Value *cube = f.add("cube", OpKind::Mul, {f.add("square", OpKind::Mul, {x, x}), x});
+    Value *inner = f.add("inner", OpKind::Add,
+                         {x, f.add("cubic", OpKind::Mul, {cube, f.scalar("c", 0.044715f)})});
+    curve = f.add("tanh", OpKind::Tanh,
+                  {f.add("scaled", OpKind::Mul,
+                         {inner, f.scalar("sqrt_2_over_pi", 0.7978845608028654f)})});
+  }
+  Value *product =
+      f.add("product", OpKind::Mul, {x, f.add("one_plus", OpKind::Add, {curve, f.scalar("one", 1)})});
+  Value *y = f.add("y", OpKind::Mul, {product, f.scalar("half", 0.5f)}, {}, n.getOutputName(0));
+  if (llvm::Error err = f.takeError())
+    return std::move(err);
+  return ValueList{y};
+}
+
+llvm::Expected<ValueList> emitGroupNormalization(NodeEmitter &e, PendingNode &n) {
+  if (n.inputs.size() != 3 || llvm::is_contained(n.inputs, nullptr))
+    return n.error("expects 3 inputs");
+  Value *x = n.inputs[0], *scale = n.inputs[1], *bias = n.inputs[2];
+  const TensorType &xt = x->getType();
+  auto groups = intAttr(n, "num_groups", 0);
+  if (!groups)
+    return groups.takeError();
+  auto epsilon = floatAttr(n, "epsilon", 1e-5f);
+  if (!epsilon)
+    return epsilon.takeError();
+  const int64_t rank = xt.rank(), G = *groups;
+  if (xt.dtype != DType::F32 || rank < 2)
+    return n.error("input must be f32 N x C x ..., got " + xt.str());
+  const int64_t N = xt.shape[0], C = xt.shape[1];
+  if (G < 1 || C % G != 0)
+    return n.error(llvm::formatv("num_groups {0} does not divide the {1} channels", G, C));
+  // GroupNormalization-18 has a scale and a bias per group; 21 per channel.
+  const int64_t params = e.getOpset() < 21 ? G : C;
+  for (Value *v : {scale, bias})
+    if (v->getType().shape != Shape{params})
+      return n.error(llvm::formatv("scale and bias must be [{0}], got {1}", params,
+                                   v->getType().str()));
+  Formula f(e, n);
+  // Each group of each image normalized as one row (the LayerNorm formula,
+  // which fuse-layer-norm makes one kernel), then scaled per channel.
+  int64_t row = C / G;
+  for (int64_t d = 2; d < rank; ++d)
+    row *= xt.shape[d];
+  Value *rows = f.add("rows", OpKind::Reshape, {x}, {{"shape", Attr::ofInts({N, G, row})}});
+  Value *centered =
+      f.add("centered", OpKind::Sub, {rows, f.reduce("mean", OpKind::ReduceMean, rows, {2}, true)});
+  Value *var = f.reduce("var", OpKind::ReduceMean,
+                        f.add("square", OpKind::Mul, {centered, centered}), {2}, true);
+  Value *normalized = f.add(
+      "normalized", OpKind::Div,
+      {centered, f.add("stddev", OpKind::Sqrt,
+                       {f.add("var_eps", OpKind::Add, {var, f.scalar("epsilon", *epsilon)})})});
+  Shape perChannel(rank - 1, 1);
+  perChannel[0] = C;
+  auto channelwise = [&](llvm::StringRef role, Value *v) {
+    if (params == G)
+      v = f.add((role + "_channels").str(), OpKind::Expand,
+                {f.add((role + "_groups").str(), OpKind::Reshape, {v},
+                       {{"shape", Attr::ofInts({G, 1})}})},
+                {{"shape", Attr::ofInts({G, C / G})}});
+    return f.add(role, OpKind::Reshape, {v}, {{"shape", Attr::ofInts(perChannel)}});
+  };
+  Value *y = f.add(
+      "y", OpKind::Add,
+      {f.add("scaled", OpKind::Mul,
+             {f.add("unrows", OpKind::Reshape, {normalized}, {{"shape", Attr::ofInts(xt.shape)}}),
+              channelwise("scale", scale)}),
+       channelwise("bias", bias)},
+      {}, n.getOutputName(0));
   if (llvm::Error err = f.takeError())
     return std::move(err);
   return ValueList{y};

@@ -185,7 +185,13 @@ llvm::Expected<ValueList> emitGridSample(NodeEmitter &e, PendingNode &n) {
                ? dflt.str()
                : it->second.getString().str();
   };
-  std::string mode = stringAttr("mode", "bilinear");
+  // GridSample-20 renamed bilinear and bicubic to linear and cubic.
+  const bool renamed = e.getOpset() >= 20;
+  std::string mode = stringAttr("mode", renamed ? "linear" : "bilinear");
+  if (renamed && (mode == "linear" || mode == "cubic"))
+    mode = mode == "linear" ? "bilinear" : "bicubic";
+  else if (renamed && mode != "nearest")
+    return n.error("unknown mode '" + mode + "'");
   std::string padding = stringAttr("padding_mode", "zeros");
   if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
     return n.error("unknown mode '" + mode + "'");

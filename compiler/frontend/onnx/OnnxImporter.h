@@ -26,7 +26,7 @@ namespace kiln {
 
 /// The ONNX default-domain opsets the importer accepts.
 constexpr int64_t kMinOnnxOpset = 1;
-constexpr int64_t kMaxOnnxOpset = 17;
+constexpr int64_t kMaxOnnxOpset = 22;
 
 struct OnnxImportOptions {
   /// Values for symbolic dimensions of graph inputs (dim_param NAME -> VALUE).

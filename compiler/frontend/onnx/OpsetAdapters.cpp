@@ -187,6 +187,18 @@ llvm::Expected<ValueList> emitCast(NodeEmitter &e, PendingNode &n) {
   return n.error("unknown target type '" + name + "'");
 }
 
+/// AveragePool-19's dilations: only dense windows (every dilation 1).
+llvm::Expected<ValueList> emitAveragePool(NodeEmitter &e, PendingNode &n) {
+  auto it = n.attrs.find("dilations");
+  if (it != n.attrs.end()) {
+    if (it->second.getKind() != AttrKind::Ints ||
+        llvm::any_of(it->second.getInts(), [](int64_t d) { return d != 1; }))
+      return n.error("dilations other than 1 are not supported");
+    n.attrs.erase(it);
+  }
+  return e.emit(n);
+}
+
 /// Concat before opset 4 had a default axis of 1.
 llvm::Expected<ValueList> emitConcat(NodeEmitter &e, PendingNode &n) {
   if (e.getOpset() < 4 && !n.attrs.count("axis"))
@@ -216,6 +228,10 @@ const IgnoredAttr kIgnoredAttrs[] = {
   {"Dropout",            "ratio"},
   // Gemm-6's broadcast only allowed what kiln's Gemm always does.
   {"Gemm",               "broadcast"},
+  // Opset 19's saturate rounds to float8 types, which kiln has not.
+  {"Cast",               "saturate"},
+  {"CastLike",           "saturate"},
+  {"QuantizeLinear",     "saturate"},
 };
 // clang-format on
 
@@ -233,7 +249,9 @@ const std::pair<const char *, FormulaEmitter> kFormulaOps[] = {
     {"ConvInteger", emitConvInteger},
     {"DFT", emitDft},
     {"Einsum", emitEinsum},
+    {"Gelu", emitGelu},
     {"GridSample", emitGridSample},
+    {"GroupNormalization", emitGroupNormalization},
     {"MatMulInteger", emitMatMulInteger},
     {"MelWeightMatrix", emitMelWeightMatrix},
     {"QLinearConv", emitQLinearConv},
@@ -264,6 +282,9 @@ const OpDef *lookupOnnxOp(llvm::StringRef opType) {
 
 llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
   dropIgnoredAttrs(n, e.getOpset());
+  if (n.kind == OpKind::Pad)
+    if (auto err = takePadAxes(e, n))
+      return std::move(err);
   auto runtimeForm = takeOpsetInputs(n, e.getOpset());
   if (!runtimeForm)
     return runtimeForm.takeError();
@@ -308,6 +329,7 @@ llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
   case OpKind::ScatterElements:
     return n.opType == "MaxUnpool" ? emitMaxUnpool(e, n) : e.emit(n);
   case OpKind::BatchNormalization: return emitBatchNorm(e, n);
+  case OpKind::AveragePool: return emitAveragePool(e, n);
   case OpKind::MaxPool:
     return n.outputs.size() > 1 && !n.outputs[1].empty()
                ? emitMaxPoolWithIndices(e, n)

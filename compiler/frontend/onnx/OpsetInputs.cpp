@@ -52,6 +52,16 @@ const OpsetInput kOpsetInputs[] = {
   // Split-2 to Split-12 have only the attribute; an input is taken anyway.
   {"Split",            1, 1, "split",   Ints,         Opt, "split", 13},
   {"ReduceSum",       13, 1, "axes",    Ints,         Opt},
+  // The other reductions followed at opset 18.
+  {"ReduceMean",      18, 1, "axes",    Ints,         Opt},
+  {"ReduceMax",       18, 1, "axes",    Ints,         Opt},
+  {"ReduceMin",       18, 1, "axes",    Ints,         Opt},
+  {"ReduceProd",      18, 1, "axes",    Ints,         Opt},
+  {"ReduceL1",        18, 1, "axes",    Ints,         Opt},
+  {"ReduceL2",        18, 1, "axes",    Ints,         Opt},
+  {"ReduceLogSum",    18, 1, "axes",    Ints,         Opt},
+  {"ReduceLogSumExp", 18, 1, "axes",    Ints,         Opt},
+  {"ReduceSumSquare", 18, 1, "axes",    Ints,         Opt},
   // Without axes, Squeeze removes every 1-dimension.
   {"Squeeze",         13, 1, "axes",    Ints,         Opt},
   {"Unsqueeze",       13, 1, "axes",    Ints,         Req},

@@ -196,6 +196,33 @@ llvm::Expected<ValueList> emitLinearQuantization(NodeEmitter &e,
                                                  PendingNode &n) {
   if (auto err = checkConstantScale(n, 1, "scale"))
     return std::move(err);
+  // Opset 21: block quantization, and QuantizeLinear's output type where it
+  // has no zero point to take it from.
+  auto blockSize = intAttr(n, "block_size", 0);
+  if (!blockSize)
+    return blockSize.takeError();
+  if (*blockSize != 0)
+    return n.error("block quantization (block_size) is not supported");
+  n.attrs.erase("block_size");
+  auto outputType = intAttr(n, "output_dtype", 0);
+  if (!outputType)
+    return outputType.takeError();
+  n.attrs.erase("output_dtype");
+  if (*outputType == 0 || n.kind != OpKind::QuantizeLinear)
+    return e.emit(n);
+  std::optional<DType> to = dtypeFromOnnx(*outputType);
+  if (!to || (*to != DType::I8 && *to != DType::U8))
+    return n.error(llvm::formatv("output_dtype {0} is not supported; kiln quantizes to int8 "
+                                 "or uint8",
+                                 onnxDTypeName(*outputType)));
+  if (Value *zp = n.getInput(2)) {
+    if (zp->getType().dtype != *to)
+      return n.error("output_dtype differs from the zero point's type");
+    return e.emit(n);
+  }
+  n.inputs.resize(3);
+  Graph &g = e.getGraph();
+  n.inputs[2] = g.addConstant(g.uniqueName(n.name + "/zero_point"), Tensor(TensorType(*to, {})));
   return e.emit(n);
 }
 

@@ -70,10 +70,30 @@ llvm::Error checkSignal(const PendingNode &n, const TensorType &t,
   return llvm::Error::success();
 }
 
+/// DFT's signal axis: the `axis` attribute (default 1) before opset 20, from
+/// 20 the constant input 2 (default -2, the last signal axis).
+llvm::Expected<int64_t> dftAxis(NodeEmitter &e, PendingNode &n, int64_t rank) {
+  if (e.getOpset() < 20)
+    return axisAttr(n, "axis", 1, rank - 1);
+  if (n.attrs.count("axis"))
+    return n.error("attribute 'axis' is an input since opset 20");
+  int64_t axis = -2;
+  if (n.getInput(2)) {
+    auto a = scalarIntInput(n, 2, "axis");
+    if (!a)
+      return a.takeError();
+    axis = *a;
+  }
+  if (axis < -rank || axis > rank - 2 || axis == -1)
+    return n.error(llvm::formatv("axis {0} is not a signal axis of a rank-{1} input", axis,
+                                 rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
 } // namespace
 
 llvm::Expected<ValueList> emitDft(NodeEmitter &e, PendingNode &n) {
-  if (auto err = checkMaxInputs(n, 2))
+  if (auto err = checkMaxInputs(n, e.getOpset() < 20 ? 2 : 3))
     return std::move(err);
   if (n.inputs.empty() || !n.inputs[0])
     return n.error("needs an input signal");
@@ -82,7 +102,7 @@ llvm::Expected<ValueList> emitDft(NodeEmitter &e, PendingNode &n) {
   if (auto err = checkSignal(n, xt, 3))
     return std::move(err);
   int64_t rank = xt.rank();
-  auto axis = axisAttr(n, "axis", 1, rank - 1);
+  auto axis = dftAxis(e, n, rank);
   if (!axis)
     return axis.takeError();
   if (*axis == 0)

@@ -364,12 +364,13 @@ TEST(OnnxImporter, InputTypeErrors) {
 
 TEST(OnnxImporter, OpsetRange) {
   EXPECT_EQ(importError(reluModel(0)),
-            "ONNX opset 0 is not supported; kiln supports opsets 1 to 17");
-  EXPECT_EQ(importError(reluModel(18)),
-            "ONNX opset 18 is not supported; kiln supports opsets 1 to 17");
+            "ONNX opset 0 is not supported; kiln supports opsets 1 to 22");
+  EXPECT_EQ(importError(reluModel(23)),
+            "ONNX opset 23 is not supported; kiln supports opsets 1 to 22");
   EXPECT_TRUE(importOk(reluModel(1)));
   EXPECT_TRUE(importOk(reluModel(6)));
   EXPECT_TRUE(importOk(reluModel(17)));
+  EXPECT_TRUE(importOk(reluModel(22)));
 
   ModelBuilder aiOnnx = reluModel();
   aiOnnx.proto().mutable_opset_import(0)->set_domain("ai.onnx");

@@ -329,9 +329,15 @@ TEST_F(TypeRules, TransposeConcatPad) {
               "pads has 2 entries, f32[2,3] needs 4");
   expectError(OpKind::Pad, {in({2, 3})},
               {{"pads", Attr::ofInts({0, 0, 0, 0})},
-               {"mode", Attr::ofString("wrap")}},
-              "attribute 'mode' must be one of \"constant\", \"reflect\", \"edge\", got "
-              "\"wrap\"");
+               {"mode", Attr::ofString("circular")}},
+              "attribute 'mode' must be one of \"constant\", \"reflect\", \"edge\", "
+              "\"wrap\", got \"circular\"");
+  EXPECT_EQ(type(OpKind::Pad, {in({2, 3})},
+                 {{"pads", Attr::ofInts({0, 4, 0, 5})}, {"mode", Attr::ofString("wrap")}}),
+            f32({2, 12}));
+  expectError(OpKind::Pad, {in({2, 0})},
+              {{"pads", Attr::ofInts({0, 1, 0, 0})}, {"mode", Attr::ofString("wrap")}},
+              "wrap pad of empty dimension 1");
   expectError(OpKind::Pad, {in({2, 3})},
               {{"pads", Attr::ofInts({0, 3, 0, 0})},
                {"mode", Attr::ofString("reflect")}},
