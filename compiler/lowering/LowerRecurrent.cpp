@@ -145,6 +145,9 @@ Unroller::Result Unroller::direction(int64_t dir, Value *x, Value *h0,
       Value *cc = tanh(gate(pre, 3));
       newC = add("c", OpKind::Add, {add("f_c", OpKind::Mul, {f, c}),
                                     add("i_cc", OpKind::Mul, {i, cc})});
+      if (std::optional<float> bound = LSTMView(n).cellClip())
+        newC = add("c_clip", OpKind::Clip, {newC},
+                   {{"min", Attr::ofFloat(-*bound)}, {"max", Attr::ofFloat(*bound)}});
       Value *o = sigmoid(peep(gate(pre, 1), 1, newC));
       newH = add("h", OpKind::Mul, {o, add("tanh_c", OpKind::Tanh, {newC})});
     } else if (isGRU) {

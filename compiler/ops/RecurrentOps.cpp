@@ -58,6 +58,10 @@ llvm::Error evalRecurrent(const Node &n, llvm::ArrayRef<const Tensor *> in,
   auto clipped = [&](double v) {
     return clip ? std::clamp(v, -*clip, *clip) : v;
   };
+  std::optional<double> cellClip;
+  if (isLSTM)
+    if (std::optional<float> given = LSTMView(n).cellClip())
+      cellClip = *given;
   auto xAt = [&](int64_t t, int64_t bi, int64_t k) {
     int64_t at = d.layout ? (bi * d.seq + t) * d.input + k
                           : (t * d.batch + bi) * d.input + k;
@@ -104,6 +108,8 @@ llvm::Error evalRecurrent(const Node &n, llvm::ArrayRef<const Tensor *> in,
                 sigmoid(clipped(xw[2 * H + j] + hr[2 * H + j] + pf * s.c[j]));
             double cc = std::tanh(clipped(xw[3 * H + j] + hr[3 * H + j]));
             c[j] = f * s.c[j] + i * cc;
+            if (cellClip)
+              c[j] = std::clamp(c[j], -*cellClip, *cellClip);
             double o = sigmoid(clipped(xw[H + j] + hr[H + j] + po * c[j]));
             h[j] = o * std::tanh(c[j]);
           } else if (isGRU) {
@@ -154,8 +160,13 @@ std::vector<AttrSpec> recurrentAttrs(OpKind kind) {
       flagAttr("layout", 0)};
   if (kind == OpKind::GRU)
     attrs.push_back(flagAttr("linear_before_reset", 0));
-  if (kind == OpKind::LSTM)
+  if (kind == OpKind::LSTM) {
     attrs.push_back(flagAttr("input_forget", 0));
+    // TFLite's cell_clip: the cell state bounded to [-v, v] after each
+    // update (ONNX has no such attribute; TFLite's importer sets it).
+    attrs.push_back({"kiln.cell_clip", AttrKind::Float, std::nullopt, false,
+                     {AttrDomain::Kind::Finite}});
+  }
   return attrs;
 }
 

@@ -24,6 +24,8 @@ llvm::Expected<RecurrentDims> recurrentDims(const Node &n) {
   d.direction = recurrent.direction().str();
   if (n.is(OpKind::LSTM) && LSTMView(n).inputForget())
     return nodeError(n, "input_forget=1 is not supported");
+  if (n.is(OpKind::LSTM) && LSTMView(n).cellClip() && !(*LSTMView(n).cellClip() > 0))
+    return nodeError(n, "kiln.cell_clip must be positive");
   d.dirs = d.direction == "bidirectional" ? 2 : 1;
   for (unsigned i = 0; i < n.getNumInputs(); ++i)
     if (n.getInput(i) && i != 4)

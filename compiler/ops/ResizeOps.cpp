@@ -134,7 +134,7 @@ double sourceCoordinate(ResizeModes::Coordinates mode, double x, double scale,
   case C::HalfPixelSymmetric: {
     // Half pixel, shifted so that the rounding of the output size spreads
     // evenly over both ends.
-    double adjustment = double(outSize) / outWidth;
+    double adjustment = outWidth > 0 && std::isfinite(outWidth) ? double(outSize) / outWidth : 1;
     double offset = inWidth / 2.0 * (1 - adjustment);
     return offset + (x + 0.5) / scale - 0.5;
   }

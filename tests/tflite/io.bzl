@@ -21,6 +21,7 @@ TFLITE_MODEL_IO = {
     "person_detect": (("input", [1, 96, 96, 1], (0.00784313772, -1)), ("MobilenetV1/Predictions/Reshape_1", [1, 2], _SOFTMAX_OUT)),
     "micro_speech_quantized": (("Reshape_1", [1, 1960], (0.101715684, -128)), ("labels_softmax", [1, 4], _SOFTMAX_OUT)),
     "pretrainedResnet": (("input_1", _IC_IN), ("Identity", [1, 10])),
+    "trained_lstm": (("serving_default_fixed_input:0", [1, 28, 28]), ("StatefulPartitionedCall:0", [1, 10])),
     "pretrainedResnet_quant": (("input_1_int8", _IC_IN, (1.0, -128)), ("Identity_int8", [1, 10], _SOFTMAX_OUT)),
     "vww_96_float": (("input_1", _VWW_IN), ("Identity", [1, 2])),
     "vww_96_int8": (("input_1_int8", _VWW_IN, (0.00392156886, -128)), ("Identity_int8", [1, 2], _SOFTMAX_OUT)),
@@ -31,8 +32,10 @@ TFLITE_MODEL_IO = {
 # the weights dequantized, which is how kiln computes it. person_detect,
 # which Arm NN rejects, is checked by the ranking of its two real test images
 # (interpreter_test); like every int8 model it is compiled and checked bit
-# for bit against the interpreter.
-FLOAT_MODELS = ["ad01_fp32", "hello_world_float", "kws_ref_model_float32", "pretrainedResnet", "vww_96_float"]
+# for bit against the interpreter. trained_lstm, whose
+# UNIDIRECTIONAL_SEQUENCE_LSTM Arm NN lacks, against TFLite's float kernels
+# in numpy (tools/tflite_refs/float_oracle.py).
+FLOAT_MODELS = ["ad01_fp32", "hello_world_float", "kws_ref_model_float32", "pretrainedResnet", "trained_lstm", "vww_96_float"]
 INT8_MODELS = ["ad01_int8", "hello_world_int8", "kws_ref_model", "micro_speech_quantized", "person_detect", "pretrainedResnet_quant", "vww_96_int8"]
 
 # The int8 models whose end-to-end output stays within TFLite's tolerance of

@@ -59,6 +59,7 @@ import numpy as np
 import flatbuffers
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import float_oracle  # noqa: E402  (tools/tflite_refs/float_oracle.py)
 import layers  # noqa: E402  (tools/tflite_refs/layers.py)
 import ops  # noqa: E402  (tools/tflite_refs/ops.py)
 from flatbuffers import number_types as N
@@ -85,6 +86,7 @@ RUN = {
     "ad01_int8": ("ad01", "uniform"),
     "ad01_fp32": ("ad01", "uniform"),
     "kws_ref_model_float32": ("kws", "uniform"),   # on its dequantized-weight twin (TWIN)
+    "trained_lstm": ("mnist_rows", "uniform"),      # by float_oracle.py (NUMPY_ORACLE)
 }
 # The int8 model whose input quantization gives each family's real range.
 FAMILY_QUANT = {
@@ -98,7 +100,10 @@ FAMILY_QUANT = {
 # Ranges chosen instead of the int8 input's full range: hello_world's is the sin model's domain;
 # kws's full range [-123.4, 25.7] drives the softmax into saturation (one class 127, the rest
 # -128), [-5, 5] (about +-9 int8 steps around the zero point) spreads the 12 scores.
-FAMILY_RANGE = {"hello_world": (0.0, 2.0 * np.pi), "kws": (-5.0, 5.0)}
+# mnist_rows: an image's 28 rows of 28 pixels as a sequence of 28 steps; pixels over [0, 1]
+# saturate the softmax (0.9999 for one class, where even the LSTM's gates taken in the wrong
+# order move no score by 1e-4), over [0, 0.1] the top score is about 0.85.
+FAMILY_RANGE = {"hello_world": (0.0, 2.0 * np.pi), "kws": (-5.0, 5.0), "mnist_rows": (0.0, 0.1)}
 
 # model -> (what Arm NN says, why)
 REJECTED = {
@@ -109,7 +114,14 @@ REJECTED = {
     "person_detect": (
         "Quantization dimension for per-axis quantization expected to be 0 on tensor bias",
         "its depthwise-conv bias tensors (1-D, per-channel) carry quantized_dimension 3"),
+    "trained_lstm": (
+        "Operator not supported",
+        "Arm NN 20.08's TfLite parser has no UNIDIRECTIONAL_SEQUENCE_LSTM"),
 }
+# Float models Arm NN rejects whose outputs come from float_oracle.py instead: TFLite's float
+# kernels in numpy, for the ops these models use.
+NUMPY_ORACLE = {"trained_lstm"}
+NUMPY_NOTE = "oracle=numpy_TFLite_float_kernels(float_oracle.py)"
 # Hybrid models Arm NN rejects (int8 weights under float32 activations), run instead as a twin
 # whose int8 weight tensors are float32 holding their real values, float32(scale) *
 # float32(q - zero point) per channel: what kiln computes such layers with.
@@ -453,6 +465,8 @@ def main():
              % ", ".join(sorted(TWIN)),
              "# Arm NN's on a twin whose int8 weights are float32 = float32(scale) * float32(q - zero point),",
              "# the values kiln computes such layers with (notes: %s)." % TWIN_NOTE,
+             "# %s: Arm NN rejects them; their outputs are TFLite's float kernels in numpy (notes: %s)."
+             % (", ".join(sorted(NUMPY_ORACLE)), NUMPY_NOTE),
              "# " + MANIFEST_HEADER]
     written, summary = {}, []
     layer_inputs = {}  # sample-0 inputs of the models of layers.LAYER_MODELS
@@ -480,6 +494,9 @@ def main():
             loaded, n = load_twin(arm, path, model, io[model])
             oracle_notes = [TWIN_NOTE, "int8_weight_tensors_made_float32=%d" % n]
             summary.append("%-24s runs as its dequantized-weight twin (%d int8 weight tensors)" % (model, n))
+        elif model in NUMPY_ORACLE:
+            loaded, oracle_notes = None, [NUMPY_NOTE]
+            summary.append("%-24s runs on float_oracle.py" % model)
         elif model in REJECTED:
             for k, (image, expect) in enumerate(BMP_INPUTS.get(model, [])):
                 x = bmp_as_int8(os.path.join(MODELS_DIR, image + ".bmp"))
@@ -490,7 +507,7 @@ def main():
             loaded = arm.load(path)
         assert model in RUN, "%s: neither in RUN nor in REJECTED" % model
         # Arm NN's view of the tensors must be the model's: same shape and quantization.
-        for t, b in ((tin, loaded[1]), (tout, loaded[2])):
+        for t, b in ((tin, loaded[1]), (tout, loaded[2])) if loaded else ():
             shape, _, scale, off = ArmNN.info(b)
             assert shape == t["shape"], (model, shape, t["shape"])
             if t["scale"] is not None:
@@ -498,7 +515,15 @@ def main():
         for k in range(SAMPLES):
             x, notes = make_input(model, io, k)
             x = x.reshape(tin["shape"]).astype(tin["dtype"])
-            y, armnn_dtype = arm.run(loaded, x, tout["dtype"])
+            if loaded is None:
+                S = layers.Schema(SCHEMA)
+                try:
+                    y = float_oracle.run(S, open(path, "rb").read(), x)
+                finally:
+                    S.close()
+                armnn_dtype = str(y.dtype)
+            else:
+                y, armnn_dtype = arm.run(loaded, x, tout["dtype"])
             assert armnn_dtype == tout["dtype"], (model, armnn_dtype)
             y = y.reshape(tout["shape"])
             if k == layers.SAMPLE and model in layers.LAYER_MODELS:

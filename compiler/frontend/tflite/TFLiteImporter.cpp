@@ -148,6 +148,15 @@ llvm::Expected<Value *> Importer::valueOf(int index) {
   if (values_[index])
     return values_[index];
   const tflite::Tensor &t = tensor(index);
+  // A variable tensor (an LSTM's state) without data starts at zero, as
+  // TFLite allocates it; a bundle is stateless, so every run starts there.
+  if (!hasData(model_, t) && t.is_variable()) {
+    if (auto err = g_.checkNewConstant("tensor '" + tensorName(t, index) + "'",
+                                       types_[index].sizeInBytes()))
+      return std::move(err);
+    values_[index] = g_.addConstant(tensorName(t, index), Tensor(types_[index]));
+    return values_[index];
+  }
   if (!hasData(model_, t))
     return error("tensor '" + tensorName(t, index) +
                  "' is read before any op produces it, and has no data");

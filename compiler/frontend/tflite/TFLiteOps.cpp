@@ -627,6 +627,7 @@ constexpr OpEntry kOps[] = {
     {tflite::BuiltinOperator_SUB, importSub},
     {tflite::BuiltinOperator_TANH, importActivation<ActivationKind::Tanh>},
     {tflite::BuiltinOperator_TRANSPOSE, importTranspose},
+    {tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM, importUnidirectionalSequenceLSTM},
 };
 
 } // namespace

@@ -61,6 +61,9 @@ public:
 
 using OpImportFn = llvm::Error (*)(OpContext &ctx);
 
+/// UNIDIRECTIONAL_SEQUENCE_LSTM, float (TFLiteLSTM.cpp).
+llvm::Error importUnidirectionalSequenceLSTM(OpContext &ctx);
+
 /// The importer of builtin op `code`, or nullptr when kiln lacks one.
 OpImportFn findOpImporter(int32_t code);
 

@@ -6,10 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/interpreter/Interpreter.h"
 #include "compiler/lowering/Lowering.h"
 #include "tests/unit/passes/GraphTestUtil.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <optional>
 
 namespace kiln {
 namespace {
@@ -159,6 +163,36 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(
         ::testing::Values(OpKind::RNN, OpKind::GRU, OpKind::LSTM),
         ::testing::Values("forward", "reverse", "bidirectional")));
+
+/// TFLite's cell clip (kiln.cell_clip) bounds the cell state after each
+/// update, in the interpreter and in the unrolled steps alike.
+TEST(LowerRecurrent, LSTMCellClip) {
+  const int64_t seq = 5, batch = 2, input = 3, hidden = 4;
+  auto build = [&](std::optional<float> cellClip) {
+    return [=](Graph &g) {
+      Value *x = g.addInput("x", f32({batch, seq, input}));
+      AttrMap attrs{{"hidden_size", Attr::ofInt(hidden)}, {"layout", Attr::ofInt(1)}};
+      if (cellClip)
+        attrs["kiln.cell_clip"] = Attr::ofFloat(*cellClip);
+      // Weights up to 3 drive the cell state past 0.2 within a few steps.
+      Node *n = addNode(g, OpKind::LSTM, "lstm",
+                        {x, g.addConstant("w", randomTensor(f32({1, 4 * hidden, input}), 1, -3, 3)),
+                         g.addConstant("r", randomTensor(f32({1, 4 * hidden, hidden}), 2, -3, 3))},
+                        std::move(attrs));
+      g.addOutput("y", n->getOutput(0));
+      g.addOutput("c", n->getOutput(2));
+    };
+  };
+  expectLoweringEquivalent(build(0.2f), 1e-4);
+  auto clipped = buildGraph(build(0.2f)), free = buildGraph(build(std::nullopt));
+  Tensor in = randomTensor(f32({batch, seq, input}), 3, -2, 2);
+  auto c = runGraph(*clipped, {in}), u = runGraph(*free, {in});
+  ASSERT_TRUE(c && u);
+  for (float v : (*c)[1].values<float>())
+    EXPECT_LE(std::fabs(v), 0.2f);
+  llvm::ArrayRef<float> unclipped = (*u)[1].values<float>();
+  EXPECT_TRUE(llvm::any_of(unclipped, [](float v) { return std::fabs(v) > 0.2f; }));
+}
 
 /// Each time step becomes kernels of its own, so the steps over all
 /// directions are held to ResourceLimits::maxUnrolledSteps.
