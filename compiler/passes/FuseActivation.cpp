@@ -3,9 +3,9 @@
 // An activation after a Conv or MatMul costs a full pass over the result;
 // applied inside the producer's kernel as each output is written it is
 // nearly free. Every record of compiler/ops/Activations.def fuses; SiLU and
-// GELU have no ONNX op before opset 20: exporters write x * Sigmoid(x) and
-// x * 0.5 * (1 + Erf(x / sqrt(2))), which are matched as one activation. The
-// fused form is the typed kiln.activation attribute.
+// GELU have no ONNX op before opset 20: exporters write x * Sigmoid(x),
+// x * 0.5 * (1 + Erf(x / sqrt(2))) and GELU's tanh form, which are matched as
+// one activation. The fused form is the typed kiln.activation attribute.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/ops/ActivationOps.h"
@@ -41,7 +41,7 @@ struct Match {
   Activation activation;
   /// Nodes the activation consists of besides `act`, each read only by
   /// `act` or by a node before it here.
-  llvm::SmallVector<Node *, 4> inner;
+  llvm::SmallVector<Node *, 8> inner;
 };
 
 /// Whether `v` is a float constant of one element within f32 rounding of `k`.
@@ -62,9 +62,8 @@ Value *otherOperand(const Node &n, llvm::function_ref<bool(const Value *)> is) {
   return nullptr;
 }
 
-/// Whether a pattern's input `x` has two users (the pattern's two nodes
-/// that read it: SiLU's Sigmoid and Mul, GELU's scale and product) and is
-/// no graph output.
+/// Whether SiLU's input `x` has two users (its Sigmoid and Mul) and is no
+/// graph output.
 bool readByPairOnly(const Graph &g, const Value *x) {
   return g.getUsers(x).size() == 2 &&
          llvm::none_of(g.getOutputs(), [&](const GraphOutput &o) { return o.value == x; });
@@ -77,13 +76,17 @@ Node *soleProducer(const Graph &g, Value *v, OpKind kind, const Node *user) {
   return v->getProducer();
 }
 
+/// GELU's curve plus one, 1 + Erf(...) or 1 + Tanh(...), as a value that
+/// only the pattern reads: its x, its kind and its nodes.
+struct OnePlusCurve {
+  Value *x;
+  ActivationKind kind;
+  llvm::SmallVector<Node *, 8> nodes;
+};
+
 /// 1 + Erf(x / sqrt(2)) (PyTorch's Div, or a Mul by 1 / sqrt(2)) as `s`,
 /// which only `user` reads: x, and the Add, Erf and Div or Mul.
-struct ErfOnePlus {
-  Value *x;
-  llvm::SmallVector<Node *, 4> nodes;
-};
-std::optional<ErfOnePlus> erfOnePlus(const Graph &g, Value *s, const Node *user) {
+std::optional<OnePlusCurve> erfOnePlus(const Graph &g, Value *s, const Node *user) {
   Node *add = soleProducer(g, s, OpKind::Add, user);
   Value *erfOut =
       add ? otherOperand(*add, [](const Value *v) { return isScalarConstant(v, 1); }) : nullptr;
@@ -93,15 +96,57 @@ std::optional<ErfOnePlus> erfOnePlus(const Graph &g, Value *s, const Node *user)
   Value *scaled = erf->getInput(0);
   if (Node *div = soleProducer(g, scaled, OpKind::Div, erf))
     if (isScalarConstant(div->getInput(1), M_SQRT2))
-      return ErfOnePlus{div->getInput(0), {add, erf, div}};
+      return OnePlusCurve{div->getInput(0), ActivationKind::Gelu, {add, erf, div}};
   if (Node *mul = soleProducer(g, scaled, OpKind::Mul, erf))
     if (Value *x = otherOperand(*mul, [](const Value *v) { return isScalarConstant(v, M_SQRT1_2); }))
-      return ErfOnePlus{x, {add, erf, mul}};
+      return OnePlusCurve{x, ActivationKind::Gelu, {add, erf, mul}};
   return std::nullopt;
 }
 
-/// GELU as `act`: (x * (1 + Erf)) * 0.5 or (x * 0.5) * (1 + Erf), any
-/// operand order; x feeds the pattern only.
+/// 1 + Tanh(sqrt(2 / pi) * (x + 0.044715 * x * (x * x))) as `s` (how
+/// PyTorch exports GELU's tanh form, any operand order), which only `user`
+/// reads: x, and the nine nodes but x's final product and halving.
+std::optional<OnePlusCurve> tanhOnePlus(const Graph &g, Value *s, const Node *user) {
+  auto constant = [](double k) { return [k](const Value *v) { return isScalarConstant(v, k); }; };
+  Node *add = soleProducer(g, s, OpKind::Add, user);
+  Value *tanhOut = add ? otherOperand(*add, constant(1)) : nullptr;
+  Node *tanh = tanhOut ? soleProducer(g, tanhOut, OpKind::Tanh, add) : nullptr;
+  Node *scaled = tanh ? soleProducer(g, tanh->getInput(0), OpKind::Mul, tanh) : nullptr;
+  Value *innerOut = scaled ? otherOperand(*scaled, constant(0.79788456080286536)) : nullptr;
+  Node *inner = innerOut ? soleProducer(g, innerOut, OpKind::Add, scaled) : nullptr;
+  for (unsigned i = 0; inner && i < 2; ++i) {
+    Value *x = inner->getInput(i);
+    Node *cubic = soleProducer(g, inner->getInput(1 - i), OpKind::Mul, inner);
+    Value *cubeOut = cubic ? otherOperand(*cubic, constant(0.044715)) : nullptr;
+    Node *cube = cubeOut ? soleProducer(g, cubeOut, OpKind::Mul, cubic) : nullptr;
+    Value *squareOut = cube ? otherOperand(*cube, [x](const Value *v) { return v == x; }) : nullptr;
+    Node *square = squareOut ? soleProducer(g, squareOut, OpKind::Mul, cube) : nullptr;
+    if (square && square->getInput(0) == x && square->getInput(1) == x)
+      return OnePlusCurve{x, ActivationKind::GeluTanh,
+                          {add, tanh, scaled, inner, cubic, cube, square}};
+  }
+  return std::nullopt;
+}
+
+/// Either GELU curve plus one as `s`.
+std::optional<OnePlusCurve> onePlusCurve(const Graph &g, Value *s, const Node *user) {
+  if (auto e = erfOnePlus(g, s, user))
+    return e;
+  return tanhOnePlus(g, s, user);
+}
+
+/// Whether pattern input `x` is read by the pattern's nodes (`act` and
+/// `inner`) only, and is no graph output.
+bool readByPatternOnly(const Graph &g, const Value *x, const Node &act,
+                       llvm::ArrayRef<Node *> inner) {
+  return llvm::all_of(g.getUsers(x),
+                      [&](const Node *u) { return u == &act || llvm::is_contained(inner, u); }) &&
+         llvm::none_of(g.getOutputs(), [&](const GraphOutput &o) { return o.value == x; });
+}
+
+/// GELU as `act`: (x * (1 + curve)) * 0.5 or (x * 0.5) * (1 + curve), any
+/// operand order, the curve Erf's or Tanh's (onePlusCurve); x feeds the
+/// pattern only.
 std::optional<Match> matchGelu(const Graph &g, Node &act) {
   if (!act.is(OpKind::Mul))
     return std::nullopt;
@@ -111,20 +156,21 @@ std::optional<Match> matchGelu(const Graph &g, Node &act) {
     if (Node *product = soleProducer(g, act.getInput(i), OpKind::Mul, &act);
         product && half(act.getInput(1 - i))) {
       for (unsigned j = 0; j < 2 && !m; ++j)
-        if (auto e = erfOnePlus(g, product->getInput(j), product);
+        if (auto e = onePlusCurve(g, product->getInput(j), product);
             e && e->x == product->getInput(1 - j)) {
-          m = Match{e->x, *Activation::make(ActivationKind::Gelu), {product}};
+          m = Match{e->x, *Activation::make(e->kind), {product}};
           m->inner.append(e->nodes.begin(), e->nodes.end());
         }
-    } else if (auto e = erfOnePlus(g, act.getInput(i), &act)) {
+    } else if (auto e = onePlusCurve(g, act.getInput(i), &act)) {
       Node *halved = soleProducer(g, act.getInput(1 - i), OpKind::Mul, &act);
       if (halved && otherOperand(*halved, half) == e->x) {
-        m = Match{e->x, *Activation::make(ActivationKind::Gelu), e->nodes};
+        m = Match{e->x, *Activation::make(e->kind), e->nodes};
         m->inner.push_back(halved);
       }
     }
   }
-  if (!m || act.getOutput()->getType() != m->in->getType() || !readByPairOnly(g, m->in))
+  if (!m || act.getOutput()->getType() != m->in->getType() ||
+      !readByPatternOnly(g, m->in, act, m->inner))
     return std::nullopt;
   return m;
 }

@@ -164,6 +164,13 @@ case("conv_net", 22,
      {"x": randn(1, 3, 8, 8)},
      {"w": randn(4, 3, 3, 3) * 0.5, "b": randn(4), "axes": ints(2, 3), "fw": randn(4, 5)})
 
+# GELU's tanh form after a MatMul: fused into its epilogue (GeluTanh).
+case("matmul_gelu_tanh", 20,
+     [helper.make_node("MatMul", ["x", "w"], ["h"]),
+      helper.make_node("Gelu", ["h"], ["y"], approximate="tanh")],
+     {"x": rng.uniform(0, 1, (5, 16)).astype(F32)},
+     {"w": rng.uniform(-0.15, 0.3, (16, 24)).astype(F32)})
+
 
 def elem_type(a):
     return helper.np_dtype_to_tensor_dtype(a.dtype) if hasattr(helper, "np_dtype_to_tensor_dtype") \

@@ -67,6 +67,11 @@ onnxDefinitions() {
       {"Mish", [](L x) { return x * std::tanh(std::log1p(std::exp(x))); }},
       {"SiLU", [](L x) { return x / (1 + std::exp(-x)); }},
       {"Gelu", [](L x) { return x / 2 * (1 + std::erf(x / std::sqrt(2.0L))); }},
+      {"GeluTanh",
+       [](L x) {
+         return x / 2 * (1 + std::tanh(std::sqrt(2 / 3.14159265358979323846L) *
+                                       (x + 0.044715L * x * x * x)));
+       }},
   };
   return defs;
 }

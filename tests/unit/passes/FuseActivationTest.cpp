@@ -114,6 +114,47 @@ TEST(FuseActivation, ExportedGeluIsGelu) {
   EXPECT_TRUE(equivalent(*ref, *g));
 }
 
+/// GELU's tanh form as PyTorch exports it (approximate='tanh', before
+/// opset 20): x * (x * x), 0.044715, Add x, sqrt(2 / pi), Tanh, Add 1, Mul x,
+/// Mul 0.5, constants first; `cubed` stands for x in the cube where given.
+Value *addExportedTanhGelu(Graph &g, Value *x, Value *cubed = nullptr) {
+  auto mul = [&](const char *name, Value *a, Value *b) {
+    return addNode(g, OpKind::Mul, name, {a, b})->getOutput();
+  };
+  auto add = [&](const char *name, Value *a, Value *b) {
+    return addNode(g, OpKind::Add, name, {a, b})->getOutput();
+  };
+  Value *c = cubed ? cubed : x;
+  Value *cube = mul("cube", c, mul("square", c, c));
+  Value *inner = add("inner", x, mul("cubic", constantF32(g, "kappa", {}, {0.044715f}), cube));
+  Value *t = addNode(g, OpKind::Tanh, "tanh",
+                     {mul("scaled", constantF32(g, "beta", {}, {0.7978845834732056f}), inner)})
+                 ->getOutput();
+  Value *product = mul("product", x, add("one_plus", constantF32(g, "one", {}, {1.0f}), t));
+  return mul("half", constantF32(g, "half_c", {}, {0.5f}), product);
+}
+
+TEST(FuseActivation, ExportedTanhGeluIsGeluTanh) {
+  auto build = [](bool cubeOfAnother) {
+    return [=](Graph &g) {
+      Value *x = g.addInput("x", f32({3, 8}));
+      Value *mm = addNode(g, OpKind::MatMul, "mm", {x, randomConstant(g, "w", {8, 5})})
+                      ->getOutput();
+      Value *other =
+          cubeOfAnother ? addNode(g, OpKind::Relu, "relu", {mm})->getOutput() : nullptr;
+      g.addOutput("y", addExportedTanhGelu(g, mm, other));
+    };
+  };
+  auto ref = buildGraph(build(false)), g = buildGraph(build(false));
+  EXPECT_TRUE(runPass(*createFuseActivationPass(), *g));
+  ASSERT_EQ(g->getNumNodes(), 1u);
+  EXPECT_EQ(g->getNodes()[0]->getActivation("kiln.activation").getName(), "GeluTanh");
+  EXPECT_TRUE(equivalent(*ref, *g));
+  // The cube of another value than the one the curve multiplies: no fusion.
+  auto other = buildGraph(build(true));
+  EXPECT_FALSE(runPass(*createFuseActivationPass(), *other));
+}
+
 /// The MatMul's result read outside the pattern too: nothing fuses.
 TEST(FuseActivation, GeluNeedsItsInputToItself) {
   auto g = buildGraph([](Graph &g) {
