@@ -52,14 +52,15 @@ llvm::Expected<Tensor> floatInput(const OpContext &ctx, unsigned i,
   return v;
 }
 
-/// The four gates' tensors of a kind, whose input gate is input `first`,
-/// stacked in ONNX's order into one [1, 4 * rows, cols] tensor.
-llvm::Expected<Tensor> stackedGates(const OpContext &ctx, unsigned first, int64_t rows,
-                                    int64_t cols) {
+/// The four gates' tensors of a kind, each of `shape` ([rows, cols] weights
+/// or [rows] biases), whose input gate is input `first`, stacked in ONNX's
+/// order into one [1, 4 * rows, cols] tensor.
+llvm::Expected<Tensor> stackedGates(const OpContext &ctx, unsigned first,
+                                    llvm::ArrayRef<int64_t> shape) {
+  const int64_t rows = shape[0], cols = shape.size() == 2 ? shape[1] : 1;
   Tensor out(TensorType(DType::F32, {1, 4 * rows, cols}));
   for (unsigned g = 0; g < 4; ++g) {
-    auto t = floatInput(ctx, first + kOnnxGates[g],
-                        cols == 1 ? Shape{rows} : Shape{rows, cols});
+    auto t = floatInput(ctx, first + kOnnxGates[g], shape);
     if (!t)
       return t.takeError();
     std::memcpy(out.data<float>() + g * rows * cols, t->data<float>(),
@@ -131,13 +132,13 @@ llvm::Error importUnidirectionalSequenceLSTM(OpContext &ctx) {
     return ctx.error("input_to_input_weights must be 2-D, got " + (*w0)->getType().str());
   const int64_t hidden = (*w0)->getShape()[0];
 
-  auto w = stackedGates(ctx, kInputToInput, hidden, input);
+  auto w = stackedGates(ctx, kInputToInput, {hidden, input});
   if (!w)
     return w.takeError();
-  auto r = stackedGates(ctx, kRecurrentToInput, hidden, hidden);
+  auto r = stackedGates(ctx, kRecurrentToInput, {hidden, hidden});
   if (!r)
     return r.takeError();
-  auto gateBias = stackedGates(ctx, kInputGateBias, hidden, 1);
+  auto gateBias = stackedGates(ctx, kInputGateBias, {hidden});
   if (!gateBias)
     return gateBias.takeError();
   // ONNX's B: the input biases, then the recurrent ones (zero here).

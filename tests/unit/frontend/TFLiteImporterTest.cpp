@@ -8,6 +8,8 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -213,6 +215,111 @@ TEST(TFLiteImporter, RejectsInconsistentQuantization) {
   std::string err = importError(buildModel(s));
   EXPECT_NE(err.find("3 per-channel scales for 2 channels"), std::string::npos)
       << err;
+}
+
+/// A float UNIDIRECTIONAL_SEQUENCE_LSTM of one input feature and 2 cells
+/// over 3 steps, its state in variable tensors without data, cell_clip
+/// `clip`; each gate's weights distinct, so a gate taken for another shows.
+std::string buildLSTM(float clip) {
+  flatbuffers::FlatBufferBuilder b;
+  const int64_t H = 2;
+  std::vector<flatbuffers::Offset<tflite::Buffer>> buffers = {tflite::CreateBuffer(b)};
+  std::vector<flatbuffers::Offset<tflite::Tensor>> tensors;
+  auto tensor = [&](std::vector<int32_t> shape, const std::vector<float> *data,
+                    bool variable = false) {
+    uint32_t buffer = 0;
+    if (data) {
+      buffers.push_back(tflite::CreateBuffer(
+          b, b.CreateVector(reinterpret_cast<const uint8_t *>(data->data()),
+                            data->size() * sizeof(float))));
+      buffer = buffers.size() - 1;
+    }
+    tensors.push_back(tflite::CreateTensor(b, b.CreateVector(shape), tflite::TensorType_FLOAT32,
+                                           buffer, b.CreateString("t" + std::to_string(tensors.size())),
+                                           0, variable));
+    return int32_t(tensors.size() - 1);
+  };
+  // Element i of gate k's tensor of `kind` (input weights, recurrent
+  // weights, bias); referenceLSTM computes the same values.
+  auto gate = [&](int k, int kind, std::vector<int32_t> shape) {
+    std::vector<float> v;
+    int64_t n = 1;
+    for (int32_t d : shape)
+      n *= d;
+    for (int64_t i = 0; i < n; ++i)
+      v.push_back((i % 2 ? -0.3f : 0.2f) * float(k + 1) + 0.1f * float(kind) + 0.05f * float(i));
+    return tensor(shape, &v);
+  };
+  std::vector<int32_t> in(24, -1);
+  in[0] = tensor({1, 3, 1}, nullptr);
+  for (int k = 0; k < 4; ++k) {
+    in[1 + k] = gate(k, 0, {H, 1});
+    in[5 + k] = gate(k, 1, {H, H});
+    in[12 + k] = gate(k, 2, {H});
+  }
+  in[18] = tensor({1, H}, nullptr, true);
+  in[19] = tensor({1, H}, nullptr, true);
+  int32_t out = tensor({1, 3, H}, nullptr);
+  std::vector<flatbuffers::Offset<tflite::OperatorCode>> codes = {tflite::CreateOperatorCode(
+      b, tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM, 0, 1,
+      tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM)};
+  std::vector<flatbuffers::Offset<tflite::Operator>> ops = {tflite::CreateOperator(
+      b, 0, b.CreateVector(in), b.CreateVector(std::vector<int32_t>{out}),
+      tflite::BuiltinOptions_UnidirectionalSequenceLSTMOptions,
+      tflite::CreateUnidirectionalSequenceLSTMOptions(b, tflite::ActivationFunctionType_TANH, clip)
+          .Union())};
+  auto graph = tflite::CreateSubGraph(b, b.CreateVector(tensors),
+                                      b.CreateVector(std::vector<int32_t>{in[0]}),
+                                      b.CreateVector(std::vector<int32_t>{out}),
+                                      b.CreateVector(ops));
+  auto model = tflite::CreateModel(b, 3, b.CreateVector(codes),
+                                   b.CreateVector(std::vector{graph}), 0, b.CreateVector(buffers));
+  tflite::FinishModelBuffer(b, model);
+  return std::string(reinterpret_cast<const char *>(b.GetBufferPointer()), b.GetSize());
+}
+
+/// TFLite's LSTM step (lstm_eval.cc), with buildLSTM's weights: gates input,
+/// forget, cell, output; the cell state clipped after its update.
+std::vector<double> referenceLSTM(llvm::ArrayRef<float> x, float clip) {
+  auto w = [](int k, int kind, int64_t i) {
+    return (i % 2 ? -0.3 : 0.2) * (k + 1) + 0.1 * kind + 0.05 * i;
+  };
+  double h[2] = {0, 0}, c[2] = {0, 0};
+  std::vector<double> out;
+  for (float xt : x) {
+    double pre[4][2];
+    for (int k = 0; k < 4; ++k)
+      for (int j = 0; j < 2; ++j)
+        pre[k][j] = w(k, 0, j) * xt + w(k, 1, 2 * j) * h[0] + w(k, 1, 2 * j + 1) * h[1] +
+                    w(k, 2, j);
+    auto sigmoid = [](double v) { return 1 / (1 + std::exp(-v)); };
+    for (int j = 0; j < 2; ++j) {
+      c[j] = sigmoid(pre[1][j]) * c[j] + sigmoid(pre[0][j]) * std::tanh(pre[2][j]);
+      if (clip > 0)
+        c[j] = std::clamp(c[j], -double(clip), double(clip));
+    }
+    for (int j = 0; j < 2; ++j) {
+      h[j] = sigmoid(pre[3][j]) * std::tanh(c[j]);
+      out.push_back(h[j]);
+    }
+  }
+  return out;
+}
+
+TEST(TFLiteImporter, SequenceLSTMComputesTFLitesSteps) {
+  const std::vector<float> x = {1.5f, -2, 3};
+  for (float clip : {0.0f, 0.3f}) {
+    auto g = importTFLiteBuffer(buildLSTM(clip), "m", ResourceLimits());
+    ASSERT_TRUE(static_cast<bool>(g)) << llvm::toString(g.takeError());
+    auto out = runGraph(**g, {Tensor::fromValues<float>(DType::F32, {1, 3, 1}, x)});
+    ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+    std::vector<double> want = referenceLSTM(x, clip);
+    ASSERT_EQ((*out)[0].numElements(), int64_t(want.size()));
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR((*out)[0].data<float>()[i], want[i], 1e-6) << "clip " << clip << ", element " << i;
+  }
+  // The clip changes the result: the test sees it.
+  EXPECT_NE(referenceLSTM(x, 0), referenceLSTM(x, 0.3f));
 }
 
 } // namespace
