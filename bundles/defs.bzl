@@ -127,7 +127,7 @@ def _kiln_compile_impl(ctx):
     ctx.actions.run(
         executable = ctx.executable._kilnc,
         arguments = [args],
-        inputs = [ctx.file.model] + calibration + const_files,
+        inputs = [ctx.file.model] + ctx.files.model_data + calibration + const_files,
         outputs = outputs,
         mnemonic = "KilnCompile",
         progress_message = "kilnc %s -> %s" % (ctx.file.model.short_path, name),
@@ -144,6 +144,7 @@ _kiln_compile = rule(
     },
     attrs = {
         "model": attr.label(allow_single_file = [".onnx", ".tflite"], mandatory = True),
+        "model_data": attr.label_list(allow_files = True),
         "bundle_name": attr.string(mandatory = True),
         "out_dir": attr.string(mandatory = True),
         "target": attr.string(),
@@ -198,6 +199,7 @@ def kiln_bundle_defines(bundle_name):
 def kiln_bundle(
         name,
         model,
+        model_data = [],
         bundle_name = None,
         embed_weights = None,
         dims = {},
@@ -223,7 +225,10 @@ def kiln_bundle(
 
     Args:
       name: the cc_library; also the bundle name unless bundle_name is given.
-      model: the ONNX model file.
+      model: the ONNX or TFLite model file.
+      model_data: the files an ONNX model keeps its weights in (external
+        data, e.g. model.onnx.data as PyTorch's exporter writes it), where
+        the model's locations name them: beside it in the same package.
       bundle_name: the C prefix (NAME_run, NAME_bundle, NAME.h); a C identifier.
       embed_weights: link the weights into the object as read-only data
         (default: on bare-metal platforms only).
@@ -271,6 +276,7 @@ def kiln_bundle(
     _kiln_compile(
         name = name + "_compile",
         model = model,
+        model_data = model_data,
         bundle_name = bundle_name,
         out_dir = out_dir,
         target = target,

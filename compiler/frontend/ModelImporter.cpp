@@ -16,14 +16,15 @@ importModelFile(llvm::StringRef path, const OnnxImportOptions &onnx) {
                                    path + ": cannot read file: " +
                                        buf.getError().message());
   return importModelBuffer((*buf)->getBuffer(), llvm::sys::path::stem(path),
-                           onnx);
+                           onnx, llvm::sys::path::parent_path(path));
 }
 
 llvm::Expected<std::unique_ptr<Graph>>
 importModelBuffer(llvm::StringRef bytes, llvm::StringRef modelName,
-                  const OnnxImportOptions &onnx) {
+                  const OnnxImportOptions &onnx,
+                  std::optional<llvm::StringRef> modelDir) {
   if (!isTFLiteModel(bytes))
-    return importOnnxBuffer(bytes, modelName, onnx);
+    return importOnnxBuffer(bytes, modelName, onnx, modelDir);
   if (!onnx.dimBindings.empty())
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),

@@ -14,6 +14,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 
 namespace kiln {
 
@@ -25,10 +26,12 @@ llvm::Expected<std::unique_ptr<Graph>>
 importModelFile(llvm::StringRef path, const OnnxImportOptions &onnx);
 
 /// The same for a model already in memory; `modelName` names the graph and
-/// prefixes model-level errors.
+/// prefixes model-level errors, and an ONNX model's external data is read
+/// from `modelDir` (importOnnxBuffer).
 llvm::Expected<std::unique_ptr<Graph>>
 importModelBuffer(llvm::StringRef bytes, llvm::StringRef modelName,
-                  const OnnxImportOptions &onnx);
+                  const OnnxImportOptions &onnx,
+                  std::optional<llvm::StringRef> modelDir = std::nullopt);
 
 } // namespace kiln
 

@@ -135,7 +135,6 @@ WinogradLayout winogradLayout(const Node &conv, const WinogradTile &tile) {
   const TensorType &x = ConvView(conv).input()->getType();
   const TensorType &y = conv.getOutput()->getType();
   int64_t C = x.shape[1], OC = y.shape[1];
-  llvm::ArrayRef<int64_t> wShape = ConvView(conv).weights()->getType().shape;
   WinogradLayout l;
   l.tile = tile;
   l.points = l.tile.points();

@@ -3,6 +3,7 @@
 #include "compiler/ops/ShapeIndexing.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cassert>
 
@@ -38,6 +39,22 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank)
     return std::nullopt;
   return axis < 0 ? axis + rank : axis;
+}
+
+llvm::Expected<Shape> normalizeAxes(llvm::ArrayRef<int64_t> axes, int64_t rank) {
+  Shape out;
+  for (int64_t a : axes) {
+    std::optional<int64_t> axis = normalizeAxis(a, rank);
+    if (!axis)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("axis {0} is out of range for rank {1}", a, rank));
+    if (llvm::is_contained(out, *axis))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "axes " + shapeStr(axes) + " repeat an axis");
+    out.push_back(*axis);
+  }
+  return out;
 }
 
 Shape movedAxisPerm(int64_t rank, int64_t from, int64_t to) {

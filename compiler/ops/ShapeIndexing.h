@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <optional>
@@ -28,6 +29,9 @@ bool isUnidirectionalBroadcastable(llvm::ArrayRef<int64_t> from,
 
 /// Maps an ONNX axis in [-rank, rank) to [0, rank), or nullopt if outside.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+/// Each of `axes` mapped into [0, rank); an error (naming no node: callers
+/// add theirs) when one is out of range or repeated.
+llvm::Expected<Shape> normalizeAxes(llvm::ArrayRef<int64_t> axes, int64_t rank);
 
 /// The permutation moving axis `from` of a rank-`rank` tensor to position
 /// `to`, the other axes keeping their order.

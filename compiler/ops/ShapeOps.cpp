@@ -105,29 +105,13 @@ llvm::Expected<TypeList> inferReshape(const Node &n) {
   return TypeList{TensorType(x.dtype, out)};
 }
 
-/// Normalizes `axes` against `rank`, rejecting out-of-range and repeated axes.
-llvm::Expected<llvm::SmallVector<int64_t, 4>>
-normalizeAxes(const Node &n, llvm::ArrayRef<int64_t> axes, int64_t rank) {
-  llvm::SmallVector<int64_t, 4> out;
-  for (int64_t a : axes) {
-    std::optional<int64_t> axis = normalizeAxis(a, rank);
-    if (!axis)
-      return nodeError(n, llvm::formatv("axis {0} is out of range for rank {1}",
-                                        a, rank));
-    if (llvm::is_contained(out, *axis))
-      return nodeError(n, "axes " + shapeStr(axes) + " repeat an axis");
-    out.push_back(*axis);
-  }
-  return out;
-}
-
 llvm::Expected<TypeList> inferUnsqueeze(const Node &n) {
   const TensorType &x = inputType(n, 0);
   llvm::ArrayRef<int64_t> axes = UnsqueezeView(n).axes();
   int64_t outRank = x.rank() + axes.size();
-  auto norm = normalizeAxes(n, axes, outRank);
+  auto norm = normalizeAxes(axes, outRank);
   if (!norm)
-    return norm.takeError();
+    return nodeError(n, llvm::toString(norm.takeError()));
   Shape out;
   size_t next = 0;
   for (int64_t i = 0; i < outRank; ++i)
@@ -139,10 +123,10 @@ llvm::Expected<TypeList> inferSqueeze(const Node &n) {
   const TensorType &x = inputType(n, 0);
   llvm::SmallVector<int64_t, 4> axes;
   if (std::optional<llvm::ArrayRef<int64_t>> squeezed = SqueezeView(n).axes()) {
-    auto norm = normalizeAxes(n, *squeezed, x.rank());
+    auto norm = normalizeAxes(*squeezed, x.rank());
     if (!norm)
-      return norm.takeError();
-    axes = *norm;
+      return nodeError(n, llvm::toString(norm.takeError()));
+    axes.assign(norm->begin(), norm->end());
     for (int64_t a : axes)
       if (x.shape[a] != 1)
         return nodeError(n, llvm::formatv("cannot squeeze axis {0} of {1}: its "

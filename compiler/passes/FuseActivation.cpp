@@ -62,13 +62,6 @@ Value *otherOperand(const Node &n, llvm::function_ref<bool(const Value *)> is) {
   return nullptr;
 }
 
-/// Whether SiLU's input `x` has two users (its Sigmoid and Mul) and is no
-/// graph output.
-bool readByPairOnly(const Graph &g, const Value *x) {
-  return g.getUsers(x).size() == 2 &&
-         llvm::none_of(g.getOutputs(), [&](const GraphOutput &o) { return o.value == x; });
-}
-
 /// The producer of `v` if it is of `kind` and `v` feeds only `user`.
 Node *soleProducer(const Graph &g, Value *v, OpKind kind, const Node *user) {
   if (!v->isResult() || !v->getProducer()->is(kind) || !hasSingleUser(g, v, user))
@@ -184,7 +177,7 @@ std::optional<Match> matchActivation(const Graph &g, Node &act) {
   if (!sigmoid || !hasSingleUser(g, sigmoid->getOutput(), &act))
     return std::nullopt;
   Value *x = sigmoid->getInput(0);
-  if (!readByPairOnly(g, x))
+  if (!readByPatternOnly(g, x, act, {sigmoid}))
     return std::nullopt;
   return Match{x, *Activation::make(ActivationKind::SiLU), {sigmoid}};
 }

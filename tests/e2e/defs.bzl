@@ -33,6 +33,7 @@ def kiln_model_test(name, int8_dot_variants = False, **kwargs):
     """Defines the bundle `name + "_bundle"` and the cc_test `name`.
 
     io: the model's (input, output), each (name, shape) (model_io.bzl).
+    model_data: kiln_bundle's (the model's external data files).
     exact: the output must equal the reference byte for byte (int8 against
     the reference interpreter's output).
     overwrite_inputs: kiln_bundle's (one arena in the io region).
@@ -78,11 +79,12 @@ def kiln_model_test(name, int8_dot_variants = False, **kwargs):
             **kwargs
         )
 
-def _model_test(name, model, io, reference_input, reference_output, embed_weights = None, exact = False, overwrite_inputs = False, const_inputs = {}, mcpu = "", mattr = "", extra_defines = [], **kwargs):
+def _model_test(name, model, io, reference_input, reference_output, model_data = [], embed_weights = None, exact = False, overwrite_inputs = False, const_inputs = {}, mcpu = "", mattr = "", extra_defines = [], **kwargs):
     bundle = name + "_bundle"
     kiln_bundle(
         name = bundle,
         model = model,
+        model_data = model_data,
         embed_weights = embed_weights,
         overwrite_inputs = overwrite_inputs,
         const_inputs = const_inputs,

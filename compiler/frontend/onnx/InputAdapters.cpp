@@ -9,6 +9,7 @@
 
 #include "compiler/frontend/onnx/AdapterUtils.h"
 #include "compiler/graph/CheckedMath.h"
+#include "compiler/ops/ShapeIndexing.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -71,14 +72,10 @@ llvm::Error takePadAxes(NodeEmitter &e, PendingNode &n) {
     return n.error(llvm::formatv("pads has {0} entries for {1} axes", given->size(), count));
   Tensor full(TensorType(DType::I64, {2 * rank}));
   llvm::MutableArrayRef<int64_t> pads(full.data<int64_t>(), 2 * rank);
-  Shape seen;
-  for (auto [k, a] : llvm::enumerate(*axes)) {
-    int64_t d = a < 0 ? a + rank : a;
-    if (d < 0 || d >= rank || llvm::is_contained(seen, d))
-      return n.error(llvm::formatv("axes entry {0} is out of range or repeated for a rank-{1} "
-                                   "input",
-                                   a, rank));
-    seen.push_back(d);
+  auto normalized = normalizeAxes(*axes, rank);
+  if (!normalized)
+    return n.error(llvm::toString(normalized.takeError()));
+  for (auto [k, d] : llvm::enumerate(*normalized)) {
     pads[d] = (*given)[k];
     pads[rank + d] = (*given)[count + k];
   }
@@ -112,15 +109,10 @@ llvm::Expected<Shape> resizedAxes(PendingNode &n, int64_t opset, size_t count, s
   }
   if (it->second.getKind() != AttrKind::Ints)
     return n.error("attribute 'axes' must be ints");
-  Shape axes;
-  for (int64_t a : it->second.getInts()) {
-    int64_t d = a < 0 ? a + int64_t(rank) : a;
-    if (d < 0 || d >= int64_t(rank) || llvm::is_contained(axes, d))
-      return n.error(llvm::formatv("axes entry {0} is out of range or repeated for a "
-                                   "rank-{1} input",
-                                   a, rank));
-    axes.push_back(d);
-  }
+  auto normalized = normalizeAxes(it->second.getInts(), rank);
+  if (!normalized)
+    return n.error(llvm::toString(normalized.takeError()));
+  Shape axes = std::move(*normalized);
   if (axes.size() != count)
     return n.error(llvm::formatv("scales/sizes have {0} entries for {1} axes", count,
                                  axes.size()));

@@ -12,6 +12,7 @@
 #include "compiler/frontend/onnx/NodeEmitter.h"
 #include "compiler/frontend/onnx/OpsetAdapters.h"
 #include "compiler/frontend/onnx/SequenceImport.h"
+#include "compiler/frontend/onnx/ExternalData.h"
 #include "compiler/frontend/onnx/TensorProto.h"
 #include "compiler/frontend/onnx/UnsupportedOps.h"
 #include "compiler/graph/CheckedMath.h"
@@ -46,7 +47,8 @@ std::string nodeDisplayName(const onnx::NodeProto &n, int index) {
   return llvm::formatv("{0}_{1}", n.op_type(), index).str();
 }
 
-llvm::Expected<Attr> convertAttr(const onnx::AttributeProto &a) {
+llvm::Expected<Attr> convertAttr(const onnx::AttributeProto &a,
+                                 ExternalDataFiles &external) {
   switch (a.type()) {
   case onnx::AttributeProto::INT: return Attr::ofInt(a.i());
   case onnx::AttributeProto::FLOAT: return Attr::ofFloat(a.f());
@@ -58,7 +60,7 @@ llvm::Expected<Attr> convertAttr(const onnx::AttributeProto &a) {
     return Attr::ofFloats(
         llvm::SmallVector<float, 8>(a.floats().begin(), a.floats().end()));
   case onnx::AttributeProto::TENSOR: {
-    auto t = tensorFromProto(a.t());
+    auto t = tensorFromProto(a.t(), &external);
     if (!t)
       return t.takeError();
     return Attr::ofTensor(std::move(*t));
@@ -99,8 +101,10 @@ namespace {
 class Importer {
 public:
   Importer(const onnx::ModelProto &model, llvm::StringRef graphName,
-           const OnnxImportOptions &opts)
-      : model_(model), opts_(opts), graph_(std::make_unique<Graph>(graphName)) {
+           const OnnxImportOptions &opts, std::optional<llvm::StringRef> modelDir)
+      : model_(model), opts_(opts), graph_(std::make_unique<Graph>(graphName)),
+        external_(modelDir ? std::optional<std::string>(modelDir->str())
+                           : std::nullopt) {
     graph_->setLimits(opts.limits);
   }
 
@@ -130,6 +134,7 @@ private:
   const onnx::ModelProto &model_;
   const OnnxImportOptions &opts_;
   std::unique_ptr<Graph> graph_;
+  ExternalDataFiles external_;
   /// ONNX value name -> kiln value. Only looked up, never iterated.
   llvm::StringMap<Value *> values_;
   /// ONNX sequence name -> its tensors (SequenceImport.h).
@@ -272,7 +277,7 @@ llvm::Error Importer::importInitializers() {
       return bytes.takeError();
     if (auto err = graph_->checkNewConstant("initializer '" + init.name() + "'", *bytes))
       return err;
-    auto t = tensorFromProto(init);
+    auto t = tensorFromProto(init, &external_);
     if (!t)
       return t.takeError();
     if (auto err = define(init.name(),
@@ -406,7 +411,7 @@ llvm::Error Importer::importConstantNode(const onnx::NodeProto &np,
       return fail(llvm::toString(bytes.takeError()));
     if (auto err = graph_->checkNewConstant("its value", *bytes))
       return fail(llvm::toString(std::move(err)));
-    auto converted = tensorFromProto(a.t());
+    auto converted = tensorFromProto(a.t(), &external_);
     if (!converted)
       return fail(llvm::toString(converted.takeError()));
     t = std::move(*converted);
@@ -479,7 +484,7 @@ llvm::Error Importer::importNode(NodeEmitter &emitter,
     if (llvm::StringRef(a.name()).starts_with("kiln."))
       return pending.error("attribute '" + a.name() +
                            "' is reserved for kiln's own use");
-    auto attr = convertAttr(a);
+    auto attr = convertAttr(a, external_);
     if (!attr)
       return pending.error(llvm::toString(attr.takeError()));
     if (!pending.attrs.emplace(a.name(), std::move(*attr)).second)
@@ -605,7 +610,8 @@ llvm::Error Importer::checkDeclaredType(const onnx::ValueInfoProto &vi,
 
 llvm::Expected<std::unique_ptr<Graph>>
 importBytes(llvm::StringRef bytes, llvm::StringRef graphName,
-            llvm::StringRef source, const OnnxImportOptions &opts) {
+            llvm::StringRef source, const OnnxImportOptions &opts,
+            std::optional<llvm::StringRef> modelDir) {
   onnx::ModelProto model;
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     return makeError(source + llvm::formatv(": not a valid ONNX model ({0} bytes; a "
@@ -629,7 +635,7 @@ importBytes(llvm::StringRef bytes, llvm::StringRef graphName,
   if (!model.has_ir_version() || !model.has_graph())
     return makeError(source + ": not a valid ONNX model (no " +
                      (model.has_ir_version() ? "graph" : "ir_version") + ")");
-  return Importer(model, graphName, opts).run();
+  return Importer(model, graphName, opts, modelDir).run();
 }
 
 } // namespace
@@ -641,13 +647,14 @@ importOnnxFile(llvm::StringRef path, const OnnxImportOptions &opts) {
   if (!buf)
     return makeError(path + ": cannot read file: " + buf.getError().message());
   return importBytes((*buf)->getBuffer(), llvm::sys::path::stem(path), path,
-                     opts);
+                     opts, llvm::sys::path::parent_path(path));
 }
 
 llvm::Expected<std::unique_ptr<Graph>>
 importOnnxBuffer(llvm::StringRef bytes, llvm::StringRef modelName,
-                 const OnnxImportOptions &opts) {
-  return importBytes(bytes, modelName, modelName, opts);
+                 const OnnxImportOptions &opts,
+                 std::optional<llvm::StringRef> modelDir) {
+  return importBytes(bytes, modelName, modelName, opts, modelDir);
 }
 
 bool isKnownOnnxOp(llvm::StringRef opType) {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace kiln {
@@ -63,15 +64,18 @@ private:
 };
 
 /// Reads and imports the model at `path`; the graph is named after the
-/// file's stem.
+/// file's stem, and external data is read from the file's directory.
 llvm::Expected<std::unique_ptr<Graph>>
 importOnnxFile(llvm::StringRef path, const OnnxImportOptions &opts);
 
 /// Imports a serialized ModelProto; `modelName` names the graph and prefixes
-/// model-level errors.
+/// model-level errors. `modelDir` is the directory the model's external data
+/// locations are relative to (ExternalData.h); without it, external data is
+/// an error.
 llvm::Expected<std::unique_ptr<Graph>>
 importOnnxBuffer(llvm::StringRef bytes, llvm::StringRef modelName,
-                 const OnnxImportOptions &opts);
+                 const OnnxImportOptions &opts,
+                 std::optional<llvm::StringRef> modelDir = std::nullopt);
 
 /// Reads a serialized TensorProto (e.g. ONNX test data's input_0.pb).
 /// tensorFromProto, for an in-memory proto, is in TensorProto.h.

@@ -1,12 +1,14 @@
 //===- TensorProto.cpp - ONNX tensors to kiln Tensors ---------------------===//
 
 #include "compiler/frontend/onnx/TensorProto.h"
+#include "compiler/frontend/onnx/ExternalData.h"
 #include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/graph/CheckedMath.h"
 #include "compiler/ops/OnnxDTypes.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SwapByteOrder.h"
 
 #include <cstring>
@@ -68,11 +70,8 @@ llvm::Expected<uint64_t> declaredTensorBytes(const TensorProto &t) {
       .value_or(std::numeric_limits<uint64_t>::max());
 }
 
-llvm::Expected<Tensor> tensorFromProto(const TensorProto &t) {
-  if (t.data_location() == TensorProto::EXTERNAL || t.external_data_size() > 0)
-    return tensorError(t, "the data is stored in an external file, which "
-                          "kiln does not support; embed the weights in the "
-                          "model");
+llvm::Expected<Tensor> tensorFromProto(const TensorProto &t,
+                                       ExternalDataFiles *external) {
   if (t.has_segment())
     return tensorError(t, "segmented tensors are not supported");
   auto declared = declaredTensorType(t);
@@ -81,6 +80,20 @@ llvm::Expected<Tensor> tensorFromProto(const TensorProto &t) {
   TensorType type = std::move(*declared);
   int64_t count = type.numElements();
   size_t elemSize = dtypeSize(type.dtype);
+
+  if (hasExternalData(t)) {
+    std::optional<uint64_t> bytes =
+        llvm::checkedMulUnsigned<uint64_t>(count, elemSize);
+    if (!bytes)
+      return tensorError(t, "its size in bytes overflows");
+    ExternalDataFiles fromMemory(std::nullopt);
+    auto data = (external ? external : &fromMemory)->read(t, *bytes);
+    if (!data)
+      return data.takeError();
+    return Tensor(type, llvm::ArrayRef<uint8_t>(
+                            reinterpret_cast<const uint8_t *>(data->data()),
+                            data->size()));
+  }
 
   // Values in two fields are ambiguous: which would the model's author mean?
   int typedFields = (t.float_data_size() > 0) + (t.int32_data_size() > 0) +
@@ -153,7 +166,8 @@ llvm::Expected<Tensor> readTensorProtoFile(llvm::StringRef path) {
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         path + ": not a valid ONNX tensor (failed to parse protobuf)");
-  auto t = tensorFromProto(proto);
+  ExternalDataFiles external(llvm::sys::path::parent_path(path).str());
+  auto t = tensorFromProto(proto, &external);
   if (!t)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    path + ": " + llvm::toString(t.takeError()));

@@ -28,11 +28,16 @@ llvm::Expected<TensorType> declaredTensorType(const onnx::TensorProto &t);
 /// The bytes of `t`'s declared type, UINT64_MAX where they overflow.
 llvm::Expected<uint64_t> declaredTensorBytes(const onnx::TensorProto &t);
 
-/// Converts a TensorProto holding its data in raw_data or in the typed field
-/// for its type (float, int8/16/32/64, uint8, bool, float16 as bits). The data
-/// size is checked against the dims before anything is allocated, so a
-/// malformed proto yields an error rather than a huge allocation.
-llvm::Expected<Tensor> tensorFromProto(const onnx::TensorProto &t);
+class ExternalDataFiles;
+
+/// Converts a TensorProto holding its data in raw_data, in the typed field
+/// for its type (float, int8/16/32/64, uint8, bool, float16 as bits), or in
+/// an external file read through `external` (ExternalData.h; without it,
+/// external data is an error). The data size is checked against the dims
+/// before anything is allocated, so a malformed proto yields an error rather
+/// than a huge allocation.
+llvm::Expected<Tensor> tensorFromProto(const onnx::TensorProto &t,
+                                       ExternalDataFiles *external = nullptr);
 
 } // namespace kiln
 

@@ -448,21 +448,5 @@ TEST(OnnxImporter, StructuralErrors) {
             "computes f32[2,3]");
 }
 
-TEST(OnnxImporter, ExternalDataIsRejected) {
-  ModelBuilder b(13);
-  b.input("x", {2}).output("y");
-  b.initializer("w", {2}, {});
-  onnx::TensorProto *w = b.proto().mutable_graph()->mutable_initializer(0);
-  w->set_data_location(onnx::TensorProto::EXTERNAL);
-  onnx::StringStringEntryProto *loc = w->add_external_data();
-  loc->set_key("location");
-  loc->set_value("weights.bin");
-  b.node("Add", {"x", "w"}, {"y"});
-  EXPECT_EQ(importError(b),
-            "tensor 'w': the data is stored in an external "
-            "file, which kiln does not support; embed the weights in the "
-            "model");
-}
-
 } // namespace
 } // namespace kiln

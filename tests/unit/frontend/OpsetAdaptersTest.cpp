@@ -9,6 +9,7 @@
 #include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/graph/Verifier.h"
 #include "compiler/interpreter/Interpreter.h"
+#include "tests/unit/frontend/ImportTestUtil.h"
 #include "tests/unit/frontend/OnnxModelBuilder.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -22,60 +23,11 @@ namespace {
 
 using test::ModelBuilder;
 
-std::unique_ptr<Graph> importOk(const ModelBuilder &b) {
-  auto g = importOnnxBuffer(b.bytes(), "m", {});
-  if (!g) {
-    ADD_FAILURE() << llvm::toString(g.takeError());
-    return nullptr;
-  }
-  if (llvm::Error e = verifyGraph(**g)) {
-    ADD_FAILURE() << llvm::toString(std::move(e));
-    return nullptr;
-  }
-  return std::move(*g);
-}
-
-std::string importError(const ModelBuilder &b) {
-  auto g = importOnnxBuffer(b.bytes(), "m", {});
-  if (g) {
-    ADD_FAILURE() << "import unexpectedly succeeded";
-    return "";
-  }
-  return llvm::toString(g.takeError());
-}
-
-/// The only node of `g`, which must be of kind `kind`.
-const Node *singleNode(const Graph &g, OpKind kind) {
-  std::vector<Node *> nodes = g.getNodes();
-  if (nodes.size() != 1 || !nodes[0]->is(kind)) {
-    ADD_FAILURE() << "expected a single " << getOpDef(kind).name
-                  << " node, got " << nodes.size() << " nodes";
-    return nullptr;
-  }
-  return nodes[0];
-}
-
-/// Runs a one-input, one-output graph on `input` (f32 of `shape`).
-std::vector<float> run(const Graph &g, llvm::ArrayRef<int64_t> shape,
-                       llvm::ArrayRef<float> input) {
-  auto out = runGraph(g, {Tensor::fromValues<float>(DType::F32, shape, input)});
-  if (!out) {
-    ADD_FAILURE() << llvm::toString(out.takeError());
-    return {};
-  }
-  llvm::ArrayRef<float> v = (*out)[0].values<float>();
-  return std::vector<float>(v.begin(), v.end());
-}
-
-/// Imports `b` and runs it on `inputs`, one per graph input.
-llvm::Expected<std::vector<Tensor>> importAndRun(const ModelBuilder &b,
-                                                 std::vector<Tensor> inputs) {
-  auto g = importOk(b);
-  if (!g)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "import failed");
-  return runGraph(*g, inputs);
-}
+using test::importAndRun;
+using test::importError;
+using test::importOk;
+using test::runOnInput;
+using test::singleNode;
 
 const std::vector<float> kRamp = {-3, -2, -1, 0, 1, 2, 3, 4};
 
@@ -107,7 +59,7 @@ TEST(OpsetAdapters, ClipAttributesAndInputsGiveTheSameNode) {
     EXPECT_EQ(n->getFloat("min"), -1.5f);
     EXPECT_EQ(n->getFloat("max"), 2.0f);
     EXPECT_TRUE(g->getConstants().empty()) << "bounds left as constants";
-    EXPECT_EQ(run(*g, {8}, kRamp), expected);
+    EXPECT_EQ(runOnInput(*g, {8}, kRamp), expected);
   }
 }
 
@@ -121,7 +73,7 @@ TEST(OpsetAdapters, ClipWithOnlyAnUpperBound) {
   std::vector<float> expected;
   for (float v : kRamp)
     expected.push_back(std::min(v, 0.5f));
-  EXPECT_EQ(run(*g, {8}, kRamp), expected);
+  EXPECT_EQ(runOnInput(*g, {8}, kRamp), expected);
 }
 
 /// Bounds that are graph inputs are run-time operands: ONNX's formula
@@ -215,7 +167,7 @@ TEST(OpsetAdapters, PadAttributesAndInputsGiveTheSameNode) {
     EXPECT_EQ(n->getInts("pads"), llvm::ArrayRef<int64_t>(pads));
     EXPECT_EQ(n->getFloat("value"), 7.0f);
     EXPECT_EQ(n->getString("mode"), "constant");
-    EXPECT_EQ(run(*g, {2, 2}, {1, 2, 3, 4}), expected);
+    EXPECT_EQ(runOnInput(*g, {2, 2}, {1, 2, 3, 4}), expected);
   }
 }
 
@@ -382,7 +334,7 @@ TEST(OpsetAdapters, DropoutForms) {
     const Node *n = singleNode(*g, OpKind::Dropout);
     ASSERT_TRUE(n);
     EXPECT_EQ(n->getNumInputs(), 1u);
-    EXPECT_EQ(run(*g, {4}, {1, -2, 3, -4}), std::vector<float>({1, -2, 3, -4}));
+    EXPECT_EQ(runOnInput(*g, {4}, {1, -2, 3, -4}), std::vector<float>({1, -2, 3, -4}));
   }
 
   ModelBuilder training(13);
@@ -405,7 +357,7 @@ TEST(OpsetAdapters, DropoutForms) {
   zeroRatio.node("Dropout", {"x", "ratio", "training"}, {"y"}, "drop");
   auto kept = importOk(zeroRatio);
   ASSERT_TRUE(kept);
-  EXPECT_EQ(run(*kept, {4}, {1, -2, 3, -4}),
+  EXPECT_EQ(runOnInput(*kept, {4}, {1, -2, 3, -4}),
             std::vector<float>({1, -2, 3, -4}));
 
   ModelBuilder runtimeMode(13);
@@ -469,7 +421,7 @@ TEST(OpsetAdapters, Pre13SoftmaxNormalizesTheCoercedMatrix) {
     EXPECT_TRUE(nodes[2]->is(OpKind::Reshape));
     EXPECT_EQ(g->getOutputs()[0].value->getName(), "y");
 
-    std::vector<float> got = run(*g, {2, 3, 4}, softmaxInput());
+    std::vector<float> got = runOnInput(*g, {2, 3, 4}, softmaxInput());
     std::vector<float> want = rowSoftmax(softmaxInput(), c.rows);
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i)
@@ -484,7 +436,7 @@ TEST(OpsetAdapters, Pre13SoftmaxOnTheLastAxisStaysOneNode) {
   auto g = importOk(b);
   ASSERT_TRUE(g);
   ASSERT_TRUE(singleNode(*g, OpKind::Softmax));
-  std::vector<float> got = run(*g, {2, 3, 4}, softmaxInput());
+  std::vector<float> got = runOnInput(*g, {2, 3, 4}, softmaxInput());
   std::vector<float> want = rowSoftmax(softmaxInput(), 6);
   for (size_t i = 0; i < want.size(); ++i)
     EXPECT_NEAR(got[i], want[i], 1e-6f) << "element " << i;
@@ -499,7 +451,7 @@ TEST(OpsetAdapters, Opset13SoftmaxIsPerAxis) {
   ASSERT_TRUE(g);
   ASSERT_TRUE(singleNode(*g, OpKind::Softmax));
   std::vector<float> x = softmaxInput();
-  std::vector<float> got = run(*g, {2, 3, 4}, x);
+  std::vector<float> got = runOnInput(*g, {2, 3, 4}, x);
   for (size_t i = 0; i < 12; ++i) {
     float e0 = std::exp(x[i]), e1 = std::exp(x[12 + i]);
     EXPECT_NEAR(got[i], e0 / (e0 + e1), 1e-6f);
@@ -532,7 +484,7 @@ TEST(OpsetAdapters, GemmBroadcastAttributeAndOptionalC) {
   const Node *n = singleNode(*g, OpKind::Gemm);
   ASSERT_TRUE(n);
   EXPECT_FALSE(n->hasAttr("broadcast"));
-  EXPECT_EQ(run(*g, {1, 2}, {1, -1}), std::vector<float>({7, 17, 27}));
+  EXPECT_EQ(runOnInput(*g, {1, 2}, {1, -1}), std::vector<float>({7, 17, 27}));
 
   ModelBuilder noC(11);
   noC.input("x", {1, 2}).output("y", {1, 3});
@@ -540,7 +492,7 @@ TEST(OpsetAdapters, GemmBroadcastAttributeAndOptionalC) {
   noC.node("Gemm", {"x", "w"}, {"y"}, "gemm");
   auto g2 = importOk(noC);
   ASSERT_TRUE(g2);
-  EXPECT_EQ(run(*g2, {1, 2}, {1, -1}), std::vector<float>({-3, -3, -3}));
+  EXPECT_EQ(runOnInput(*g2, {1, 2}, {1, -1}), std::vector<float>({-3, -3, -3}));
 }
 
 //===----------------------------------------------------------------------===//
@@ -566,7 +518,7 @@ TEST(OpsetAdapters, BatchNormSpatialAndTrainingMode) {
   ASSERT_TRUE(n);
   EXPECT_FALSE(n->hasAttr("spatial"));
   // y = scale * x / sqrt(1 + eps) + bias, per channel.
-  std::vector<float> got = run(*g, {1, 2, 1, 2}, {1, 2, 3, 4});
+  std::vector<float> got = runOnInput(*g, {1, 2, 1, 2}, {1, 2, 3, 4});
   float k = 1.0f / std::sqrt(1.0f + 1e-5f);
   std::vector<float> want = {k, 2 * k, 2 * 3 * k + 1, 2 * 4 * k + 1};
   for (size_t i = 0; i < want.size(); ++i)
@@ -586,7 +538,7 @@ TEST(OpsetAdapters, BatchNormSpatialAndTrainingMode) {
   // {1, 2} (mean 1.5, variance 0.25), channel 1 {3, 4} (mean 3.5).
   auto trained = importOk(training);
   ASSERT_TRUE(trained);
-  std::vector<float> norm = run(*trained, {1, 2, 1, 2}, {1, 2, 3, 4});
+  std::vector<float> norm = runOnInput(*trained, {1, 2, 1, 2}, {1, 2, 3, 4});
   float s = 0.5f / std::sqrt(0.25f + 1e-5f);
   std::vector<float> wantTrained = {-s, s, 2 * -s + 1, 2 * s + 1};
   ASSERT_EQ(norm.size(), wantTrained.size());
@@ -625,198 +577,12 @@ TEST(OpsetAdapters, IgnoredAttributesAreDroppedOnlyWhereOnnxHadThem) {
     if (opset < 7) {
       auto r = importOk(relu);
       ASSERT_TRUE(r);
-      EXPECT_EQ(run(*r, {2}, {-1, 2}), std::vector<float>({0, 2}));
+      EXPECT_EQ(runOnInput(*r, {2}, {-1, 2}), std::vector<float>({0, 2}));
     } else {
       EXPECT_EQ(importError(relu),
                 "node 'relu' (Relu): unsupported attribute 'consumed_inputs'");
     }
   }
-}
-
-//===----------------------------------------------------------------------===//
-// Opsets 18 to 22 (their outputs against ONNX Runtime's are in
-// //tests/conformance:conformance_test's Opset18To22 cases).
-//===----------------------------------------------------------------------===//
-
-TEST(OpsetAdapters, Opset18ReduceAxesInputAndAttributeGiveTheSameNode) {
-  ModelBuilder old(17);
-  old.input("x", {2, 3}).output("y", {2, 1});
-  test::setInts(old.node("ReduceMax", {"x"}, {"y"}, "max"), "axes", {1});
-  ModelBuilder current(18);
-  current.input("x", {2, 3}).output("y", {2, 1});
-  current.int64Initializer("axes", {1}, {-1});
-  current.node("ReduceMax", {"x", "axes"}, {"y"}, "max");
-  for (ModelBuilder *b : {&old, &current}) {
-    auto g = importOk(*b);
-    ASSERT_TRUE(g);
-    const Node *n = singleNode(*g, OpKind::ReduceMax);
-    ASSERT_TRUE(n);
-    EXPECT_EQ(n->getNumInputs(), 1u);
-    EXPECT_EQ(run(*g, {2, 3}, {1, 5, 2, -4, -3, -6}), std::vector<float>({5, -3}));
-  }
-  ModelBuilder attr(18);
-  attr.input("x", {2, 3}).output("y");
-  test::setInts(attr.node("ReduceMax", {"x"}, {"y"}, "max"), "axes", {1});
-  EXPECT_EQ(importError(attr), "node 'max' (ReduceMax): attribute 'axes' is an input since opset 18");
-}
-
-TEST(OpsetAdapters, Opset18SplitNumOutputs) {
-  ModelBuilder b(18);
-  b.input("x", {7}).output("a").output("b").output("c");
-  test::setInt(b.node("Split", {"x"}, {"a", "b", "c"}, "split"), "num_outputs", 3);
-  auto g = importOk(b);
-  ASSERT_TRUE(g);
-  const Node *n = singleNode(*g, OpKind::Split);
-  ASSERT_TRUE(n);
-  EXPECT_EQ(n->getInts("split"), llvm::ArrayRef<int64_t>({3, 3, 1}));
-
-  ModelBuilder tooFew(18);
-  tooFew.input("x", {2}).output("a").output("b").output("c");
-  test::setInt(tooFew.node("Split", {"x"}, {"a", "b", "c"}, "split"), "num_outputs", 3);
-  EXPECT_EQ(importError(tooFew),
-            "node 'split' (Split): cannot split f32[2] into 3 parts along axis 0");
-  ModelBuilder mismatch(18);
-  mismatch.input("x", {6}).output("a").output("b");
-  test::setInt(mismatch.node("Split", {"x"}, {"a", "b"}, "split"), "num_outputs", 3);
-  EXPECT_EQ(importError(mismatch),
-            "node 'split' (Split): num_outputs is 3 but the node has 2 outputs");
-}
-
-TEST(OpsetAdapters, Opset18PadAxesPadOnlyThoseAxes) {
-  ModelBuilder b(18);
-  b.input("x", {2, 2}).output("y", {2, 5});
-  b.int64Initializer("pads", {2}, {1, 2}).int64Initializer("axes", {1}, {-1});
-  b.initializer("v", {}, {7.0f});
-  b.node("Pad", {"x", "pads", "v", "axes"}, {"y"}, "pad");
-  auto g = importOk(b);
-  ASSERT_TRUE(g);
-  const Node *n = singleNode(*g, OpKind::Pad);
-  ASSERT_TRUE(n);
-  EXPECT_EQ(n->getInts("pads"), llvm::ArrayRef<int64_t>({0, 1, 0, 2}));
-  EXPECT_EQ(run(*g, {2, 2}, {1, 2, 3, 4}), std::vector<float>({7, 1, 2, 7, 7, 7, 3, 4, 7, 7}));
-
-  ModelBuilder repeated(18);
-  repeated.input("x", {2, 2}).output("y");
-  repeated.int64Initializer("pads", {4}, {1, 1, 1, 1}).int64Initializer("axes", {2}, {1, -1});
-  repeated.node("Pad", {"x", "pads", "", "axes"}, {"y"}, "pad");
-  EXPECT_EQ(importError(repeated), "node 'pad' (Pad): axes entry -1 is out of range or "
-                                   "repeated for a rank-2 input");
-}
-
-TEST(OpsetAdapters, Opset19PadWrap) {
-  ModelBuilder b(19);
-  b.input("x", {1, 3}).output("y", {1, 7});
-  b.int64Initializer("pads", {4}, {0, 2, 0, 2});
-  test::setString(b.node("Pad", {"x", "pads"}, {"y"}, "pad"), "mode", "wrap");
-  auto g = importOk(b);
-  ASSERT_TRUE(g);
-  EXPECT_EQ(run(*g, {1, 3}, {1, 2, 3}), std::vector<float>({2, 3, 1, 2, 3, 1, 2}));
-}
-
-TEST(OpsetAdapters, Opset18ResizeAxesAndAspectRatio) {
-  // sizes for axes (3, 2) only; not_smaller takes the larger scale, 2, for
-  // both, and rounds 3 * 2 = 6 and 2 * 2 = 4.
-  ModelBuilder b(18);
-  b.input("x", {1, 1, 2, 3}).output("y");
-  b.int64Initializer("sizes", {2}, {5, 4});
-  onnx::NodeProto &resize = b.node("Resize", {"x", "", "", "sizes"}, {"y"}, "resize");
-  test::setInts(resize, "axes", {3, 2});
-  test::setString(resize, "keep_aspect_ratio_policy", "not_smaller");
-  auto g = importOk(b);
-  ASSERT_TRUE(g);
-  const Node *n = singleNode(*g, OpKind::Resize);
-  ASSERT_TRUE(n);
-  EXPECT_EQ(n->getInts("sizes"), llvm::ArrayRef<int64_t>({1, 1, 4, 6}));
-  EXPECT_EQ(n->getFloats("scales"), llvm::ArrayRef<float>({1, 1, 2, 2}));
-
-  // With scales, the policy changes nothing.
-  ModelBuilder byScales(18);
-  byScales.input("x", {1, 1, 2, 3}).output("y");
-  byScales.initializer("scales", {4}, {1, 1, 2, 1});
-  test::setString(byScales.node("Resize", {"x", "", "scales"}, {"y"}, "resize"),
-                  "keep_aspect_ratio_policy", "not_larger");
-  auto scaled = importOk(byScales);
-  ASSERT_TRUE(scaled);
-  EXPECT_EQ(scaled->getOutputs()[0].value->getType().shape, Shape({1, 1, 4, 3}));
-
-  ModelBuilder antialias(18);
-  antialias.input("x", {1, 1, 4, 4}).output("y");
-  antialias.initializer("scales", {4}, {1, 1, 0.5f, 0.5f});
-  onnx::NodeProto &down = antialias.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
-  test::setString(down, "mode", "linear");
-  test::setInt(down, "antialias", 1);
-  EXPECT_EQ(importError(antialias),
-            "node 'resize' (Resize): antialias when downsampling is not supported");
-}
-
-TEST(OpsetAdapters, Opset20GeluIsItsFormula) {
-  for (const char *approximate : {"none", "tanh"}) {
-    ModelBuilder b(20);
-    b.input("x", {4}).output("y", {4});
-    test::setString(b.node("Gelu", {"x"}, {"y"}, "gelu"), "approximate", approximate);
-    auto g = importOk(b);
-    ASSERT_TRUE(g);
-    const std::vector<float> x = {-2, -0.5f, 0.5f, 3};
-    std::vector<float> y = run(*g, {4}, x);
-    ASSERT_EQ(y.size(), x.size());
-    for (size_t i = 0; i < x.size(); ++i) {
-      double v = x[i];
-      double want = llvm::StringRef(approximate) == "none"
-                        ? 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)))
-                        : 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
-      EXPECT_NEAR(y[i], want, 1e-6) << approximate << " at " << v;
-    }
-  }
-  ModelBuilder bad(20);
-  bad.input("x", {4}).output("y");
-  test::setString(bad.node("Gelu", {"x"}, {"y"}, "gelu"), "approximate", "sigmoid");
-  EXPECT_EQ(importError(bad),
-            "node 'gelu' (Gelu): attribute 'approximate' must be \"none\" or \"tanh\"");
-}
-
-TEST(OpsetAdapters, GroupNormalizationScalesPerGroupThenPerChannel) {
-  // Two groups of one channel of two elements: each normalizes to -1, 1
-  // (epsilon 0); opset 18 scales and shifts per group, 21 per channel.
-  for (int64_t opset : {18, 21}) {
-    ModelBuilder b(opset);
-    b.input("x", {1, 2, 2}).output("y", {1, 2, 2});
-    b.initializer("scale", {2}, {2, 3}).initializer("bias", {2}, {10, 20});
-    onnx::NodeProto &gn = b.node("GroupNormalization", {"x", "scale", "bias"}, {"y"}, "gn");
-    test::setInt(gn, "num_groups", 2);
-    test::setFloat(gn, "epsilon", 0);
-    auto g = importOk(b);
-    ASSERT_TRUE(g);
-    EXPECT_EQ(run(*g, {1, 2, 2}, {1, 3, 5, 9}), std::vector<float>({8, 12, 17, 23}));
-  }
-  ModelBuilder uneven(18);
-  uneven.input("x", {1, 3, 2}).output("y");
-  uneven.initializer("scale", {2}, {1, 1}).initializer("bias", {2}, {0, 0});
-  test::setInt(uneven.node("GroupNormalization", {"x", "scale", "bias"}, {"y"}, "gn"),
-               "num_groups", 2);
-  EXPECT_EQ(importError(uneven),
-            "node 'gn' (GroupNormalization): num_groups 2 does not divide the 3 channels");
-}
-
-TEST(OpsetAdapters, Opset19To21UnsupportedAttributesAreErrors) {
-  ModelBuilder pool(19);
-  pool.input("x", {1, 1, 5, 5}).output("y");
-  onnx::NodeProto &avg = pool.node("AveragePool", {"x"}, {"y"}, "pool");
-  test::setInts(avg, "kernel_shape", {2, 2});
-  test::setInts(avg, "dilations", {2, 2});
-  EXPECT_EQ(importError(pool),
-            "node 'pool' (AveragePool): dilations other than 1 are not supported");
-
-  ModelBuilder blocked(21);
-  blocked.input("x", {2, 4}).output("y");
-  blocked.initializer("s", {2, 2}, {1, 1, 1, 1});
-  test::setInt(blocked.node("DequantizeLinear", {"x", "s"}, {"y"}, "dq"), "block_size", 2);
-  EXPECT_EQ(importError(blocked),
-            "node 'dq' (DequantizeLinear): block quantization (block_size) is not supported");
-
-  ModelBuilder dft(20);
-  dft.input("x", {1, 8, 1}).output("y");
-  test::setInt(dft.node("DFT", {"x"}, {"y"}, "dft"), "axis", 1);
-  EXPECT_EQ(importError(dft), "node 'dft' (DFT): attribute 'axis' is an input since opset 20");
 }
 
 } // namespace

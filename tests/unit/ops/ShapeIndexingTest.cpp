@@ -43,6 +43,18 @@ TEST(Axes, Normalize) {
   EXPECT_FALSE(normalizeAxis(0, 0).has_value());
 }
 
+TEST(Axes, NormalizeAListRefusesOutOfRangeAndRepeatedAxes) {
+  auto axes = normalizeAxes({-1, 0, 1}, 3);
+  ASSERT_TRUE(bool(axes)) << llvm::toString(axes.takeError());
+  EXPECT_EQ(*axes, (Shape{2, 0, 1}));
+  auto outOfRange = normalizeAxes({0, 3}, 3);
+  ASSERT_FALSE(bool(outOfRange));
+  EXPECT_EQ(llvm::toString(outOfRange.takeError()), "axis 3 is out of range for rank 3");
+  auto repeated = normalizeAxes({2, -1}, 3);
+  ASSERT_FALSE(bool(repeated));
+  EXPECT_EQ(llvm::toString(repeated.takeError()), "axes [2,-1] repeat an axis");
+}
+
 TEST(Strides, RowMajorAndBroadcast) {
   EXPECT_EQ(rowMajorStrides({2, 3, 4}), (Shape{12, 4, 1}));
   EXPECT_EQ(rowMajorStrides({}), Shape{});
