@@ -118,8 +118,8 @@ const Flag kFlags[] = {
      "(default: 1000000)",
      nullptr, Command::Compile, &ResourceLimits::maxNodes},
     {"--max-subgraph-depth", "", "N",
-     "refuse a model whose If, Loop or Scan bodies nest deeper than N "
-     "(default: 16)",
+     "refuse a model whose If, Loop or Scan bodies, or calls of its "
+     "functions, nest deeper than N (default: 16)",
      nullptr, Command::Compile, &ResourceLimits::maxSubgraphDepth},
     {"--max-unrolled-steps", "", "N",
      "refuse an LSTM, GRU or RNN of more than N time steps over all its "

@@ -15,8 +15,9 @@
 namespace kiln::test {
 
 /// Appends a node of `op` named `name` with these inputs ("" for an absent
-/// optional one) and outputs to `g`.
-inline onnx::NodeProto *addNodeProto(onnx::GraphProto *g, const std::string &op,
+/// optional one) and outputs to `g`, a GraphProto or a FunctionProto.
+template <typename NodeList>
+onnx::NodeProto *addNodeProto(NodeList *g, const std::string &op,
                                      const std::string &name,
                                      const std::vector<std::string> &in,
                                      const std::vector<std::string> &out) {

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Writes opset_cases/: what ONNX opsets 18 to 22 changed, as cases in the
+"""Writes opset_cases/: what ONNX opsets 18 to 22 changed (and model-local
+functions, which exporters at those opsets write), as cases in the
 layout of ONNX's node tests (CASE/model.onnx, CASE/test_data_set_0/input_K.pb
 and output_K.pb), for //tests/conformance:opset_cases_test.
 
@@ -52,9 +53,10 @@ def ints(*v):
 CASES = {}
 
 
-def case(name, opset, nodes, inputs, inits=None, outputs=(("y", TensorProto.FLOAT),)):
+def case(name, opset, nodes, inputs, inits=None, outputs=(("y", TensorProto.FLOAT),),
+         functions=()):
     CASES[name] = (opset, nodes if isinstance(nodes, list) else [nodes], inputs, inits or {},
-                   list(outputs))
+                   list(outputs), list(functions))
 
 
 # Opset 18: the reductions take axes as an input, as ReduceSum did from 13.
@@ -171,13 +173,72 @@ case("matmul_gelu_tanh", 20,
      {"x": rng.uniform(0, 1, (5, 16)).astype(F32)},
      {"w": rng.uniform(-0.15, 0.3, (16, 24)).astype(F32)})
 
+# Model-local functions (IR 8; attribute defaults IR 9), as PyTorch's dynamo
+# exporter (2.1 to 2.5) and onnxscript write them. ONNX 1.12's protobufs lack
+# FunctionProto.attribute_proto (field 11), so a default is appended to the
+# serialized function as that field, which the Python parser keeps as unknown.
+FN = "kiln.test"
+
+
+def ref_attr(name, ref, kind):
+    a = onnx.AttributeProto()
+    a.name, a.ref_attr_name, a.type = name, ref, kind
+    return a
+
+
+def with_defaults(fn, **defaults):
+    extra = b""
+    for k, v in defaults.items():
+        body = helper.make_attribute(k, v).SerializeToString()
+        n, varint = len(body), b""
+        while True:
+            varint += bytes([(n & 0x7F) | (0x80 if n > 0x7F else 0)])
+            n >>= 7
+            if not n:
+                break
+        extra += bytes([11 << 3 | 2]) + varint + body
+    out = onnx.FunctionProto()
+    out.ParseFromString(fn.SerializeToString() + extra)
+    return out
+
+
+def function(name, inputs, outputs, nodes, attributes=(), **defaults):
+    fn = helper.make_function(FN, name, inputs, outputs, nodes,
+                              [helper.make_opsetid("", 18), helper.make_opsetid(FN, 1)],
+                              list(attributes))
+    return with_defaults(fn, **defaults)
+
+
+leaky = helper.make_node("LeakyRelu", ["t"], ["y"])
+leaky.attribute.append(ref_attr("alpha", "slope", onnx.AttributeProto.FLOAT))
+linear_act = function(
+    "LinearAct", ["x", "w", "b"], ["y", "pre"],
+    [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Add", ["m", "b"], ["t"]),
+     leaky, helper.make_node("Identity", ["t"], ["pre"])], slope=0.25)
+inner = helper.make_node("LinearAct", ["x", "w", "b"], ["h", "p"], domain=FN)
+inner.attribute.append(ref_attr("slope", "slope", onnx.AttributeProto.FLOAT))
+residual = function(
+    "Residual", ["x", "w", "b"], ["y"],
+    [inner, helper.make_node("Add", ["x", "h"], ["y"])], attributes=["slope"])
+case("local_functions", 18,
+     [helper.make_node("LinearAct", ["x", "w1", "b1"], ["h1", "pre1"], domain=FN, slope=0.05),
+      helper.make_node("LinearAct", ["h1", "w2", "b2"], ["h2", "pre2"], domain=FN),
+      helper.make_node("Residual", ["h2", "w3", "b3"], ["r"], domain=FN, slope=0.5),
+      helper.make_node("Residual", ["r", "w3", "b3"], ["y"], domain=FN),
+      helper.make_node("Relu", ["pre2"], ["z"])],
+     {"x": randn(3, 8)},
+     {"w1": randn(8, 6), "b1": randn(6), "w2": randn(6, 6), "b2": randn(6),
+      "w3": randn(6, 6) * 0.5, "b3": randn(6)},
+     outputs=[("y", TensorProto.FLOAT), ("z", TensorProto.FLOAT)],
+     functions=[linear_act, residual])
+
 
 def elem_type(a):
     return helper.np_dtype_to_tensor_dtype(a.dtype) if hasattr(helper, "np_dtype_to_tensor_dtype") \
         else onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype]
 
 
-def write_case(name, opset, nodes, inputs, inits, outputs):
+def write_case(name, opset, nodes, inputs, inits, outputs, functions):
     d = os.path.join(OUT, "test_" + name)
     os.makedirs(os.path.join(d, "test_data_set_0"))
     graph = helper.make_graph(
@@ -185,9 +246,10 @@ def write_case(name, opset, nodes, inputs, inits, outputs):
         [helper.make_tensor_value_info(k, elem_type(v), v.shape) for k, v in inputs.items()],
         [helper.make_tensor_value_info(k, t, None) for k, t in outputs],
         [numpy_helper.from_array(v, k) for k, v in inits.items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
-                              producer_name="make_opset_cases.py")
-    model.ir_version = 10 if opset >= 21 else 9 if opset >= 19 else 8
+    imports = [helper.make_opsetid("", opset)] + ([helper.make_opsetid(FN, 1)] if functions else [])
+    model = helper.make_model(graph, opset_imports=imports, producer_name="make_opset_cases.py")
+    model.functions.extend(functions)
+    model.ir_version = 10 if opset >= 21 else 9 if opset >= 19 or functions else 8
     onnx.save(model, os.path.join(d, "model.onnx"))
     feeds = []
     for k, (n, v) in enumerate(inputs.items()):

@@ -8,11 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontend/onnx/OnnxImporter.h"
+#include "compiler/frontend/onnx/ExternalData.h"
 #include "compiler/frontend/onnx/Gradient.h"
+#include "compiler/frontend/onnx/LocalFunctions.h"
 #include "compiler/frontend/onnx/NodeEmitter.h"
 #include "compiler/frontend/onnx/OpsetAdapters.h"
 #include "compiler/frontend/onnx/SequenceImport.h"
-#include "compiler/frontend/onnx/ExternalData.h"
 #include "compiler/frontend/onnx/TensorProto.h"
 #include "compiler/frontend/onnx/UnsupportedOps.h"
 #include "compiler/graph/CheckedMath.h"
@@ -37,14 +38,6 @@ llvm::Error makeError(const llvm::Twine &msg) {
 
 bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";
-}
-
-/// The name kiln uses for the ONNX node at `index`: its own, or
-/// "<OpType>_<index>" when it has none.
-std::string nodeDisplayName(const onnx::NodeProto &n, int index) {
-  if (!n.name().empty())
-    return n.name();
-  return llvm::formatv("{0}_{1}", n.op_type(), index).str();
 }
 
 llvm::Expected<Attr> convertAttr(const onnx::AttributeProto &a,
@@ -100,7 +93,7 @@ namespace {
 
 class Importer {
 public:
-  Importer(const onnx::ModelProto &model, llvm::StringRef graphName,
+  Importer(onnx::ModelProto &model, llvm::StringRef graphName,
            const OnnxImportOptions &opts, std::optional<llvm::StringRef> modelDir)
       : model_(model), opts_(opts), graph_(std::make_unique<Graph>(graphName)),
         external_(modelDir ? std::optional<std::string>(modelDir->str())
@@ -131,7 +124,7 @@ private:
   /// Binds the ONNX value name `name`; names are SSA in ONNX.
   llvm::Error define(const std::string &name, Value *v);
 
-  const onnx::ModelProto &model_;
+  onnx::ModelProto &model_;
   const OnnxImportOptions &opts_;
   std::unique_ptr<Graph> graph_;
   ExternalDataFiles external_;
@@ -149,6 +142,8 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
   auto opset = defaultOpset();
   if (!opset)
     return opset.takeError();
+  if (auto err = inlineLocalFunctions(model_, *opset, opts_.limits))
+    return err;
   uint64_t nodes = 0;
   if (auto err = checkNesting(model_.graph(), 0, nodes))
     return err;
