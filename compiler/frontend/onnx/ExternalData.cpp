@@ -67,10 +67,6 @@ ExternalDataFiles::read(const TensorProto &t, uint64_t expectedBytes) {
   if (t.data_location() != TensorProto::EXTERNAL)
     return tensorError(t, "has external_data entries but its data_location is "
                           "not EXTERNAL");
-  if (t.has_raw_data() || t.float_data_size() || t.int32_data_size() ||
-      t.int64_data_size() || t.double_data_size() || t.uint64_data_size())
-    return tensorError(t, "holds values both in the model and in an external "
-                          "file");
   std::string location;
   std::optional<uint64_t> offset, length;
   llvm::StringMap<bool> seen;

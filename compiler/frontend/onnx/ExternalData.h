@@ -36,7 +36,8 @@ public:
   explicit ExternalDataFiles(std::optional<std::string> modelDir)
       : modelDir_(std::move(modelDir)) {}
 
-  /// The `expectedBytes` bytes of `t`'s data. A location is a relative path
+  /// The `expectedBytes` bytes of `t`'s data (tensorFromProto has checked
+  /// that the model holds none of its values). A location is a relative path
   /// inside the model's directory (absolute paths and ".." are refused, as
   /// ONNX's IR spec says), and offset and length must lie within the file.
   llvm::Expected<llvm::StringRef> read(const onnx::TensorProto &t,

@@ -1,6 +1,7 @@
 //===- LocalFunctions.cpp - ONNX model-local functions, inlined -----------===//
 
 #include "compiler/frontend/onnx/LocalFunctions.h"
+#include "compiler/frontend/onnx/NodeNames.h"
 #include "compiler/graph/Graph.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -14,12 +15,6 @@
 #include <tuple>
 
 namespace kiln {
-
-std::string nodeDisplayName(const onnx::NodeProto &n, int index) {
-  if (!n.name().empty())
-    return n.name();
-  return llvm::formatv("{0}_{1}", n.op_type(), index).str();
-}
 
 namespace {
 
@@ -45,10 +40,6 @@ llvm::SmallVector<std::string, 2> unknownFields(const google::protobuf::Message 
 std::string overloadOf(const google::protobuf::Message &m, int number) {
   auto values = unknownFields(m, number);
   return values.empty() ? std::string() : values.back();
-}
-
-bool isDefaultDomain(llvm::StringRef domain) {
-  return domain.empty() || domain == "ai.onnx";
 }
 
 /// "domain.name" (and ":overload"), as errors name a function.
@@ -101,10 +92,10 @@ llvm::Error makeError(const llvm::Twine &msg) {
 
 llvm::Error Inliner::collectFunctions() {
   for (const onnx::FunctionProto &fp : model_.functions()) {
-    std::string overload = overloadOf(fp, kFunctionOverload);
-    Function f{&fp, functionName(fp.domain(), fp.name(), overload), {}};
     if (fp.name().empty())
       return makeError("a model-local function has no name");
+    std::string overload = overloadOf(fp, kFunctionOverload);
+    Function f{&fp, functionName(fp.domain(), fp.name(), overload), {}};
     for (const std::string &a : fp.attribute())
       f.attributes[a] = std::nullopt;
     for (const std::string &bytes : unknownFields(fp, kFunctionAttributeDefaults)) {
@@ -114,9 +105,9 @@ llvm::Error Inliner::collectFunctions() {
       f.attributes[a.name()] = std::move(a);
     }
     FunctionKey key{fp.domain(), fp.name(), overload};
-    if (!functions_.emplace(key, std::move(f)).second)
-      return makeError("function '" + functionName(fp.domain(), fp.name(), overload) +
-                       "' is defined twice");
+    if (functions_.count(key))
+      return makeError("function '" + f.name + "' is defined twice");
+    functions_.emplace(key, std::move(f));
   }
   return llvm::Error::success();
 }

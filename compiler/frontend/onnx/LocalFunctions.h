@@ -17,13 +17,8 @@
 #include "onnx/onnx_pb.h"
 
 #include <cstdint>
-#include <string>
 
 namespace kiln {
-
-/// The name kiln uses for the ONNX node at `index` of its graph: its own,
-/// or "<OpType>_<index>" when it has none.
-std::string nodeDisplayName(const onnx::NodeProto &n, int index);
 
 /// Replaces each call of one of `model`'s functions in its main graph by the
 /// function's nodes, recursively: formal inputs and outputs become the

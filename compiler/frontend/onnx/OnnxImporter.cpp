@@ -12,6 +12,7 @@
 #include "compiler/frontend/onnx/Gradient.h"
 #include "compiler/frontend/onnx/LocalFunctions.h"
 #include "compiler/frontend/onnx/NodeEmitter.h"
+#include "compiler/frontend/onnx/NodeNames.h"
 #include "compiler/frontend/onnx/OpsetAdapters.h"
 #include "compiler/frontend/onnx/SequenceImport.h"
 #include "compiler/frontend/onnx/TensorProto.h"
@@ -34,10 +35,6 @@ namespace {
 
 llvm::Error makeError(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
-}
-
-bool isDefaultDomain(llvm::StringRef domain) {
-  return domain.empty() || domain == "ai.onnx";
 }
 
 llvm::Expected<Attr> convertAttr(const onnx::AttributeProto &a,

@@ -81,7 +81,17 @@ llvm::Expected<Tensor> tensorFromProto(const TensorProto &t,
   int64_t count = type.numElements();
   size_t elemSize = dtypeSize(type.dtype);
 
+  // Values in two fields are ambiguous: which would the model's author mean?
+  int typedFields = (t.float_data_size() > 0) + (t.int32_data_size() > 0) +
+                    (t.int64_data_size() > 0) + (t.double_data_size() > 0) +
+                    (t.uint64_data_size() > 0);
+  if (typedFields + t.has_raw_data() > 1)
+    return tensorError(t, "holds values in more than one data field");
+
   if (hasExternalData(t)) {
+    if (typedFields + t.has_raw_data() > 0)
+      return tensorError(t, "holds values both in the model and in an external "
+                            "file");
     std::optional<uint64_t> bytes =
         llvm::checkedMulUnsigned<uint64_t>(count, elemSize);
     if (!bytes)
@@ -94,13 +104,6 @@ llvm::Expected<Tensor> tensorFromProto(const TensorProto &t,
                             reinterpret_cast<const uint8_t *>(data->data()),
                             data->size()));
   }
-
-  // Values in two fields are ambiguous: which would the model's author mean?
-  int typedFields = (t.float_data_size() > 0) + (t.int32_data_size() > 0) +
-                    (t.int64_data_size() > 0) + (t.double_data_size() > 0) +
-                    (t.uint64_data_size() > 0);
-  if (typedFields + t.has_raw_data() > 1)
-    return tensorError(t, "holds values in more than one data field");
 
   if (t.has_raw_data()) {
     const std::string &raw = t.raw_data();

@@ -36,8 +36,9 @@ inline int64_t product(const Shape &s) {
 }
 
 /// `b` imported and verified; a test failure (and nullptr) when it is not.
-inline std::unique_ptr<Graph> importOk(const ModelBuilder &b) {
-  auto g = importOnnxBuffer(b.bytes(), "m", {});
+inline std::unique_ptr<Graph> importOk(const ModelBuilder &b,
+                                       const OnnxImportOptions &opts = {}) {
+  auto g = importOnnxBuffer(b.bytes(), "m", opts);
   if (!g) {
     ADD_FAILURE() << llvm::toString(g.takeError());
     return nullptr;
@@ -82,8 +83,8 @@ importAndRun(const ModelBuilder &b, std::vector<Tensor> inputs) {
   return runGraph(**g, inputs);
 }
 
-inline std::string importError(const ModelBuilder &b) {
-  auto g = importOnnxBuffer(b.bytes(), "m", {});
+inline std::string importError(const ModelBuilder &b, const OnnxImportOptions &opts = {}) {
+  auto g = importOnnxBuffer(b.bytes(), "m", opts);
   if (g)
     return "import unexpectedly succeeded";
   return llvm::toString(g.takeError());

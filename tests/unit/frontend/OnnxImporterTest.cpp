@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontend/onnx/OnnxImporter.h"
-#include "compiler/graph/Verifier.h"
+#include "tests/unit/frontend/ImportTestUtil.h"
 #include "tests/unit/frontend/OnnxModelBuilder.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -19,38 +19,9 @@
 namespace kiln {
 namespace {
 
+using test::importError;
+using test::importOk;
 using test::ModelBuilder;
-
-llvm::Expected<std::unique_ptr<Graph>>
-import(const ModelBuilder &b, const OnnxImportOptions &opts = {}) {
-  return importOnnxBuffer(b.bytes(), "m", opts);
-}
-
-/// Imports a model that must import, and checks the result verifies.
-std::unique_ptr<Graph> importOk(const ModelBuilder &b,
-                                const OnnxImportOptions &opts = {}) {
-  auto g = import(b, opts);
-  if (!g) {
-    ADD_FAILURE() << llvm::toString(g.takeError());
-    return nullptr;
-  }
-  if (llvm::Error e = verifyGraph(**g)) {
-    ADD_FAILURE() << llvm::toString(std::move(e));
-    return nullptr;
-  }
-  return std::move(*g);
-}
-
-/// The message of an import that must fail.
-std::string importError(const ModelBuilder &b,
-                        const OnnxImportOptions &opts = {}) {
-  auto g = import(b, opts);
-  if (g) {
-    ADD_FAILURE() << "import unexpectedly succeeded";
-    return "";
-  }
-  return llvm::toString(g.takeError());
-}
 
 /// y = Relu(x) over f32[2,3]: the smallest valid model, varied by tests.
 ModelBuilder reluModel(int64_t opset = 13) {
