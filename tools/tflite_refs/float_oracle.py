@@ -44,11 +44,13 @@ def _lstm(op, arg, x):
     return out
 
 
-def run(S, buf, x):
-    """The output of the one-input, one-output float model `buf` on input `x`."""
+def run(S, buf, x, values=None):
+    """The output of the one-input, one-output float model `buf` on input `x`. If `values` (a
+    dict) is given, it receives every tensor computed, by tensor index."""
     mt = S.unpack(buf)
     sg = mt.subgraphs[0]
-    values = {sg.inputs[0]: np.asarray(x, np.float32)}
+    values = {} if values is None else values
+    values[sg.inputs[0]] = np.asarray(x, np.float32)
 
     def arg(op, k):
         i = op.inputs[k]

@@ -39,7 +39,10 @@ Inputs (fixed seeds, numpy's PCG64):
 Models Arm NN 22 (Debian's 20.08 build) rejects are listed in REJECTED with the reason; the
 script checks that they are still rejected. The hybrid kws_ref_model_float32 (int8 weights,
 float32 activations; in TWIN) then runs as a twin whose int8 weights are float32 holding their
-dequantized values, the weights kiln computes it with.
+dequantized values, the weights kiln computes it with. The float trained_lstm runs on
+float_oracle.py (TFLite's float kernels in numpy); the int8 trained_lstm_int8 (INTEGER_ORACLE) op
+by op: its LSTM on integer_lstm_oracle.py (TFLM's integer kernel in numpy, bit-exact), the ops
+after it on Arm NN, each cut out as a single-op model (layers.chain).
 
 Run:   tools/install_deps.sh oracle    # Arm NN, numpy, flatbuffers, flatc
        /usr/bin/python3 tools/tflite_refs/generate.py
@@ -60,6 +63,7 @@ import flatbuffers
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import float_oracle  # noqa: E402  (tools/tflite_refs/float_oracle.py)
+import integer_lstm_oracle  # noqa: E402  (tools/tflite_refs/integer_lstm_oracle.py)
 import layers  # noqa: E402  (tools/tflite_refs/layers.py)
 import ops  # noqa: E402  (tools/tflite_refs/ops.py)
 from flatbuffers import number_types as N
@@ -87,8 +91,11 @@ RUN = {
     "ad01_fp32": ("ad01", "uniform"),
     "kws_ref_model_float32": ("kws", "uniform"),   # on its dequantized-weight twin (TWIN)
     "trained_lstm": ("mnist_rows", "uniform"),      # by float_oracle.py (NUMPY_ORACLE)
+    "trained_lstm_int8": ("mnist_rows", "uniform"),  # LSTM by integer_lstm_oracle.py (INTEGER_ORACLE)
 }
-# The int8 model whose input quantization gives each family's real range.
+# The int8 model whose input quantization gives each family's real range. mnist_rows has its
+# own range (FAMILY_RANGE) and none: trained_lstm gets the real values themselves (as before
+# trained_lstm_int8 was added), trained_lstm_int8 their codes (scale 1/255, zero point -128).
 FAMILY_QUANT = {
     "hello_world": "hello_world_int8",
     "micro_speech": "micro_speech_quantized",
@@ -117,11 +124,20 @@ REJECTED = {
     "trained_lstm": (
         "Operator not supported",
         "Arm NN 20.08's TfLite parser has no UNIDIRECTIONAL_SEQUENCE_LSTM"),
+    "trained_lstm_int8": (
+        "Operator not supported",
+        "Arm NN 20.08's TfLite parser has no UNIDIRECTIONAL_SEQUENCE_LSTM"),
 }
 # Float models Arm NN rejects whose outputs come from float_oracle.py instead: TFLite's float
 # kernels in numpy, for the ops these models use.
 NUMPY_ORACLE = {"trained_lstm"}
 NUMPY_NOTE = "oracle=numpy_TFLite_float_kernels(float_oracle.py)"
+# int8 models Arm NN rejects for an op of layers.NUMPY_OPS: run op by op (layers.chain), those ops
+# on their numpy oracle (TFLM's integer kernel, bit-exact), the others on Arm NN. FLOAT_TWIN is
+# the float model of the same network, to check the integer oracle against (see check_lstm_int8).
+INTEGER_ORACLE = {"trained_lstm_int8"}
+INTEGER_NOTE = "oracle=numpy_TFLM_integer_LSTM(integer_lstm_oracle.py)+Arm_NN_CpuRef(other_ops)"
+FLOAT_TWIN = {"trained_lstm_int8": "trained_lstm"}
 # Hybrid models Arm NN rejects (int8 weights under float32 activations), run instead as a twin
 # whose int8 weight tensors are float32 holding their real values, float32(scale) *
 # float32(q - zero point) per channel: what kiln computes such layers with.
@@ -447,8 +463,53 @@ def read_manifest(refs_dir=REFS_DIR):
     return out
 
 
+def tflite_outputs(path):
+    """Tensor indices of subgraph 0's outputs."""
+    buf = bytearray(open(path, "rb").read())
+    model = Table(buf, flatbuffers.encode.Get(N.UOffsetTFlags.packer_type, buf, 0))
+    return _nums(_tables(model, 2)[0], 2, N.Int32Flags)
+
+
+# How far the integer LSTM (dequantized) may be from the float one, in steps of its output scale.
+LSTM_INT8_TOLERANCE_STEPS = 3
+
+
+def check_lstm_int8(S, model, k, x, values, io):
+    """The integer model against its float twin on the same real input (the int8 input's
+    dequantized codes): the LSTM's outputs (dequantized) within LSTM_INT8_TOLERANCE_STEPS steps,
+    the same top class. Both are the same trained network, quantized or not; wrong gate order,
+    scales or state handling would be far off. Returns summary lines, with the oracle's
+    parameters for sample 0."""
+    fmodel = FLOAT_TWIN[model]
+    buf = open(os.path.join(MODELS_DIR, model + ".tflite"), "rb").read()
+    mt = S.unpack(buf)
+    sg = mt.subgraphs[0]
+    (ilstm,) = [op for op in sg.operators if S.op_name(mt, op) == "UNIDIRECTIONAL_SEQUENCE_LSTM"]
+    P = integer_lstm_oracle.prepare(mt, ilstm)
+    tin, tout = io[model][0][0], io[model][1][0]
+    fvalues = {}
+    fbuf = open(os.path.join(MODELS_DIR, fmodel + ".tflite"), "rb").read()
+    fy = float_oracle.run(S, fbuf, dequantize(x, tin["scale"], tin["zero_point"]), fvalues)
+    fmt = S.unpack(fbuf)
+    (flstm,) = [op for op in fmt.subgraphs[0].operators if S.op_name(fmt, op) == "UNIDIRECTIONAL_SEQUENCE_LSTM"]
+    h_scale, h_zp = P["hidden"]
+    lstm = (values[int(ilstm.outputs[0])].astype(np.float64) - h_zp) * h_scale
+    d_lstm = np.abs(lstm - fvalues[int(flstm.outputs[0])]).max()
+    y = (values[int(sg.outputs[0])].astype(np.float64) - tout["zero_point"]) * tout["scale"]
+    d_out = np.abs(y.ravel() - fy.ravel()).max()
+    assert d_lstm <= LSTM_INT8_TOLERANCE_STEPS * h_scale, (model, k, d_lstm)
+    assert y.argmax() == fy.argmax(), (model, k, y.ravel(), fy.ravel())
+    lines = ["%-24s sample %d vs %s (numpy float) on the same real input: LSTM max |diff| %.4g "
+             "(%.2f steps), softmax max |diff| %.4g, top class %d in both" % (
+                 model, k, fmodel, d_lstm, d_lstm / h_scale, d_out, int(y.argmax()))]
+    if k == 0:
+        lines += ["%-24s LSTM: %s" % (model, line) for line in integer_lstm_oracle.describe(P)]
+    return lines
+
+
 def main():
     t0 = time.time()
+    integer_lstm_oracle.selftest()
     os.makedirs(REFS_DIR, exist_ok=True)
     for f in os.listdir(REFS_DIR):
         if f.endswith(".bin") or f == "manifest.txt":
@@ -467,6 +528,10 @@ def main():
              "# the values kiln computes such layers with (notes: %s)." % TWIN_NOTE,
              "# %s: Arm NN rejects them; their outputs are TFLite's float kernels in numpy (notes: %s)."
              % (", ".join(sorted(NUMPY_ORACLE)), NUMPY_NOTE),
+             "# %s: Arm NN rejects its LSTM; run op by op, the LSTM by TFLM's integer kernel in numpy"
+             % ", ".join(sorted(INTEGER_ORACLE)),
+             "# (bit-exact with TFLM, state reset before each sample), the ops after it by Arm NN CpuRef"
+             " (notes: %s)." % INTEGER_NOTE,
              "# " + MANIFEST_HEADER]
     written, summary = {}, []
     layer_inputs = {}  # sample-0 inputs of the models of layers.LAYER_MODELS
@@ -497,6 +562,9 @@ def main():
         elif model in NUMPY_ORACLE:
             loaded, oracle_notes = None, [NUMPY_NOTE]
             summary.append("%-24s runs on float_oracle.py" % model)
+        elif model in INTEGER_ORACLE:
+            loaded, oracle_notes = None, [INTEGER_NOTE]
+            summary.append("%-24s runs op by op: LSTM on integer_lstm_oracle.py, the rest on Arm NN" % model)
         elif model in REJECTED:
             for k, (image, expect) in enumerate(BMP_INPUTS.get(model, [])):
                 x = bmp_as_int8(os.path.join(MODELS_DIR, image + ".bmp"))
@@ -515,7 +583,16 @@ def main():
         for k in range(SAMPLES):
             x, notes = make_input(model, io, k)
             x = x.reshape(tin["shape"]).astype(tin["dtype"])
-            if loaded is None:
+            if model in INTEGER_ORACLE:
+                S = layers.Schema(SCHEMA)
+                try:
+                    values = layers.chain(arm, S, open(path, "rb").read(), x, model)
+                    summary.extend(check_lstm_int8(S, model, k, x, values, io))
+                finally:
+                    S.close()
+                y = values[int(tflite_outputs(path)[0])]
+                armnn_dtype = str(y.dtype)
+            elif loaded is None:
                 S = layers.Schema(SCHEMA)
                 try:
                     y = float_oracle.run(S, open(path, "rb").read(), x)
@@ -556,12 +633,20 @@ def main():
               "# layer_model = the single-op model <model>/<k>.tflite holding op k of <model>; kind = input<i>",
               "# (its i-th non-constant input, the previous op's Arm NN output) or output (Arm NN's output",
               "# of layer_model on those inputs). Raw little-endian, the tensor's dtype, NHWC, no header.",
+              "# Ops %s (Arm NN cannot parse them): output from %s instead, bit-exact"
+              % (", ".join(sorted(layers.NUMPY_OPS)), layers.NUMPY_OPS_NOTE),
+              "# with TFLM (trained_lstm_int8/0: state variables kept in the cut, reset before the run).",
               "# " + layers.MANIFEST_HEADER]
     t1 = time.time()
     lsummary = layers.generate(arm, SCHEMA, MODELS_DIR, LAYERS_DIR, layer_inputs, write_checked, header)
     ltotal = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(LAYERS_DIR) for f in fs)
     nfiles = sum(len(fs) for _, _, fs in os.walk(LAYERS_DIR))
     print("\n".join(lsummary))
+    # The layer chain of sample 0 ends on the whole-model output written above (layers.chain).
+    for model in sorted(INTEGER_ORACLE):
+        last = max(int(f.split(".")[0]) for f in os.listdir(os.path.join(LAYERS_DIR, model)))
+        y = np.fromfile(os.path.join(LAYERS_DIR, model, "%d.output.bin" % last), dtype=np.int8)
+        assert y.tobytes() == written["%s.%d.output.bin" % (model, layers.SAMPLE)].tobytes(), model
     print("layers: wrote %d files (re-read and checked), %d bytes, to %s in %.1f s" % (
         nfiles, ltotal, os.path.relpath(LAYERS_DIR, ROOT), time.time() - t1))
 

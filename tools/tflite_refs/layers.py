@@ -16,8 +16,13 @@ into tests/tflite/refs/layers/:
                              only, in the op's input order): the model's own input (the same
                              bytes as refs/<model>.0.input.bin) or Arm NN's output of the
                              single-op model of the op that produced the tensor ("chained")
-  <model>/<k>.output.bin     Arm NN CpuRef's output of <k>.tflite on those inputs
+  <model>/<k>.output.bin     Arm NN CpuRef's output of <k>.tflite on those inputs; for the ops
+                             of NUMPY_OPS (which Arm NN cannot parse) a numpy oracle's instead
   manifest.txt               one line per .bin file (see MANIFEST_HEADER)
+
+A variable tensor (an LSTM's state: is_variable, no data) is kept in the cut as the original
+has it; it is not a subgraph input (the op reads and writes it; TFLM resets it, kiln starts it
+at its reset value).
 
 The single-op models are written with the FlatBuffers object API from Python code that flatc
 generates at run time, into a temporary directory, from kiln's schema subset
@@ -38,10 +43,21 @@ import tempfile
 
 import numpy as np
 
-# The int8 models Arm NN runs (generate.RUN); all their tensors are int8/int32.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import integer_lstm_oracle  # noqa: E402  (tools/tflite_refs/integer_lstm_oracle.py)
+
+# The int8 models of generate.RUN; their tensors are int8/int32 (and trained_lstm_int8's cell
+# state int16). Arm NN runs all their ops but trained_lstm_int8's LSTM (NUMPY_OPS).
 LAYER_MODELS = ["ad01_int8", "hello_world_int8", "kws_ref_model", "micro_speech_quantized",
-                "pretrainedResnet_quant", "vww_96_int8"]
+                "pretrainedResnet_quant", "trained_lstm_int8", "vww_96_int8"]
 SAMPLE = 0
+# Ops Arm NN 20.08's TfLite parser rejects, computed instead by a numpy oracle of TFLM's kernel
+# (bit-exact with TFLM, not within a step like Arm NN): op name -> (oracle(S, single-op model
+# bytes, its one non-constant input) -> its output, what Arm NN says; checked each run).
+NUMPY_OPS = {
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": (integer_lstm_oracle.run_model, "Operator not supported"),
+}
+NUMPY_OPS_NOTE = "numpy_TFLM_integer_kernel(integer_lstm_oracle.py)"
 MANIFEST_HEADER = "file model k op layer_model kind tensor dtype shape scale zero_point min max"
 TFL_TYPES = {0: "float32", 2: "int32", 3: "uint8", 4: "int64", 7: "int16", 9: "int8"}
 BUFFER_ALIGN = 16  # as TFLite's converter aligns buffer data
@@ -62,10 +78,24 @@ def _has_rank_ok(t, off):
     return t.ShapeLength() > 0
 
 
+def _intermediates_ok(op, off):
+    """Operator.intermediates: tensors whose scales TFLite's integer LSTM (and TFLM's CMSIS-NN
+    one) reads: 0-3 the gates' (with layer normalization only, else 2^-12), 4 the hidden
+    state's. TFLM's reference LSTM ignores them (gates at 2^-12, the hidden state at its own
+    tensor's scale), as kiln does: droppable on a sequence LSTM whose intermediates are none of
+    its inputs or outputs. (In trained_lstm_int8 intermediate 4 is quantized as the hidden state.)"""
+    from flatbuffers import number_types as N
+    inter = set(op._tab.GetVectorAsNumpy(N.Int32Flags, op._tab.Offset(off)).tolist())
+    io = set(op.InputsAsNumpy().tolist()) | set(op.OutputsAsNumpy().tolist())
+    return op.BuiltinOptionsType() == integer_lstm_oracle.UNIDIRECTIONAL_SEQUENCE_LSTM_OPTIONS and \
+        not inter & io
+
+
 # Fields of the public schema (tensorflow/lite/schema/schema.fbs) that kiln's subset does not
 # declare, met in the models, and dropped by re-packing: (table, slot) -> (name, check that
 # dropping it changes nothing either kiln or Arm NN reads; the check returns True if fine).
 DROPPABLE = {
+    ("Operator", 8): ("intermediates", _intermediates_ok),    # TFLite's integer LSTM only
     ("Model", 5): ("metadata_buffer", lambda m, off: True),   # buffer indices of metadata
     ("Model", 6): ("metadata", lambda m, off: True),          # e.g. min_runtime_version
     ("Model", 7): ("signature_defs", lambda m, off: True),    # SavedModel signatures
@@ -223,10 +253,11 @@ def _has_data(mt, t):
 
 
 def nonconst_inputs(mt, op):
+    """The op's inputs with no data, in order, but for variable tensors (an LSTM's state)."""
     sg = mt.subgraphs[0]
     out = []
     for i in op.inputs:
-        if i >= 0 and not _has_data(mt, sg.tensors[i]) and i not in out:
+        if i >= 0 and not _has_data(mt, sg.tensors[i]) and not sg.tensors[i].isVariable and i not in out:
             out.append(int(i))
     return out
 
@@ -334,6 +365,53 @@ def read_manifest(layers_dir):
     return out
 
 
+def run_op(arm, S, path, data, opname, xs, tin, tout, what):
+    """The outputs of the single-op model `data` (written at `path`) on its non-constant inputs
+    xs (tensor dicts tin, outputs tout): Arm NN's, or for NUMPY_OPS the numpy oracle's, after
+    checking that Arm NN still rejects the op."""
+    if opname in NUMPY_OPS:
+        oracle, armnn_says = NUMPY_OPS[opname]
+        try:
+            arm.run_all(path, {t["name"]: (x, t) for x, t in zip(xs, tin)}, list(tout))
+        except RuntimeError as e:
+            assert armnn_says in str(e), "%s (%s): Arm NN's error changed: %s" % (what, opname, e)
+        else:
+            raise SystemExit("%s (%s): Arm NN now runs it: drop it from NUMPY_OPS?" % (what, opname))
+        assert len(xs) == 1 and len(tout) == 1, what
+        y = oracle(S, data, xs[0])
+        assert str(y.dtype) == tout[0]["dtype"] and y.shape == tout[0]["shape"], (what, y.dtype, y.shape)
+        return [y]
+    try:
+        return arm.run_all(path, {t["name"]: (x, t) for x, t in zip(xs, tin)}, list(tout))
+    except RuntimeError as e:
+        raise SystemExit("%s (%s): Arm NN refuses the single-op model: %s" % (what, opname, e))
+
+
+def chain(arm, S, buf, x, what):
+    """Runs the one-input model `buf` op by op, each op cut out as by generate() (Arm NN, or
+    NUMPY_OPS) and fed the outputs of those before it; returns {tensor index: value}. For the
+    models Arm NN cannot run whole (generate.py's INTEGER_ORACLE)."""
+    S.check_declared(buf, what)
+    mt = S.unpack(buf)
+    sg = mt.subgraphs[0]
+    assert len(mt.subgraphs) == 1 and len(sg.inputs) == 1, what
+    values = {int(sg.inputs[0]): np.asarray(x)}
+    with tempfile.TemporaryDirectory(prefix="kiln_tflite_chain_") as tmp:
+        for k, op in enumerate(sg.operators):
+            data, tmap = cut(S, mt, k)
+            check_cut(S, mt, k, data, tmap)
+            path = os.path.join(tmp, "%d.tflite" % k)
+            with open(path, "wb") as f:
+                f.write(data)
+            ins, outs = nonconst_inputs(mt, op), [int(o) for o in op.outputs]
+            tin, tout = [tensor_desc(mt, i) for i in ins], [tensor_desc(mt, o) for o in outs]
+            xs = [values[i].reshape(t["shape"]).astype(t["dtype"]) for i, t in zip(ins, tin)]
+            ys = run_op(arm, S, path, data, S.op_name(mt, op), xs, tin, tout, "%s op %d" % (what, k))
+            for o, t, y in zip(outs, tout, ys):
+                values[o] = y.reshape(t["shape"])
+    return values
+
+
 def generate(arm, schema_fbs, models_dir, layers_dir, model_inputs, write_checked, header):
     """Writes the layer refs. model_inputs: {model: sample-0 input array}; write_checked and
     header (comment lines) come from generate.py. Returns summary lines."""
@@ -364,12 +442,7 @@ def generate(arm, schema_fbs, models_dir, layers_dir, model_inputs, write_checke
                 tin = [tensor_desc(mt, i) for i in ins]
                 tout = [tensor_desc(mt, o) for o in outs]
                 xs = [values[i].reshape(t["shape"]).astype(t["dtype"]) for i, t in zip(ins, tin)]
-                try:
-                    ys = arm.run_all(path, {t["name"]: (x, t) for x, t in zip(xs, tin)},
-                                     [t for t in tout])
-                except RuntimeError as e:
-                    raise SystemExit("%s op %d (%s): Arm NN refuses the single-op model: %s"
-                                     % (model, k, opname, e))
+                ys = run_op(arm, S, path, data, opname, xs, tin, tout, "%s op %d" % (model, k))
                 for j, (i, t, x) in enumerate(zip(ins, tin, xs)):
                     name = "%s/%d.input%d.bin" % (model, k, j)
                     write_checked(os.path.join(layers_dir, name), x, t["dtype"], t["shape"])
