@@ -20,7 +20,10 @@ network the steps accumulate, so tests compare each op on its own.
 
 Then (ops.py) one synthetic single-op model per case of each builtin op kiln imports (int8 with
 varied quantization, and float32), built from scratch, in tests/tflite/refs/layers/ops/ with the
-same layout, rows appended to the same manifest.
+same layout, rows appended to the same manifest. Last (int8_lstm.py), single-op integer LSTMs
+derived from trained_lstm_int8's, edited to take the paths its refs miss (saturation, the cell
+clip, zero points, batch > 1, time-major, other cell scales and shapes), in
+tests/tflite/refs/layers/int8_lstm/, outputs from integer_lstm_oracle.py.
 
 Inputs (fixed seeds, numpy's PCG64):
   * Each model family (int8 + float variants of one network) draws real values over one
@@ -66,6 +69,7 @@ import float_oracle  # noqa: E402  (tools/tflite_refs/float_oracle.py)
 import integer_lstm_oracle  # noqa: E402  (tools/tflite_refs/integer_lstm_oracle.py)
 import layers  # noqa: E402  (tools/tflite_refs/layers.py)
 import ops  # noqa: E402  (tools/tflite_refs/ops.py)
+import int8_lstm  # noqa: E402  (tools/tflite_refs/int8_lstm.py)
 from flatbuffers import number_types as N
 from flatbuffers.table import Table
 
@@ -657,6 +661,14 @@ def main():
     print("ops: wrote %d files (re-read and checked), %d bytes, to %s in %.1f s" % (
         len(os.listdir(ops_dir)), sum(os.path.getsize(os.path.join(ops_dir, f)) for f in os.listdir(ops_dir)),
         os.path.relpath(ops_dir, ROOT), time.time() - t2))
+
+    # Synthetic integer LSTMs from trained_lstm_int8's, for the paths its refs miss (int8_lstm.py).
+    t3 = time.time()
+    print("\n".join(int8_lstm.generate_from(arm, sys.modules[__name__])))
+    lstm_dir = os.path.join(LAYERS_DIR, int8_lstm.MODEL)
+    print("int8_lstm: wrote %d files (re-read and checked), %d bytes, to %s in %.1f s" % (
+        len(os.listdir(lstm_dir)), sum(os.path.getsize(os.path.join(lstm_dir, f)) for f in os.listdir(lstm_dir)),
+        os.path.relpath(lstm_dir, ROOT), time.time() - t3))
 
 
 if __name__ == "__main__":

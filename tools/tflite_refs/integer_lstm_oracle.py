@@ -21,9 +21,11 @@ operation written out as the C code does it (truncating division, arithmetic shi
 values that C computes in int32 are asserted to fit. The parameters come from float32 scales
 exactly as TFLM combines them (float products where TFLM multiplies floats, double elsewhere).
 
-The kernel, per batch row b (batch-major: each row runs all its time steps before the next),
-the hidden state h (int8) starting at the hidden tensor's zero point (TFLM resets an int8
-variable tensor to its zero point, others to 0) and the cell state c (int16) at 0; per time step t:
+The kernel, per batch row b (batch-major: each row runs all its time steps before the next;
+time-major, input [steps, batch, input]: all rows together at each step, as TFLM's
+LstmStepManager does; the rows never mix), the hidden state h (int8) starting at the hidden
+tensor's zero point (TFLM resets an int8 variable tensor to its zero point, others to 0) and the
+cell state c (int16) at 0; per time step t:
   gate g in (forget, input, cell, output), in that order:
     pre_g = sat16(FC_int16(x_t; W_g, bias_g) + FC_int16(h; R_g, no bias))     (Q3.12: scale 2^-12)
     forget, input, output: Logistic_int16(pre_g); cell: Tanh_int16(pre_g) with power -12
@@ -31,7 +33,7 @@ variable tensor to its zero point, others to 0) and the cell state c (int16) at 
   c = sat16(Mul(forget, c -> int16 cell) + Mul(input, cell gate -> int16 cell)), clipped to
       +-quantized_cell_clip if cell_clip > 0
   h = Mul(Tanh_int16(c) with power log2(cell scale), output gate -> int8 hidden, zero point)
-  output[b, t] = h
+  output[b, t] = h            (output[t, b] time-major)
 """
 
 import math
@@ -178,16 +180,22 @@ def inter_gate_multiplier(input1_scale, input2_scale, output_scale):
 
 # ---------------------------------------------------------------------------------------------
 # reference_integer_ops kernels, as lstm_eval.cc calls them
-def fully_connected(x, w, bias, p):
+def fully_connected_unclamped(x, w, bias, p):
     """reference_integer_ops::FullyConnected, int8 input and weights, int32 bias (or None), int16
-    output: acc = sum((w + weights_offset) * (x + input_offset)) + bias, then
-    MultiplyByQuantizedMultiplier, + output_offset, clamped. x: [n_input], w: [n_out, n_input]."""
-    acc = (_i64(w) + p["weights_offset"]) @ (_i64(x) + p["input_offset"])
+    output, before its final clamp: acc = sum((w + weights_offset) * (x + input_offset)) + bias,
+    then MultiplyByQuantizedMultiplier, + output_offset. x: [n_input], or [n_batch, n_input]
+    (rows computed independently, as the C loop over batches does); w: [n_out, n_input]."""
+    acc = (_i64(x) + p["input_offset"]) @ (_i64(w) + p["weights_offset"]).T
     if bias is not None:
         acc = acc + _i64(bias)
     acc = _assert_int32(acc, "FC accumulator")
-    y = multiply_by_quantized_multiplier(acc, p["multiplier"], p["shift"]) + p["output_offset"]
-    return np.clip(y, p["act_min"], p["act_max"])
+    return multiply_by_quantized_multiplier(acc, p["multiplier"], p["shift"]) + p["output_offset"]
+
+
+def fully_connected(x, w, bias, p):
+    """reference_integer_ops::FullyConnected (see fully_connected_unclamped), clamped to
+    [act_min, act_max] (int16 here)."""
+    return np.clip(fully_connected_unclamped(x, w, bias, p), p["act_min"], p["act_max"])
 
 
 def add_elementwise_int16(a, b):
@@ -250,12 +258,18 @@ def lstm_tanh(cell_state_scale_power, x):
     return tanh_int16(x, input_multiplier, tanh_input_left_shift)
 
 
+def mul_elementwise_unclamped(a, b, p):
+    """reference_integer_ops::MulElementwise (int16 inputs) before its final clamp:
+    output_offset + MBQM((a + in1_offset) * (b + in2_offset))."""
+    prod = _assert_int32((_i64(a) + p["input1_offset"]) * (_i64(b) + p["input2_offset"]), "Mul product")
+    return _assert_int32(p["output_offset"] + multiply_by_quantized_multiplier(prod, p["multiplier"], p["shift"]),
+                         "Mul result")
+
+
 def mul_elementwise(a, b, p):
     """reference_integer_ops::MulElementwise (int16 inputs, int16 or int8 output):
     out = clamp(output_offset + MBQM((a + in1_offset) * (b + in2_offset)))."""
-    prod = _assert_int32((_i64(a) + p["input1_offset"]) * (_i64(b) + p["input2_offset"]), "Mul product")
-    y = p["output_offset"] + multiply_by_quantized_multiplier(prod, p["multiplier"], p["shift"])
-    return np.clip(_assert_int32(y, "Mul result"), p["act_min"], p["act_max"])
+    return np.clip(mul_elementwise_unclamped(a, b, p), p["act_min"], p["act_max"])
 
 
 def clipping(c, quantized_cell_clip):
@@ -292,7 +306,6 @@ def prepare(mt, op):
     o = op.builtinOptions
     assert op.builtinOptionsType == UNIDIRECTIONAL_SEQUENCE_LSTM_OPTIONS and o is not None
     assert o.fusedActivationFunction == ACT_TANH, "cell gate activation is not TANH"
-    assert not o.timeMajor, "time-major LSTM"
     assert not o.diagonalRecurrentTensors, "diagonal recurrent weights"
     # asymmetric_quantize_inputs (hybrid kernels only) and proj_clip (no projection) do not
     # concern this kernel; TFLM's integer LSTM ignores them.
@@ -311,10 +324,16 @@ def prepare(mt, op):
     for s in (th, tc):
         assert s.isVariable and not _has_data(mt, s), "%s: not a variable state without data" % s.name
     assert not _has_data(mt, tx)
-    batch, steps, n_input = [int(d) for d in tx.shape]
-    n_state = int(t[RECURRENT_WEIGHTS["forget"]].shape[0])
+    # CreateLstmSizeInfo: input [batch, time, input], or [time, batch, input] if time_major; the
+    # state dimension from the hidden state's shape [batch, state]. ValidateTensorSize: the
+    # states hold batch * state elements, the output is [dim0, dim1] of the input by state.
+    time_major = bool(o.timeMajor)
+    assert len(tx.shape) == 3 and len(th.shape) == 2, "input [B, T, I] or [T, B, I], hidden state [B, S]"
+    dim0, dim1, n_input = [int(d) for d in tx.shape]
+    batch, steps = (dim1, dim0) if time_major else (dim0, dim1)
+    n_state = int(th.shape[1])
     assert int(np.prod(th.shape)) == batch * n_state and int(np.prod(tc.shape)) == batch * n_state
-    assert [int(d) for d in tout.shape] == [batch, steps, n_state]
+    assert [int(d) for d in tout.shape] == [dim0, dim1, n_state]
 
     x_scale, x_zp = _scale_zp(tx)
     h_scale, h_zp = _scale_zp(th)
@@ -329,7 +348,7 @@ def prepare(mt, op):
 
     gate_scale = np.float32(0.000244140625)          # 2^-12: Q3.12, the gates' pre-activation
     nonlinear_scale = np.float32(0.000030517578125)  # 2^-15: Q0.15, the gates' outputs
-    P = {"batch": batch, "steps": steps, "n_input": n_input, "n_state": n_state,
+    P = {"batch": batch, "steps": steps, "n_input": n_input, "n_state": n_state, "time_major": time_major,
          "input": (float(x_scale), x_zp), "hidden": (float(h_scale), h_zp), "cell": (float(c_scale), c_zp),
          "cell_clip": float(o.cellClip), "gates": {}}
     for g in GATE_ORDER:
@@ -363,53 +382,118 @@ def prepare(mt, op):
     return P
 
 
-def _gate(P, g, x_t, h):
+def _count(stats, key, n):
+    if stats is not None:
+        stats[key] = stats.get(key, 0) + int(n)
+
+
+def _max(stats, key, v):
+    if stats is not None:
+        stats[key] = max(stats.get(key, 0), int(v))
+
+
+def _tanh_saturates(x, cell_state_scale_power):
+    """Where lstm_internal::Tanh takes reference_integer_ops::Tanh's saturation branch
+    (|scaled input| >> 8 >= 255)."""
+    shift = (15 + cell_state_scale_power) - 3
+    mult, shift = (3 << shift, 0) if shift >= 0 else (3, -shift)
+    rnd = (1 << (shift - 1)) if shift > 0 else 0
+    return (np.abs((_i64(x) * mult + rnd) >> shift) >> 8) >= 255
+
+
+def _gate(P, g, x_t, h, stats=None):
+    """CalculateLstmGate for the rows of x_t [n, n_input] and h [n, n_state]; with `stats`
+    (a dict), counts where clamps and saturations happen (the result is the same)."""
     p = P["gates"][g]
-    pre = add_elementwise_int16(fully_connected(x_t, p["w"], p["bias"], p["input_fc"]),
-                                fully_connected(h, p["r"], None, p["recurrent_fc"]))
-    return lstm_tanh(-12, pre) if g == "cell" else logistic_int16(pre, 0, 0)
+    fx = fully_connected_unclamped(x_t, p["w"], p["bias"], p["input_fc"])
+    fh = fully_connected_unclamped(h, p["r"], None, p["recurrent_fc"])
+    lo, hi = p["input_fc"]["act_min"], p["input_fc"]["act_max"]
+    s = np.clip(fx, lo, hi) + np.clip(fh, lo, hi)
+    pre = add_elementwise_int16(np.clip(fx, lo, hi), np.clip(fh, lo, hi))
+    _count(stats, g + ".fc_clamped", ((fx < lo) | (fx > hi)).sum() + ((fh < lo) | (fh > hi)).sum())
+    _count(stats, g + ".sum_saturated", ((s < -32768) | (s > 32767)).sum())
+    _count(stats, g + ".pre_at_limit", ((pre == -32768) | (pre == 32767)).sum())
+    _max(stats, g + ".max_abs_pre", np.abs(pre).max())
+    if g == "cell":
+        _count(stats, "cell.tanh_saturated", _tanh_saturates(pre, -12).sum())
+        return lstm_tanh(-12, pre)
+    return logistic_int16(pre, 0, 0)
 
 
-def run(mt, op, x):
-    """The int8 output [batch, steps, n_state] of the LSTM operator `op` of `mt` on the int8
-    input x, from TFLM's reset state (a fresh interpreter: kiln's bundles are stateless)."""
+def _step(P, x_t, h, c, stats=None):
+    """LstmStep on the rows x_t [n, n_input] with their states h, c [n, n_state]: n = 1 (one
+    batch row, batch-major) or the whole batch (time-major). Returns the new (h, c)."""
+    forget = _gate(P, "forget", x_t, h, stats)
+    inp = _gate(P, "input", x_t, h, stats)
+    cell = _gate(P, "cell", x_t, h, stats)
+    fc = mul_elementwise_unclamped(forget, c, P["forget_cell_mul"])
+    ic = mul_elementwise_unclamped(inp, cell, P["input_mul"])
+    _count(stats, "c.mul_clamped", ((fc < -32768) | (fc > 32767) | (ic < -32768) | (ic > 32767)).sum())
+    fc, ic = np.clip(fc, -32768, 32767), np.clip(ic, -32768, 32767)
+    s = fc + ic
+    c = add_elementwise_int16(fc, ic)
+    _count(stats, "c.sum_saturated", ((s < -32768) | (s > 32767)).sum())
+    _max(stats, "c.max_abs_before_clip", np.abs(c).max())
+    if P["cell_clip"] > 0:
+        q = P["quantized_cell_clip"]
+        _count(stats, "c.clipped", ((c > q) | (c < -q)).sum())
+        c = clipping(c, q)
+        _count(stats, "c.at_clip", (np.abs(c) == q).sum())
+    outg = _gate(P, "output", x_t, h, stats)                   # still the previous h
+    _count(stats, "c.tanh_saturated", _tanh_saturates(c, P["cell_state_scale_power"]).sum())
+    hu = mul_elementwise_unclamped(lstm_tanh(P["cell_state_scale_power"], c), outg, P["output_mul"])
+    _count(stats, "h.clamped", ((hu < -128) | (hu > 127)).sum())
+    h = np.clip(hu, P["output_mul"]["act_min"], P["output_mul"]["act_max"])
+    _count(stats, "elements", h.size)
+    return h, c
+
+
+def run(mt, op, x, stats=None):
+    """The int8 output of the LSTM operator `op` of `mt` on the int8 input x, from TFLM's reset
+    state (a fresh interpreter: kiln's bundles are stateless), in EvalLstm's order: batch-major
+    (x [batch, steps, input], output [batch, steps, state]) one batch row at a time, all its
+    steps, each row's state its own slice [b]; time-major (x [steps, batch, input], output
+    [steps, batch, state]) all batch rows together at each step (LstmStepManager: InputShape
+    and StateShape [batch, ...], the input and output offsets advancing by batch * size per
+    step). With `stats` (a dict), also counts the clamps and saturations (see _gate, _step)."""
     P = prepare(mt, op)
     x = np.asarray(x)
-    assert x.dtype == np.int8 and x.shape == (P["batch"], P["steps"], P["n_input"]), x.shape
-    out = np.zeros((P["batch"], P["steps"], P["n_state"]), np.int64)
-    for b in range(P["batch"]):
-        h = np.full(P["n_state"], P["hidden"][1], np.int64)    # ResetVariableTensors: zero point
-        c = np.zeros(P["n_state"], np.int64)
-        for t in range(P["steps"]):
-            x_t = x[b, t].astype(np.int64)
-            forget = _gate(P, "forget", x_t, h)
-            inp = _gate(P, "input", x_t, h)
-            cell = _gate(P, "cell", x_t, h)
-            c = add_elementwise_int16(mul_elementwise(forget, c, P["forget_cell_mul"]),
-                                      mul_elementwise(inp, cell, P["input_mul"]))
-            if P["cell_clip"] > 0:
-                c = clipping(c, P["quantized_cell_clip"])
-            outg = _gate(P, "output", x_t, h)                  # still the previous h
-            h = mul_elementwise(lstm_tanh(P["cell_state_scale_power"], c), outg, P["output_mul"])
-            out[b, t] = h
+    B, T, I, S = P["batch"], P["steps"], P["n_input"], P["n_state"]
+    h_zp = P["hidden"][1]                                      # ResetVariableTensors: zero point
+    if P["time_major"]:
+        assert x.dtype == np.int8 and x.shape == (T, B, I), x.shape
+        out = np.zeros((T, B, S), np.int64)
+        h, c = np.full((B, S), h_zp, np.int64), np.zeros((B, S), np.int64)
+        for t in range(T):
+            h, c = _step(P, x[t].astype(np.int64), h, c, stats)
+            out[t] = h
+    else:
+        assert x.dtype == np.int8 and x.shape == (B, T, I), x.shape
+        out = np.zeros((B, T, S), np.int64)
+        for b in range(B):
+            h, c = np.full((1, S), h_zp, np.int64), np.zeros((1, S), np.int64)
+            for t in range(T):
+                h, c = _step(P, x[b, t][None].astype(np.int64), h, c, stats)
+                out[b, t] = h[0]
     assert out.min() >= -128 and out.max() <= 127
     return out.astype(np.int8)
 
 
-def run_model(S, buf, x):
+def run_model(S, buf, x, stats=None):
     """The output of the one-op model `buf` (an LSTM, e.g. a layers.py cut) on input x."""
     mt = S.unpack(buf)
     sg = mt.subgraphs[0]
     assert len(mt.subgraphs) == 1 and len(sg.operators) == 1 and len(sg.inputs) == 1
     op = sg.operators[0]
     assert int(sg.inputs[0]) == int(op.inputs[INPUT]) and list(sg.outputs) == list(op.outputs)
-    return run(mt, op, x)
+    return run(mt, op, x, stats)
 
 
 def describe(P):
     """The parameters as lines of text (for the report and the README)."""
-    lines = ["batch %d, steps %d, input %d, state %d; input scale %.9g zp %d, hidden scale %.9g zp %d, "
-             "cell scale %.9g (2^%d)" % (P["batch"], P["steps"], P["n_input"], P["n_state"],
+    lines = ["%s, batch %d, steps %d, input %d, state %d; input scale %.9g zp %d, hidden scale %.9g zp %d, "
+             "cell scale %.9g (2^%d)" % ("time-major" if P["time_major"] else "batch-major",
+                                        P["batch"], P["steps"], P["n_input"], P["n_state"],
                                         P["input"][0], P["input"][1], P["hidden"][0], P["hidden"][1],
                                         P["cell"][0], P["cell_state_scale_power"])]
     for g in GATE_ORDER:
@@ -421,10 +505,11 @@ def describe(P):
         p = P[name]
         lines.append("%-15s (M %d, shift %d; real %.9g), output offset %d, range [%d, %d]" % (
             name, p["multiplier"], p["shift"], p["real"], p["output_offset"], p["act_min"], p["act_max"]))
-    lines.append("cell_clip %g -> quantized_cell_clip %d; cell_state_scale_power %d (Tanh of c: "
-                 "input_multiplier 0, left shift %d); cell gate Tanh power -12 (left shift 0)" % (
-                     P["cell_clip"], P["quantized_cell_clip"], P["cell_state_scale_power"],
-                     (15 + P["cell_state_scale_power"]) - 3))
+    shift = (15 + P["cell_state_scale_power"]) - 3
+    lines.append("cell_clip %g -> quantized_cell_clip %d%s; cell_state_scale_power %d (Tanh of c: "
+                 "input_multiplier %d, input_left_shift %d); cell gate Tanh power -12 (left shift 0)" % (
+                     P["cell_clip"], P["quantized_cell_clip"], "" if P["cell_clip"] > 0 else " (no clipping)",
+                     P["cell_state_scale_power"], 0 if shift >= 0 else 3, abs(shift)))
     return lines
 
 
@@ -483,6 +568,13 @@ def selftest():
     # Tanh of a Q4.11 cell (power -11): shift 1, multiplier 0 -> 6; of Q2.13 (power -13): 3, >> 1
     assert lstm_tanh(-11, np.array([1024])).tolist() == lstm_tanh(-12, np.array([2048])).tolist()
     assert lstm_tanh(-13, np.array([4096])).tolist() == lstm_tanh(-12, np.array([2048])).tolist()
+    # Tanh of a Q0.15 cell (power -15): lstm_eval.cc's negative-shift branch, left shift 12 - 15 =
+    # -3 -> input_multiplier 3, input_left_shift 3, rounding 4; by hand from tanh.h:
+    #   32767 (~1.0): v = (98301 + 4) >> 3 = 12288, uh = 48, ut = 0:
+    #     (57724 << 8) - (1 << 23) + 128 >> 8 = 24956 (tanh(1) * 32768 = 24956.4)
+    #   -32768: v = (-98304 + 4) >> 3 = -12288: -(57724 << 8) + (1 << 23) + 127 >> 8 = -24956
+    #   4: v = (12 + 4) >> 3 = 2, uh = 0, ut = 2: (32768 << 8) + 2 * 683 - (1 << 23) + 128 >> 8 = 5
+    assert lstm_tanh(-15, np.array([32767, -32768, 0, 4])).tolist() == [24956, -24956, 0, 5]
     # Mul: 0.5 * 0.5 in Q0.15 -> 0.25 in Q0.15 (M 2^30, shift -14)
     pm = {"multiplier": 1 << 30, "shift": -14, "input1_offset": 0, "input2_offset": 0,
           "output_offset": 0, "act_min": -32768, "act_max": 32767}
@@ -542,9 +634,15 @@ def _tflm_2x3x2x2_check():
                        -1.41184672e-3, -1.43329117e-5, 0.46887168, 0.46891281, 0.50054074, 0.50054148])
     P = prepare(mt, op)
     assert P["quantized_cell_clip"] == 24576
-    y = (run(mt, op, xq).astype(np.float64).ravel() - h_q[1]) * float(h_q[0])
+    yq = run(mt, op, xq)
+    y = (yq.astype(np.float64).ravel() - h_q[1]) * float(h_q[0])
     err = np.abs(y - golden).max()
     assert err < 1e-2, (y, golden)
+    # The same op time-major (input [3, 2, 2], both rows at each step) on the transposed input
+    # gives the transposed output: the rows never mix.
+    tensors[inputs[INPUT]].shape, tensors[out].shape = [3, 2, 2], [3, 2, 2]
+    op.builtinOptions.timeMajor = True
+    assert np.array_equal(run(mt, op, xq.transpose(1, 0, 2).copy()), yq.transpose(1, 0, 2))
     return err
 
 
@@ -574,7 +672,8 @@ def main():
                 print("  " + "\n  ".join(describe(prepare(mt, op))))
             if args.run and lstms:
                 P = prepare(mt, lstms[0])
-                x = np.fromfile(args.run[0], dtype=np.int8).reshape(P["batch"], P["steps"], P["n_input"])
+                seq = (P["steps"], P["batch"]) if P["time_major"] else (P["batch"], P["steps"])
+                x = np.fromfile(args.run[0], dtype=np.int8).reshape(seq + (P["n_input"],))
                 y = run(mt, lstms[0], x)
                 y.tofile(args.run[1])
                 print("wrote %s: int8 %s, [%d, %d]" % (args.run[1], "x".join(map(str, y.shape)), y.min(), y.max()))

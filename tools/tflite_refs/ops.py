@@ -14,7 +14,8 @@ test runs them like any other layer model):
   <k>.output.bin      Arm NN CpuRef's output of <k>.tflite on those inputs
 
 and appends their rows to tests/tflite/refs/layers/manifest.txt with model "ops", after a
-comment line per case naming it (everything from OPS_MARKER on is rewritten on each run).
+comment line per case naming it (everything from OPS_MARKER to the next section's marker,
+LATER_MARKERS, is rewritten on each run).
 k counts the cases Arm NN runs, in CASES order. The cases it rejects are in REJECTED with its
 message, those it computes wrongly in ARMNN_WRONG with its wrong result; the script checks that
 each still happens, skips them and lists them in the manifest.
@@ -43,6 +44,7 @@ import layers  # noqa: E402  (tools/tflite_refs/layers.py)
 
 MODEL = "ops"
 OPS_MARKER = "# ops:"
+LATER_MARKERS = ("# int8_lstm:",)   # manifest sections after this one (int8_lstm.py's MARKER)
 
 # A non-constant tensor: int8 with quant = (scale, zero point), or float32 with values drawn
 # from [lo, hi] when it is an input.
@@ -409,7 +411,11 @@ def generate(arm, schema_fbs, layers_dir, write_checked, tflite_io, base_seed, v
         shutil.rmtree(out_dir)
     os.makedirs(out_dir)
     manifest = os.path.join(layers_dir, "manifest.txt")
-    before = open(manifest).read().split("\n" + OPS_MARKER)[0].rstrip("\n") + "\n"
+    text = open(manifest).read()
+    before = text.split("\n" + OPS_MARKER)[0].rstrip("\n") + "\n"
+    # Sections written after this one (int8_lstm.py's) stay as they are.
+    later = [text.index("\n" + m) for m in LATER_MARKERS if "\n" + m in text]
+    after = text[min(later) + 1:] if later else ""
     lines = [OPS_MARKER + " synthetic single-op models, one per case (ops/<k>.tflite), built by",
              "# tools/tflite_refs/ops.py; inputs deterministic (seed %d), outputs Arm NN %s CpuRef." % (
                  base_seed, version)]
@@ -469,7 +475,7 @@ def generate(arm, schema_fbs, layers_dir, write_checked, tflite_io, base_seed, v
         S.close()
         shutil.rmtree(tmp, ignore_errors=True)
     with open(manifest, "w") as f:
-        f.write(before + "\n".join(lines) + "\n")
+        f.write(before + "\n".join(lines) + "\n" + after)
     back = [(f, a) for f, a in layers.read_manifest(layers_dir) if f["model"] == MODEL]
     assert sorted(f["file"] for f, _ in back) == sorted(written)
     for f, a in back:
