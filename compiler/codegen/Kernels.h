@@ -50,6 +50,9 @@ llvm::Error emitInt8Gemm(KernelBuilder &kb, const KernelArgs &args);
 /// int8 depthwise Conv of strategy lir::KernelStrategy::Int8Depthwise
 /// (kernels/Int8DepthwiseKernel.cpp).
 llvm::Error emitInt8Depthwise(KernelBuilder &kb, const KernelArgs &args);
+/// int8 LSTM (kernels/Int8LSTMKernel.cpp), the Int8 strategy of the
+/// Recurrent family.
+llvm::Error emitLSTMInt8(KernelBuilder &kb, const KernelArgs &args);
 
 // One emitter per kernel family (kernels/*.cpp).
 llvm::Error emitConv(KernelBuilder &kb, const KernelArgs &args);

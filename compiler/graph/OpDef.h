@@ -124,6 +124,9 @@ enum class KernelFamily : uint8_t {
   Pad,
   /// Resize of the last two axes (f32); lowering rewrites the others.
   Resize,
+  /// An int8 LSTM over its whole sequence (IntegerLSTM.h); lowering unrolls
+  /// the float recurrent layers.
+  Recurrent,
 };
 
 llvm::StringRef kernelFamilyName(KernelFamily f);

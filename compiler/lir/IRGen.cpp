@@ -348,6 +348,10 @@ private:
     };
     if (strategy.is(Kind::Winograd))
       return temp(".winograd", winogradLayout(n, strategy.winograd).bytes());
+    if (strategy.is(Kind::Int8) && n.is(OpKind::LSTM))
+      // The int8 LSTM's int16 cell state (Int8LSTMKernel.cpp): initial_c's
+      // bytes.
+      return temp(".cell", n.getInput(6)->getType().sizeInBytes());
     if (strategy.is(Kind::Int8Gemm))
       return temp(".columns", int8GemmTempBytes(n, strategy));
     if (strategy.is(Kind::Int8Depthwise)) {

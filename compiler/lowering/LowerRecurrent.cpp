@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
+#include "compiler/ops/IntegerLSTM.h"
 #include "compiler/ops/OpViews.h"
 #include "compiler/ops/RecurrentShape.h"
 #include "compiler/graph/Rewrite.h"
@@ -194,6 +195,9 @@ Unroller::Result Unroller::direction(int64_t dir, Value *x, Value *h0,
 } // namespace
 
 llvm::Expected<bool> lowerRecurrent(Graph &g, Node *n) {
+  // The int8 LSTM is a kernel of its own (IntegerLSTM.h).
+  if (isInt8LSTM(*n))
+    return false;
   auto dims = recurrentDims(*n);
   if (!dims)
     return dims.takeError();

@@ -100,6 +100,7 @@ llvm::StringRef kernelFamilyName(KernelFamily f) {
   case KernelFamily::Concat: return "concat";
   case KernelFamily::Pad: return "pad";
   case KernelFamily::Resize: return "resize";
+  case KernelFamily::Recurrent: return "recurrent";
   }
   return "?";
 }

@@ -9,8 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
+#include "compiler/ops/IntegerLSTM.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpViews.h"
+#include "compiler/ops/QuantizedTypes.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 #include "compiler/ops/RecurrentShape.h"
 
@@ -23,6 +25,8 @@ namespace kiln {
 namespace {
 
 llvm::Expected<TypeList> inferRecurrent(const Node &n) {
+  if (isInt8LSTM(n))
+    return inferLSTMInt8(n);
   auto dims = recurrentDims(n);
   if (!dims)
     return dims.takeError();
@@ -42,6 +46,8 @@ struct Cell {
 
 llvm::Error evalRecurrent(const Node &n, llvm::ArrayRef<const Tensor *> in,
                           llvm::MutableArrayRef<Tensor> out) {
+  if (isInt8LSTM(n))
+    return evalLSTMInt8(n, in, out);
   RecurrentDims d = *recurrentDims(n);
   auto input = [&](unsigned i) {
     return i < in.size() ? in[i] : nullptr;
@@ -166,6 +172,8 @@ std::vector<AttrSpec> recurrentAttrs(OpKind kind) {
     // update (ONNX has no such attribute; TFLite's importer sets it).
     attrs.push_back({"kiln.cell_clip", AttrKind::Float, std::nullopt, false,
                      {AttrDomain::Kind::Finite}});
+    // Y's quantization in the int8 form.
+    attrs.push_back(quantAttrSpec());
   }
   return attrs;
 }
@@ -180,6 +188,10 @@ void registerRecurrentOps(std::vector<OpDef> &defs) {
   defs.push_back({OpKind::LSTM, "LSTM", 3, 8, 1, 3,
                   recurrentAttrs(OpKind::LSTM), inferRecurrent,
                   evalRecurrent});
+  // Lowering unrolls the float LSTM into MatMuls and elementwise ops; the
+  // int8 one (IntegerLSTM.h) is a kernel of its own.
+  defs.back().kernel = KernelFamily::Recurrent;
+  defs.back().traits |= kInt8KernelTrait;
 }
 
 } // namespace kiln

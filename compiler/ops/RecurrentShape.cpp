@@ -1,5 +1,6 @@
 #include "compiler/ops/RecurrentShape.h"
 
+#include "compiler/ops/IntegerLSTM.h"
 #include "compiler/ops/OpViews.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
@@ -27,10 +28,12 @@ llvm::Expected<RecurrentDims> recurrentDims(const Node &n) {
   if (n.is(OpKind::LSTM) && LSTMView(n).cellClip() && !(*LSTMView(n).cellClip() > 0))
     return nodeError(n, "kiln.cell_clip must be positive");
   d.dirs = d.direction == "bidirectional" ? 2 : 1;
-  for (unsigned i = 0; i < n.getNumInputs(); ++i)
-    if (n.getInput(i) && i != 4)
-      if (llvm::Error e = expectDType(n, i, {DType::F32}))
-        return std::move(e);
+  // The int8 form's types are inferLSTMInt8's to check.
+  if (!isInt8LSTM(n))
+    for (unsigned i = 0; i < n.getNumInputs(); ++i)
+      if (n.getInput(i) && i != 4)
+        if (llvm::Error e = expectDType(n, i, {DType::F32}))
+          return std::move(e);
   const TensorType &x = inputType(n, 0), &w = inputType(n, 1),
                    &r = inputType(n, 2);
   if (x.rank() != 3 || w.rank() != 3 || r.rank() != 3)

@@ -107,6 +107,32 @@ TEST(TFLiteInterpreter, EachInt8LayerMatchesArmNN) {
   }
 }
 
+/// The int8 LSTM layers (trained_lstm_int8's, and refs/layers/int8_lstm's
+/// synthetic cases, which saturate gates and the cell, clip it, move the
+/// zero points and use both layouts): their references are TFLM's integer
+/// kernel in numpy (tools/tflite_refs/integer_lstm_oracle.py), exact rather
+/// than Arm NN's float rounding, so the interpreter matches them bit for bit.
+TEST(TFLiteInterpreter, IntegerLSTMMatchesTFLMBitForBit) {
+  std::vector<std::string> bases = {refsDir + "/layers/trained_lstm_int8/0"};
+  for (int k = 0;; ++k) {
+    std::string base = refsDir + "/layers/int8_lstm/" + std::to_string(k);
+    if (!llvm::sys::fs::exists(base + ".tflite"))
+      break;
+    bases.push_back(base);
+  }
+  ASSERT_GE(bases.size(), 6u);
+  for (const std::string &base : bases) {
+    SCOPED_TRACE(base + ".tflite");
+    auto g = importModelFile(base + ".tflite", {});
+    ASSERT_TRUE(static_cast<bool>(g)) << llvm::toString(g.takeError());
+    Tensor x = readRawTensor(base + ".input0.bin", (*g)->getInputs()[0]->getType());
+    Tensor ref = readRawTensor(base + ".output.bin", (*g)->getOutputs()[0].value->getType());
+    auto out = runGraph(**g, {x});
+    ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+    EXPECT_TRUE((*out)[0].bitwiseEqual(ref));
+  }
+}
+
 /// person_detect (which Arm NN rejects) on its two real test images: TFLM's
 /// test expects the person score (index 1) above the other for person.bmp,
 /// and below it for no_person.bmp.

@@ -22,6 +22,7 @@ TFLITE_MODEL_IO = {
     "micro_speech_quantized": (("Reshape_1", [1, 1960], (0.101715684, -128)), ("labels_softmax", [1, 4], _SOFTMAX_OUT)),
     "pretrainedResnet": (("input_1", _IC_IN), ("Identity", [1, 10])),
     "trained_lstm": (("serving_default_fixed_input:0", [1, 28, 28]), ("StatefulPartitionedCall:0", [1, 10])),
+    "trained_lstm_int8": (("serving_default_fixed_input:0", [1, 28, 28], (0.00392156886, -128)), ("StatefulPartitionedCall:0", [1, 10], _SOFTMAX_OUT)),
     "pretrainedResnet_quant": (("input_1_int8", _IC_IN, (1.0, -128)), ("Identity_int8", [1, 10], _SOFTMAX_OUT)),
     "vww_96_float": (("input_1", _VWW_IN), ("Identity", [1, 2])),
     "vww_96_int8": (("input_1_int8", _VWW_IN, (0.00392156886, -128)), ("Identity_int8", [1, 2], _SOFTMAX_OUT)),
@@ -34,13 +35,14 @@ TFLITE_MODEL_IO = {
 # (interpreter_test); like every int8 model it is compiled and checked bit
 # for bit against the interpreter. trained_lstm, whose
 # UNIDIRECTIONAL_SEQUENCE_LSTM Arm NN lacks, against TFLite's float kernels
-# in numpy (tools/tflite_refs/float_oracle.py).
+# in numpy (tools/tflite_refs/float_oracle.py); trained_lstm_int8 against
+# TFLM's integer LSTM in numpy (integer_lstm_oracle.py) followed by Arm NN.
 FLOAT_MODELS = ["ad01_fp32", "hello_world_float", "kws_ref_model_float32", "pretrainedResnet", "trained_lstm", "vww_96_float"]
-INT8_MODELS = ["ad01_int8", "hello_world_int8", "kws_ref_model", "micro_speech_quantized", "person_detect", "pretrainedResnet_quant", "vww_96_int8"]
+INT8_MODELS = ["ad01_int8", "hello_world_int8", "kws_ref_model", "micro_speech_quantized", "person_detect", "pretrainedResnet_quant", "trained_lstm_int8", "vww_96_int8"]
 
 # The int8 models whose end-to-end output stays within TFLite's tolerance of
 # Arm NN's. In kws_ref_model and pretrainedResnet_quant every layer agrees
 # within 1 step, but Arm NN rounds through float, and that drift builds up
 # over the layers until the final SOFTMAX amplifies it; those two are checked
 # layer by layer (refs/layers).
-INT8_END_TO_END_MODELS = ["ad01_int8", "hello_world_int8", "micro_speech_quantized", "vww_96_int8"]
+INT8_END_TO_END_MODELS = ["ad01_int8", "hello_world_int8", "micro_speech_quantized", "trained_lstm_int8", "vww_96_int8"]

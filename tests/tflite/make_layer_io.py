@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Writes layer_io.bzl: the input and output of each weighted layer (CONV_2D,
-DEPTHWISE_CONV_2D, FULLY_CONNECTED) of refs/layers/manifest.txt, as
-kiln_model_test's io. Run it after tools/tflite_refs/layers.py changes the
+DEPTHWISE_CONV_2D, FULLY_CONNECTED, UNIDIRECTIONAL_SEQUENCE_LSTM) of
+refs/layers/manifest.txt, as kiln_model_test's io. Run it after tools/tflite_refs/layers.py changes the
 layer models:  tests/tflite/make_layer_io.py > tests/tflite/layer_io.bzl"""
 import os
 import sys
 
-WEIGHTED = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
+WEIGHTED = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "UNIDIRECTIONAL_SEQUENCE_LSTM")
 
 
 def main():

@@ -352,6 +352,7 @@ KernelEmitter findInt8KernelEmitter(OpKind kind) {
     return kind == OpKind::Quantize ? emitQuantizeInt8 : emitInt8Table;
   case KernelFamily::Reduce: return kind == OpKind::ReduceMean ? emitMeanInt8 : nullptr;
   case KernelFamily::Softmax: return kind == OpKind::Softmax ? emitSoftmaxInt8 : nullptr;
+  case KernelFamily::Recurrent: return kind == OpKind::LSTM ? emitLSTMInt8 : nullptr;
   default: return nullptr;
   }
 }

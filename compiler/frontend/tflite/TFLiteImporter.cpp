@@ -6,6 +6,8 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstring>
+
 #include <vector>
 
 namespace kiln {
@@ -121,10 +123,13 @@ llvm::Error Importer::checkSupported() {
         const tflite::Tensor &t = tensor(i);
         tflite::TensorType tt = t.type();
         bool constant = hasData(model_, t);
+        // int16 only as data or a state (the integer LSTM's cell state):
+        // an int16 activation between ops is not supported.
         bool ok = tt == tflite::TensorType_FLOAT32 ||
                   tt == tflite::TensorType_INT8 ||
                   (constant && (tt == tflite::TensorType_INT32 ||
-                                tt == tflite::TensorType_INT64));
+                                tt == tflite::TensorType_INT64)) ||
+                  (tt == tflite::TensorType_INT16 && (constant || t.is_variable()));
         if (!ok) {
           const char *name = tflite::EnumNameTensorType(tt);
           problems.push_back(where + ": tensor '" + tensorName(t, i) + "' is " +
@@ -149,12 +154,17 @@ llvm::Expected<Value *> Importer::valueOf(int index) {
     return values_[index];
   const tflite::Tensor &t = tensor(index);
   // A variable tensor (an LSTM's state) without data starts at zero, as
-  // TFLite allocates it; a bundle is stateless, so every run starts there.
+  // TFLite allocates it, an int8 one at its zero point (TFLM's
+  // ResetVariableTensors); a bundle is stateless, so every run starts there.
   if (!hasData(model_, t) && t.is_variable()) {
     if (auto err = g_.checkNewConstant("tensor '" + tensorName(t, index) + "'",
                                        types_[index].sizeInBytes()))
       return std::move(err);
-    values_[index] = g_.addConstant(tensorName(t, index), Tensor(types_[index]));
+    Tensor start(types_[index]);
+    const QuantParams &q = types_[index].quant;
+    if (types_[index].dtype == DType::I8 && q.isQuantized())
+      std::memset(start.data<int8_t>(), q.zeroPoints[0], start.getType().sizeInBytes());
+    values_[index] = g_.addConstant(tensorName(t, index), std::move(start));
     return values_[index];
   }
   if (!hasData(model_, t))

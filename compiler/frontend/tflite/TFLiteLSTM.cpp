@@ -3,17 +3,23 @@
 // TFLite's float sequence LSTM (lstm_eval.cc) is ONNX's LSTM with its gates
 // in separate tensors and a cell clip: kiln's LSTM op takes the gates
 // stacked in ONNX's order (input, output, forget, cell), and the clip as
-// kiln.cell_clip. TFLite orders them input, forget, cell, output.
+// kiln.cell_clip. TFLite orders them input, forget, cell, output. The
+// integer LSTM (int8 activations and weights, an int16 cell state) is the
+// LSTM's int8 form (compiler/ops/IntegerLSTM.h): each gate's weights keep
+// their own scale as a scale per row, and the two state tensors, which carry
+// the hidden and cell states' quantization, become its initial states.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontend/tflite/TFLiteOps.h"
 
 #include "compiler/ops/Int8Eval.h"
+#include "compiler/ops/QuantizedTypes.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstring>
+#include <tuple>
 
 namespace kiln {
 namespace tflite_import {
@@ -94,6 +100,123 @@ llvm::Expected<Value *> initialState(OpContext &ctx, unsigned i, int64_t batch, 
                  i == kOutputState ? "initial_h" : "initial_c");
 }
 
+/// The float LSTM's operands after X: W, R, B, the initial states where
+/// not zero, and the peepholes.
+llvm::Error floatOperands(OpContext &ctx, int64_t batch, int64_t input, int64_t hidden,
+                          bool timeMajor, llvm::SmallVectorImpl<Value *> &ins) {
+  auto w = stackedGates(ctx, kInputToInput, {hidden, input});
+  if (!w)
+    return w.takeError();
+  auto r = stackedGates(ctx, kRecurrentToInput, {hidden, hidden});
+  if (!r)
+    return r.takeError();
+  auto gateBias = stackedGates(ctx, kInputGateBias, {hidden});
+  if (!gateBias)
+    return gateBias.takeError();
+  // ONNX's B: the input biases, then the recurrent ones (zero here).
+  Tensor b(TensorType(DType::F32, {1, 8 * hidden}));
+  std::memcpy(b.data<float>(), gateBias->data<float>(), 4 * hidden * sizeof(float));
+
+  ins.append({ctx.g.addConstant(ctx.name + "/W", std::move(*w)),
+              ctx.g.addConstant(ctx.name + "/R", std::move(*r)),
+              ctx.g.addConstant(ctx.name + "/B", std::move(b)), nullptr});
+  for (unsigned i : {kOutputState, kCellState}) {
+    auto state = initialState(ctx, i, batch, hidden, timeMajor);
+    if (!state)
+      return state.takeError();
+    ins.push_back(*state);
+  }
+  // Peepholes (cell to input, forget, output) as ONNX's P, gates i, o, f.
+  const bool peepholes = present(ctx, kCellToInput);
+  if (peepholes != present(ctx, kCellToInput + 1) || peepholes != present(ctx, kCellToInput + 2))
+    return ctx.error("has some peephole weights but not all three");
+  if (peepholes) {
+    Tensor p(TensorType(DType::F32, {1, 3 * hidden}));
+    const unsigned order[] = {0, 2, 1};
+    for (unsigned k = 0; k < 3; ++k) {
+      auto t = floatInput(ctx, kCellToInput + order[k], {hidden});
+      if (!t)
+        return t.takeError();
+      std::memcpy(p.data<float>() + k * hidden, t->data<float>(), hidden * sizeof(float));
+    }
+    ins.push_back(ctx.g.addConstant(ctx.name + "/P", std::move(p)));
+  }
+  return llvm::Error::success();
+
+}
+
+/// The four gates' int8 weights of a kind, each [rows, cols] with one scale,
+/// stacked in ONNX's order into [1, 4 * rows, cols] with each gate's scale on
+/// its rows (axis 1).
+llvm::Expected<Tensor> stackedInt8Gates(const OpContext &ctx, unsigned first,
+                                        llvm::ArrayRef<int64_t> shape) {
+  const int64_t rows = shape[0], cols = shape[1];
+  TensorType type(DType::I8, {1, 4 * rows, cols});
+  type.quant.axis = 1;
+  const Tensor *gates[4];
+  for (unsigned g = 0; g < 4; ++g) {
+    unsigned i = first + kOnnxGates[g];
+    auto t = ctx.constantInput(i);
+    if (!t)
+      return t.takeError();
+    const TensorType &tt = (*t)->getType();
+    if (tt.dtype != DType::I8 || llvm::ArrayRef<int64_t>(tt.shape) != shape || tt.quant.scales.size() != 1 ||
+        tt.quant.zeroPoints[0] != 0)
+      return ctx.error(llvm::formatv("input {0} must be int8 {1} with one scale and zero "
+                                     "point 0, got {2}",
+                                     i, shapeStr(shape), tt.str()));
+    gates[g] = *t;
+    type.quant.scales.append(rows, tt.quant.scales[0]);
+    type.quant.zeroPoints.append(rows, 0);
+  }
+  Tensor out(type);
+  for (unsigned g = 0; g < 4; ++g)
+    std::memcpy(out.data<int8_t>() + g * rows * cols, gates[g]->data<int8_t>(), rows * cols);
+  return out;
+}
+
+/// The int8 LSTM's operands after X: W, R, B (the gate biases, then zero
+/// recurrent ones) and the hidden and cell state tensors as initial states.
+llvm::Error integerOperands(OpContext &ctx, int64_t batch, int64_t input, int64_t hidden,
+                            bool timeMajor, llvm::SmallVectorImpl<Value *> &ins) {
+  auto w = stackedInt8Gates(ctx, kInputToInput, {hidden, input});
+  if (!w)
+    return w.takeError();
+  auto r = stackedInt8Gates(ctx, kRecurrentToInput, {hidden, hidden});
+  if (!r)
+    return r.takeError();
+  Tensor b(TensorType(DType::I32, {1, 8 * hidden}));
+  for (unsigned g = 0; g < 4; ++g) {
+    unsigned i = kInputGateBias + kOnnxGates[g];
+    auto t = ctx.constantInput(i);
+    if (!t)
+      return t.takeError();
+    if ((*t)->getDType() != DType::I32 || (*t)->getShape() != llvm::ArrayRef<int64_t>(hidden))
+      return ctx.error(llvm::formatv("input {0} must be int32 [{1}], got {2}", i, hidden,
+                                     (*t)->getType().str()));
+    std::memcpy(b.data<int32_t>() + g * hidden, (*t)->data<int32_t>(), hidden * sizeof(int32_t));
+  }
+  ins.append({ctx.g.addConstant(ctx.name + "/W", std::move(*w)),
+              ctx.g.addConstant(ctx.name + "/R", std::move(*r)),
+              ctx.g.addConstant(ctx.name + "/B", std::move(b)), nullptr});
+  const Shape state = timeMajor ? Shape{1, batch, hidden} : Shape{batch, 1, hidden};
+  for (auto [i, dtype, what] : {std::tuple{kOutputState, DType::I8, "initial_h"},
+                                std::tuple{kCellState, DType::I16, "initial_c"}}) {
+    auto v = ctx.input(i);
+    if (!v)
+      return v.takeError();
+    const TensorType &t = (*v)->getType();
+    if (t.dtype != dtype || t.numElements() != batch * hidden || !t.quant.isQuantized())
+      return ctx.error(llvm::formatv("state input {0} must be quantized {1} [{2}, {3}], got {4}",
+                                     i, dtypeName(dtype), batch, hidden, t.str()));
+    auto s = ctx.add(OpKind::Reshape, {*v}, {{"shape", Attr::ofInts(state)}}, what);
+    if (!s)
+      return s.takeError();
+    ins.push_back(*s);
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Error importUnidirectionalSequenceLSTM(OpContext &ctx) {
@@ -104,8 +227,9 @@ llvm::Error importUnidirectionalSequenceLSTM(OpContext &ctx) {
   if (!x)
     return x.takeError();
   const TensorType &xt = (*x)->getType();
-  if (xt.dtype != DType::F32)
-    return ctx.error("an int8 LSTM (TFLite's integer LSTM kernel) is not supported; float32 is");
+  const bool integer = xt.dtype == DType::I8;
+  if (xt.dtype != DType::F32 && !integer)
+    return ctx.error("input must be float32 or int8, got " + xt.str());
   if (xt.rank() != 3)
     return ctx.error("input must be 3-D, got " + xt.str());
   if (ctx.inputs.size() > kNumInputs)
@@ -132,42 +256,15 @@ llvm::Error importUnidirectionalSequenceLSTM(OpContext &ctx) {
     return ctx.error("input_to_input_weights must be 2-D, got " + (*w0)->getType().str());
   const int64_t hidden = (*w0)->getShape()[0];
 
-  auto w = stackedGates(ctx, kInputToInput, {hidden, input});
-  if (!w)
-    return w.takeError();
-  auto r = stackedGates(ctx, kRecurrentToInput, {hidden, hidden});
-  if (!r)
-    return r.takeError();
-  auto gateBias = stackedGates(ctx, kInputGateBias, {hidden});
-  if (!gateBias)
-    return gateBias.takeError();
-  // ONNX's B: the input biases, then the recurrent ones (zero here).
-  Tensor b(TensorType(DType::F32, {1, 8 * hidden}));
-  std::memcpy(b.data<float>(), gateBias->data<float>(), 4 * hidden * sizeof(float));
-
-  llvm::SmallVector<Value *, 8> ins{*x, ctx.g.addConstant(ctx.name + "/W", std::move(*w)),
-                                    ctx.g.addConstant(ctx.name + "/R", std::move(*r)),
-                                    ctx.g.addConstant(ctx.name + "/B", std::move(b)), nullptr};
-  for (unsigned i : {kOutputState, kCellState}) {
-    auto state = initialState(ctx, i, batch, hidden, timeMajor);
-    if (!state)
-      return state.takeError();
-    ins.push_back(*state);
-  }
-  // Peepholes (cell to input, forget, output) as ONNX's P, gates i, o, f.
-  const bool peepholes = present(ctx, kCellToInput);
-  if (peepholes != present(ctx, kCellToInput + 1) || peepholes != present(ctx, kCellToInput + 2))
-    return ctx.error("has some peephole weights but not all three");
-  if (peepholes) {
-    Tensor p(TensorType(DType::F32, {1, 3 * hidden}));
-    const unsigned order[] = {0, 2, 1};
-    for (unsigned k = 0; k < 3; ++k) {
-      auto t = floatInput(ctx, kCellToInput + order[k], {hidden});
-      if (!t)
-        return t.takeError();
-      std::memcpy(p.data<float>() + k * hidden, t->data<float>(), hidden * sizeof(float));
-    }
-    ins.push_back(ctx.g.addConstant(ctx.name + "/P", std::move(p)));
+  llvm::SmallVector<Value *, 8> ins{*x};
+  if (integer) {
+    if (present(ctx, kCellToInput) || present(ctx, kCellToInput + 1) ||
+        present(ctx, kCellToInput + 2))
+      return ctx.error("peepholes are not supported in an int8 LSTM");
+    if (auto err = integerOperands(ctx, batch, input, hidden, timeMajor, ins))
+      return err;
+  } else if (auto err = floatOperands(ctx, batch, input, hidden, timeMajor, ins)) {
+    return err;
   }
   while (!ins.back())
     ins.pop_back();
@@ -177,6 +274,10 @@ llvm::Error importUnidirectionalSequenceLSTM(OpContext &ctx) {
     attrs["kiln.cell_clip"] = Attr::ofFloat(o->cell_clip());
   else if (!(o->cell_clip() == 0))
     return ctx.error(llvm::formatv("cell_clip {0} is negative or not a number", o->cell_clip()));
+  // Y's bytes are the hidden state's (TFLM copies them), read at the
+  // output's quantization.
+  if (integer)
+    attrs.emplace(kQuantAttr, Attr::ofQuant(ctx.outputTypes[0].quant));
   auto y = ctx.add(OpKind::LSTM, ins, std::move(attrs), "lstm");
   if (!y)
     return y.takeError();

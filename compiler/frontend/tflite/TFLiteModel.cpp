@@ -72,6 +72,7 @@ llvm::Expected<TensorType> tensorType(const tflite::Tensor &t, int index) {
   switch (t.type()) {
   case tflite::TensorType_FLOAT32: dtype = DType::F32; break;
   case tflite::TensorType_INT8: dtype = DType::I8; break;
+  case tflite::TensorType_INT16: dtype = DType::I16; break;
   case tflite::TensorType_INT32: dtype = DType::I32; break;
   case tflite::TensorType_INT64: dtype = DType::I64; break;
   case tflite::TensorType_BOOL: dtype = DType::Bool; break;
@@ -126,8 +127,12 @@ llvm::Expected<TensorType> tensorType(const tflite::Tensor &t, int index) {
                                        n, type.shape[axis], axis));
     type.quant.axis = axis;
   }
-  int64_t lo = dtype == DType::I8 ? -128 : std::numeric_limits<int32_t>::min();
-  int64_t hi = dtype == DType::I8 ? 127 : std::numeric_limits<int32_t>::max();
+  int64_t lo = dtype == DType::I8    ? -128
+               : dtype == DType::I16 ? -32768
+                                     : std::numeric_limits<int32_t>::min();
+  int64_t hi = dtype == DType::I8    ? 127
+               : dtype == DType::I16 ? 32767
+                                     : std::numeric_limits<int32_t>::max();
   for (size_t i = 0; i < n; ++i) {
     float scale = q->scale()->Get(i);
     // The Verifier checks a vector's length word, not that 8-byte elements

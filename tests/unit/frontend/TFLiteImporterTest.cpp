@@ -217,6 +217,30 @@ TEST(TFLiteImporter, RejectsInconsistentQuantization) {
       << err;
 }
 
+/// The model of one UNIDIRECTIONAL_SEQUENCE_LSTM (TANH, cell_clip `clip`)
+/// over `tensors`, input in[0], output `out`, as bytes.
+std::string finishLSTMModel(flatbuffers::FlatBufferBuilder &b,
+                            const std::vector<flatbuffers::Offset<tflite::Tensor>> &tensors,
+                            const std::vector<flatbuffers::Offset<tflite::Buffer>> &buffers,
+                            const std::vector<int32_t> &in, int32_t out, float clip) {
+  std::vector<flatbuffers::Offset<tflite::OperatorCode>> codes = {tflite::CreateOperatorCode(
+      b, tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM, 0, 1,
+      tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM)};
+  std::vector<flatbuffers::Offset<tflite::Operator>> ops = {tflite::CreateOperator(
+      b, 0, b.CreateVector(in), b.CreateVector(std::vector<int32_t>{out}),
+      tflite::BuiltinOptions_UnidirectionalSequenceLSTMOptions,
+      tflite::CreateUnidirectionalSequenceLSTMOptions(b, tflite::ActivationFunctionType_TANH, clip)
+          .Union())};
+  auto graph = tflite::CreateSubGraph(b, b.CreateVector(tensors),
+                                      b.CreateVector(std::vector<int32_t>{in[0]}),
+                                      b.CreateVector(std::vector<int32_t>{out}),
+                                      b.CreateVector(ops));
+  auto model = tflite::CreateModel(b, 3, b.CreateVector(codes),
+                                   b.CreateVector(std::vector{graph}), 0, b.CreateVector(buffers));
+  tflite::FinishModelBuffer(b, model);
+  return std::string(reinterpret_cast<const char *>(b.GetBufferPointer()), b.GetSize());
+}
+
 /// A float UNIDIRECTIONAL_SEQUENCE_LSTM of one input feature and 2 cells
 /// over 3 steps, its state in variable tensors without data, cell_clip
 /// `clip`; each gate's weights distinct, so a gate taken for another shows.
@@ -260,22 +284,7 @@ std::string buildLSTM(float clip) {
   in[18] = tensor({1, H}, nullptr, true);
   in[19] = tensor({1, H}, nullptr, true);
   int32_t out = tensor({1, 3, H}, nullptr);
-  std::vector<flatbuffers::Offset<tflite::OperatorCode>> codes = {tflite::CreateOperatorCode(
-      b, tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM, 0, 1,
-      tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM)};
-  std::vector<flatbuffers::Offset<tflite::Operator>> ops = {tflite::CreateOperator(
-      b, 0, b.CreateVector(in), b.CreateVector(std::vector<int32_t>{out}),
-      tflite::BuiltinOptions_UnidirectionalSequenceLSTMOptions,
-      tflite::CreateUnidirectionalSequenceLSTMOptions(b, tflite::ActivationFunctionType_TANH, clip)
-          .Union())};
-  auto graph = tflite::CreateSubGraph(b, b.CreateVector(tensors),
-                                      b.CreateVector(std::vector<int32_t>{in[0]}),
-                                      b.CreateVector(std::vector<int32_t>{out}),
-                                      b.CreateVector(ops));
-  auto model = tflite::CreateModel(b, 3, b.CreateVector(codes),
-                                   b.CreateVector(std::vector{graph}), 0, b.CreateVector(buffers));
-  tflite::FinishModelBuffer(b, model);
-  return std::string(reinterpret_cast<const char *>(b.GetBufferPointer()), b.GetSize());
+  return finishLSTMModel(b, tensors, buffers, in, out, clip);
 }
 
 /// TFLite's LSTM step (lstm_eval.cc), with buildLSTM's weights: gates input,
@@ -320,6 +329,112 @@ TEST(TFLiteImporter, SequenceLSTMComputesTFLitesSteps) {
   }
   // The clip changes the result: the test sees it.
   EXPECT_NE(referenceLSTM(x, 0), referenceLSTM(x, 0.3f));
+}
+
+/// How buildInt8LSTM departs from a well-formed integer LSTM.
+struct Int8LSTMSpoil {
+  /// The input-to-forget weights with a scale per row.
+  bool perChannelWeights = false;
+  tflite::TensorType cellType = tflite::TensorType_INT16;
+  float cellScale = 1.0f / 4096;
+  bool peepholes = false;
+};
+
+/// An integer UNIDIRECTIONAL_SEQUENCE_LSTM (TFLM's 8x8_16 kernel) of 2 input
+/// features and 2 cells over 3 steps: int8 weights, int32 biases, the int8
+/// hidden state (zero point -3) and the int16 cell state in variable tensors.
+std::string buildInt8LSTM(const Int8LSTMSpoil &s) {
+  flatbuffers::FlatBufferBuilder b;
+  const int32_t H = 2, I = 2;
+  std::vector<flatbuffers::Offset<tflite::Buffer>> buffers = {tflite::CreateBuffer(b)};
+  std::vector<flatbuffers::Offset<tflite::Tensor>> tensors;
+  auto tensor = [&](std::vector<int32_t> shape, tflite::TensorType type,
+                    const std::vector<uint8_t> *data, std::vector<float> scales,
+                    std::vector<int64_t> zeroPoints, bool variable = false) {
+    uint32_t buffer = 0;
+    if (data) {
+      buffers.push_back(tflite::CreateBuffer(b, b.CreateVector(*data)));
+      buffer = buffers.size() - 1;
+    }
+    auto q = tflite::CreateQuantizationParameters(b, 0, 0, b.CreateVector(scales),
+                                                  b.CreateVector(zeroPoints));
+    tensors.push_back(tflite::CreateTensor(b, b.CreateVector(shape), type, buffer,
+                                           b.CreateString("t" + std::to_string(tensors.size())),
+                                           q, variable));
+    return int32_t(tensors.size() - 1);
+  };
+  auto bytes = [](int64_t n, int elementBytes, int seed) {
+    std::vector<uint8_t> v(n * elementBytes);
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = uint8_t((i * 7 + seed * 13) % 11 - 5);
+    return v;
+  };
+  std::vector<int32_t> in(24, -1);
+  in[0] = tensor({1, 3, I}, tflite::TensorType_INT8, nullptr, {0.05f}, {3});
+  for (int k = 0; k < 4; ++k) {
+    std::vector<uint8_t> w = bytes(H * I, 1, k), r = bytes(H * H, 1, k + 4),
+                         bias = bytes(H, 4, k + 8);
+    bool perRow = s.perChannelWeights && k == 1;
+    in[1 + k] = tensor({H, I}, tflite::TensorType_INT8, &w,
+                       perRow ? std::vector<float>{0.02f, 0.03f} : std::vector<float>{0.02f},
+                       perRow ? std::vector<int64_t>{0, 0} : std::vector<int64_t>{0});
+    in[5 + k] = tensor({H, H}, tflite::TensorType_INT8, &r, {0.01f}, {0});
+    in[12 + k] = tensor({H}, tflite::TensorType_INT32, &bias, {0.001f}, {0});
+  }
+  if (s.peepholes)
+    for (int k = 0; k < 3; ++k) {
+      std::vector<uint8_t> p = bytes(H, 2, k);
+      in[9 + k] = tensor({H}, tflite::TensorType_INT16, &p, {0.001f}, {0});
+    }
+  in[18] = tensor({1, H}, tflite::TensorType_INT8, nullptr, {1.0f / 128}, {-3}, true);
+  in[19] = tensor({1, H}, s.cellType, nullptr, {s.cellScale}, {0}, true);
+  int32_t out = tensor({1, 3, H}, tflite::TensorType_INT8, nullptr, {1.0f / 128}, {-3});
+  return finishLSTMModel(b, tensors, buffers, in, out, 4.0f);
+}
+
+/// Its values are checked against TFLM's kernel in numpy (tests/tflite,
+/// refs/layers/int8_lstm); here, what it imports as and what it refuses.
+TEST(TFLiteImporter, Int8SequenceLSTMIsTheLSTMsInt8Form) {
+  auto g = importTFLiteBuffer(buildInt8LSTM({}), "m", ResourceLimits());
+  ASSERT_TRUE(static_cast<bool>(g)) << llvm::toString(g.takeError());
+  const Node *lstm = nullptr;
+  for (const Node *n : (*g)->getNodes())
+    if (n->is(OpKind::LSTM))
+      lstm = n;
+  ASSERT_TRUE(lstm);
+  // The hidden state starts at its zero point, as TFLM resets an int8
+  // variable tensor; the cell state at 0.
+  // (initial_h is a Reshape of the state tensor to [batch, 1, hidden].)
+  ASSERT_TRUE(lstm->getInput(5)->getProducer());
+  const Value *h0 = lstm->getInput(5)->getProducer()->getInput(0);
+  ASSERT_TRUE(h0->isConstant());
+  for (int8_t v : h0->getConstant().values<int8_t>())
+    EXPECT_EQ(v, -3);
+  EXPECT_EQ(lstm->getInput(6)->getType().dtype, DType::I16);
+  // Each gate keeps its weights' scale on its rows, in ONNX's gate order.
+  EXPECT_EQ(lstm->getInput(1)->getType().quant.axis, 1);
+  auto out = runGraph(**g, {Tensor(TensorType(lstm->getInput(0)->getType()))});
+  ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+  EXPECT_EQ((*out)[0].getType().str(), "i8[1,3,2]{q:0.0078125,-3}");
+
+  Int8LSTMSpoil s;
+  s.perChannelWeights = true;
+  EXPECT_EQ(importError(buildInt8LSTM(s)),
+            "m: node 't15' (UNIDIRECTIONAL_SEQUENCE_LSTM): input 2 must be int8 [2,2] with one "
+            "scale and zero point 0, got i8[2,2]{q:0.02,0;0.03,0@0}");
+  s = {};
+  s.cellScale = 0.0003f;
+  EXPECT_NE(importError(buildInt8LSTM(s)).find("initial_c must be int16 with a power-of-two scale"),
+            std::string::npos);
+  s = {};
+  s.cellType = tflite::TensorType_INT8;
+  EXPECT_NE(importError(buildInt8LSTM(s)).find("state input 19 must be quantized i16 [1, 2]"),
+            std::string::npos);
+  s = {};
+  s.peepholes = true;
+  EXPECT_EQ(importError(buildInt8LSTM(s)),
+            "m: node 't18' (UNIDIRECTIONAL_SEQUENCE_LSTM): peepholes are not supported in an "
+            "int8 LSTM");
 }
 
 } // namespace
