@@ -29,13 +29,14 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from progress import QUIET_BAZEL_RUN, Progress  # noqa: E402
 
-# kiln's ONNX examples (bundles/models; their MACs from manifest.json) and the
-# MLPerf Tiny models (tests/tflite/models; MACs counted from the file), as in
-# BUILD.bazel.
+# kiln's ONNX examples (bundles/models; their MACs from manifest.json), the
+# MLPerf Tiny models and TFLM's example LSTM, int8 and float
+# (tests/tflite/models; MACs counted from the file), as in BUILD.bazel.
 ONNX_MODELS = ["lenet5", "mlp", "ds_cnn_kws", "resnet8_cifar"]
 TFLITE_MODELS = [
     "kws_ref_model", "kws_ref_model_float32", "vww_96_int8", "vww_96_float",
     "pretrainedResnet_quant", "pretrainedResnet", "ad01_int8", "ad01_fp32",
+    "trained_lstm_int8", "trained_lstm",
 ]
 RUNS = 10
 RESULTS = "benchmarks/device/RESULTS.md"
@@ -61,13 +62,14 @@ BUDGETS = {
 }
 
 # TFLite builtin operator codes (schema.fbs BuiltinOperator) that multiply-accumulate.
-CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED = 3, 4, 9
+CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, UNIDIRECTIONAL_SEQUENCE_LSTM = 3, 4, 9, 44
 
 
 def tflite_macs(path):
-    """Multiply-accumulates of a .tflite model's CONV_2D, DEPTHWISE_CONV_2D and
-    FULLY_CONNECTED operators (subgraph 0), read straight from the FlatBuffer:
-    output elements x the weights' reduction size."""
+    """Multiply-accumulates of a .tflite model's CONV_2D, DEPTHWISE_CONV_2D,
+    FULLY_CONNECTED and UNIDIRECTIONAL_SEQUENCE_LSTM operators (subgraph 0),
+    read straight from the FlatBuffer: output elements x the weights' reduction
+    size (an LSTM's four gates, each over its input and hidden state)."""
     with open(path, "rb") as f:
         buf = f.read()
 
@@ -104,12 +106,14 @@ def tflite_macs(path):
     for op in vector(graph, 3):  # Operator: opcode_index, inputs, outputs
         code = codes[scalar(op, 0, "I")]
         inputs, outputs = vector(op, 1, "i"), vector(op, 2, "i")
-        if code not in (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED):
+        if code not in (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, UNIDIRECTIONAL_SEQUENCE_LSTM):
             continue
         out, weights = 1, shapes[inputs[1]]
         for d in shapes[outputs[0]]:
             out *= d
-        if code == CONV_2D:  # weights [Cout, H, W, Cin]
+        if code == UNIDIRECTIONAL_SEQUENCE_LSTM:  # input weights [H, In], recurrent [H, H]
+            macs += out * 4 * (weights[1] + weights[0])
+        elif code == CONV_2D:  # weights [Cout, H, W, Cin]
             macs += out * weights[1] * weights[2] * weights[3]
         elif code == DEPTHWISE_CONV_2D:  # weights [1, H, W, C]
             macs += out * weights[1] * weights[2]

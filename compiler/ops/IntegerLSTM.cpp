@@ -86,8 +86,8 @@ llvm::Expected<TypeList> inferLSTMInt8(const Node &n) {
                         "(the hidden state's), got " +
                             (h0 ? h0->getType().str() : std::string("none")));
   const QuantParams *cq = c0 ? &c0->getType().quant : nullptr;
-  if (!c0 || c0->getType().dtype != DType::I16 || !cq->isQuantized() || cq->isPerChannel() ||
-      cq->zeroPoints[0] != 0 || !scalePower(cq->scales[0]))
+  if (!c0 || c0->getType().dtype != DType::I16 || cq->scales.size() != 1 ||
+      cq->zeroPoints.size() != 1 || cq->zeroPoints[0] != 0 || !scalePower(cq->scales[0]))
     return nodeError(n, "an int8 LSTM's initial_c must be int16 with a power-of-two scale and "
                         "zero point 0 (the cell state's), got " +
                             (c0 ? c0->getType().str() : std::string("none")));

@@ -33,6 +33,7 @@ public:
       }
     fcMultipliers = ir.table(multipliers, "lstm.fc.multiplier");
     fcShifts = ir.table(shifts, "lstm.fc.shift");
+    foldZeroPoints();
   }
 
   void emit();
@@ -60,6 +61,10 @@ private:
                                 b.CreateAdd(acc[0], b.CreateMul(w, x))};
                           })[0];
   }
+  /// With constant weights (and biases), the zero points' terms folded into
+  /// the biases: bias - zeroPoint * sum(row), the same int32 sums (TFLite's
+  /// effective biases), so the dot products take the raw int8 values.
+  void foldZeroPoints();
   /// Gate row `row`'s pre-activation in Q3.12 (as i32): the input's and
   /// the hidden state's fully connected layers, each requantized and
   /// saturated, added with saturation.
@@ -78,7 +83,31 @@ private:
   const KernelArgs &args;
   const IntegerLSTMParams p;
   llvm::Value *table, *fcMultipliers, *fcShifts;
+  /// The input's then the hidden state's biases with the zero points folded
+  /// in (8H), or nullptr.
+  llvm::Value *foldedBiases = nullptr;
 };
+
+void LSTMEmitter::foldZeroPoints() {
+  const Node &n = args.node;
+  const Value *w = n.getInput(1), *r = n.getInput(2), *bias = n.getInput(3);
+  if (!w->isConstant() || !r->isConstant() || (bias && !bias->isConstant()))
+    return;
+  const int64_t rows = 4 * p.dims.hidden;
+  std::vector<int32_t> folded(2 * rows);
+  auto fold = [&](const Tensor &m, int64_t cols, int32_t zeroPoint, int64_t at) {
+    for (int64_t row = 0; row < rows; ++row) {
+      int64_t sum = 0;
+      for (int64_t k = 0; k < cols; ++k)
+        sum += m.data<int8_t>()[row * cols + k];
+      int64_t b = bias ? bias->getConstant().data<int32_t>()[at + row] : 0;
+      folded[at + row] = int32_t(uint32_t(b - int64_t(zeroPoint) * sum));
+    }
+  };
+  fold(w->getConstant(), p.dims.input, p.inputZeroPoint, 0);
+  fold(r->getConstant(), p.dims.hidden, p.hiddenZeroPoint, rows);
+  foldedBiases = ir.table(folded, "lstm.fc.bias");
+}
 
 llvm::Value *LSTMEmitter::preActivation(llvm::Value *row, llvm::Value *xt, llvm::Value *hPrev) {
   const RecurrentDims &d = p.dims;
@@ -86,10 +115,17 @@ llvm::Value *LSTMEmitter::preActivation(llvm::Value *row, llvm::Value *xt, llvm:
   llvm::Value *bias = args.inputs.size() > 3 ? args.inputs[3] : nullptr;
   llvm::Value *rows = kb.idx(4 * d.hidden);
   llvm::Value *recurrentRow = b.CreateAdd(row, rows);
-  llvm::Value *fromInput = dot(args.inputs[1], row, d.input, xt, p.inputZeroPoint,
-                               bias ? kb.load(i32, bias, row) : ir.i32(0));
-  llvm::Value *fromHidden = dot(args.inputs[2], row, d.hidden, hPrev, p.hiddenZeroPoint,
-                                bias ? kb.load(i32, bias, recurrentRow) : ir.i32(0));
+  llvm::Value *fromInput, *fromHidden;
+  if (foldedBiases) {
+    fromInput = dot(args.inputs[1], row, d.input, xt, 0, kb.load(i32, foldedBiases, row));
+    fromHidden = dot(args.inputs[2], row, d.hidden, hPrev, 0,
+                     kb.load(i32, foldedBiases, recurrentRow));
+  } else {
+    fromInput = dot(args.inputs[1], row, d.input, xt, p.inputZeroPoint,
+                    bias ? kb.load(i32, bias, row) : ir.i32(0));
+    fromHidden = dot(args.inputs[2], row, d.hidden, hPrev, p.hiddenZeroPoint,
+                     bias ? kb.load(i32, bias, recurrentRow) : ir.i32(0));
+  }
   auto requantize = [&](llvm::Value *acc, llvm::Value *at) {
     return saturate16(
         ir.mbqm(acc, kb.load(i32, fcMultipliers, at), kb.load(i32, fcShifts, at)));

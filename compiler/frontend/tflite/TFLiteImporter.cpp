@@ -6,8 +6,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <cstring>
-
+#include <algorithm>
 #include <vector>
 
 namespace kiln {
@@ -163,7 +162,7 @@ llvm::Expected<Value *> Importer::valueOf(int index) {
     Tensor start(types_[index]);
     const QuantParams &q = types_[index].quant;
     if (types_[index].dtype == DType::I8 && q.isQuantized())
-      std::memset(start.data<int8_t>(), q.zeroPoints[0], start.getType().sizeInBytes());
+      std::fill_n(start.data<int8_t>(), start.numElements(), int8_t(q.zeroPoints[0]));
     values_[index] = g_.addConstant(tensorName(t, index), std::move(start));
     return values_[index];
   }

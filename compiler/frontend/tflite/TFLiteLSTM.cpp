@@ -18,7 +18,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
-#include <cstring>
+#include <algorithm>
 #include <tuple>
 
 namespace kiln {
@@ -69,8 +69,7 @@ llvm::Expected<Tensor> stackedGates(const OpContext &ctx, unsigned first,
     auto t = floatInput(ctx, first + kOnnxGates[g], shape);
     if (!t)
       return t.takeError();
-    std::memcpy(out.data<float>() + g * rows * cols, t->data<float>(),
-                rows * cols * sizeof(float));
+    std::copy_n(t->data<float>(), rows * cols, out.data<float>() + g * rows * cols);
   }
   return out;
 }
@@ -115,7 +114,7 @@ llvm::Error floatOperands(OpContext &ctx, int64_t batch, int64_t input, int64_t 
     return gateBias.takeError();
   // ONNX's B: the input biases, then the recurrent ones (zero here).
   Tensor b(TensorType(DType::F32, {1, 8 * hidden}));
-  std::memcpy(b.data<float>(), gateBias->data<float>(), 4 * hidden * sizeof(float));
+  std::copy_n(gateBias->data<float>(), 4 * hidden, b.data<float>());
 
   ins.append({ctx.g.addConstant(ctx.name + "/W", std::move(*w)),
               ctx.g.addConstant(ctx.name + "/R", std::move(*r)),
@@ -137,7 +136,7 @@ llvm::Error floatOperands(OpContext &ctx, int64_t batch, int64_t input, int64_t 
       auto t = floatInput(ctx, kCellToInput + order[k], {hidden});
       if (!t)
         return t.takeError();
-      std::memcpy(p.data<float>() + k * hidden, t->data<float>(), hidden * sizeof(float));
+      std::copy_n(t->data<float>(), hidden, p.data<float>() + k * hidden);
     }
     ins.push_back(ctx.g.addConstant(ctx.name + "/P", std::move(p)));
   }
@@ -171,7 +170,7 @@ llvm::Expected<Tensor> stackedInt8Gates(const OpContext &ctx, unsigned first,
   }
   Tensor out(type);
   for (unsigned g = 0; g < 4; ++g)
-    std::memcpy(out.data<int8_t>() + g * rows * cols, gates[g]->data<int8_t>(), rows * cols);
+    std::copy_n(gates[g]->data<int8_t>(), rows * cols, out.data<int8_t>() + g * rows * cols);
   return out;
 }
 
@@ -194,7 +193,7 @@ llvm::Error integerOperands(OpContext &ctx, int64_t batch, int64_t input, int64_
     if ((*t)->getDType() != DType::I32 || (*t)->getShape() != llvm::ArrayRef<int64_t>(hidden))
       return ctx.error(llvm::formatv("input {0} must be int32 [{1}], got {2}", i, hidden,
                                      (*t)->getType().str()));
-    std::memcpy(b.data<int32_t>() + g * hidden, (*t)->data<int32_t>(), hidden * sizeof(int32_t));
+    std::copy_n((*t)->data<int32_t>(), hidden, b.data<int32_t>() + g * hidden);
   }
   ins.append({ctx.g.addConstant(ctx.name + "/W", std::move(*w)),
               ctx.g.addConstant(ctx.name + "/R", std::move(*r)),
