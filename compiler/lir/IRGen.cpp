@@ -74,12 +74,19 @@ uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups) {
 
 Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
   auto quads = [](int64_t taps) { return (taps + kInt8Quad - 1) / kInt8Quad * kInt8Quad; };
-  if (isInt8RowsTransposed(packing))
-    return {shape[1], shape[0], quads(shape[0])};
+  if (isInt8RowsTransposed(packing)) {
+    // The last two dimensions (an LSTM's W and R have a leading 1).
+    const int64_t rank = int64_t(shape.size());
+    return {shape[rank - 1], shape[rank - 2], quads(shape[rank - 2])};
+  }
   if (packing == Packing::Int8ChannelBlockQuads)
     return {shape[1], shape[0], quads(shape[0]), 1, false, kInt8ChannelBlock};
   if (packing == Packing::Int8ChannelBlockPairs)
     return {shape[1], shape[0], (shape[0] + 1) / 2 * 2, 2, false, kInt8ChannelBlock};
+  if (int64_t group = int8TapGroup(packing); group > 1) {
+    const int64_t rank = int64_t(shape.size());
+    return {shape[rank - 2], shape[rank - 1], int64_t(llvm::alignTo(shape[rank - 1], group))};
+  }
   int64_t taps = 1;
   for (int64_t d : shape.drop_front())
     taps *= d;
@@ -96,8 +103,12 @@ Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
   return {shape[0], taps, quads(taps), 1, packing == Packing::Int8RowsPaired};
 }
 
+int64_t int8TapGroup(Packing p) {
+  return p == Packing::Int8TapPairRows ? 2 : p == Packing::Int8TapQuadRows ? 4 : 1;
+}
+
 bool isInt8Rows(Packing p) {
-  return p == Packing::Int8Rows || p == Packing::Int8RowsTransposed ||
+  return p == Packing::Int8Rows || p == Packing::Int8RowsTransposed || int8TapGroup(p) > 1 ||
          isInt8RowsPaired(p) || isInt8RowsChannelMinor(p) || p == Packing::Int8RowsOctetPairs ||
          p == Packing::Int8RowsOctetChannelPairs || isInt8ChannelBlocks(p);
 }
@@ -349,9 +360,9 @@ private:
     if (strategy.is(Kind::Winograd))
       return temp(".winograd", winogradLayout(n, strategy.winograd).bytes());
     if (strategy.is(Kind::Int8) && n.is(OpKind::LSTM))
-      // The int8 LSTM's int16 cell state (Int8LSTMKernel.cpp): initial_c's
-      // bytes.
-      return temp(".cell", n.getInput(6)->getType().sizeInBytes());
+      // The int8 LSTM's int16 cell state (Int8LSTMKernel.cpp), twice
+      // initial_c's bytes: the previous step's and the next.
+      return temp(".cell", 2 * n.getInput(6)->getType().sizeInBytes());
     if (strategy.is(Kind::Int8Gemm))
       return temp(".columns", int8GemmTempBytes(n, strategy));
     if (strategy.is(Kind::Int8Depthwise)) {
@@ -510,6 +521,16 @@ void packInt8ChannelBlocks(const Tensor &w, Packing packing, uint8_t *dst) {
         dst[rs.bytesPerTap * slot + byte] = uint8_t(wide >> (8 * byte));
     }
 }
+/// Writes an LSTM's int8 W or R as Int8TapPairRows or Int8TapQuadRows: row
+/// r's tap t at [t / G][r][t % G]; the padding stays zero.
+void packInt8TapGroupRows(const Tensor &w, Packing packing, uint8_t *dst) {
+  Int8RowsShape rs = int8RowsShape(w.getType().shape, packing);
+  const int64_t group = int8TapGroup(packing);
+  const uint8_t *src = w.raw().data();
+  for (int64_t r = 0; r < rs.rows; ++r)
+    for (int64_t t = 0; t < rs.taps; ++t)
+      dst[((t / group) * rs.rows + r) * group + t % group] = src[r * rs.taps + t];
+}
 } // namespace
 
 std::vector<uint8_t> buildWeightsImage(const Function &f) {
@@ -551,6 +572,10 @@ std::vector<uint8_t> buildWeightsImage(const Function &f) {
     case Packing::Int8ChannelBlockPairs:
       packInt8ChannelBlocks(*b->constant, b->packing, image.data() + b->offset);
       break;
+    case Packing::Int8TapPairRows:
+    case Packing::Int8TapQuadRows:
+      packInt8TapGroupRows(*b->constant, b->packing, image.data() + b->offset);
+      break;
     }
   }
   return image;
@@ -577,6 +602,8 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
     if (isInt8ChannelBlocks(b->packing))
       os << ":int8-channel-block-"
          << (b->packing == Packing::Int8ChannelBlockQuads ? "quads" : "pairs");
+    else if (int64_t group = int8TapGroup(b->packing); group > 1)
+      os << ":int8-tap-" << (group == 2 ? "pair" : "quad") << "-rows";
     else if (isInt8Rows(b->packing))
       os << ":int8-rows" << (isInt8RowsTransposed(b->packing) ? "-transposed" : "")
          << (isInt8RowsPaired(b->packing) ? "-paired" : "")

@@ -95,6 +95,10 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
     os << "int8";
     if (s.tile)
       os << " x" << s.tile;
+    if (s.packedWeights)
+      os << " packed";
+    if (s.dot != Int8Dot::Scalar)
+      os << ' ' << int8DotName(s.dot);
     return;
   case Kind::Int8Depthwise:
     if (s.tile) {

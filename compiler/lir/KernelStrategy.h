@@ -123,6 +123,15 @@ constexpr int64_t int8GemmTapGroup(Int8Dot dot) {
 /// taps (int8GemmTapGroup), rather than int16 inputs with the offset added.
 constexpr bool int8GemmRawColumns(Int8Dot dot) { return int8GemmTapGroup(dot) > 0; }
 
+/// Taps per lane of an int8 LSTM's dot products of `dot` (its hidden units
+/// on the lanes): VPDPBUSD's and SDOT's quads, VPMADDWD's pairs; a quad a
+/// word for the Arm DSP's two SMLADs (one unit at a time); else one.
+constexpr int64_t int8LSTMTapGroup(Int8Dot dot) {
+  return isVnni(dot) || dot == Int8Dot::Sdot || dot == Int8Dot::ArmDsp ? 4
+         : dot == Int8Dot::Pmaddwd                                      ? 2
+                                                                        : 1;
+}
+
 /// How --print-lir names `dot`.
 const char *int8DotName(Int8Dot dot);
 
@@ -280,7 +289,7 @@ struct KernelStrategy {
     Gemm,
   };
   Kind kind = Kind::Default;
-  /// Int8: elements per step (0: one);
+  /// Int8: elements per step (0: one; an LSTM's hidden units);
   /// DepthwiseChannelBlock and Int8Depthwise:
   /// channels per block (0 for Int8Depthwise's one plane at a time);
   /// DepthwisePlane: the lanes of its vectors;
@@ -289,6 +298,7 @@ struct KernelStrategy {
   int64_t tile = 0;
   /// Direct: the weights are packed tap-major (Packing::ConvTapMajor).
   /// Always for Pointwise, never for the others. Int8Gemm: packed rows.
+  /// Int8 (an LSTM): W and R transposed (Packing::Int8RowsTransposed).
   /// Gemm: the constant B is packed in strips (Packing::MatMulStrips).
   bool packedWeights = false;
   /// Int8Gemm: the columns of a block; Int8Depthwise: the outputs of a row

@@ -68,7 +68,7 @@ enum class Packing {
   /// int8 weights as rows of taps, each zero-padded to a multiple of
   /// kInt8Quad (KernelStrategy::Int8Gemm): a Conv's [O][ICg][KH][KW] as O
   /// rows of ICg*KH*KW taps; Int8RowsTransposed, a MatMul's [K][N] as N rows
-  /// of K. The Paired forms, for the Arm DSP, reorder each quad
+  /// of K (an int8 LSTM's W [1][4H][I] as I rows of 4H). The Paired forms, for the Arm DSP, reorder each quad
   /// (int8RowSlot), which a kernel reads as one aligned 32-bit word;
   /// Int8RowsPaired also interleaves the words of pairs of rows
   /// (int8PairedRowsWord).
@@ -113,7 +113,19 @@ enum class Packing {
   /// Int8ChannelBlockQuads for VPMADDWD (Int8Dot::Pmaddwd): pairs of taps
   /// widened to int16, [N / 16][K / 2][16][2].
   Int8ChannelBlockPairs,
+  /// An int8 LSTM's W [1][4H][I] (and R) for its hidden units on the lanes
+  /// with a dot product of G taps (KernelStrategy::Int8 with packedWeights,
+  /// int8LSTMTapGroup): [I / G][4H][G], the taps zero-padded to whole
+  /// groups. A group of L consecutive gate rows is one vector load of L * G
+  /// bytes, each lane's G taps (VPDPBUSD and SDOT quads, VPMADDWD pairs).
+  /// G 1 is Int8RowsTransposed.
+  Int8TapPairRows,
+  Int8TapQuadRows,
 };
+
+/// Taps per group of Int8TapPairRows (2) and Int8TapQuadRows (4); 1 for
+/// the others.
+int64_t int8TapGroup(Packing p);
 
 /// Whether `p` is one of the int8 row packings; which.
 bool isInt8Rows(Packing p);

@@ -439,6 +439,51 @@ int64_t int8ElementwiseLanes(const Node &n, const LIROptions &opts) {
   return opts.vectorLanes;
 }
 
+/// The strategy of int8 LSTM `n` (Int8LSTMKernel.cpp). Where only it reads
+/// its constant W and R (and its bias is constant, to fold the zero points
+/// into), they are stored transposed, and on a target with vectors a block
+/// of L hidden units goes on the lanes: L the most lanes, a power of two
+/// from 4, that fit in the hidden size (the fewest blocks; the last block
+/// overlaps the one before). Each lane then adds a quad of products a step
+/// with VPDPBUSD or SDOT, a pair with VPMADDWD on up to 8 lanes (AVX2),
+/// else one (int8LSTMTapGroup). Otherwise one unit at a time (tile 0), a
+/// quad a step by two SMLADs on the Arm DSP.
+KernelStrategy int8LSTMStrategy(const Graph &g, const Node &n, const LIROptions &opts) {
+  auto onlyThis = [&](const Node &u) { return &u == &n; };
+  KernelStrategy s = KernelStrategy::int8();
+  const Value *bias = n.getInput(3);
+  if (!packableConstant(g, n.getInput(1), onlyThis) ||
+      !packableConstant(g, n.getInput(2), onlyThis) || (bias && !bias->isConstant()) ||
+      n.getInput(1)->getType().shape[0] != 1)
+    return s;
+  s.packedWeights = true;
+  if (opts.int8Dot == Int8Dot::ArmDsp) {
+    s.dot = Int8Dot::ArmDsp;
+    return s;
+  }
+  const int64_t hidden = n.getInput(2)->getType().shape[2];
+  int64_t lanes = opts.vectorLanes;
+  while (lanes > hidden)
+    lanes /= 2;
+  if (lanes < 4)
+    return s;
+  s.tile = lanes;
+  if (isVnni(opts.int8Dot) || opts.int8Dot == Int8Dot::Sdot || opts.int8Dot == Int8Dot::Smmla)
+    s.dot = opts.int8Dot == Int8Dot::Smmla ? Int8Dot::Sdot : opts.int8Dot;
+  else if (opts.int8Dot == Int8Dot::Pmaddwd && lanes <= kInt8PixelLanes)
+    s.dot = Int8Dot::Pmaddwd;
+  return s;
+}
+
+/// How int8 LSTM strategy `s` stores W and R (packedWeights).
+Packing int8LSTMPacking(const KernelStrategy &s) {
+  switch (int8LSTMTapGroup(s.dot)) {
+  case 4: return Packing::Int8TapQuadRows;
+  case 2: return Packing::Int8TapPairRows;
+  default: return Packing::Int8RowsTransposed;
+  }
+}
+
 /// Whether int8 `n` is a 2-D depthwise Conv whose padded plane resolves
 /// (Int8Depthwise); the GEMM kernel reports what is wrong with the others.
 bool int8DepthwiseFits(const Node &n) {
@@ -689,6 +734,12 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
         sel.strategies[n] = s;
         if (s.packedWeights)
           sel.weights[n->getInput(1)] = {int8GemmPacking(*n, s), 1};
+      } else if (n->is(OpKind::LSTM)) {
+        KernelStrategy s = int8LSTMStrategy(g, *n, opts);
+        sel.strategies[n] = s;
+        if (s.packedWeights)
+          for (unsigned operand : {1, 2})
+            sel.weights[n->getInput(operand)] = {int8LSTMPacking(s), 1};
       } else {
         sel.strategies[n] = KernelStrategy::int8(int8ElementwiseLanes(*n, opts));
       }

@@ -654,21 +654,16 @@ def main():
     print("layers: wrote %d files (re-read and checked), %d bytes, to %s in %.1f s" % (
         nfiles, ltotal, os.path.relpath(LAYERS_DIR, ROOT), time.time() - t1))
 
-    # Synthetic single-op models, one per case of each op kiln imports (see ops.py).
-    t2 = time.time()
-    print("\n".join(ops.generate_from(arm, sys.modules[__name__])))
-    ops_dir = os.path.join(LAYERS_DIR, ops.MODEL)
-    print("ops: wrote %d files (re-read and checked), %d bytes, to %s in %.1f s" % (
-        len(os.listdir(ops_dir)), sum(os.path.getsize(os.path.join(ops_dir, f)) for f in os.listdir(ops_dir)),
-        os.path.relpath(ops_dir, ROOT), time.time() - t2))
-
-    # Synthetic integer LSTMs from trained_lstm_int8's, for the paths its refs miss (int8_lstm.py).
-    t3 = time.time()
-    print("\n".join(int8_lstm.generate_from(arm, sys.modules[__name__])))
-    lstm_dir = os.path.join(LAYERS_DIR, int8_lstm.MODEL)
-    print("int8_lstm: wrote %d files (re-read and checked), %d bytes, to %s in %.1f s" % (
-        len(os.listdir(lstm_dir)), sum(os.path.getsize(os.path.join(lstm_dir, f)) for f in os.listdir(lstm_dir)),
-        os.path.relpath(lstm_dir, ROOT), time.time() - t3))
+    # Synthetic single-op models, one per case of each op kiln imports (see ops.py), and
+    # integer LSTMs from trained_lstm_int8's, for the paths its refs miss (int8_lstm.py).
+    for label, module in (("ops", ops), ("int8_lstm", int8_lstm)):
+        start = time.time()
+        print("\n".join(module.generate_from(arm, sys.modules[__name__])))
+        out_dir = os.path.join(LAYERS_DIR, module.MODEL)
+        files = os.listdir(out_dir)
+        print("%s: wrote %d files (re-read and checked), %d bytes, to %s in %.1f s" % (
+            label, len(files), sum(os.path.getsize(os.path.join(out_dir, f)) for f in files),
+            os.path.relpath(out_dir, ROOT), time.time() - start))
 
 
 if __name__ == "__main__":

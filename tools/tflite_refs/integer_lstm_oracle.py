@@ -213,14 +213,20 @@ def _lut_interpolate(abs_v, frac_bits):
     return uh, (ua << frac_bits) + ut * (ub - ua)
 
 
+def _scaled_input(x, input_multiplier, input_left_shift, what):
+    """The int16 Logistic's and Tanh's input scaling: x * multiplier, rounded right by the
+    shift; multiplier 0 is the power-of-two case, 3 << shift and no shift."""
+    if input_multiplier == 0:                        # power of two case
+        input_multiplier, input_left_shift = 3 << input_left_shift, 0
+    rnd = (1 << (input_left_shift - 1)) if input_left_shift > 0 else 0
+    return _assert_int32(_i64(x) * input_multiplier + rnd, what) >> input_left_shift
+
+
 def logistic_int16(x, input_multiplier=0, input_left_shift=0):
     """reference_integer_ops::Logistic(input_multiplier, input_left_shift, int16): Q3.12 in,
     Q0.15 out. lstm_internal::Sigmoid passes (0, 0): the multiplier becomes 3 << 0."""
     assert input_left_shift >= 0
-    if input_multiplier == 0:                        # power of two case
-        input_multiplier, input_left_shift = 3 << input_left_shift, 0
-    rnd = (1 << (input_left_shift - 1)) if input_left_shift > 0 else 0
-    v = _assert_int32(_i64(x) * input_multiplier + rnd, "Logistic input") >> input_left_shift
+    v = _scaled_input(x, input_multiplier, input_left_shift, "Logistic input")
     a = np.abs(v)
     uh, interp = _lut_interpolate(a, 9)
     result = np.where(uh >= 255, 0x7FFF << 10, interp)           # uint32 in C: never negative
@@ -234,10 +240,7 @@ def logistic_int16(x, input_multiplier=0, input_left_shift=0):
 def tanh_int16(x, input_multiplier, input_left_shift):
     """reference_integer_ops::Tanh(input_multiplier, input_left_shift, int16): tanh through the
     sigmoid table, tanh(x) = 2 sigmoid(2x) - 1; Q0.15 out."""
-    if input_multiplier == 0:                        # power of two case
-        input_multiplier, input_left_shift = 3 << input_left_shift, 0
-    rnd = (1 << (input_left_shift - 1)) if input_left_shift > 0 else 0
-    v = _assert_int32(_i64(x) * input_multiplier + rnd, "Tanh input") >> input_left_shift
+    v = _scaled_input(x, input_multiplier, input_left_shift, "Tanh input")
     a = np.abs(v)
     uh, interp = _lut_interpolate(a, 8)
     result = np.where(uh >= 255, 0xFFFF << 8, interp)            # int32 result

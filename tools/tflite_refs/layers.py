@@ -248,6 +248,27 @@ def _same(a, b):
     return a == b
 
 
+def check_packed(S, m, data, tflite_io):
+    """Re-reads model `data`, packed from `m`: its file identifier, every field as built
+    (float32 scales by their bytes), buffer data aligned, and the same inputs and outputs
+    through generate.py's own reader (`tflite_io`). Returns the re-read model."""
+    assert data[4:8] == b"TFL3", "file identifier"
+    back = S.unpack(data)
+    assert _same(back, m), "re-read model differs from the one built"
+    r = S.read(data)
+    for i in range(r.BuffersLength()):
+        tab = r.Buffers(i)._tab
+        o = tab.Offset(4)
+        assert not o or tab.Vector(o) % BUFFER_ALIGN == 0, "buffer %d data not aligned" % i
+    with tempfile.NamedTemporaryFile(suffix=".tflite") as f:
+        f.write(data)
+        f.flush()
+        ins, outs = tflite_io(f.name)
+    assert ins == [tensor_desc(back, int(i)) for i in back.subgraphs[0].inputs]
+    assert outs == [tensor_desc(back, int(i)) for i in back.subgraphs[0].outputs]
+    return back
+
+
 def _has_data(mt, t):
     return mt.buffers[t.buffer].data is not None and len(mt.buffers[t.buffer].data) > 0
 

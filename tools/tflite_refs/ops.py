@@ -343,25 +343,6 @@ def pack(m):
     return bytes(b.Output())
 
 
-def check_built(S, m, data, tflite_io):
-    """Re-reads the packed model: every field as built (float32 scales by their bytes), buffer
-    data aligned, and the same inputs/outputs through generate.py's own reader."""
-    assert data[4:8] == b"TFL3", "file identifier"
-    back = S.unpack(data)
-    assert layers._same(back, m), "re-read model differs from the one built"
-    r = S.read(data)
-    for i in range(r.BuffersLength()):
-        tab = r.Buffers(i)._tab
-        o = tab.Offset(4)
-        assert not o or tab.Vector(o) % layers.BUFFER_ALIGN == 0, "buffer %d data not aligned" % i
-    with tempfile.NamedTemporaryFile(suffix=".tflite") as f:
-        f.write(data)
-        f.flush()
-        ins, outs = tflite_io(f.name)
-    assert ins == [layers.tensor_desc(back, int(i)) for i in back.subgraphs[0].inputs]
-    assert outs == [layers.tensor_desc(back, int(i)) for i in back.subgraphs[0].outputs]
-
-
 def make_input(case, i, a, base_seed):
     rng = np.random.default_rng([base_seed, zlib.crc32(case.name.encode()), i])
     n = int(np.prod(a.shape))
@@ -428,7 +409,7 @@ def generate(arm, schema_fbs, layers_dir, write_checked, tflite_io, base_seed, v
             out_shape = reference(case.op, [np.zeros(a.shape) for a in _acts(case)], consts, opts).shape
             m = build(S, case, out_shape)
             data = pack(m)
-            check_built(S, m, data, tflite_io)
+            layers.check_packed(S, m, data, tflite_io)
             back = S.unpack(data)
             tin = [layers.tensor_desc(back, int(i)) for i in back.subgraphs[0].inputs]
             tout = [layers.tensor_desc(back, int(i)) for i in back.subgraphs[0].outputs]

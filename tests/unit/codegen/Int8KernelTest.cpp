@@ -396,6 +396,69 @@ TEST(Int8Kernels, FullyConnectedChannelLanes) {
     })) << c.rows << "x" << c.taps << "x" << c.channels;
 }
 
+/// TFLite's integer LSTM (the LSTM's int8 form), Y and the last states: its
+/// hidden units on the lanes where W and R are constants (blocks of L
+/// units, the last one overlapping the one before where L does not divide
+/// the hidden size; each lane's quads or pairs of taps where the target
+/// has a dot product, taps filling no whole group), one unit at a time
+/// under 4 units or with weights read at run time (the zero points then
+/// subtracted, not folded). Sequences of odd and even length (the cell
+/// state's two copies), batch-major and time-major, per-row and per-tensor
+/// weight scales, a cell clip, saturated gates.
+TEST(Int8Kernels, IntegerLSTM) {
+  struct Case {
+    int64_t seq, batch, input, hidden, layout;
+    int32_t inZp, hiddenZp;
+    float spread;
+    std::optional<float> clip;
+    bool weightsAtRunTime;
+  };
+  for (const Case &c : {Case{3, 1, 5, 6, 0, 5, -21, 10, std::nullopt, false},
+                        Case{4, 2, 7, 20, 1, -128, 7, 0, 0.5f, false},
+                        Case{5, 1, 28, 20, 0, -3, 2, 3, std::nullopt, false},
+                        Case{2, 3, 9, 3, 0, 0, 0, 0, std::nullopt, false},
+                        Case{3, 2, 6, 8, 0, 3, -3, 0, 1.0f, true}}) {
+    GraphBuilder build = [&](Graph &g) {
+      const int64_t H = c.hidden, rows = 4 * H;
+      Value *x = c.layout ? g.addInput("x", q8({c.batch, c.seq, c.input}, 0.05f, c.inZp))
+                          : g.addInput("x", q8({c.seq, c.batch, c.input}, 0.05f, c.inZp));
+      auto weights = [&](llvm::StringRef name, int64_t taps, uint64_t seed) {
+        return c.weightsAtRunTime ? g.addInput(name, q8({1, rows, taps}, 0.002f, 0))
+                                  : int8Weights(g, name, {1, rows, taps}, 1, c.spread, seed);
+      };
+      Value *w = weights("w", c.input, 11), *r = weights("r", H, 12);
+      Tensor bias(TensorType(DType::I32, {1, 2 * rows}));
+      // The states are [1, batch, H], batch-major ones (layout 1) [batch, 1, H].
+      const std::vector<int64_t> state =
+          c.layout ? std::vector<int64_t>{c.batch, 1, H} : std::vector<int64_t>{1, c.batch, H};
+      TensorType cellType(DType::I16, state);
+      cellType.quant.scales = {1.0f / 2048};
+      cellType.quant.zeroPoints = {0};
+      Tensor cell(cellType);
+      std::mt19937_64 rng(13);
+      for (int64_t i = 0; i < bias.numElements(); ++i)
+        bias.data<int32_t>()[i] = std::uniform_int_distribution<int32_t>(-20000, 20000)(rng);
+      for (int64_t i = 0; i < cell.numElements(); ++i)
+        cell.data<int16_t>()[i] = int16_t(std::uniform_int_distribution<int>(-30000, 30000)(rng));
+      Value *h0 = g.addInput("h0", q8(state, 1.0f / 128, c.hiddenZp));
+      AttrMap attrs{{"hidden_size", Attr::ofInt(H)},
+                    {"layout", Attr::ofInt(c.layout)},
+                    {kQuantAttr.str(), quantAttr(1.0f / 128, c.hiddenZp)}};
+      if (c.clip)
+        attrs.emplace("kiln.cell_clip", Attr::ofFloat(*c.clip));
+      Node *n = addNode(g, OpKind::LSTM, "lstm",
+                        {x, w, r, g.addConstant("b", std::move(bias)), nullptr, h0,
+                         g.addConstant("c0", std::move(cell))},
+                        std::move(attrs));
+      g.addOutput("y", n->getOutput(0));
+      g.addOutput("y_h", n->getOutput(1));
+      g.addOutput("y_c", n->getOutput(2));
+    };
+    EXPECT_TRUE(compiledEqualsInterpreter(build))
+        << c.seq << "x" << c.batch << "x" << c.input << " hidden " << c.hidden;
+  }
+}
+
 /// Sums that may reach 2^30 (a bias near it) take gemmlowp's rounding
 /// with its compares; the others a rounding add (Requantizer). Scales
 /// 1000x apart put some channels' outputs inside the range.

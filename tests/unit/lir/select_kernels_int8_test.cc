@@ -608,5 +608,90 @@ TEST(SelectKernels, Int8ElementwiseLanes) {
   EXPECT_EQ(kernelOf(strategies(g, opts), "add"), "Add[int8]");
 }
 
+/// An int8 LSTM of `hidden` units over 2 steps of 5 inputs, whose W is
+/// `shared` when given (a second LSTM's), filled with w[i] = i; its Y is
+/// graph output `name`.
+Value *addInt8LSTM(Graph &g, llvm::StringRef name, int64_t hidden, Value *shared = nullptr) {
+  auto weights = [&](llvm::StringRef suffix, std::vector<int64_t> shape) {
+    Tensor t(q8(shape));
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      t.data<int8_t>()[i] = int8_t(i);
+    return g.addConstant((name + suffix).str(), std::move(t));
+  };
+  TensorType cell(DType::I16, {1, 1, hidden});
+  cell.quant.scales = {1.0f / 2048};
+  cell.quant.zeroPoints = {0};
+  Value *w = shared ? shared : weights(".w", {1, 4 * hidden, 5});
+  auto n = g.addNode(OpKind::LSTM, name,
+                     {g.addInput((name + ".x").str(), q8({2, 1, 5}, -3)), w,
+                      weights(".r", {1, 4 * hidden, hidden}), nullptr, nullptr,
+                      g.addInput((name + ".h").str(), q8({1, 1, hidden}, 4)),
+                      g.addInput((name + ".c").str(), cell)},
+                     {{"hidden_size", Attr::ofInt(hidden)}, outQuant(4)});
+  EXPECT_TRUE(static_cast<bool>(n)) << llvm::toString(n.takeError());
+  g.addOutput(name, (*n)->getOutput(0));
+  return w;
+}
+
+/// An int8 LSTM reads W and R transposed where only it reads them, with
+/// blocks of hidden units on the most lanes that fit in the hidden size
+/// (the last block overlapping), each lane adding quads of products by
+/// VPDPBUSD or SDOT, pairs by VPMADDWD on up to 8 lanes; one unit at a time
+/// on a scalar core or under 4 units (quads by SMLAD on the Arm DSP); as
+/// they are where another LSTM shares its W.
+TEST(SelectKernels, Int8LSTMLanes) {
+  Graph g("lstm");
+  addInt8LSTM(g, "wide", 20);
+  addInt8LSTM(g, "narrow", 3);
+  Value *w = addInt8LSTM(g, "first", 8);
+  addInt8LSTM(g, "second", 8, w);
+  using lir::Int8Dot;
+  const char *unit = "LSTM[int8 packed]";
+  for (auto [lanes, dot, wide, narrow] :
+       {std::tuple{16, Int8Dot::Vnni512, "LSTM[int8 x16 packed vnni512]", unit},
+        {16, Int8Dot::Pmaddwd, "LSTM[int8 x16 packed]", unit},
+        {8, Int8Dot::Pmaddwd, "LSTM[int8 x8 packed pmaddwd]", unit},
+        {8, Int8Dot::Vnni, "LSTM[int8 x8 packed vnni]", unit},
+        {4, Int8Dot::Smmla, "LSTM[int8 x4 packed sdot]", unit},
+        {4, Int8Dot::Smlal, "LSTM[int8 x4 packed]", unit},
+        {1, Int8Dot::Scalar, unit, unit},
+        {1, Int8Dot::ArmDsp, "LSTM[int8 packed smlad]", "LSTM[int8 packed smlad]"}}) {
+    lir::LIROptions opts;
+    opts.vectorLanes = lanes;
+    opts.int8Dot = dot;
+    std::string text = strategies(g, opts);
+    EXPECT_EQ(kernelOf(text, "wide"), wide);
+    EXPECT_EQ(kernelOf(text, "narrow"), narrow);
+    EXPECT_EQ(kernelOf(text, "first"), "LSTM[int8]");
+    EXPECT_EQ(kernelOf(text, "second"), "LSTM[int8]");
+  }
+  // wide.w [1][80][5]: as 5 rows of 80, tap k's gate rows side by side;
+  // for VPDPBUSD as [2][80][4], each row's quad of taps, the last padded.
+  auto bytesOf = [&](const lir::LIROptions &opts, lir::Packing packing, uint64_t size,
+                     uint64_t at) {
+    auto f = lir::generateLIR(g, opts);
+    EXPECT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
+    std::vector<uint8_t> image = lir::buildWeightsImage(*f);
+    for (auto &b : f->buffers)
+      if (b->name == "wide.w") {
+        EXPECT_EQ(b->packing, packing);
+        EXPECT_EQ(b->size, size);
+        return std::vector<int>(image.begin() + b->offset + at,
+                                image.begin() + b->offset + at + 4);
+      }
+    ADD_FAILURE();
+    return std::vector<int>();
+  };
+  EXPECT_EQ(bytesOf({}, lir::Packing::Int8RowsTransposed, 400, 80),
+            (std::vector<int>{1, 6, 11, 16}));
+  lir::LIROptions vnni;
+  vnni.vectorLanes = 16;
+  vnni.int8Dot = Int8Dot::Vnni512;
+  EXPECT_EQ(bytesOf(vnni, lir::Packing::Int8TapQuadRows, 640, 4),
+            (std::vector<int>{5, 6, 7, 8}));
+  EXPECT_EQ(bytesOf(vnni, lir::Packing::Int8TapQuadRows, 640, 320 + 4),
+            (std::vector<int>{9, 0, 0, 0}));
+}
+
 } // namespace
 } // namespace kiln
