@@ -298,7 +298,9 @@ struct KernelStrategy {
   int64_t tile = 0;
   /// Direct: the weights are packed tap-major (Packing::ConvTapMajor).
   /// Always for Pointwise, never for the others. Int8Gemm: packed rows.
-  /// Int8 (an LSTM): W and R transposed (Packing::Int8RowsTransposed).
+  /// Int8 (an LSTM): W and R transposed, in groups of taps for its dot
+  /// product (SelectInt8Kernels.cpp: Int8RowsTransposed, Int8TapQuadRows or
+  /// Int8TapPairRows).
   /// Gemm: the constant B is packed in strips (Packing::MatMulStrips).
   bool packedWeights = false;
   /// Int8Gemm: the columns of a block; Int8Depthwise: the outputs of a row

@@ -68,10 +68,10 @@ enum class Packing {
   /// int8 weights as rows of taps, each zero-padded to a multiple of
   /// kInt8Quad (KernelStrategy::Int8Gemm): a Conv's [O][ICg][KH][KW] as O
   /// rows of ICg*KH*KW taps; Int8RowsTransposed, a MatMul's [K][N] as N rows
-  /// of K (an int8 LSTM's W [1][4H][I] as I rows of 4H). The Paired forms, for the Arm DSP, reorder each quad
-  /// (int8RowSlot), which a kernel reads as one aligned 32-bit word;
-  /// Int8RowsPaired also interleaves the words of pairs of rows
-  /// (int8PairedRowsWord).
+  /// of K (an int8 LSTM's W [1][4H][I] as I rows of 4H). The Paired forms,
+  /// for the Arm DSP, reorder each quad (int8RowSlot), which a kernel reads
+  /// as one aligned 32-bit word; Int8RowsPaired also interleaves the words
+  /// of pairs of rows (int8PairedRowsWord).
   Int8Rows,
   Int8RowsTransposed,
   Int8RowsPaired,

@@ -13,6 +13,7 @@
 #include "compiler/lir/LIR.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace kiln {
 namespace lir {
@@ -50,8 +51,14 @@ struct KernelSelection {
 ///  - a MatMul's constant B of 256 columns or more that no other node reads
 ///    in strips of the tile's columns (Packing::MatMulStrips);
 ///  - for int8 ops, TFLite's integer kernels: GEMM blocks and multiply-add
-///    instructions for the target (LIROptions::int8Dot).
+///    instructions for the target (LIROptions::int8Dot; SelectInt8Kernels.h).
 KernelSelection selectKernels(const Graph &g, const LIROptions &opts);
+
+/// Whether constant `w` may be stored in a kernel's layout: no graph output
+/// shows its bytes, and every node reading it reads it packed (`readsPacked`),
+/// so that packing cannot surprise another reader.
+bool packableConstant(const Graph &g, const Value *w,
+                      llvm::function_ref<bool(const Node &)> readsPacked);
 
 /// Whether `n` is a 2-D 1x1 Conv of unit stride and no padding: an int8
 /// GEMM block's columns are then runs of the input itself.

@@ -33,19 +33,10 @@ public:
   LSTMEmitter(KernelBuilder &kb, const KernelArgs &args)
       : kb(kb), ir(kb), b(kb.b), args(args), p(prepareIntegerLSTM(args.node)),
         lanes(std::max<int64_t>(args.strategy.tile, 1)),
-        group(lir::int8LSTMTapGroup(args.strategy.dot)),
-        transposed(args.strategy.packedWeights) {
+        group(lir::int8LSTMTapGroup(args.strategy.dot)) {
     std::vector<int32_t> sigmoid(std::begin(tfl::kSigmoidTableQ16),
                                  std::end(tfl::kSigmoidTableQ16));
     table = ir.table(sigmoid, "int16.sigmoid");
-    std::vector<int32_t> multipliers, shifts;
-    for (const auto *ms : {&p.inputMultipliers, &p.recurrentMultipliers})
-      for (tfl::QuantizedMultiplier m : *ms) {
-        multipliers.push_back(m.multiplier);
-        shifts.push_back(m.shift);
-      }
-    fcMultipliers = ir.table(multipliers, "lstm.fc.multiplier");
-    fcShifts = ir.table(shifts, "lstm.fc.shift");
     foldZeroPoints();
   }
 
@@ -91,12 +82,34 @@ private:
         return std::nullopt;
     return ms[first];
   }
+  /// `acc`, the sums of units [j, j + lanes) of gate row `row` of the
+  /// stacked layers, requantized to Q3.12 and saturated: by the gate's one
+  /// multiplier, or where its rows differ (per-row scales) by a table of
+  /// them, built on first use.
+  llvm::Value *requantizeGate(llvm::Value *acc, int64_t row, llvm::Value *j) {
+    if (std::optional<tfl::QuantizedMultiplier> m = gateMultiplier(row))
+      return saturate16(mbqm(acc, *m));
+    if (!rowMultipliers) {
+      std::vector<int32_t> multipliers, shifts;
+      for (const auto *ms : {&p.inputMultipliers, &p.recurrentMultipliers})
+        for (tfl::QuantizedMultiplier m : *ms) {
+          multipliers.push_back(m.multiplier);
+          shifts.push_back(m.shift);
+        }
+      rowMultipliers = ir.table(multipliers, "lstm.fc.multiplier");
+      rowShifts = ir.table(shifts, "lstm.fc.shift");
+    }
+    llvm::Type *i32 = b.getInt32Ty();
+    llvm::Value *at = b.CreateAdd(j, kb.idx(row));
+    return saturate16(
+        ir.mbqm(acc, loadLanes(i32, rowMultipliers, at), loadLanes(i32, rowShifts, at)));
+  }
   /// The sigmoid table's entries at i32 indices `at` (a gather on lanes).
   llvm::Value *tableAt(llvm::Value *at);
   /// Where weight (row, tap) of a gate matrix of `taps` taps a row is: W
   /// itself, or its transpose (a tap's rows side by side, 4H of them).
   llvm::Value *weightIndex(llvm::Value *row, llvm::Value *tap, int64_t taps) {
-    return transposed ? kb.linear({tap}, {4 * p.dims.hidden}, row)
+    return args.strategy.packedWeights ? kb.linear({tap}, {4 * p.dims.hidden}, row)
                       : kb.linear({row}, {taps}, tap);
   }
   /// With constant weights (and biases), the zero points' terms folded into
@@ -135,9 +148,9 @@ private:
   const int64_t lanes;
   /// Taps a lane's dot product adds a step (lir::int8LSTMTapGroup).
   const int64_t group;
-  /// W and R are stored transposed (Packing::Int8RowsTransposed).
-  const bool transposed;
-  llvm::Value *table, *fcMultipliers, *fcShifts;
+  llvm::Value *table;
+  /// Each row's multiplier and shift, where a gate's rows differ.
+  llvm::Value *rowMultipliers = nullptr, *rowShifts = nullptr;
   /// The input's then the hidden state's biases with the zero points folded
   /// in (8H), or nullptr.
   llvm::Value *foldedBiases = nullptr;
@@ -300,7 +313,8 @@ llvm::Value *LSTMEmitter::interpolated(llvm::Value *in, unsigned bits, uint32_t 
   llvm::Value *lo = tableAt(at);
   llvm::Value *hi = tableAt(b.CreateAdd(at, c(1)));
   llvm::Value *fraction = b.CreateAnd(magnitude, c((1 << bits) - 1));
-  llvm::Value *r = b.CreateAdd(b.CreateShl(lo, c(bits)), b.CreateMul(fraction, b.CreateSub(hi, lo)));
+  llvm::Value *r =
+      b.CreateAdd(b.CreateShl(lo, c(bits)), b.CreateMul(fraction, b.CreateSub(hi, lo)));
   return b.CreateSelect(beyond, c(int32_t(saturated)), r);
 }
 
@@ -327,7 +341,7 @@ llvm::Value *LSTMEmitter::tanh(tfl::Int16ActivationInput in, llvm::Value *x) {
 void LSTMEmitter::emit() {
   const RecurrentDims &d = p.dims;
   const int64_t H = d.hidden;
-  llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty(), *i32 = b.getInt32Ty();
+  llvm::Type *i8 = b.getInt8Ty(), *i16 = b.getInt16Ty();
   llvm::Value *x = args.inputs[0], *h0 = args.inputs[5], *c0 = args.inputs[6];
   llvm::Value *y = args.outputs[0];
   llvm::Value *cells[2] = {args.temp, kb.gep(i16, args.temp, kb.idx(d.batch * H))};
@@ -359,17 +373,9 @@ void LSTMEmitter::emit() {
       // ONNX's gate order: input, output, forget, cell. Each gate's two sums
       // requantized to Q3.12 and added with saturation.
       llvm::Value *pre[4];
-      for (int64_t g = 0; g < 4; ++g) {
-        auto requantize = [&](llvm::Value *acc, int64_t row) {
-          if (std::optional<tfl::QuantizedMultiplier> m = gateMultiplier(row))
-            return saturate16(mbqm(acc, *m));
-          llvm::Value *at = b.CreateAdd(j, kb.idx(row));
-          return saturate16(ir.mbqm(acc, loadLanes(i32, fcMultipliers, at),
-                                    loadLanes(i32, fcShifts, at)));
-        };
-        pre[g] = saturate16(b.CreateAdd(requantize(fromInput[g], g * H),
-                                        requantize(fromHidden[g], 4 * H + g * H)));
-      }
+      for (int64_t g = 0; g < 4; ++g)
+        pre[g] = saturate16(b.CreateAdd(requantizeGate(fromInput[g], g * H, j),
+                                        requantizeGate(fromHidden[g], 4 * H + g * H, j)));
       llvm::Value *inputGate = logistic(pre[0]), *outputGate = logistic(pre[1]);
       llvm::Value *forgetGate = logistic(pre[2]), *cellGate = tanh(gateTanh, pre[3]);
       llvm::Value *cellAt = b.CreateAdd(b.CreateMul(bi, kb.idx(H)), j);
