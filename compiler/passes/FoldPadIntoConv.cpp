@@ -4,7 +4,8 @@
 // a constant-zero Pad of the spatial dimensions, then an unpadded Conv. As
 // the Conv's own pads the padding costs nothing extra: the kernel already
 // makes its padded input copy, and the Pad's whole intermediate tensor (and
-// its pass over memory) disappears.
+// its pass over memory) disappears. An int8 Pad (TFLite's) pads with the
+// zero point, as an int8 Conv's padding does.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/Passes.h"
@@ -16,15 +17,24 @@
 namespace kiln {
 namespace {
 
+/// Whether `pad` fills with the real value 0: the value 0, or for a
+/// quantized tensor its zero point (TFLite's PAD), which is what an int8
+/// Conv's own padding reads (each padded tap's x - zeroPoint is 0).
+bool padsWithZero(const PadView &pad) {
+  const QuantParams &q = pad.input()->getType().quant;
+  if (!q.isQuantized())
+    return pad.value() == 0.0f;
+  return q.zeroPoints.size() == 1 && pad.value() == float(q.zeroPoints[0]);
+}
+
 /// The Pad's spatial pads [h_begin, w_begin, h_end, w_end] when `pad` is a
-/// constant-zero Pad of only the last two dimensions of a 4-D tensor, with
-/// no cropping (negative pads), else empty.
+/// constant-zero Pad (padsWithZero) of only the last two dimensions of a 4-D
+/// tensor, with no cropping (negative pads), else empty.
 llvm::SmallVector<int64_t, 4> spatialZeroPads(const Node &pad) {
   if (!PadView::accepts(pad))
     return {};
   PadView view(pad);
-  if (view.mode() != "constant" || view.value() != 0.0f ||
-      view.input()->getType().rank() != 4)
+  if (view.mode() != "constant" || !padsWithZero(view) || view.input()->getType().rank() != 4)
     return {};
   llvm::ArrayRef<int64_t> p = view.pads();
   if (p.size() != 8 || p[0] || p[1] || p[4] || p[5] ||

@@ -5,7 +5,8 @@
 // tensor already has. Each Transpose is a pass over memory (a Reshape of a
 // graph output a copy), so chains become one node, and no-ops none. A
 // Transpose also sinks through elementwise ops toward its consumers, where
-// it can meet its inverse (NHWC -> Relu -> NCHW) and cancel.
+// it can meet its inverse (NHWC -> Relu -> NCHW) and cancel, and through a
+// Pad that only Transposes read.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/Passes.h"
@@ -118,6 +119,46 @@ llvm::Expected<bool> sinkTranspose(Graph &g, Node *n) {
   return true;
 }
 
+/// Pad(Transpose(x, p)) = Transpose(Pad(x, pads'), p), pads' each pad on
+/// the dimension of x it pads, where the Transpose is read by the Pad alone
+/// and only Transposes read the Pad (the moved Transpose merges into them,
+/// so nothing is added). A model converted from PyTorch to TFLite pads in
+/// NHWC between NCHW Convs: NCHW -> NHWC -> Pad -> NCHW then cancels, and
+/// fold-pad-into-conv makes the Pad the next Conv's own padding.
+llvm::Expected<bool> sinkTransposeThroughPad(Graph &g, Node *pad) {
+  Value *v = pad->getInput(0);
+  if (!v->isResult() || !v->getProducer()->is(OpKind::Transpose) ||
+      !hasSingleUser(g, v, pad) || g.getUsers(pad->getOutput()).empty() ||
+      !llvm::all_of(g.getUsers(pad->getOutput()),
+                    [](const Node *u) { return u->is(OpKind::Transpose); }))
+    return false;
+  Node *t = v->getProducer();
+  llvm::SmallVector<int64_t, 6> perm = permOf(*t);
+  llvm::ArrayRef<int64_t> pads = PadView(*pad).pads();
+  const size_t rank = perm.size();
+  if (pads.size() != 2 * rank)
+    return false;
+  llvm::SmallVector<int64_t, 12> moved(2 * rank);
+  for (size_t i = 0; i < rank; ++i) {
+    moved[perm[i]] = pads[i];
+    moved[rank + perm[i]] = pads[rank + i];
+  }
+  AttrMap attrs = pad->getAttrs();
+  attrs.insert_or_assign("pads", Attr::ofInts(moved));
+  auto padded = addReplacementNode(g, *pad, OpKind::Pad, {TransposeView(*t).input()}, attrs);
+  if (!padded)
+    return padded.takeError();
+  auto back = addHelperNode(g, *pad, "transpose", OpKind::Transpose, {(*padded)->getOutput()},
+                            {{"perm", Attr::ofInts(perm)}});
+  if (!back)
+    return back.takeError();
+  if (auto err = replaceValue(g, *pad, pad->getOutput(), (*back)->getOutput()))
+    return std::move(err);
+  g.eraseNode(pad);
+  g.eraseNode(t);
+  return true;
+}
+
 /// Reshape(Reshape(x)) = Reshape(x); a Reshape to x's own shape is x.
 llvm::Expected<bool> simplifyReshape(Graph &g, Node *r) {
   Value *x = r->getInput(0);
@@ -147,6 +188,7 @@ public:
     for (Node *n : g.getNodes()) {
       llvm::Expected<bool> simplified = n->is(OpKind::Transpose) ? simplifyTranspose(g, n)
                                         : n->is(OpKind::Reshape) ? simplifyReshape(g, n)
+                                        : n->is(OpKind::Pad)     ? sinkTransposeThroughPad(g, n)
                                         : isElementwise(n->getKind()) ? sinkTranspose(g, n)
                                                                       : false;
       if (!simplified)

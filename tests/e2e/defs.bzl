@@ -47,10 +47,12 @@ def kiln_model_test(name, int8_dot_variants = False, **kwargs):
     (VPDPBUSD; where the host has no AVX-VNNI, the test says it skips), and
     `name + "_vnni512"`, for x86-64-v4 with +avx512vnni and without its
     preference for 256-bit vectors (zmm VPDPBUSD; it skips where the host
-    lacks them).
+    lacks them). Each variant's CPU constraint stands in for the test's
+    target_compatible_with.
     """
     _model_test(name = name, **kwargs)
     if int8_dot_variants:
+        kwargs = {k: v for k, v in kwargs.items() if k != "target_compatible_with"}
         _model_test(
             name = name + "_dotprod",
             mattr = "+dotprod",

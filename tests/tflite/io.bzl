@@ -19,6 +19,7 @@ TFLITE_MODEL_IO = {
     "kws_ref_model": (("input_1", _KWS_IN, (0.584702909, 83)), ("Identity", [1, 12], _SOFTMAX_OUT)),
     "kws_ref_model_float32": (("input_1", _KWS_IN), ("Identity", [1, 12])),
     "person_detect": (("input", [1, 96, 96, 1], (0.00784313772, -1)), ("MobilenetV1/Predictions/Reshape_1", [1, 2], _SOFTMAX_OUT)),
+    "mobilenet_v2_quantized_1x3x224x224": (("input.5", [1, 3, 224, 224], (0.0186311156, -14)), ("Xq.1", [1, 1000], (0.113735318, -24))),
     "micro_speech_quantized": (("Reshape_1", [1, 1960], (0.101715684, -128)), ("labels_softmax", [1, 4], _SOFTMAX_OUT)),
     "pretrainedResnet": (("input_1", _IC_IN), ("Identity", [1, 10])),
     "trained_lstm": (("serving_default_fixed_input:0", [1, 28, 28]), ("StatefulPartitionedCall:0", [1, 10])),

@@ -1,5 +1,6 @@
 //===- FoldPadIntoConvTest.cpp --------------------------------------------===//
 
+#include "compiler/ops/QuantizedTypes.h"
 #include "compiler/passes/Passes.h"
 #include "tests/unit/passes/GraphTestUtil.h"
 
@@ -76,6 +77,59 @@ TEST(FoldPadIntoConv, PadWithAnotherUserStays) {
   EXPECT_EQ(countOps(*g, OpKind::Pad), 1u);
   EXPECT_EQ(findOnly(*g, OpKind::Conv)->getInput(0)->getName(), "x");
   EXPECT_TRUE(equivalent(*ref, *g));
+}
+
+/// An int8 type of scale `scale` and zero point `zp`.
+TensorType q8(std::vector<int64_t> shape, float scale, int32_t zp) {
+  TensorType t(DType::I8, shape);
+  t.quant.scales = {scale};
+  t.quant.zeroPoints = {zp};
+  return t;
+}
+
+/// int8 x (zero point -3) -> Pad(pads, value) -> int8 Conv -> "y", as
+/// TFLite's PAD before an unpadded CONV_2D or DEPTHWISE_CONV_2D.
+GraphBuilder int8PadConv(float value, int64_t group) {
+  return [=](Graph &g) {
+    Value *x = g.addInput("x", q8({1, 4, 6, 7}, 0.1f, -3));
+    Tensor weights(q8({4, 4 / group, 3, 3}, 0.05f, 0));
+    for (int64_t i = 0; i < weights.numElements(); ++i)
+      weights.data<int8_t>()[i] = int8_t(i * 37 % 255 - 127);
+    Value *w = g.addConstant("w", std::move(weights));
+    Node *pad = addNode(g, OpKind::Pad, "pad", {x},
+                        {{"pads", Attr::ofInts({0, 0, 1, 0, 0, 0, 1, 2})},
+                         {"value", Attr::ofFloat(value)}});
+    QuantParams out;
+    out.scales = {0.3f};
+    out.zeroPoints = {5};
+    Node *conv = addNode(g, OpKind::Conv, "conv", {pad->getOutput(), w},
+                         {{"group", Attr::ofInt(group)}, {kQuantAttr.str(), Attr::ofQuant(out)}});
+    g.addOutput("y", conv->getOutput());
+  };
+}
+
+TEST(FoldPadIntoConv, Int8PadOfTheZeroPointBecomesConvPads) {
+  // TFLite pads an int8 tensor with its zero point (the real 0); an int8
+  // Conv's own padding reads the same (each padded x - zeroPoint is 0).
+  for (int64_t group : {1, 4}) {
+    SCOPED_TRACE(group == 1 ? "Conv" : "depthwise Conv");
+    GraphBuilder build = int8PadConv(-3.0f, group);
+    auto ref = buildGraph(build), g = buildGraph(build);
+    auto pass = createFoldPadIntoConvPass();
+    EXPECT_TRUE(runPass(*pass, *g));
+    auto dce = createDeadCodeEliminationPass();
+    runPass(*dce, *g);
+    EXPECT_EQ(countOps(*g, OpKind::Pad), 0u);
+    Node *conv = findOnly(*g, OpKind::Conv);
+    ASSERT_NE(conv, nullptr);
+    EXPECT_EQ(conv->getInts("pads"), llvm::ArrayRef<int64_t>({1, 0, 1, 2}));
+    EXPECT_TRUE(equivalent(*ref, *g));
+  }
+  // Code 0 is not this tensor's real 0.
+  auto g = buildGraph(int8PadConv(0.0f, 1));
+  auto pass = createFoldPadIntoConvPass();
+  EXPECT_FALSE(runPass(*pass, *g));
+  EXPECT_EQ(countOps(*g, OpKind::Pad), 1u);
 }
 
 } // namespace

@@ -32,8 +32,14 @@ Node *addNode(Graph &g, OpKind kind, llvm::StringRef name,
 
 Tensor randomTensor(const TensorType &type, uint64_t seed, float lo, float hi) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
   Tensor t(type);
+  if (type.dtype == DType::I8) {
+    std::uniform_int_distribution<int> codes(-128, 127);
+    for (int8_t &v : llvm::MutableArrayRef<int8_t>(t.data<int8_t>(), t.numElements()))
+      v = int8_t(codes(rng));
+    return t;
+  }
+  std::uniform_real_distribution<float> dist(lo, hi);
   for (float &v :
        llvm::MutableArrayRef<float>(t.data<float>(), t.numElements()))
     v = dist(rng);

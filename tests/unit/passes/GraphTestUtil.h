@@ -36,7 +36,8 @@ TensorType f32(llvm::ArrayRef<int64_t> shape);
 Node *addNode(Graph &g, OpKind kind, llvm::StringRef name,
               llvm::ArrayRef<Value *> inputs, AttrMap attrs = {});
 
-/// Uniform [lo, hi) f32 data, determined by `seed`.
+/// Uniform [lo, hi) f32 data, or for an int8 type codes over [-128, 127],
+/// determined by `seed`.
 Tensor randomTensor(const TensorType &type, uint64_t seed, float lo = -1.0f,
                     float hi = 1.0f);
 /// A constant of random data seeded by its name, so a graph built twice
