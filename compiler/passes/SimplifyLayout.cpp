@@ -5,8 +5,9 @@
 // tensor already has. Each Transpose is a pass over memory (a Reshape of a
 // graph output a copy), so chains become one node, and no-ops none. A
 // Transpose also sinks through elementwise ops toward its consumers, where
-// it can meet its inverse (NHWC -> Relu -> NCHW) and cancel, and through a
-// Pad that only Transposes read.
+// it can meet its inverse (NHWC -> Relu -> NCHW) and cancel, through a Pad
+// that only Transposes read, and through a reduction, after which it moves
+// less. A Transpose that moves only dimensions of extent 1 is a Reshape.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/Passes.h"
@@ -45,8 +46,24 @@ llvm::Expected<bool> bypass(Graph &g, Node *n, Value *v) {
   return true;
 }
 
+/// Whether `perm` of a tensor of `shape` keeps the order of its dimensions
+/// of extent other than 1: the bytes do not move, and the Transpose is a
+/// Reshape (a view; a global pool's [N, C, 1, 1] to [N, 1, 1, C]).
+bool movesOnlyUnitDims(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> perm) {
+  int64_t last = -1;
+  for (int64_t p : perm) {
+    if (shape[p] == 1)
+      continue;
+    if (p < last)
+      return false;
+    last = p;
+  }
+  return true;
+}
+
 /// Transpose(Transpose(x, p), q) = Transpose(x, p[q[i]]); an identity
-/// permutation is no Transpose at all.
+/// permutation is no Transpose at all, and one that moves only dimensions of
+/// extent 1 a Reshape.
 llvm::Expected<bool> simplifyTranspose(Graph &g, Node *t) {
   llvm::SmallVector<int64_t, 6> perm = permOf(*t);
   Value *x = TransposeView(*t).input();
@@ -61,6 +78,15 @@ llvm::Expected<bool> simplifyTranspose(Graph &g, Node *t) {
   }
   if (isIdentity(perm))
     return bypass(g, t, x);
+  if (movesOnlyUnitDims(x->getType().shape, perm)) {
+    const Shape &out = t->getOutput()->getType().shape;
+    auto reshape = addReplacementNode(
+        g, *t, OpKind::Reshape, {x},
+        {{"shape", Attr::ofInts(out)}, {"allowzero", Attr::ofInt(0)}});
+    if (!reshape)
+      return reshape.takeError();
+    return bypass(g, t, (*reshape)->getOutput());
+  }
   if (!merged)
     return false;
   auto rebuilt = rebuildNode(g, t, {x}, {{"perm", Attr::ofInts(perm)}});
@@ -159,6 +185,69 @@ llvm::Expected<bool> sinkTransposeThroughPad(Graph &g, Node *pad) {
   return true;
 }
 
+/// Reduce(Transpose(x, p), axes) = Transpose'(Reduce(x, p[axes])), where
+/// the Transpose is read by the Reduce alone: it then moves the smaller
+/// result, and a global pool's (TFLite's MEAN over NHWC's H and W) moves only
+/// dimensions of extent 1, a Reshape. With keepdims the reduced dimensions
+/// stay, so Transpose' is p; without, it orders x's remaining dimensions as
+/// the Transpose had them (none where they keep their order).
+llvm::Expected<bool> sinkTransposeThroughReduce(Graph &g, Node *reduce) {
+  ReduceView view(*reduce);
+  Value *v = view.input();
+  std::optional<llvm::ArrayRef<int64_t>> axes = view.axes();
+  if (!v->isResult() || !v->getProducer()->is(OpKind::Transpose) ||
+      !hasSingleUser(g, v, reduce) || !axes || axes->empty())
+    return false;
+  Node *t = v->getProducer();
+  llvm::SmallVector<int64_t, 6> perm = permOf(*t);
+  const int64_t rank = perm.size();
+  llvm::SmallVector<bool, 6> reduced(rank, false);
+  llvm::SmallVector<int64_t, 6> moved;
+  for (int64_t a : *axes) {
+    if (a < -rank || a >= rank)
+      return false;
+    a = a < 0 ? a + rank : a;
+    reduced[a] = true;
+    moved.push_back(perm[a]);
+  }
+  llvm::sort(moved);
+  llvm::SmallVector<int64_t, 6> backPerm(perm);
+  if (!view.keepdims()) {
+    // x's remaining dimensions in the Transpose's order, numbered in x's.
+    llvm::SmallVector<int64_t, 6> kept;
+    for (int64_t i = 0; i < rank; ++i)
+      if (!reduced[i])
+        kept.push_back(perm[i]);
+    backPerm.clear();
+    for (int64_t d : kept)
+      backPerm.push_back(llvm::count_if(kept, [&](int64_t e) { return e < d; }));
+  }
+  AttrMap attrs = reduce->getAttrs();
+  attrs.insert_or_assign("axes", Attr::ofInts(moved));
+  auto sunk = addReplacementNode(g, *reduce, reduce->getKind(), {TransposeView(*t).input()},
+                                 attrs);
+  if (!sunk)
+    return sunk.takeError();
+  Value *result = (*sunk)->getOutput();
+  if (!isIdentity(backPerm)) {
+    const TensorType &y = reduce->getOutput()->getType();
+    auto back = movesOnlyUnitDims(result->getType().shape, backPerm)
+                    ? addHelperNode(g, *reduce, "reshape", OpKind::Reshape, {result},
+                                    {{"shape", Attr::ofInts(y.shape)},
+                                     {"allowzero", Attr::ofInt(0)}})
+                    : addHelperNode(g, *reduce, "transpose", OpKind::Transpose, {result},
+                                    {{"perm", Attr::ofInts(backPerm)}});
+    if (!back)
+      return back.takeError();
+    result = (*back)->getOutput();
+  }
+  if (auto err = replaceValue(g, *reduce, reduce->getOutput(), result))
+    return std::move(err);
+  g.eraseNode(reduce);
+  g.eraseNode(t);
+  return true;
+}
+
 /// Reshape(Reshape(x)) = Reshape(x); a Reshape to x's own shape is x.
 llvm::Expected<bool> simplifyReshape(Graph &g, Node *r) {
   Value *x = r->getInput(0);
@@ -189,6 +278,7 @@ public:
       llvm::Expected<bool> simplified = n->is(OpKind::Transpose) ? simplifyTranspose(g, n)
                                         : n->is(OpKind::Reshape) ? simplifyReshape(g, n)
                                         : n->is(OpKind::Pad)     ? sinkTransposeThroughPad(g, n)
+                                        : ReduceView::accepts(*n) ? sinkTransposeThroughReduce(g, n)
                                         : isElementwise(n->getKind()) ? sinkTranspose(g, n)
                                                                       : false;
       if (!simplified)

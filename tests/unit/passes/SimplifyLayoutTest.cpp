@@ -1,5 +1,6 @@
 //===- SimplifyLayoutTest.cpp ---------------------------------------------===//
 
+#include "compiler/ops/QuantizedTypes.h"
 #include "compiler/passes/Passes.h"
 #include "tests/unit/passes/GraphTestUtil.h"
 
@@ -123,6 +124,99 @@ TEST(SimplifyLayout, TransposedOperandsBecomeOneTranspose) {
   EXPECT_TRUE(t->getInput(0)->getProducer()->is(OpKind::Add));
   EXPECT_EQ(g->getOutputs()[0].name, "y");
   EXPECT_TRUE(equivalent(*ref, *g));
+}
+
+/// An int8 type of scale `scale` and zero point `zp`.
+TensorType q8(std::vector<int64_t> shape, float scale, int32_t zp) {
+  TensorType t(DType::I8, shape);
+  t.quant.scales = {scale};
+  t.quant.zeroPoints = {zp};
+  return t;
+}
+
+/// `g` after simplify-layout (and dce) against `ref` in the interpreter;
+/// leaves the simplified graph in `g`.
+void expectSimplifiedEquivalent(const GraphBuilder &build, std::unique_ptr<Graph> &g) {
+  auto ref = buildGraph(build);
+  g = buildGraph(build);
+  auto pass = createSimplifyLayoutPass();
+  EXPECT_TRUE(runPass(*pass, *g));
+  auto dce = createDeadCodeEliminationPass();
+  runPass(*dce, *g);
+  EXPECT_TRUE(equivalent(*ref, *g));
+}
+
+TEST(SimplifyLayout, TransposeSinksThroughPadAndCancels) {
+  // TFLite's int8 PAD in NHWC between two NCHW layers, and a float one.
+  for (bool int8 : {true, false}) {
+    SCOPED_TRACE(int8 ? "int8" : "f32");
+    GraphBuilder build = [int8](Graph &g) {
+      Value *x = g.addInput("x", int8 ? q8({1, 3, 4, 5}, 0.1f, -7) : f32({1, 3, 4, 5}));
+      Node *toNhwc = transpose(g, x, "to_nhwc", {0, 2, 3, 1});
+      Node *pad = addNode(g, OpKind::Pad, "pad", {toNhwc->getOutput()},
+                          {{"pads", Attr::ofInts({0, 1, 0, 0, 0, 2, 1, 0})},
+                           {"value", Attr::ofFloat(int8 ? -7.0f : 0.0f)}});
+      Node *toNchw = transpose(g, pad->getOutput(), "to_nchw", {0, 3, 1, 2});
+      g.addOutput("y", toNchw->getOutput());
+    };
+    std::unique_ptr<Graph> g;
+    expectSimplifiedEquivalent(build, g);
+    EXPECT_EQ(countOps(*g, OpKind::Transpose), 0u);
+    Node *pad = findOnly(*g, OpKind::Pad);
+    ASSERT_NE(pad, nullptr);
+    EXPECT_EQ(pad->getInts("pads"), llvm::ArrayRef<int64_t>({0, 0, 1, 0, 0, 0, 2, 1}));
+  }
+}
+
+TEST(SimplifyLayout, TransposeSinksThroughReductions) {
+  // An int8 MEAN over NHWC's H and W (TFLite's global pool): the mean over
+  // NCHW's, then a Reshape (the Transpose of [1, C, 1, 1] moves no byte).
+  GraphBuilder mean = [](Graph &g) {
+    Value *x = g.addInput("x", q8({1, 6, 5, 4}, 0.1f, -7));
+    Node *toNhwc = transpose(g, x, "to_nhwc", {0, 2, 3, 1});
+    QuantParams out;
+    out.scales = {0.03f};
+    out.zeroPoints = {4};
+    Node *reduce = addNode(g, OpKind::ReduceMean, "mean", {toNhwc->getOutput()},
+                           {{"axes", Attr::ofInts({1, 2})},
+                            {"keepdims", Attr::ofInt(1)},
+                            {kQuantAttr.str(), Attr::ofQuant(out)}});
+    g.addOutput("y", reduce->getOutput());
+  };
+  std::unique_ptr<Graph> g;
+  expectSimplifiedEquivalent(mean, g);
+  EXPECT_EQ(countOps(*g, OpKind::Transpose), 0u);
+  EXPECT_EQ(findOnly(*g, OpKind::ReduceMean)->getInts("axes"), llvm::ArrayRef<int64_t>({2, 3}));
+  // Without keepdims: the remaining dimensions in the Transpose's order.
+  GraphBuilder sums = [](Graph &g) {
+    Value *x = g.addInput("x", f32({2, 3, 4}));
+    Node *t = transpose(g, x, "t", {2, 0, 1});
+    Node *max = addNode(g, OpKind::ReduceMax, "max", {t->getOutput()},
+                        {{"axes", Attr::ofInts({-2})}, {"keepdims", Attr::ofInt(0)}});
+    Node *u = transpose(g, x, "u", {0, 2, 1});
+    Node *sum = addNode(g, OpKind::ReduceSum, "sum", {u->getOutput()},
+                        {{"axes", Attr::ofInts({2})}, {"keepdims", Attr::ofInt(0)}});
+    g.addOutput("y", max->getOutput());
+    g.addOutput("z", sum->getOutput());
+  };
+  expectSimplifiedEquivalent(sums, g);
+  Node *back = findOnly(*g, OpKind::Transpose);
+  ASSERT_NE(back, nullptr);
+  EXPECT_EQ(back->getInput(0)->getProducer()->getKind(), OpKind::ReduceMax);
+  EXPECT_EQ(back->getInts("perm"), llvm::ArrayRef<int64_t>({1, 0}));
+}
+
+TEST(SimplifyLayout, TransposeOfUnitDimsIsAReshape) {
+  GraphBuilder build = [](Graph &g) {
+    Value *x = g.addInput("x", f32({1, 8, 1, 1}));
+    Node *t = transpose(g, x, "t", {0, 2, 3, 1});
+    Node *relu = addNode(g, OpKind::Relu, "relu", {t->getOutput()});
+    g.addOutput("y", relu->getOutput());
+  };
+  std::unique_ptr<Graph> g;
+  expectSimplifiedEquivalent(build, g);
+  EXPECT_EQ(countOps(*g, OpKind::Transpose), 0u);
+  EXPECT_EQ(countOps(*g, OpKind::Reshape), 1u);
 }
 
 } // namespace
