@@ -2,7 +2,7 @@
 //
 // All are strided copies: Transpose reads with permuted strides (f32 ones
 // that swap the last two merged dimensions in blocks transposed in vector
-// registers),
+// registers, those that split a few interleaved channels by shuffles),
 // Concat writes each input into its slice of the output, Pad fills the
 // border and copies the input into the interior (constant mode) or maps each
 // output index into the input (edge, reflect), Expand reads broadcast
@@ -71,6 +71,67 @@ bool emitBlockTranspose(KernelBuilder &kb, const TensorType &ot, llvm::Value *sr
   return true;
 }
 
+/// Channels at most that emitDeinterleaveTranspose splits.
+constexpr int64_t kMaxDeinterleavedChannels = 4;
+
+/// A Transpose whose input's contiguous dimension is a few channels (2 to
+/// kMaxDeinterleavedChannels) and whose output's is one they move across
+/// (NHWC -> NCHW of an image's 3 channels, TFLite's input before the first
+/// Conv): a step loads `channels` x L consecutive elements, a vector's worth
+/// of each channel, and splits them by shuffles of stride `channels`, one
+/// vector a channel, stored along the output's rows; the last step of a row
+/// overlaps the one before. The strided copy moves an element at a time.
+/// Any dtype; false (nothing emitted) where the shape is not such a pair or
+/// a row is shorter than a vector.
+bool emitDeinterleaveTranspose(KernelBuilder &kb, const TensorType &ot, llvm::Value *src,
+                               llvm::ArrayRef<int64_t> srcStrides, llvm::Value *dst) {
+  if (kb.vec.lanes == 1)
+    return false;
+  Shape extents(ot.shape);
+  llvm::SmallVector<Shape, 2> strides{Shape(srcStrides), rowMajorStrides(ot.shape)};
+  mergeDimensions(extents, strides);
+  const size_t rank = extents.size();
+  // A vector's bytes, in elements of the dtype.
+  const int64_t lanes = int64_t(kb.vec.lanes) * 4 / int64_t(dtypeSize(ot.dtype));
+  if (rank < 2 || lanes < 2 || strides[0][rank - 2] != 1 || strides[1][rank - 1] != 1)
+    return false;
+  const int64_t channels = extents[rank - 2], cols = extents[rank - 1];
+  if (channels < 2 || channels > kMaxDeinterleavedChannels || cols < lanes ||
+      strides[0][rank - 1] != channels)
+    return false;
+  llvm::Type *elem = kb.elemType(ot.dtype);
+  if (elem->getPrimitiveSizeInBits() != 8 * dtypeSize(ot.dtype))
+    return false;
+  auto *wide = llvm::FixedVectorType::get(elem, unsigned(channels * lanes));
+  const llvm::Align align(dtypeSize(ot.dtype));
+  const int64_t dstRowStride = strides[1][rank - 2];
+  Shape outer(extents.begin(), extents.end() - 2);
+  Shape srcOuter(strides[0].begin(), strides[0].end() - 2);
+  Shape dstOuter(strides[1].begin(), strides[1].end() - 2);
+  llvm::IRBuilder<> &b = kb.b;
+  kb.nest(outer, [&](llvm::ArrayRef<llvm::Value *> ivs) {
+    llvm::Value *srcBase = kb.linear(ivs, srcOuter, kb.idx(0));
+    llvm::Value *dstBase = kb.linear(ivs, dstOuter, kb.idx(0));
+    kb.loop(llvm::divideCeil(cols, lanes), [&](llvm::Value *step) {
+      llvm::Value *c0 = b.CreateMul(step, kb.idx(lanes));
+      if (cols % lanes)
+        c0 = b.CreateSelect(b.CreateICmpULT(c0, kb.idx(cols - lanes)), c0,
+                            kb.idx(cols - lanes));
+      llvm::Value *at = b.CreateAdd(srcBase, b.CreateMul(c0, kb.idx(channels)));
+      llvm::Value *v = b.CreateAlignedLoad(wide, kb.gep(elem, src, at), align);
+      for (int64_t c = 0; c < channels; ++c) {
+        llvm::SmallVector<int, 64> strided;
+        for (int64_t l = 0; l < lanes; ++l)
+          strided.push_back(int(c + l * channels));
+        llvm::Value *row = b.CreateShuffleVector(v, strided);
+        llvm::Value *to = b.CreateAdd(dstBase, b.CreateAdd(kb.idx(c * dstRowStride), c0));
+        b.CreateAlignedStore(row, kb.gep(elem, dst, to), align);
+      }
+    });
+  });
+  return true;
+}
+
 } // namespace
 
 llvm::Error emitTranspose(KernelBuilder &kb, const KernelArgs &args) {
@@ -87,7 +148,8 @@ llvm::Error emitTranspose(KernelBuilder &kb, const KernelArgs &args) {
   Shape inStrides = rowMajorStrides(it.shape), srcStrides;
   for (int64_t p : perm)
     srcStrides.push_back(inStrides[p]);
-  if (emitBlockTranspose(kb, ot, args.inputs[0], srcStrides, args.outputs[0]))
+  if (emitBlockTranspose(kb, ot, args.inputs[0], srcStrides, args.outputs[0]) ||
+      emitDeinterleaveTranspose(kb, ot, args.inputs[0], srcStrides, args.outputs[0]))
     return llvm::Error::success();
   kb.stridedCopy(kb.elemType(it.dtype), ot.shape, args.inputs[0], srcStrides, 0,
                  args.outputs[0], rowMajorStrides(ot.shape), 0);

@@ -64,6 +64,18 @@ INSTANTIATE_TEST_SUITE_P(
         TransposeCase{"BlocksNhwcToNchw", {1, 6, 7, 33}, {0, 3, 1, 2}},
         TransposeCase{"BlocksRank2Exact", {32, 16}, {1, 0}},
         TransposeCase{"BlocksRank3Swap12", {3, 17, 19}, {0, 2, 1}},
+        // A few interleaved channels split by shuffles (NHWC -> NCHW of
+        // an image): rows of whole vectors and rows whose last step
+        // overlaps, int8 (a vector of 16 to 64 bytes a channel) and f32,
+        // 2 to 4 channels, a batch of 2; rows shorter than a vector take
+        // the strided copy.
+        TransposeCase{"DeinterleaveInt8Image", {1, 96, 96, 3}, {0, 3, 1, 2}, DType::I8},
+        TransposeCase{"DeinterleaveInt8Partial", {2, 9, 11, 3}, {0, 3, 1, 2}, DType::I8},
+        TransposeCase{"DeinterleaveInt8Pairs", {1, 5, 29, 2}, {0, 3, 1, 2}, DType::I8},
+        TransposeCase{"DeinterleaveInt8Quads", {1, 1, 70, 4}, {0, 3, 1, 2}, DType::I8},
+        TransposeCase{"DeinterleaveInt8Short", {1, 2, 3, 3}, {0, 3, 1, 2}, DType::I8},
+        TransposeCase{"DeinterleaveF32", {2, 7, 5, 3}, {0, 3, 1, 2}},
+        TransposeCase{"DeinterleaveMatrix", {19, 2}, {1, 0}},
         TransposeCase{"Int64", {3, 4, 2}, {2, 0, 1}, DType::I64},
         TransposeCase{"Int32", {5, 6}, {1, 0}, DType::I32}),
     [](const auto &info) { return std::string(info.param.name); });
