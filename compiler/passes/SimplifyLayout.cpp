@@ -95,6 +95,33 @@ llvm::Expected<bool> simplifyTranspose(Graph &g, Node *t) {
   return true;
 }
 
+/// Replaces `n` by its op moved before the Transposes `sunk` (result
+/// `moved`, laid out as their input) and the layout change back, `perm`:
+/// a Transpose, a Reshape where it moves only dimensions of extent 1, none
+/// where it is the identity. Erases `n` and `sunk`.
+llvm::Expected<bool> replaceBySunkOp(Graph &g, Node *n, Value *moved,
+                                     llvm::ArrayRef<int64_t> perm,
+                                     llvm::ArrayRef<Node *> sunk) {
+  Value *result = moved;
+  if (!isIdentity(perm)) {
+    auto back = movesOnlyUnitDims(moved->getType().shape, perm)
+                    ? addHelperNode(g, *n, "reshape", OpKind::Reshape, {moved},
+                                    {{"shape", Attr::ofInts(n->getOutput()->getType().shape)},
+                                     {"allowzero", Attr::ofInt(0)}})
+                    : addHelperNode(g, *n, "transpose", OpKind::Transpose, {moved},
+                                    {{"perm", Attr::ofInts(perm)}});
+    if (!back)
+      return back.takeError();
+    result = (*back)->getOutput();
+  }
+  if (auto err = replaceValue(g, *n, n->getOutput(), result))
+    return std::move(err);
+  g.eraseNode(n);
+  for (Node *s : sunk)
+    g.eraseNode(s);
+  return true;
+}
+
 /// Whether `v` broadcasts the same in every layout: a single element, of no
 /// higher rank than `rank`.
 bool layoutFree(const Value *v, size_t rank) {
@@ -133,16 +160,7 @@ llvm::Expected<bool> sinkTranspose(Graph &g, Node *n) {
   auto moved = addReplacementNode(g, *n, n->getKind(), inputs, n->getAttrs());
   if (!moved)
     return moved.takeError();
-  auto back = addHelperNode(g, *n, "transpose", OpKind::Transpose, {(*moved)->getOutput()},
-                            {{"perm", Attr::ofInts(perm)}});
-  if (!back)
-    return back.takeError();
-  if (auto err = replaceValue(g, *n, n->getOutput(), (*back)->getOutput()))
-    return std::move(err);
-  g.eraseNode(n);
-  for (Node *s : sunk)
-    g.eraseNode(s);
-  return true;
+  return replaceBySunkOp(g, n, (*moved)->getOutput(), perm, sunk);
 }
 
 /// Pad(Transpose(x, p)) = Transpose(Pad(x, pads'), p), pads' each pad on
@@ -174,15 +192,7 @@ llvm::Expected<bool> sinkTransposeThroughPad(Graph &g, Node *pad) {
   auto padded = addReplacementNode(g, *pad, OpKind::Pad, {TransposeView(*t).input()}, attrs);
   if (!padded)
     return padded.takeError();
-  auto back = addHelperNode(g, *pad, "transpose", OpKind::Transpose, {(*padded)->getOutput()},
-                            {{"perm", Attr::ofInts(perm)}});
-  if (!back)
-    return back.takeError();
-  if (auto err = replaceValue(g, *pad, pad->getOutput(), (*back)->getOutput()))
-    return std::move(err);
-  g.eraseNode(pad);
-  g.eraseNode(t);
-  return true;
+  return replaceBySunkOp(g, pad, (*padded)->getOutput(), perm, {t});
 }
 
 /// Reduce(Transpose(x, p), axes) = Transpose'(Reduce(x, p[axes])), where
@@ -228,24 +238,7 @@ llvm::Expected<bool> sinkTransposeThroughReduce(Graph &g, Node *reduce) {
                                  attrs);
   if (!sunk)
     return sunk.takeError();
-  Value *result = (*sunk)->getOutput();
-  if (!isIdentity(backPerm)) {
-    const TensorType &y = reduce->getOutput()->getType();
-    auto back = movesOnlyUnitDims(result->getType().shape, backPerm)
-                    ? addHelperNode(g, *reduce, "reshape", OpKind::Reshape, {result},
-                                    {{"shape", Attr::ofInts(y.shape)},
-                                     {"allowzero", Attr::ofInt(0)}})
-                    : addHelperNode(g, *reduce, "transpose", OpKind::Transpose, {result},
-                                    {{"perm", Attr::ofInts(backPerm)}});
-    if (!back)
-      return back.takeError();
-    result = (*back)->getOutput();
-  }
-  if (auto err = replaceValue(g, *reduce, reduce->getOutput(), result))
-    return std::move(err);
-  g.eraseNode(reduce);
-  g.eraseNode(t);
-  return true;
+  return replaceBySunkOp(g, reduce, (*sunk)->getOutput(), backPerm, {t});
 }
 
 /// Reshape(Reshape(x)) = Reshape(x); a Reshape to x's own shape is x.

@@ -16,53 +16,77 @@
 #include "compiler/ops/OpViews.h"
 #include "compiler/ops/ShapeIndexing.h"
 
+#include <optional>
+
 namespace kiln {
 namespace codegen {
 
 namespace {
 
-/// An f32 Transpose whose merged dimensions end in two that trade places
-/// (NCHW <-> NHWC, a matrix's transpose), in blocks of lanes x lanes: each
-/// block loaded as vectors along the input's contiguous dimension,
-/// transposed in registers (transposeVectors) and stored as vectors along
-/// the output's; partial blocks with masked loads and stores. The strided copy moves an element at
-/// a time, one side across lines: convnext_tiny's 56x56x96 ones took 80-165
-/// us each. False (nothing emitted) where the shape is not such a pair.
-bool emitBlockTranspose(KernelBuilder &kb, const TensorType &ot, llvm::Value *src,
-                        llvm::ArrayRef<int64_t> srcStrides, llvm::Value *dst) {
-  const unsigned lanes = kb.vec.lanes;
-  if (ot.dtype != DType::F32 || lanes == 1 || !llvm::isPowerOf2_32(lanes))
-    return false;
+/// A Transpose's merged dimensions where they end in two that trade places:
+/// `rows`, the input's contiguous one, and `cols`, the output's.
+struct SwappedPair {
+  int64_t rows, cols;
+  int64_t srcColStride, dstRowStride;
+  /// The dimensions before the two, and their strides in the input and
+  /// the output.
+  Shape outer, srcOuter, dstOuter;
+
+  /// body(srcBase, dstBase) at each index of the outer dimensions.
+  void forEachOuter(KernelBuilder &kb,
+                    llvm::function_ref<void(llvm::Value *, llvm::Value *)> body) const {
+    kb.nest(outer, [&](llvm::ArrayRef<llvm::Value *> ivs) {
+      body(kb.linear(ivs, srcOuter, kb.idx(0)), kb.linear(ivs, dstOuter, kb.idx(0)));
+    });
+  }
+};
+
+/// The swapped pair of a Transpose to `ot` that reads its input with
+/// `srcStrides`, if its merged dimensions end in one.
+std::optional<SwappedPair> swappedPair(const TensorType &ot, llvm::ArrayRef<int64_t> srcStrides) {
   Shape extents(ot.shape);
   llvm::SmallVector<Shape, 2> strides{Shape(srcStrides), rowMajorStrides(ot.shape)};
   mergeDimensions(extents, strides);
   const size_t rank = extents.size();
-  if (rank < 2 || strides[0][rank - 2] != 1 || strides[1][rank - 1] != 1 ||
-      extents[rank - 2] < lanes || extents[rank - 1] < lanes)
+  if (rank < 2 || strides[0][rank - 2] != 1 || strides[1][rank - 1] != 1)
+    return std::nullopt;
+  return SwappedPair{extents[rank - 2],
+                     extents[rank - 1],
+                     strides[0][rank - 1],
+                     strides[1][rank - 2],
+                     Shape(extents.begin(), extents.end() - 2),
+                     Shape(strides[0].begin(), strides[0].end() - 2),
+                     Shape(strides[1].begin(), strides[1].end() - 2)};
+}
+
+/// An f32 Transpose of swapped pair `pair` (NCHW <-> NHWC, a matrix's
+/// transpose), in blocks of lanes x lanes: each block loaded as vectors
+/// along the input's contiguous dimension, transposed in registers
+/// (transposeVectors) and stored as vectors along the output's; partial
+/// blocks with masked loads and stores. The strided copy moves an element at
+/// a time, one side across lines: convnext_tiny's 56x56x96 ones took 80-165
+/// us each. False (nothing emitted) where either dimension is under a vector.
+bool emitBlockTranspose(KernelBuilder &kb, const TensorType &ot, const SwappedPair &pair,
+                        llvm::Value *src, llvm::Value *dst) {
+  const unsigned lanes = kb.vec.lanes;
+  if (ot.dtype != DType::F32 || lanes == 1 || !llvm::isPowerOf2_32(lanes) ||
+      pair.rows < lanes || pair.cols < lanes)
     return false;
-  // Rows: the input's contiguous dimension; columns: the output's.
-  const int64_t rows = extents[rank - 2], cols = extents[rank - 1];
-  const int64_t srcColStride = strides[0][rank - 1], dstRowStride = strides[1][rank - 2];
-  Shape outer(extents.begin(), extents.end() - 2);
-  Shape srcOuter(strides[0].begin(), strides[0].end() - 2);
-  Shape dstOuter(strides[1].begin(), strides[1].end() - 2);
-  kb.nest(outer, [&](llvm::ArrayRef<llvm::Value *> ivs) {
-    llvm::Value *srcBase = kb.linear(ivs, srcOuter, kb.idx(0));
-    llvm::Value *dstBase = kb.linear(ivs, dstOuter, kb.idx(0));
-    forTiles(kb, rows, lanes, [&](llvm::Value *r0, int64_t rowCount) {
-      forTiles(kb, cols, lanes, [&](llvm::Value *c0, int64_t colCount) {
+  pair.forEachOuter(kb, [&](llvm::Value *srcBase, llvm::Value *dstBase) {
+    forTiles(kb, pair.rows, lanes, [&](llvm::Value *r0, int64_t rowCount) {
+      forTiles(kb, pair.cols, lanes, [&](llvm::Value *c0, int64_t colCount) {
         llvm::SmallVector<llvm::Value *, 16> v;
         for (int64_t k = 0; k < colCount; ++k) {
           llvm::Value *col = kb.b.CreateAdd(c0, kb.idx(k));
           llvm::Value *at = kb.b.CreateAdd(
-              srcBase, kb.b.CreateAdd(kb.b.CreateMul(col, kb.idx(srcColStride)), r0));
+              srcBase, kb.b.CreateAdd(kb.b.CreateMul(col, kb.idx(pair.srcColStride)), r0));
           v.push_back(kb.loadVec(src, at, lanes, static_cast<unsigned>(rowCount)));
         }
         v = transposeVectors(kb, v, lanes);
         for (int64_t k = 0; k < rowCount; ++k) {
           llvm::Value *row = kb.b.CreateAdd(r0, kb.idx(k));
           llvm::Value *at = kb.b.CreateAdd(
-              dstBase, kb.b.CreateAdd(kb.b.CreateMul(row, kb.idx(dstRowStride)), c0));
+              dstBase, kb.b.CreateAdd(kb.b.CreateMul(row, kb.idx(pair.dstRowStride)), c0));
           kb.storeVec(v[k], dst, at, static_cast<unsigned>(colCount));
         }
       });
@@ -74,44 +98,30 @@ bool emitBlockTranspose(KernelBuilder &kb, const TensorType &ot, llvm::Value *sr
 /// Channels at most that emitDeinterleaveTranspose splits.
 constexpr int64_t kMaxDeinterleavedChannels = 4;
 
-/// A Transpose whose input's contiguous dimension is a few channels (2 to
-/// kMaxDeinterleavedChannels) and whose output's is one they move across
-/// (NHWC -> NCHW of an image's 3 channels, TFLite's input before the first
-/// Conv): a step loads `channels` x L consecutive elements, a vector's worth
-/// of each channel, and splits them by shuffles of stride `channels`, one
-/// vector a channel, stored along the output's rows; the last step of a row
-/// overlaps the one before. The strided copy moves an element at a time.
-/// Any dtype; false (nothing emitted) where the shape is not such a pair or
-/// a row is shorter than a vector.
-bool emitDeinterleaveTranspose(KernelBuilder &kb, const TensorType &ot, llvm::Value *src,
-                               llvm::ArrayRef<int64_t> srcStrides, llvm::Value *dst) {
-  if (kb.vec.lanes == 1)
-    return false;
-  Shape extents(ot.shape);
-  llvm::SmallVector<Shape, 2> strides{Shape(srcStrides), rowMajorStrides(ot.shape)};
-  mergeDimensions(extents, strides);
-  const size_t rank = extents.size();
+/// A Transpose of swapped pair `pair` whose rows are a few channels (2 to
+/// kMaxDeinterleavedChannels), stored side by side (NHWC -> NCHW of an
+/// image's 3 channels, TFLite's input before the first Conv): a step loads
+/// `channels` x L consecutive elements, a vector's worth of each channel,
+/// and splits them by shuffles of stride `channels`, one vector a channel,
+/// stored along the output's rows; the last step of a row overlaps the one
+/// before. The strided copy moves an element at a time. Any dtype; false
+/// (nothing emitted) where the rows are not such channels or a row of the
+/// output is shorter than a vector.
+bool emitDeinterleaveTranspose(KernelBuilder &kb, const TensorType &ot, const SwappedPair &pair,
+                               llvm::Value *src, llvm::Value *dst) {
   // A vector's bytes, in elements of the dtype.
   const int64_t lanes = int64_t(kb.vec.lanes) * 4 / int64_t(dtypeSize(ot.dtype));
-  if (rank < 2 || lanes < 2 || strides[0][rank - 2] != 1 || strides[1][rank - 1] != 1)
-    return false;
-  const int64_t channels = extents[rank - 2], cols = extents[rank - 1];
-  if (channels < 2 || channels > kMaxDeinterleavedChannels || cols < lanes ||
-      strides[0][rank - 1] != channels)
+  const int64_t channels = pair.rows, cols = pair.cols;
+  if (kb.vec.lanes == 1 || lanes < 2 || channels < 2 || channels > kMaxDeinterleavedChannels ||
+      cols < lanes || pair.srcColStride != channels)
     return false;
   llvm::Type *elem = kb.elemType(ot.dtype);
   if (elem->getPrimitiveSizeInBits() != 8 * dtypeSize(ot.dtype))
     return false;
   auto *wide = llvm::FixedVectorType::get(elem, unsigned(channels * lanes));
   const llvm::Align align(dtypeSize(ot.dtype));
-  const int64_t dstRowStride = strides[1][rank - 2];
-  Shape outer(extents.begin(), extents.end() - 2);
-  Shape srcOuter(strides[0].begin(), strides[0].end() - 2);
-  Shape dstOuter(strides[1].begin(), strides[1].end() - 2);
   llvm::IRBuilder<> &b = kb.b;
-  kb.nest(outer, [&](llvm::ArrayRef<llvm::Value *> ivs) {
-    llvm::Value *srcBase = kb.linear(ivs, srcOuter, kb.idx(0));
-    llvm::Value *dstBase = kb.linear(ivs, dstOuter, kb.idx(0));
+  pair.forEachOuter(kb, [&](llvm::Value *srcBase, llvm::Value *dstBase) {
     kb.loop(llvm::divideCeil(cols, lanes), [&](llvm::Value *step) {
       llvm::Value *c0 = b.CreateMul(step, kb.idx(lanes));
       if (cols % lanes)
@@ -124,7 +134,8 @@ bool emitDeinterleaveTranspose(KernelBuilder &kb, const TensorType &ot, llvm::Va
         for (int64_t l = 0; l < lanes; ++l)
           strided.push_back(int(c + l * channels));
         llvm::Value *row = b.CreateShuffleVector(v, strided);
-        llvm::Value *to = b.CreateAdd(dstBase, b.CreateAdd(kb.idx(c * dstRowStride), c0));
+        llvm::Value *to =
+            b.CreateAdd(dstBase, b.CreateAdd(kb.idx(c * pair.dstRowStride), c0));
         b.CreateAlignedStore(row, kb.gep(elem, dst, to), align);
       }
     });
@@ -148,9 +159,10 @@ llvm::Error emitTranspose(KernelBuilder &kb, const KernelArgs &args) {
   Shape inStrides = rowMajorStrides(it.shape), srcStrides;
   for (int64_t p : perm)
     srcStrides.push_back(inStrides[p]);
-  if (emitBlockTranspose(kb, ot, args.inputs[0], srcStrides, args.outputs[0]) ||
-      emitDeinterleaveTranspose(kb, ot, args.inputs[0], srcStrides, args.outputs[0]))
-    return llvm::Error::success();
+  if (std::optional<SwappedPair> pair = swappedPair(ot, srcStrides))
+    if (emitBlockTranspose(kb, ot, *pair, args.inputs[0], args.outputs[0]) ||
+        emitDeinterleaveTranspose(kb, ot, *pair, args.inputs[0], args.outputs[0]))
+      return llvm::Error::success();
   kb.stridedCopy(kb.elemType(it.dtype), ot.shape, args.inputs[0], srcStrides, 0,
                  args.outputs[0], rowMajorStrides(ot.shape), 0);
   return llvm::Error::success();

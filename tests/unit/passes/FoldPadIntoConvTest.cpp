@@ -24,23 +24,31 @@ GraphBuilder padConv(std::vector<int64_t> pads, float value, AttrMap convAttrs) 
   };
 }
 
-TEST(FoldPadIntoConv, SpatialZeroPadBecomesConvPads) {
-  // Asymmetric, as TensorFlow's SAME padding of a strided conv is.
-  GraphBuilder build = padConv({0, 0, 0, 1, 0, 0, 1, 2}, 0.0f,
-                               {{"pads", Attr::ofInts({1, 0, 0, 1})},
-                                {"strides", Attr::ofInts({2, 2})}});
+/// `build`'s graph after fold-pad-into-conv (which must change it) and dce:
+/// no Pad left, and the outputs of the graph as built (the interpreter).
+std::unique_ptr<Graph> foldedEquivalent(const GraphBuilder &build) {
   auto ref = buildGraph(build), g = buildGraph(build);
   auto pass = createFoldPadIntoConvPass();
   EXPECT_TRUE(runPass(*pass, *g));
   auto dce = createDeadCodeEliminationPass();
   runPass(*dce, *g);
   EXPECT_EQ(countOps(*g, OpKind::Pad), 0u);
+  EXPECT_TRUE(equivalent(*ref, *g));
+  return g;
+}
+
+TEST(FoldPadIntoConv, SpatialZeroPadBecomesConvPads) {
+  // Asymmetric, as TensorFlow's SAME padding of a strided conv is.
+  GraphBuilder build = padConv({0, 0, 0, 1, 0, 0, 1, 2}, 0.0f,
+                               {{"pads", Attr::ofInts({1, 0, 0, 1})},
+                                {"strides", Attr::ofInts({2, 2})}});
+  std::unique_ptr<Graph> g = foldedEquivalent(build);
   Node *conv = findOnly(*g, OpKind::Conv);
   ASSERT_NE(conv, nullptr);
   EXPECT_EQ(conv->getName(), "conv");
   EXPECT_EQ(conv->getInput(0)->getName(), "x");
   EXPECT_EQ(conv->getInts("pads"), llvm::ArrayRef<int64_t>({1, 1, 1, 3}));
-  EXPECT_TRUE(equivalent(*ref, *g));
+  auto pass = createFoldPadIntoConvPass();
   EXPECT_FALSE(runPass(*pass, *g));
 }
 
@@ -79,14 +87,6 @@ TEST(FoldPadIntoConv, PadWithAnotherUserStays) {
   EXPECT_TRUE(equivalent(*ref, *g));
 }
 
-/// An int8 type of scale `scale` and zero point `zp`.
-TensorType q8(std::vector<int64_t> shape, float scale, int32_t zp) {
-  TensorType t(DType::I8, shape);
-  t.quant.scales = {scale};
-  t.quant.zeroPoints = {zp};
-  return t;
-}
-
 /// int8 x (zero point -3) -> Pad(pads, value) -> int8 Conv -> "y", as
 /// TFLite's PAD before an unpadded CONV_2D or DEPTHWISE_CONV_2D.
 GraphBuilder int8PadConv(float value, int64_t group) {
@@ -113,17 +113,10 @@ TEST(FoldPadIntoConv, Int8PadOfTheZeroPointBecomesConvPads) {
   // Conv's own padding reads the same (each padded x - zeroPoint is 0).
   for (int64_t group : {1, 4}) {
     SCOPED_TRACE(group == 1 ? "Conv" : "depthwise Conv");
-    GraphBuilder build = int8PadConv(-3.0f, group);
-    auto ref = buildGraph(build), g = buildGraph(build);
-    auto pass = createFoldPadIntoConvPass();
-    EXPECT_TRUE(runPass(*pass, *g));
-    auto dce = createDeadCodeEliminationPass();
-    runPass(*dce, *g);
-    EXPECT_EQ(countOps(*g, OpKind::Pad), 0u);
+    std::unique_ptr<Graph> g = foldedEquivalent(int8PadConv(-3.0f, group));
     Node *conv = findOnly(*g, OpKind::Conv);
     ASSERT_NE(conv, nullptr);
     EXPECT_EQ(conv->getInts("pads"), llvm::ArrayRef<int64_t>({1, 0, 1, 2}));
-    EXPECT_TRUE(equivalent(*ref, *g));
   }
   // Code 0 is not this tensor's real 0.
   auto g = buildGraph(int8PadConv(0.0f, 1));

@@ -22,6 +22,13 @@ TensorType f32(llvm::ArrayRef<int64_t> shape) {
   return TensorType(DType::F32, shape);
 }
 
+TensorType q8(llvm::ArrayRef<int64_t> shape, float scale, int32_t zeroPoint) {
+  TensorType t(DType::I8, shape);
+  t.quant.scales = {scale};
+  t.quant.zeroPoints = {zeroPoint};
+  return t;
+}
+
 Node *addNode(Graph &g, OpKind kind, llvm::StringRef name,
               llvm::ArrayRef<Value *> inputs, AttrMap attrs) {
   auto n = g.addNode(kind, name, inputs, std::move(attrs));

@@ -30,6 +30,8 @@ using GraphBuilder = std::function<void(Graph &)>;
 std::unique_ptr<Graph> buildGraph(const GraphBuilder &build);
 
 TensorType f32(llvm::ArrayRef<int64_t> shape);
+/// An int8 type quantized per tensor.
+TensorType q8(llvm::ArrayRef<int64_t> shape, float scale, int32_t zeroPoint);
 
 /// Graph::addNode, aborting the test binary with the IR's message on error
 /// (a builder that cannot build its graph is a broken test).

@@ -126,24 +126,16 @@ TEST(SimplifyLayout, TransposedOperandsBecomeOneTranspose) {
   EXPECT_TRUE(equivalent(*ref, *g));
 }
 
-/// An int8 type of scale `scale` and zero point `zp`.
-TensorType q8(std::vector<int64_t> shape, float scale, int32_t zp) {
-  TensorType t(DType::I8, shape);
-  t.quant.scales = {scale};
-  t.quant.zeroPoints = {zp};
-  return t;
-}
-
-/// `g` after simplify-layout (and dce) against `ref` in the interpreter;
-/// leaves the simplified graph in `g`.
-void expectSimplifiedEquivalent(const GraphBuilder &build, std::unique_ptr<Graph> &g) {
-  auto ref = buildGraph(build);
-  g = buildGraph(build);
+/// `build`'s graph after simplify-layout (which must change it) and dce,
+/// checked against the graph as built in the interpreter.
+std::unique_ptr<Graph> simplifiedEquivalent(const GraphBuilder &build) {
+  auto ref = buildGraph(build), g = buildGraph(build);
   auto pass = createSimplifyLayoutPass();
   EXPECT_TRUE(runPass(*pass, *g));
   auto dce = createDeadCodeEliminationPass();
   runPass(*dce, *g);
   EXPECT_TRUE(equivalent(*ref, *g));
+  return g;
 }
 
 TEST(SimplifyLayout, TransposeSinksThroughPadAndCancels) {
@@ -159,8 +151,7 @@ TEST(SimplifyLayout, TransposeSinksThroughPadAndCancels) {
       Node *toNchw = transpose(g, pad->getOutput(), "to_nchw", {0, 3, 1, 2});
       g.addOutput("y", toNchw->getOutput());
     };
-    std::unique_ptr<Graph> g;
-    expectSimplifiedEquivalent(build, g);
+    std::unique_ptr<Graph> g = simplifiedEquivalent(build);
     EXPECT_EQ(countOps(*g, OpKind::Transpose), 0u);
     Node *pad = findOnly(*g, OpKind::Pad);
     ASSERT_NE(pad, nullptr);
@@ -183,8 +174,7 @@ TEST(SimplifyLayout, TransposeSinksThroughReductions) {
                             {kQuantAttr.str(), Attr::ofQuant(out)}});
     g.addOutput("y", reduce->getOutput());
   };
-  std::unique_ptr<Graph> g;
-  expectSimplifiedEquivalent(mean, g);
+  std::unique_ptr<Graph> g = simplifiedEquivalent(mean);
   EXPECT_EQ(countOps(*g, OpKind::Transpose), 0u);
   EXPECT_EQ(findOnly(*g, OpKind::ReduceMean)->getInts("axes"), llvm::ArrayRef<int64_t>({2, 3}));
   // Without keepdims: the remaining dimensions in the Transpose's order.
@@ -199,7 +189,7 @@ TEST(SimplifyLayout, TransposeSinksThroughReductions) {
     g.addOutput("y", max->getOutput());
     g.addOutput("z", sum->getOutput());
   };
-  expectSimplifiedEquivalent(sums, g);
+  g = simplifiedEquivalent(sums);
   Node *back = findOnly(*g, OpKind::Transpose);
   ASSERT_NE(back, nullptr);
   EXPECT_EQ(back->getInput(0)->getProducer()->getKind(), OpKind::ReduceMax);
@@ -213,8 +203,7 @@ TEST(SimplifyLayout, TransposeOfUnitDimsIsAReshape) {
     Node *relu = addNode(g, OpKind::Relu, "relu", {t->getOutput()});
     g.addOutput("y", relu->getOutput());
   };
-  std::unique_ptr<Graph> g;
-  expectSimplifiedEquivalent(build, g);
+  std::unique_ptr<Graph> g = simplifiedEquivalent(build);
   EXPECT_EQ(countOps(*g, OpKind::Transpose), 0u);
   EXPECT_EQ(countOps(*g, OpKind::Reshape), 1u);
 }
