@@ -88,11 +88,13 @@ def count(binary, args, cwd, prefix):
                 m = re.match(r"Trace \d+: 0x[0-9a-f]+ \[[0-9a-f]+/([0-9a-f]+)/", line)
                 if m:
                     execs[int(m.group(1), 16)] += 1
-    # The load address (a PIE): the page-aligned one at which _start and
-    # NAME_run are blocks that ran.
+    # The load address (a PIE): of the page-aligned ones at which _start is a
+    # block that ran, the one at which most of the bundle's functions ran
+    # (other code, such as the test's guard-page checks, can run at _start's
+    # offset from another page, a few blocks of it many times).
     run = [f for f in funcs if f[2] == prefix + "_run"][0]
-    base = next(pc - start for pc in execs
-                if (pc - start) % 4096 == 0 and execs[pc - start + run[0]])
+    base = max((pc - start for pc in execs if (pc - start) % 4096 == 0),
+               key=lambda b: sum(1 for a, _, _ in funcs if execs[a + b]))
     # Inferences: the calls of the kernels, each entered once per inference
     # (NAME_run is also called with bad arguments, and returns early).
     entries = collections.Counter(execs[a + base] for a, _, name in funcs if name != run[2])

@@ -96,6 +96,8 @@ Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
     return {shape[0], taps, taps / shape[1] * int8WidenedChannels(shape[1]), 2};
   if (packing == Packing::Int8RowsQuadChannels)
     return {shape[0], taps, taps / shape[1] * int8QuadChannels(shape[1]), 1};
+  if (packing == Packing::Int8RowsRowQuads)
+    return {shape[0], taps, shape[2] * int64_t(llvm::alignTo(shape[3], kInt8Quad)), 1};
   if (packing == Packing::Int8RowsOctetPairs)
     return {shape[0], taps, (taps + kInt8Octet - 1) / kInt8Octet * kInt8Octet, 1, true};
   if (packing == Packing::Int8RowsOctetChannelPairs)
@@ -110,7 +112,8 @@ int64_t int8TapGroup(Packing p) {
 bool isInt8Rows(Packing p) {
   return p == Packing::Int8Rows || p == Packing::Int8RowsTransposed || int8TapGroup(p) > 1 ||
          isInt8RowsPaired(p) || isInt8RowsChannelMinor(p) || p == Packing::Int8RowsOctetPairs ||
-         p == Packing::Int8RowsOctetChannelPairs || isInt8ChannelBlocks(p);
+         p == Packing::Int8RowsOctetChannelPairs || p == Packing::Int8RowsRowQuads ||
+         isInt8ChannelBlocks(p);
 }
 
 bool isInt8ChannelBlocks(Packing p) {
@@ -141,12 +144,17 @@ Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy) {
   case Int8Dot::Sdot: // taps in order: a quad is the word SDOT broadcasts
     if (strategy.columns == Int8Columns::ChannelLanes)
       return Packing::Int8ChannelBlockQuads;
+    if (strategy.columns == Int8Columns::PlaneQuads)
+      return Packing::Int8RowsRowQuads;
     return conv ? Packing::Int8Rows : Packing::Int8RowsTransposed;
   case Int8Dot::Vnni:
   case Int8Dot::Vnni512:
     if (strategy.columns == Int8Columns::ChannelLanes)
       return Packing::Int8ChannelBlockQuads;
-    return conv ? Packing::Int8RowsQuadChannels : Packing::Int8RowsTransposed;
+    if (!conv)
+      return Packing::Int8RowsTransposed;
+    return strategy.columns == Int8Columns::PlaneQuads ? Packing::Int8RowsRowQuads
+                                                       : Packing::Int8RowsQuadChannels;
   case Int8Dot::Smmla:
     // Only Convs take Smmla (int8GemmStrategy).
     if (!conv)
@@ -192,6 +200,8 @@ uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy) {
   // Quads of int8 inputs, or int16 ones.
   const uint64_t tapBytes = int8GemmRawColumns(strategy.dot) ? 1 : sizeof(int16_t);
   uint64_t columns = strategy.tileCols * rs.paddedTaps * tapBytes;
+  if (strategy.columns == Int8Columns::PlaneQuads)
+    return columns + llvm::cantFail(int8PaddedPlane(n)).quadsBytes();
   if (strategy.columns != Int8Columns::PlaneRuns)
     return columns;
   return columns + llvm::cantFail(int8PaddedPlane(n)).bytes(n.getInput(1)->getType().shape[1],
@@ -484,15 +494,20 @@ void packInt8RowsOctetPairs(const Tensor &w, Packing packing, uint8_t *dst) {
     }
 }
 
-/// Writes int8 weights as rows of taps padded to quads, each quad reordered
-/// for the Arm DSP where the packing says (isInt8Rows), the rows in pairs
-/// where it says (Int8RowsShape::rowPairs); the padding stays zero.
+/// Writes int8 weights as rows of taps padded to quads (Int8RowsRowQuads:
+/// each kernel row's), each quad reordered for the Arm DSP where the
+/// packing says (isInt8Rows), the rows in pairs where it says
+/// (Int8RowsShape::rowPairs); the padding stays zero.
 void packInt8Rows(const Tensor &w, Packing packing, uint8_t *dst) {
   Int8RowsShape rs = int8RowsShape(w.getType().shape, packing);
   const uint8_t *src = w.raw().data();
+  // Int8RowsRowQuads: each kernel row's columns padded to a quad.
+  const int64_t KW = w.getType().shape.back(), KWq = llvm::alignTo(KW, kInt8Quad);
   for (int64_t r = 0; r < rs.rows; ++r)
     for (int64_t t = 0; t < rs.taps; ++t) {
-      int64_t slot = isInt8RowsPaired(packing) ? int8RowSlot(t) : t;
+      int64_t slot = isInt8RowsPaired(packing)                ? int8RowSlot(t)
+                     : packing == Packing::Int8RowsRowQuads ? t / KW * KWq + t % KW
+                                                            : t;
       int64_t at = rs.rowPairs ? int8PairedRowsWord(r, slot / kInt8Quad, rs.paddedTaps / kInt8Quad) *
                                          kInt8Quad +
                                      slot % kInt8Quad
@@ -557,6 +572,7 @@ std::vector<uint8_t> buildWeightsImage(const Function &f) {
     case Packing::Int8RowsTransposed:
     case Packing::Int8RowsPaired:
     case Packing::Int8RowsTransposedPaired:
+    case Packing::Int8RowsRowQuads:
       packInt8Rows(*b->constant, b->packing, image.data() + b->offset);
       break;
     case Packing::Int8RowsWidened:
@@ -610,6 +626,7 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
          << (isInt8RowsWidened(b->packing) ? "-widened" : "")
          << (b->packing == Packing::Int8RowsWidenedPositionPairs ? "-position-pairs" : "")
          << (b->packing == Packing::Int8RowsQuadChannels ? "-quad-channels" : "")
+         << (b->packing == Packing::Int8RowsRowQuads ? "-row-quads" : "")
          << (b->packing == Packing::Int8RowsOctetPairs ? "-octet-pairs" : "")
          << (b->packing == Packing::Int8RowsOctetChannelPairs ? "-octet-channel-pairs" : "");
   };

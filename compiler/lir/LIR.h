@@ -93,6 +93,11 @@ enum class Packing {
   /// position is the word to broadcast, and meets the quads a kernel
   /// interleaves from four input runs.
   Int8RowsQuadChannels,
+  /// A Conv of one input channel for VPDPBUSD or SDOT over words of its plane
+  /// (Int8Columns::PlaneQuads): O rows of taps (kernel row, kernel column),
+  /// each kernel row's columns zero-padded to a quad, so that a quad is four
+  /// neighbouring columns of a window row.
+  Int8RowsRowQuads,
   /// A Conv's int8 weights for AArch64 SMMLA (Int8Dot::Smmla): rows of taps
   /// in order, zero-padded to a multiple of kInt8Octet, stored by pairs of
   /// rows with the pair's octets interleaved (int8OctetPairsByte), so that
@@ -365,6 +370,9 @@ struct Int8PaddedPlane {
   uint64_t bytes(int64_t channels = 1, uint64_t elementBytes = sizeof(int16_t)) const {
     return (channels * rows * cols + 1) * elementBytes;
   }
+  /// Int8Columns::PlaneQuads: the plane of raw int8 inputs and the 3 bytes
+  /// past it that the last window's last quad reads.
+  uint64_t quadsBytes() const { return rows * cols + kInt8Quad - 1; }
   /// Int8Depthwise with tap pairs (KernelStrategy::tileCols 2): after the
   /// block's plane, from this int16 element, a plane of pixel pairs
   /// [row][col][channel][2] (columns col and col + 1, 0 past the last).

@@ -100,12 +100,14 @@ bool smmlaFits(const Node &n) {
 /// Where int8 GEMM `n` of strategy `s` reads its blocks' taps (Int8Columns):
 /// for the Arm DSP's pixel pairs, runs of the input of a unit-stride 1x1
 /// Conv without padding (two pixels or more, channels in pairs); with pixels
-/// on the lanes, runs of the input of such a Conv, or of the padded planes
-/// where every block's pixels are runs of them (column stride at most
-/// kInt8RunStride, unit column dilation, whole blocks in one output row, or
-/// for Vnni512 blocks of whole rows, a run of each, none overlapping the one
-/// before; for Smmla, whole octets of channels: a group's channels padded to
-/// an octet would multiply its taps); else gathered.
+/// on the lanes, runs of the input of such a Conv, for VPDPBUSD and SDOT
+/// words of a one-channel Conv's plane (unit column dilation), or runs of
+/// the padded planes where every block's pixels are runs of them (column
+/// stride at most kInt8RunStride, unit column dilation, whole blocks in one
+/// output row, or for Vnni512 blocks of whole rows, a run of each, none
+/// overlapping the one before; for Smmla, whole octets of channels: a
+/// group's channels padded to an octet would multiply its taps); else
+/// gathered.
 Int8Columns int8Columns(const Node &n, const KernelStrategy &s) {
   if (s.dot == Int8Dot::ArmDsp && s.tileCols == 2 && isUnitPointwiseConv(n)) {
     const TensorType &y = n.getOutput()->getType();
@@ -117,8 +119,6 @@ Int8Columns int8Columns(const Node &n, const KernelStrategy &s) {
     return Int8Columns::Gathered;
   if (isUnitPointwiseConv(n))
     return Int8Columns::InputRuns;
-  if (s.dot == Int8Dot::Sdot)
-    return Int8Columns::Gathered;
   ConvView v(n);
   const TensorType &x = v.input()->getType(), &w = v.weights()->getType(),
                    &y = n.getOutput()->getType();
@@ -128,6 +128,13 @@ Int8Columns int8Columns(const Node &n, const KernelStrategy &s) {
     llvm::consumeError(geom.takeError());
     return Int8Columns::Gathered;
   }
+  // One input channel: VPDPBUSD's and SDOT's quads are words of its plane,
+  // where quads of channels would be three zeros a tap.
+  if ((isVnni(s.dot) || s.dot == Int8Dot::Sdot) && w.shape[1] == 1 &&
+      geom->dilations[1] == 1)
+    return Int8Columns::PlaneQuads;
+  if (s.dot == Int8Dot::Sdot)
+    return Int8Columns::Gathered;
   if (s.dot == Int8Dot::Smmla && w.shape[1] % kInt8Octet != 0)
     return Int8Columns::Gathered;
   const int64_t width = y.shape[3], pixels = y.shape[2] * width;

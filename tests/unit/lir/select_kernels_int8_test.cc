@@ -515,6 +515,50 @@ TEST(SelectKernels, Int8RowsWidenedPacking) {
         EXPECT_EQ(at(r, k, c), int8_t((r * 4 + c) * 9 + k));
 }
 
+/// A Conv of one input channel with VPDPBUSD or SDOT reads words of its
+/// plane (plane-quads), its weights rows of (kernel row, kernel column) with
+/// each kernel row's columns padded to a quad (Int8RowsRowQuads); with a
+/// column dilation its taps are gathered, VPMADDWD's position pairs on x86.
+TEST(SelectKernels, Int8OneChannelPlaneQuads) {
+  auto oneChannel = [](std::vector<int64_t> dilations) {
+    auto g = std::make_unique<Graph>("one");
+    Tensor w(q8({3, 1, 2, 5}));
+    for (int64_t i = 0; i < w.numElements(); ++i)
+      w.data<int8_t>()[i] = int8_t(i);
+    Value *x = g->addInput("x", q8({1, 1, 12, 20}));
+    auto conv = g->addNode(OpKind::Conv, "c", {x, g->addConstant("w", std::move(w))},
+                           {outQuant(), {"dilations", Attr::ofInts(dilations)}});
+    EXPECT_TRUE(static_cast<bool>(conv)) << llvm::toString(conv.takeError());
+    g->addOutput("y", (*conv)->getOutput());
+    return g;
+  };
+  const std::pair<lir::Int8Dot, const char *> kernels[] = {
+      {lir::Int8Dot::Vnni512, "Conv[int8 gemm 16x16 vnni512 plane-quads]"},
+      {lir::Int8Dot::Vnni, "Conv[int8 gemm 4x16 vnni plane-quads]"},
+      {lir::Int8Dot::Sdot, "Conv[int8 gemm 4x16 sdot plane-quads]"}};
+  for (auto [dot, kernel] : kernels) {
+    lir::LIROptions opts;
+    opts.int8Dot = dot;
+    auto g = oneChannel({1, 1});
+    EXPECT_EQ(kernelOf(strategies(*g, opts), "y"), kernel);
+    auto f = lir::generateLIR(*g, opts);
+    ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
+    std::vector<uint8_t> image = lir::buildWeightsImage(*f);
+    for (auto &b : f->buffers)
+      if (b->name == "w") {
+        // 3 rows of 2 kernel rows of 5 taps, each padded to 8: row 1's.
+        EXPECT_EQ(b->packing, lir::Packing::Int8RowsRowQuads);
+        EXPECT_EQ(b->size, 3u * 16);
+        const uint8_t *row1 = image.data() + b->offset + 16;
+        EXPECT_EQ(std::vector<int>(row1, row1 + 16),
+                  (std::vector<int>{10, 11, 12, 13, 14, 0, 0, 0, 15, 16, 17, 18, 19, 0, 0, 0}));
+      }
+  }
+  lir::LIROptions opts;
+  opts.int8Dot = lir::Int8Dot::Vnni512;
+  EXPECT_EQ(kernelOf(strategies(*oneChannel({1, 2}), opts), "y"), "Conv[int8 gemm 4x16 pmaddwd]");
+}
+
 /// Packing::Int8Rows: rows of taps padded to quads; a MatMul's [K][N]
 /// transposed to N rows; for the Arm DSP each quad stored t0 t2 t1 t3.
 TEST(SelectKernels, Int8RowsPacking) {
