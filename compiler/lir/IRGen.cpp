@@ -92,6 +92,8 @@ Int8RowsShape int8RowsShape(llvm::ArrayRef<int64_t> shape, Packing packing) {
     taps *= d;
   if (packing == Packing::Int8RowsWidenedPositionPairs)
     return {shape[0], taps, (taps + 1) / 2 * 2, 2};
+  if (packing == Packing::Int8RowsWidenedRowPairs)
+    return {shape[0], taps, shape[2] * int64_t(llvm::alignTo(shape[3], 2)), 2};
   if (isInt8RowsWidened(packing))
     return {shape[0], taps, taps / shape[1] * int8WidenedChannels(shape[1]), 2};
   if (packing == Packing::Int8RowsQuadChannels)
@@ -112,8 +114,7 @@ int64_t int8TapGroup(Packing p) {
 bool isInt8Rows(Packing p) {
   return p == Packing::Int8Rows || p == Packing::Int8RowsTransposed || int8TapGroup(p) > 1 ||
          isInt8RowsPaired(p) || isInt8RowsChannelMinor(p) || p == Packing::Int8RowsOctetPairs ||
-         p == Packing::Int8RowsOctetChannelPairs || p == Packing::Int8RowsRowQuads ||
-         isInt8ChannelBlocks(p);
+         p == Packing::Int8RowsOctetChannelPairs || isInt8ChannelBlocks(p);
 }
 
 bool isInt8ChannelBlocks(Packing p) {
@@ -125,11 +126,13 @@ bool isInt8RowsTransposed(Packing p) {
 }
 
 bool isInt8RowsWidened(Packing p) {
-  return p == Packing::Int8RowsWidened || p == Packing::Int8RowsWidenedPositionPairs;
+  return p == Packing::Int8RowsWidened || p == Packing::Int8RowsWidenedPositionPairs ||
+         p == Packing::Int8RowsWidenedRowPairs;
 }
 
 bool isInt8RowsChannelMinor(Packing p) {
-  return isInt8RowsWidened(p) || p == Packing::Int8RowsQuadChannels;
+  return isInt8RowsWidened(p) || p == Packing::Int8RowsQuadChannels ||
+         p == Packing::Int8RowsRowQuads;
 }
 
 bool isInt8RowsPaired(Packing p) {
@@ -144,7 +147,7 @@ Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy) {
   case Int8Dot::Sdot: // taps in order: a quad is the word SDOT broadcasts
     if (strategy.columns == Int8Columns::ChannelLanes)
       return Packing::Int8ChannelBlockQuads;
-    if (strategy.columns == Int8Columns::PlaneQuads)
+    if (strategy.columns == Int8Columns::PlaneWords)
       return Packing::Int8RowsRowQuads;
     return conv ? Packing::Int8Rows : Packing::Int8RowsTransposed;
   case Int8Dot::Vnni:
@@ -153,7 +156,7 @@ Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy) {
       return Packing::Int8ChannelBlockQuads;
     if (!conv)
       return Packing::Int8RowsTransposed;
-    return strategy.columns == Int8Columns::PlaneQuads ? Packing::Int8RowsRowQuads
+    return strategy.columns == Int8Columns::PlaneWords ? Packing::Int8RowsRowQuads
                                                        : Packing::Int8RowsQuadChannels;
   case Int8Dot::Smmla:
     // Only Convs take Smmla (int8GemmStrategy).
@@ -168,6 +171,8 @@ Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy) {
       return Packing::Int8ChannelBlockPairs;
     if (!conv)
       return Packing::Int8RowsTransposed;
+    if (strategy.columns == Int8Columns::PlaneWords)
+      return Packing::Int8RowsWidenedRowPairs;
     // foldInputTransposes may turn Gathered into GatheredChannelsLast after
     // the weights are packed: both gather, into the same columns.
     return n.getInput(1)->getType().shape[1] == 1 &&
@@ -200,8 +205,9 @@ uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy) {
   // Quads of int8 inputs, or int16 ones.
   const uint64_t tapBytes = int8GemmRawColumns(strategy.dot) ? 1 : sizeof(int16_t);
   uint64_t columns = strategy.tileCols * rs.paddedTaps * tapBytes;
-  if (strategy.columns == Int8Columns::PlaneQuads)
-    return columns + llvm::cantFail(int8PaddedPlane(n)).quadsBytes();
+  if (strategy.columns == Int8Columns::PlaneWords)
+    return columns + llvm::cantFail(int8PaddedPlane(n))
+                         .wordsBytes(int8GemmRawColumns(strategy.dot) ? kInt8Quad : 2, tapBytes);
   if (strategy.columns != Int8Columns::PlaneRuns)
     return columns;
   return columns + llvm::cantFail(int8PaddedPlane(n)).bytes(n.getInput(1)->getType().shape[1],
@@ -455,21 +461,26 @@ void packMatMulStrips(const Tensor &b, int64_t strip, uint8_t *dst) {
 
 /// Writes a Conv's int8 weights [O][C][KH][KW] as Int8RowsWidened (rows of
 /// little-endian int16) or Int8RowsQuadChannels (int8): taps in (kernel
-/// position, channel) order, the channels padded to a pair or a quad, or
-/// one channel's positions padded to a pair (Int8RowsWidenedPositionPairs);
-/// the padding stays zero.
+/// position, channel) order, the channels padded to a pair or a quad; or
+/// one channel's positions padded to a pair (Int8RowsWidenedPositionPairs),
+/// or each of its kernel rows padded to a pair or a quad
+/// (Int8RowsWidenedRowPairs, Int8RowsRowQuads). The padding stays zero.
 void packInt8RowsChannelMinor(const Tensor &w, Packing packing, uint8_t *dst) {
   llvm::ArrayRef<int64_t> shape = w.getType().shape;
   Int8RowsShape rs = int8RowsShape(shape, packing);
-  const int64_t C = shape[1], positions = shape[2] * shape[3];
+  const int64_t C = shape[1], KW = shape[3], positions = shape[2] * KW;
+  const bool rowGroups =
+      packing == Packing::Int8RowsWidenedRowPairs || packing == Packing::Int8RowsRowQuads;
   const int64_t paddedC =
       packing == Packing::Int8RowsWidenedPositionPairs ? 1 : rs.paddedTaps / positions;
+  const int64_t paddedKW = rs.paddedTaps / shape[2];
   const int8_t *src = reinterpret_cast<const int8_t *>(w.raw().data());
   for (int64_t r = 0; r < rs.rows; ++r)
     for (int64_t c = 0; c < C; ++c)
       for (int64_t k = 0; k < positions; ++k) {
         uint16_t wide = uint16_t(int16_t(src[(r * C + c) * positions + k]));
-        int64_t slot = r * rs.paddedTaps + k * paddedC + c;
+        int64_t slot = r * rs.paddedTaps +
+                       (rowGroups ? k / KW * paddedKW + k % KW : k * paddedC + c);
         for (int64_t byte = 0; byte < rs.bytesPerTap; ++byte)
           dst[rs.bytesPerTap * slot + byte] = uint8_t(wide >> (8 * byte));
       }
@@ -494,20 +505,15 @@ void packInt8RowsOctetPairs(const Tensor &w, Packing packing, uint8_t *dst) {
     }
 }
 
-/// Writes int8 weights as rows of taps padded to quads (Int8RowsRowQuads:
-/// each kernel row's), each quad reordered for the Arm DSP where the
-/// packing says (isInt8Rows), the rows in pairs where it says
-/// (Int8RowsShape::rowPairs); the padding stays zero.
+/// Writes int8 weights as rows of taps padded to quads, each quad reordered
+/// for the Arm DSP where the packing says (isInt8Rows), the rows in pairs
+/// where it says (Int8RowsShape::rowPairs); the padding stays zero.
 void packInt8Rows(const Tensor &w, Packing packing, uint8_t *dst) {
   Int8RowsShape rs = int8RowsShape(w.getType().shape, packing);
   const uint8_t *src = w.raw().data();
-  // Int8RowsRowQuads: each kernel row's columns padded to a quad.
-  const int64_t KW = w.getType().shape.back(), KWq = llvm::alignTo(KW, kInt8Quad);
   for (int64_t r = 0; r < rs.rows; ++r)
     for (int64_t t = 0; t < rs.taps; ++t) {
-      int64_t slot = isInt8RowsPaired(packing)                ? int8RowSlot(t)
-                     : packing == Packing::Int8RowsRowQuads ? t / KW * KWq + t % KW
-                                                            : t;
+      int64_t slot = isInt8RowsPaired(packing) ? int8RowSlot(t) : t;
       int64_t at = rs.rowPairs ? int8PairedRowsWord(r, slot / kInt8Quad, rs.paddedTaps / kInt8Quad) *
                                          kInt8Quad +
                                      slot % kInt8Quad
@@ -572,12 +578,13 @@ std::vector<uint8_t> buildWeightsImage(const Function &f) {
     case Packing::Int8RowsTransposed:
     case Packing::Int8RowsPaired:
     case Packing::Int8RowsTransposedPaired:
-    case Packing::Int8RowsRowQuads:
       packInt8Rows(*b->constant, b->packing, image.data() + b->offset);
       break;
     case Packing::Int8RowsWidened:
     case Packing::Int8RowsWidenedPositionPairs:
+    case Packing::Int8RowsWidenedRowPairs:
     case Packing::Int8RowsQuadChannels:
+    case Packing::Int8RowsRowQuads:
       packInt8RowsChannelMinor(*b->constant, b->packing, image.data() + b->offset);
       break;
     case Packing::Int8RowsOctetPairs:
@@ -625,6 +632,7 @@ void printLIR(const Function &f, llvm::raw_ostream &os) {
          << (isInt8RowsPaired(b->packing) ? "-paired" : "")
          << (isInt8RowsWidened(b->packing) ? "-widened" : "")
          << (b->packing == Packing::Int8RowsWidenedPositionPairs ? "-position-pairs" : "")
+         << (b->packing == Packing::Int8RowsWidenedRowPairs ? "-row-pairs" : "")
          << (b->packing == Packing::Int8RowsQuadChannels ? "-quad-channels" : "")
          << (b->packing == Packing::Int8RowsRowQuads ? "-row-quads" : "")
          << (b->packing == Packing::Int8RowsOctetPairs ? "-octet-pairs" : "")

@@ -124,8 +124,8 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
       os << " input";
     else if (s.columns == Int8Columns::PlaneRuns)
       os << " planes";
-    else if (s.columns == Int8Columns::PlaneQuads)
-      os << " plane-quads";
+    else if (s.columns == Int8Columns::PlaneWords)
+      os << " plane-words";
     else if (s.columns == Int8Columns::GatheredChannelsLast)
       os << " nhwc";
     else if (s.columns == Int8Columns::ChannelLanes)

@@ -152,13 +152,14 @@ enum class Int8Columns : uint8_t {
   /// a TFLite model's first Conv reads the caller's input so, with no
   /// transposed copy.
   GatheredChannelsLast,
-  /// A Conv of one input channel (Vnni, Vnni512, Sdot; Packing::
-  /// Int8RowsRowQuads): each column's quads are words of the channel's
-  /// padded plane of raw inputs (+ 128 for Vnni; in the temp after the
-  /// columns), four neighbouring columns of a window row a word, copied
-  /// pixel by pixel; a window row's quads past its taps meet weights of 0.
-  /// Unit column dilation.
-  PlaneQuads,
+  /// A Conv of one input channel: each column's tap groups are words of the
+  /// channel's padded plane (in the temp after the columns), neighbouring
+  /// columns of a window row a word, copied pixel by pixel: quads of raw
+  /// inputs (+ 128 for Vnni) for Vnni, Vnni512 and Sdot (Packing::
+  /// Int8RowsRowQuads), pairs of int16 inputs with the offset added for
+  /// Pmaddwd and Smlal (Int8RowsWidenedRowPairs). A window row's groups
+  /// past its taps meet weights of 0. Unit column dilation.
+  PlaneWords,
   /// A MatMul's (Pmaddwd, Sdot, Vnni, Vnni512, Smlal): `tile` vectors of output
   /// channels x `tileCols` input rows a block. Each step broadcasts a row's
   /// quad of inputs (Pmaddwd: pair of int16 inputs with the offset added)

@@ -87,6 +87,11 @@ enum class Packing {
   /// consecutive kernel positions, the positions padded to even, where
   /// channel pairs would make half of VPMADDWD's products zeros.
   Int8RowsWidenedPositionPairs,
+  /// Int8RowsWidened for a Conv of one input channel over words of its
+  /// plane (Int8Columns::PlaneWords; VPMADDWD, SMLAL): (kernel row, kernel
+  /// column), each kernel row's columns zero-padded to a pair, so that a
+  /// pair is two neighbouring columns of a window row.
+  Int8RowsWidenedRowPairs,
   /// A Conv's int8 weights for x86 VPDPBUSD (Int8Dot::Vnni, Vnni512) as O
   /// rows of int8 taps in the same (kernel row, kernel column, channel)
   /// order, the channels padded to a quad: a quad of channels at one kernel
@@ -94,7 +99,7 @@ enum class Packing {
   /// interleaves from four input runs.
   Int8RowsQuadChannels,
   /// A Conv of one input channel for VPDPBUSD or SDOT over words of its plane
-  /// (Int8Columns::PlaneQuads): O rows of taps (kernel row, kernel column),
+  /// (Int8Columns::PlaneWords): O rows of taps (kernel row, kernel column),
   /// each kernel row's columns zero-padded to a quad, so that a quad is four
   /// neighbouring columns of a window row.
   Int8RowsRowQuads,
@@ -370,9 +375,11 @@ struct Int8PaddedPlane {
   uint64_t bytes(int64_t channels = 1, uint64_t elementBytes = sizeof(int16_t)) const {
     return (channels * rows * cols + 1) * elementBytes;
   }
-  /// Int8Columns::PlaneQuads: the plane of raw int8 inputs and the 3 bytes
-  /// past it that the last window's last quad reads.
-  uint64_t quadsBytes() const { return rows * cols + kInt8Quad - 1; }
+  /// Int8Columns::PlaneWords: the plane and the elements past it that the
+  /// last window's last word of `wordTaps` reads.
+  uint64_t wordsBytes(int64_t wordTaps, uint64_t elementBytes) const {
+    return (rows * cols + wordTaps - 1) * elementBytes;
+  }
   /// Int8Depthwise with tap pairs (KernelStrategy::tileCols 2): after the
   /// block's plane, from this int16 element, a plane of pixel pairs
   /// [row][col][channel][2] (columns col and col + 1, 0 past the last).

@@ -100,8 +100,8 @@ bool smmlaFits(const Node &n) {
 /// Where int8 GEMM `n` of strategy `s` reads its blocks' taps (Int8Columns):
 /// for the Arm DSP's pixel pairs, runs of the input of a unit-stride 1x1
 /// Conv without padding (two pixels or more, channels in pairs); with pixels
-/// on the lanes, runs of the input of such a Conv, for VPDPBUSD and SDOT
-/// words of a one-channel Conv's plane (unit column dilation), or runs of
+/// on the lanes, runs of the input of such a Conv, words of a one-channel
+/// Conv's plane (unit column dilation; not Smmla), or runs of
 /// the padded planes where every block's pixels are runs of them (column
 /// stride at most kInt8RunStride, unit column dilation, whole blocks in one
 /// output row, or for Vnni512 blocks of whole rows, a run of each, none
@@ -128,11 +128,10 @@ Int8Columns int8Columns(const Node &n, const KernelStrategy &s) {
     llvm::consumeError(geom.takeError());
     return Int8Columns::Gathered;
   }
-  // One input channel: VPDPBUSD's and SDOT's quads are words of its plane,
-  // where quads of channels would be three zeros a tap.
-  if ((isVnni(s.dot) || s.dot == Int8Dot::Sdot) && w.shape[1] == 1 &&
-      geom->dilations[1] == 1)
-    return Int8Columns::PlaneQuads;
+  // One input channel: a tap group is a word of its plane, where groups of
+  // channels would be zeros but one a tap (SMMLA's octets gather).
+  if (s.dot != Int8Dot::Smmla && w.shape[1] == 1 && geom->dilations[1] == 1)
+    return Int8Columns::PlaneWords;
   if (s.dot == Int8Dot::Sdot)
     return Int8Columns::Gathered;
   if (s.dot == Int8Dot::Smmla && w.shape[1] % kInt8Octet != 0)

@@ -124,14 +124,14 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   // (lir::Int8Columns), after the columns in the temp.
   const bool pointwise = args.strategy.columns == lir::Int8Columns::InputRuns;
   const bool readsPlane = args.strategy.columns == lir::Int8Columns::PlaneRuns;
-  const bool planeQuads = args.strategy.columns == lir::Int8Columns::PlaneQuads;
+  const bool planeWords = args.strategy.columns == lir::Int8Columns::PlaneWords;
   llvm::Type *i16 = b.getInt16Ty();
   // The planes' elements: int16 inputs with the offset added, or raw int8
   // inputs (+ 128 for Vnni).
   llvm::Type *planeTy = g.rawColumns() ? i8 : i16;
   int64_t PR = 0, PC = 0;
   llvm::Value *planes = nullptr;
-  if (readsPlane || planeQuads) {
+  if (readsPlane || planeWords) {
     auto plane = lir::int8PaddedPlane(n);
     if (!plane)
       return plane.takeError();
@@ -232,24 +232,25 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
     });
   };
 
-  // The quads of the block's pixels out of the one channel's plane
-  // (lir::Int8Columns::PlaneQuads): a word of four neighbouring inputs of a
-  // window row each, in the temp's [quad][column][4]; a row's quads past
-  // the window (KW to its quad's end) meet weights of 0.
-  auto planeRowQuads = [&](llvm::ArrayRef<llvm::Value *> pixels) {
+  // The tap groups of the block's pixels out of the one channel's plane
+  // (lir::Int8Columns::PlaneWords): a word of a window row's neighbouring
+  // inputs each (raw quads, or pairs of int16), in the temp's [group]
+  // [column] words; a row's groups past the window (KW to its group's end)
+  // meet weights of 0.
+  auto planeRowWords = [&](llvm::ArrayRef<llvm::Value *> pixels) {
     llvm::Type *i32 = b.getInt32Ty();
-    const int64_t quadsPerRow = llvm::divideCeil(KW, lir::kInt8Quad);
+    const int64_t G = g.rawColumns() ? lir::kInt8Quad : 2, groupsPerRow = llvm::divideCeil(KW, G);
     for (int64_t c = 0; c < CB; ++c) {
       llvm::Value *corner = kb.linear(
           {b.CreateUDiv(pixels[c], kb.idx(OW)), b.CreateURem(pixels[c], kb.idx(OW))},
           {sh * PC, sw});
       for (int64_t kh = 0; kh < KH; ++kh)
-        for (int64_t q = 0; q < quadsPerRow; ++q) {
-          llvm::Value *at = b.CreateAdd(corner, kb.idx(kh * dh * PC + q * lir::kInt8Quad));
-          llvm::Value *word =
-              b.CreateAlignedLoad(i32, kb.gep(i8, planes, at), llvm::Align(1));
-          const int64_t to = ((kh * quadsPerRow + q) * CB + c) * lir::kInt8Quad;
-          b.CreateAlignedStore(word, kb.gep(i8, g.columns, kb.idx(to)), llvm::Align(4));
+        for (int64_t q = 0; q < groupsPerRow; ++q) {
+          llvm::Value *at = b.CreateAdd(corner, kb.idx(kh * dh * PC + q * G));
+          llvm::Value *word = b.CreateAlignedLoad(i32, kb.gep(planeTy, planes, at),
+                                                  llvm::Align(planeTy == i8 ? 1 : 2));
+          const int64_t to = (kh * groupsPerRow + q) * CB + c;
+          b.CreateAlignedStore(word, kb.gep(i32, g.columns, kb.idx(to)), llvm::Align(4));
         }
     }
   };
@@ -347,7 +348,7 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   kb.nest({N, groups}, [&](llvm::ArrayRef<llvm::Value *> ng) {
     llvm::Value *bn = ng[0], *group = ng[1];
     llvm::Value *c0 = b.CreateMul(group, kb.idx(CG));
-    if (readsPlane || planeQuads)
+    if (readsPlane || planeWords)
       fillPlanes(bn, c0);
     // Pixels on lanes (and the Arm DSP's runs of pixel pairs): whole
     // blocks, the last overlapping the one before, which writes the same
@@ -365,8 +366,8 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
         pixelPairRuns(bn, c0, first);
       else if (pointwise && g.rawColumns())
         tapGroupRuns(bn, c0, first);
-      else if (planeQuads)
-        planeRowQuads(pixels);
+      else if (planeWords)
+        planeRowWords(pixels);
       else if (readsPlane && g.rawColumns())
         planeGroupRuns(first);
       else if (readsPlane || pointwise)

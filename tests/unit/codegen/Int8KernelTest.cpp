@@ -172,15 +172,19 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"OneChannel3x3", {1, 1, 7, 20}, {5, 1, 3, 3}, 1,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 11, -2, 0.1f, 1000, kNone},
         ConvCase{"OneChannel1x1", {1, 1, 3, 5}, {4, 1, 1, 1}, 1, {}, 0, 0, 0.2f, 100, kNone},
-        // One input channel with VPDPBUSD or SDOT: words of its plane, a
-        // window row's columns padded to a quad (Int8RowsRowQuads; 5 to 8,
-        // 7 to 8), row dilation, the last window's last quad past the plane's
-        // end, blocks across output rows; column dilation gathers.
+        // One input channel: words of its plane, a window row's columns
+        // padded to a quad (Int8RowsRowQuads; 5 to 8, 7 to 8) or a pair of
+        // int16 (Int8RowsWidenedRowPairs; 5 to 6, 7 to 8), row dilation,
+        // the last window's last word past the plane's end, blocks across
+        // output rows; column dilation gathers.
         ConvCase{"OneChannel5x5RowDilated", {1, 1, 12, 40}, {7, 1, 5, 5}, 1,
                  {{"pads", Attr::ofInts({2, 2, 2, 2})}, {"dilations", Attr::ofInts({2, 1})}},
                  -128, 3, 0.1f, 1000, kRelu},
         ConvCase{"OneChannel2x7UnpaddedStride2", {1, 1, 6, 70}, {20, 1, 2, 7}, 1,
                  {{"strides", Attr::ofInts({1, 2})}}, 127, -5, 0.2f, 1000, kNone},
+        ConvCase{"OneChannelMicroSpeech", {1, 1, 49, 40}, {8, 1, 10, 8}, 1,
+                 {{"pads", Attr::ofInts({4, 3, 5, 3})}, {"strides", Attr::ofInts({2, 2})}},
+                 -128, -128, 0.1f, 1000, kRelu},
         ConvCase{"OneChannelColumnDilated", {1, 1, 9, 17}, {4, 1, 3, 3}, 1,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})},
                   {"strides", Attr::ofInts({3, 3})},

@@ -515,11 +515,12 @@ TEST(SelectKernels, Int8RowsWidenedPacking) {
         EXPECT_EQ(at(r, k, c), int8_t((r * 4 + c) * 9 + k));
 }
 
-/// A Conv of one input channel with VPDPBUSD or SDOT reads words of its
-/// plane (plane-quads), its weights rows of (kernel row, kernel column) with
-/// each kernel row's columns padded to a quad (Int8RowsRowQuads); with a
-/// column dilation its taps are gathered, VPMADDWD's position pairs on x86.
-TEST(SelectKernels, Int8OneChannelPlaneQuads) {
+/// A Conv of one input channel reads words of its plane (plane-words),
+/// its weights rows of (kernel row, kernel column) with each kernel row's
+/// columns padded to a quad for VPDPBUSD and SDOT (Int8RowsRowQuads) or to
+/// a pair of int16 for VPMADDWD and SMLAL (Int8RowsWidenedRowPairs); with
+/// a column dilation its taps are gathered, VPMADDWD's position pairs.
+TEST(SelectKernels, Int8OneChannelPlaneWords) {
   auto oneChannel = [](std::vector<int64_t> dilations) {
     auto g = std::make_unique<Graph>("one");
     Tensor w(q8({3, 1, 2, 5}));
@@ -532,27 +533,47 @@ TEST(SelectKernels, Int8OneChannelPlaneQuads) {
     g->addOutput("y", (*conv)->getOutput());
     return g;
   };
-  const std::pair<lir::Int8Dot, const char *> kernels[] = {
-      {lir::Int8Dot::Vnni512, "Conv[int8 gemm 16x16 vnni512 plane-quads]"},
-      {lir::Int8Dot::Vnni, "Conv[int8 gemm 4x16 vnni plane-quads]"},
-      {lir::Int8Dot::Sdot, "Conv[int8 gemm 4x16 sdot plane-quads]"}};
-  for (auto [dot, kernel] : kernels) {
+  // Row 1 of 3 rows of 2 kernel rows of 5 taps, each padded to 8 or 6.
+  const std::vector<int> quads{10, 11, 12, 13, 14, 0, 0, 0, 15, 16, 17, 18, 19, 0, 0, 0};
+  const std::vector<int> pairs{10, 11, 12, 13, 14, 0, 15, 16, 17, 18, 19, 0};
+  const struct {
+    lir::Int8Dot dot;
+    const char *kernel;
+    lir::Packing packing;
+    const std::vector<int> &row1;
+  } cases[] = {
+      {lir::Int8Dot::Vnni512, "Conv[int8 gemm 16x16 vnni512 plane-words]",
+       lir::Packing::Int8RowsRowQuads, quads},
+      {lir::Int8Dot::Vnni, "Conv[int8 gemm 4x16 vnni plane-words]", lir::Packing::Int8RowsRowQuads,
+       quads},
+      {lir::Int8Dot::Sdot, "Conv[int8 gemm 4x16 sdot plane-words]", lir::Packing::Int8RowsRowQuads,
+       quads},
+      {lir::Int8Dot::Pmaddwd, "Conv[int8 gemm 4x16 pmaddwd plane-words]",
+       lir::Packing::Int8RowsWidenedRowPairs, pairs},
+      {lir::Int8Dot::Smlal, "Conv[int8 gemm 4x8 smlal plane-words]",
+       lir::Packing::Int8RowsWidenedRowPairs, pairs}};
+  for (const auto &c : cases) {
     lir::LIROptions opts;
-    opts.int8Dot = dot;
+    opts.int8Dot = c.dot;
     auto g = oneChannel({1, 1});
-    EXPECT_EQ(kernelOf(strategies(*g, opts), "y"), kernel);
+    EXPECT_EQ(kernelOf(strategies(*g, opts), "y"), c.kernel);
     auto f = lir::generateLIR(*g, opts);
     ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
     std::vector<uint8_t> image = lir::buildWeightsImage(*f);
-    for (auto &b : f->buffers)
-      if (b->name == "w") {
-        // 3 rows of 2 kernel rows of 5 taps, each padded to 8: row 1's.
-        EXPECT_EQ(b->packing, lir::Packing::Int8RowsRowQuads);
-        EXPECT_EQ(b->size, 3u * 16);
-        const uint8_t *row1 = image.data() + b->offset + 16;
-        EXPECT_EQ(std::vector<int>(row1, row1 + 16),
-                  (std::vector<int>{10, 11, 12, 13, 14, 0, 0, 0, 15, 16, 17, 18, 19, 0, 0, 0}));
+    for (auto &b : f->buffers) {
+      if (b->name != "w")
+        continue;
+      EXPECT_EQ(b->packing, c.packing) << c.kernel;
+      const size_t tapBytes = c.packing == lir::Packing::Int8RowsRowQuads ? 1 : 2;
+      const size_t rowTaps = c.row1.size();
+      EXPECT_EQ(b->size, 3 * rowTaps * tapBytes) << c.kernel;
+      std::vector<int> row1;
+      for (size_t t = 0; t < rowTaps; ++t) {
+        const uint8_t *p = image.data() + b->offset + (rowTaps + t) * tapBytes;
+        row1.push_back(tapBytes == 1 ? int(int8_t(p[0])) : int(int16_t(p[0] | p[1] << 8)));
       }
+      EXPECT_EQ(row1, c.row1) << c.kernel;
+    }
   }
   lir::LIROptions opts;
   opts.int8Dot = lir::Int8Dot::Vnni512;
