@@ -101,13 +101,12 @@ bool smmlaFits(const Node &n) {
 /// for the Arm DSP's pixel pairs, runs of the input of a unit-stride 1x1
 /// Conv without padding (two pixels or more, channels in pairs); with pixels
 /// on the lanes, runs of the input of such a Conv, words of a one-channel
-/// Conv's plane (unit column dilation; not Smmla), or runs of
-/// the padded planes where every block's pixels are runs of them (column
-/// stride at most kInt8RunStride, unit column dilation, whole blocks in one
-/// output row, or for Vnni512 blocks of whole rows, a run of each, none
-/// overlapping the one before; for Smmla, whole octets of channels: a
-/// group's channels padded to an octet would multiply its taps); else
-/// gathered.
+/// Conv's plane (unit column dilation; not Smmla), or runs of the padded
+/// planes where every block's pixels are runs of them (column stride at most
+/// kInt8RunStride, unit column dilation, whole blocks in one output row, or
+/// for Vnni512 blocks of whole rows, a run of each, none overlapping the one
+/// before; for Smmla, whole octets of channels: a group's channels padded to
+/// an octet would multiply its taps); else gathered.
 Int8Columns int8Columns(const Node &n, const KernelStrategy &s) {
   if (s.dot == Int8Dot::ArmDsp && s.tileCols == 2 && isUnitPointwiseConv(n)) {
     const TensorType &y = n.getOutput()->getType();
