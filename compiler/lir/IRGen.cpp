@@ -154,10 +154,9 @@ Packing int8GemmPacking(const Node &n, const KernelStrategy &strategy) {
   case Int8Dot::Vnni512:
     if (strategy.columns == Int8Columns::ChannelLanes)
       return Packing::Int8ChannelBlockQuads;
-    if (!conv)
-      return Packing::Int8RowsTransposed;
-    return strategy.columns == Int8Columns::PlaneWords ? Packing::Int8RowsRowQuads
-                                                       : Packing::Int8RowsQuadChannels;
+    if (strategy.columns == Int8Columns::PlaneWords)
+      return Packing::Int8RowsRowQuads;
+    return conv ? Packing::Int8RowsQuadChannels : Packing::Int8RowsTransposed;
   case Int8Dot::Smmla:
     // Only Convs take Smmla (int8GemmStrategy).
     if (!conv)
@@ -207,7 +206,7 @@ uint64_t int8GemmTempBytes(const Node &n, const KernelStrategy &strategy) {
   uint64_t columns = strategy.tileCols * rs.paddedTaps * tapBytes;
   if (strategy.columns == Int8Columns::PlaneWords)
     return columns + llvm::cantFail(int8PaddedPlane(n))
-                         .wordsBytes(int8GemmRawColumns(strategy.dot) ? kInt8Quad : 2, tapBytes);
+                         .wordsBytes(int8PlaneWordTaps(strategy.dot), tapBytes);
   if (strategy.columns != Int8Columns::PlaneRuns)
     return columns;
   return columns + llvm::cantFail(int8PaddedPlane(n)).bytes(n.getInput(1)->getType().shape[1],

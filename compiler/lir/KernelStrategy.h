@@ -123,6 +123,12 @@ constexpr int64_t int8GemmTapGroup(Int8Dot dot) {
 /// taps (int8GemmTapGroup), rather than int16 inputs with the offset added.
 constexpr bool int8GemmRawColumns(Int8Dot dot) { return int8GemmTapGroup(dot) > 0; }
 
+/// Taps per word of a one-channel Conv's plane (Int8Columns::PlaneWords):
+/// a quad of raw int8 inputs, or a pair of int16 inputs.
+constexpr int64_t int8PlaneWordTaps(Int8Dot dot) {
+  return int8GemmRawColumns(dot) ? int8GemmTapGroup(dot) : 2;
+}
+
 /// Taps per lane of an int8 LSTM's dot products of `dot` (its hidden units
 /// on the lanes): VPDPBUSD's and SDOT's quads, VPMADDWD's pairs; a quad a
 /// word for the Arm DSP's two SMLADs (one unit at a time); else one.

@@ -139,6 +139,10 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
     PC = plane->cols;
     planes = kb.gep(planeTy, g.columns, kb.idx(CB * g.rowStride()));
   }
+  // Where the window of pixel `p` starts in a plane (padded coordinates).
+  auto planeCorner = [&](llvm::Value *p) {
+    return kb.linear({b.CreateUDiv(p, kb.idx(OW)), b.CreateURem(p, kb.idx(OW))}, {sh * PC, sw});
+  };
   // The group's channels from c0 into the planes; the borders are the zero
   // point's (0 with the offset added).
   auto fillPlanes = [&](llvm::Value *bn, llvm::Value *c0) {
@@ -173,11 +177,7 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
     // A strided run: every sw-th of sw x CB; the planes' spare int16 covers
     // the load past the last one.
     auto *spanTy = llvm::FixedVectorType::get(i16, CB * sw);
-    // The block's corner in the planes (padded coordinates).
-    llvm::Value *corner =
-        readsPlane ? kb.linear({b.CreateUDiv(first, kb.idx(OW)), b.CreateURem(first, kb.idx(OW))},
-                               {sh * PC, sw})
-                   : nullptr;
+    llvm::Value *corner = readsPlane ? planeCorner(first) : nullptr;
     llvm::Value *offset = b.CreateVectorSplat(CB, b.getInt16(uint16_t(g.inOffset)));
     kb.nest({KH, KW, CGp / 2}, [&](llvm::ArrayRef<llvm::Value *> k) {
       llvm::Value *run[2];
@@ -239,11 +239,10 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
   // meet weights of 0.
   auto planeRowWords = [&](llvm::ArrayRef<llvm::Value *> pixels) {
     llvm::Type *i32 = b.getInt32Ty();
-    const int64_t G = g.rawColumns() ? lir::kInt8Quad : 2, groupsPerRow = llvm::divideCeil(KW, G);
+    const int64_t G = lir::int8PlaneWordTaps(g.strategy.dot);
+    const int64_t groupsPerRow = llvm::divideCeil(KW, G);
     for (int64_t c = 0; c < CB; ++c) {
-      llvm::Value *corner = kb.linear(
-          {b.CreateUDiv(pixels[c], kb.idx(OW)), b.CreateURem(pixels[c], kb.idx(OW))},
-          {sh * PC, sw});
+      llvm::Value *corner = planeCorner(pixels[c]);
       for (int64_t kh = 0; kh < KH; ++kh)
         for (int64_t q = 0; q < groupsPerRow; ++q) {
           llvm::Value *at = b.CreateAdd(corner, kb.idx(kh * dh * PC + q * G));
@@ -303,8 +302,7 @@ llvm::Error emitConvInt8Gemm(KernelBuilder &kb, const KernelArgs &args) {
     for (int64_t c = 0; c < runPixels; ++c)
       strided.push_back(int(c * sw));
     auto *spanTy = llvm::FixedVectorType::get(i8, runPixels * sw);
-    llvm::Value *corner = kb.linear(
-        {b.CreateUDiv(first, kb.idx(OW)), b.CreateURem(first, kb.idx(OW))}, {sh * PC, sw});
+    llvm::Value *corner = planeCorner(first);
     kb.nest({KH, KW, groupsPerPosition}, [&](llvm::ArrayRef<llvm::Value *> k) {
       Values run;
       for (int64_t j = 0; j < G; ++j) {
