@@ -39,6 +39,13 @@ llvm::Error replaceValue(Graph &g, const Node &origin, Value *from, Value *to) {
   return llvm::Error::success();
 }
 
+llvm::Expected<bool> replaceNode(Graph &g, Node *n, Value *v) {
+  if (auto err = replaceValue(g, *n, n->getOutput(), v))
+    return std::move(err);
+  g.eraseNode(n);
+  return true;
+}
+
 llvm::Error checkTypesUnchanged(Graph &g, Node &n) {
   llvm::SmallVector<TensorType, 1> before;
   for (const Value *v : n.getOutputs())

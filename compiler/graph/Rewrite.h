@@ -37,6 +37,10 @@ const Tensor *constantF32(const Value *v);
 /// checked here and reported against `origin`, the node being rewritten.
 llvm::Error replaceValue(Graph &g, const Node &origin, Value *from, Value *to);
 
+/// How a one-result rewrite ends: every use of `n`'s result reads `v`
+/// (replaceValue) and `n` is erased. Returns true, the pass's "changed".
+llvm::Expected<bool> replaceNode(Graph &g, Node *n, Value *v);
+
 /// Re-runs `n`'s type rule after its attributes were edited in place, and
 /// reports against `n` if any result type changed (its users would then be
 /// ill-typed).

@@ -61,10 +61,7 @@ llvm::Expected<bool> lowerRuntimeBatchNorm(Graph &g, Node *bn) {
   auto y = add("shift", OpKind::Add, {*scaled, params[1]});
   if (!y)
     return y.takeError();
-  if (auto err = replaceValue(g, *bn, bn->getOutput(), *y))
-    return std::move(err);
-  g.eraseNode(bn);
-  return true;
+  return replaceNode(g, bn, *y);
 }
 
 } // namespace
@@ -91,10 +88,7 @@ llvm::Expected<bool> lowerBatchNorm(Graph &g, Node *bn) {
       addHelperNode(g, *bn, "shift", OpKind::Add, {(*mul)->getOutput(), shift});
   if (!add)
     return add.takeError();
-  if (auto err = replaceValue(g, *bn, bn->getOutput(), (*add)->getOutput()))
-    return std::move(err);
-  g.eraseNode(bn);
-  return true;
+  return replaceNode(g, bn, (*add)->getOutput());
 }
 
 } // namespace kiln

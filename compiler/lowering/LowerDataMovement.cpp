@@ -23,10 +23,7 @@ llvm::Expected<bool> lowerToReshape(Graph &g, Node *n) {
                          {{"shape", Attr::ofInts(out->getType().shape)}});
   if (!reshape)
     return reshape.takeError();
-  if (auto err = replaceValue(g, *n, out, (*reshape)->getOutput()))
-    return std::move(err);
-  g.eraseNode(n);
-  return true;
+  return replaceNode(g, n, (*reshape)->getOutput());
 }
 
 namespace {
@@ -68,10 +65,7 @@ llvm::Expected<bool> removeForwarding(Graph &g, Node *n) {
   if (n->is(OpKind::Pad) &&
       llvm::any_of(PadView(*n).pads(), [](int64_t p) { return p != 0; }))
     return false;
-  if (auto err = replaceValue(g, *n, out, in))
-    return std::move(err);
-  g.eraseNode(n);
-  return true;
+  return replaceNode(g, n, in);
 }
 
 llvm::Expected<bool> makePermExplicit(Graph &g, Node *n) {

@@ -98,10 +98,7 @@ llvm::Expected<bool> lowerGemm(Graph &g, Node *gemm) {
       return add.takeError();
     y = (*add)->getOutput();
   }
-  if (auto err = replaceValue(g, *gemm, gemm->getOutput(), y))
-    return std::move(err);
-  g.eraseNode(gemm);
-  return true;
+  return replaceNode(g, gemm, y);
 }
 
 } // namespace kiln

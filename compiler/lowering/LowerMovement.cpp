@@ -29,14 +29,6 @@ llvm::Expected<Value *> helper(Graph &g, Node &origin, llvm::StringRef role,
   return (*n)->getOutput();
 }
 
-/// Replaces `n`'s single result with `v` and erases `n`.
-llvm::Expected<bool> replaceWith(Graph &g, Node *n, Value *v) {
-  if (auto err = replaceValue(g, *n, n->getOutput(), v))
-    return std::move(err);
-  g.eraseNode(n);
-  return true;
-}
-
 AttrMap reshapeAttrs(llvm::ArrayRef<int64_t> shape) {
   return {{"shape", Attr::ofInts(shape)}, {"allowzero", Attr::ofInt(1)}};
 }
@@ -109,7 +101,7 @@ llvm::Expected<bool> lowerTile(Graph &g, Node *n) {
              reshapeAttrs(n->getOutput()->getType().shape));
   if (!v)
     return v.takeError();
-  return replaceWith(g, n, *v);
+  return replaceNode(g, n, *v);
 }
 
 llvm::Expected<bool> lowerDepthSpace(Graph &g, Node *n) {
@@ -126,7 +118,7 @@ llvm::Expected<bool> lowerDepthSpace(Graph &g, Node *n) {
              reshapeAttrs(n->getOutput()->getType().shape));
   if (!v)
     return v.takeError();
-  return replaceWith(g, n, *v);
+  return replaceNode(g, n, *v);
 }
 
 llvm::Expected<bool> lowerTrilu(Graph &g, Node *n) {
@@ -146,7 +138,7 @@ llvm::Expected<bool> lowerTrilu(Graph &g, Node *n) {
                                   {maskValue, trilu.input(), zero});
   if (!where)
     return where.takeError();
-  return replaceWith(g, n, (*where)->getOutput());
+  return replaceNode(g, n, (*where)->getOutput());
 }
 
 } // namespace kiln

@@ -25,10 +25,7 @@ llvm::Expected<bool> makeReduceExplicit(Graph &g, Node *n) {
   if (n->is(OpKind::ArgMax) || n->is(OpKind::ArgMin)) {
     attrs["axis"] = Attr::ofInt(axes[0]);
   } else if (axes.empty()) {
-    if (auto err = replaceValue(g, *n, n->getOutput(), n->getInput(0)))
-      return std::move(err);
-    g.eraseNode(n);
-    return true;
+    return replaceNode(g, n, n->getInput(0));
   } else {
     attrs["axes"] = Attr::ofInts(axes);
     attrs["noop_with_empty_axes"] = Attr::ofInt(0);

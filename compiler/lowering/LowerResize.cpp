@@ -136,10 +136,7 @@ llvm::Expected<bool> lowerResize(Graph &g, Node *n) {
       return where.takeError();
     v = (*where)->getOutput();
   }
-  if (auto err = replaceValue(g, *n, n->getOutput(), v))
-    return std::move(err);
-  g.eraseNode(n);
-  return true;
+  return replaceNode(g, n, v);
 }
 
 } // namespace kiln

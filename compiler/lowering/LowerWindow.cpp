@@ -101,10 +101,7 @@ llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv) {
       {{"shape", Attr::ofInts(conv->getOutput()->getType().shape)}});
   if (!y)
     return y.takeError();
-  if (auto err = replaceValue(g, *conv, conv->getOutput(), (*y)->getOutput()))
-    return std::move(err);
-  g.eraseNode(conv);
-  return true;
+  return replaceNode(g, conv, (*y)->getOutput());
 }
 
 /// 3-D Conv as one 2-D Conv: every output depth `od` gathers the input
@@ -191,10 +188,7 @@ llvm::Expected<bool> lowerGlobalPool(Graph &g, Node *gap) {
       addReplacementNode(g, *gap, kind, {gap->getInput(0)}, std::move(attrs));
   if (!pool)
     return pool.takeError();
-  if (auto err = replaceValue(g, *gap, gap->getOutput(), (*pool)->getOutput()))
-    return std::move(err);
-  g.eraseNode(gap);
-  return true;
+  return replaceNode(g, gap, (*pool)->getOutput());
 }
 
 } // namespace kiln

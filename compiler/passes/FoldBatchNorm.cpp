@@ -117,10 +117,7 @@ llvm::Expected<bool> foldBatchNorm(Graph &g, Node *bn) {
   auto folded = rebuildNode(g, p, {p->getInput(0), w, b}, attrs);
   if (!folded)
     return folded.takeError();
-  if (auto err = replaceValue(g, *bn, bn->getOutput(0), (*folded)->getOutput()))
-    return std::move(err);
-  g.eraseNode(bn);
-  return true;
+  return replaceNode(g, bn, (*folded)->getOutput());
 }
 
 } // namespace

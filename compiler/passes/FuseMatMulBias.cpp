@@ -55,11 +55,7 @@ llvm::Expected<bool> fuseBias(Graph &g, Node *add) {
         rebuildNode(g, mm, {mm->getInput(0), mm->getInput(1), bias1D}, {});
     if (!fused)
       return fused.takeError();
-    if (auto err =
-            replaceValue(g, *add, add->getOutput(), (*fused)->getOutput()))
-      return std::move(err);
-    g.eraseNode(add);
-    return true;
+    return replaceNode(g, add, (*fused)->getOutput());
   }
   return false;
 }

@@ -33,10 +33,7 @@ llvm::Expected<bool> squareByMul(Graph &g, Node *pow) {
   auto mul = addReplacementNode(g, *pow, OpKind::Mul, {x, x});
   if (!mul)
     return mul.takeError();
-  if (auto err = replaceValue(g, *pow, pow->getOutput(), (*mul)->getOutput()))
-    return std::move(err);
-  g.eraseNode(pow);
-  return true;
+  return replaceNode(g, pow, (*mul)->getOutput());
 }
 
 } // namespace

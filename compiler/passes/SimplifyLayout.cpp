@@ -38,14 +38,6 @@ bool isIdentity(llvm::ArrayRef<int64_t> perm) {
   return true;
 }
 
-/// Makes every use of `n`'s result read `v` (same type) and erases `n`.
-llvm::Expected<bool> bypass(Graph &g, Node *n, Value *v) {
-  if (auto err = replaceValue(g, *n, n->getOutput(), v))
-    return std::move(err);
-  g.eraseNode(n);
-  return true;
-}
-
 /// Whether `perm` of a tensor of `shape` keeps the order of its dimensions
 /// of extent other than 1: the bytes do not move, and the Transpose is a
 /// Reshape (a view; a global pool's [N, C, 1, 1] to [N, 1, 1, C]).
@@ -77,7 +69,7 @@ llvm::Expected<bool> simplifyTranspose(Graph &g, Node *t) {
     merged = true;
   }
   if (isIdentity(perm))
-    return bypass(g, t, x);
+    return replaceNode(g, t, x);
   if (movesOnlyUnitDims(x->getType().shape, perm)) {
     const Shape &out = t->getOutput()->getType().shape;
     auto reshape = addReplacementNode(
@@ -85,7 +77,7 @@ llvm::Expected<bool> simplifyTranspose(Graph &g, Node *t) {
         {{"shape", Attr::ofInts(out)}, {"allowzero", Attr::ofInt(0)}});
     if (!reshape)
       return reshape.takeError();
-    return bypass(g, t, (*reshape)->getOutput());
+    return replaceNode(g, t, (*reshape)->getOutput());
   }
   if (!merged)
     return false;
@@ -251,7 +243,7 @@ llvm::Expected<bool> simplifyReshape(Graph &g, Node *r) {
   }
   const TensorType &out = r->getOutput()->getType();
   if (x->getType() == out)
-    return bypass(g, r, x);
+    return replaceNode(g, r, x);
   if (!merged)
     return false;
   auto rebuilt = rebuildNode(g, r, {x},
