@@ -22,6 +22,14 @@
 // along a strided axis the phases take their taps from the span, zero
 // between the kernel's taps.
 //
+// The one Conv computes every phase over the same window and grid, so a
+// phase with fewer taps than T (a 3x3 kernel of stride 2: 2x2, 2x1, 1x2 and
+// 1x1 taps, 16 computed for 9) and the grid's row and column beyond the
+// output (a 4x4 kernel of stride 2, pad 1) cost products of zeros. Where
+// each phase's own Conv does less (an undilated kernel, an output a
+// multiple of the stride), the phases are separate Convs, each with its own
+// taps, pads and exact grid, concatenated and interleaved.
+//
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
 #include "compiler/graph/Rewrite.h"
@@ -112,6 +120,84 @@ Tensor subPixelBias(const Tensor &b, int64_t phases) {
   return v;
 }
 
+/// Phase r's own correlation along one undilated axis: output m of the
+/// phase (output s * m + r of the ConvTranspose) is sum_j x[m - padBegin +
+/// j] * w[tap(j)], j < taps.
+struct PhaseAxis {
+  int64_t stride, pad, taps, padBegin, padEnd, r;
+  /// The ConvTranspose tap that Conv tap `j` holds.
+  int64_t tap(int64_t j) const { return r + pad - stride * (j - padBegin); }
+};
+
+/// Phase r's axis of a dimension of input size `in`, kernel `k`, stride
+/// `s`, begin pad `pad` and output size `out` (a multiple of s), or nothing
+/// when the phase has no taps or its Conv would need negative pads.
+std::optional<PhaseAxis> phaseAxis(int64_t in, int64_t k, int64_t s, int64_t pad, int64_t out,
+                                   int64_t r) {
+  // Taps k = r + pad - s e for the input offsets e, consecutive from eMin.
+  llvm::SmallVector<int64_t, 8> offsets;
+  for (int64_t kk = 0; kk < k; ++kk)
+    if ((r + pad - kk) % s == 0)
+      offsets.push_back((r + pad - kk) / s);
+  if (offsets.empty())
+    return std::nullopt;
+  int64_t eMin = *llvm::min_element(offsets), eMax = *llvm::max_element(offsets);
+  PhaseAxis a{s, pad, eMax - eMin + 1, -eMin, out / s + eMax - in, r};
+  if (a.padBegin < 0 || a.padEnd < 0)
+    return std::nullopt;
+  return a;
+}
+
+/// The weights of phase (a0.r, a1.r)'s Conv: [group * perGroupOut,
+/// perGroupIn, a0.taps, a1.taps].
+Tensor phaseWeights(const Tensor &w, int64_t group, const PhaseAxis &a0, const PhaseAxis &a1) {
+  llvm::ArrayRef<int64_t> ws = w.getShape(); // [Cin, Cout/group, K0, K1]
+  int64_t perGroupIn = ws[0] / group, perGroupOut = ws[1], k0 = ws[2], k1 = ws[3];
+  Tensor v(TensorType(DType::F32, {group * perGroupOut, perGroupIn, a0.taps, a1.taps}));
+  const float *src = w.data<float>();
+  float *dst = v.data<float>();
+  for (int64_t oc = 0; oc < group * perGroupOut; ++oc)
+    for (int64_t ci = 0; ci < perGroupIn; ++ci)
+      for (int64_t j0 = 0; j0 < a0.taps; ++j0)
+        for (int64_t j1 = 0; j1 < a1.taps; ++j1) {
+          int64_t cin = oc / perGroupOut * perGroupIn + ci;
+          dst[((oc * perGroupIn + ci) * a0.taps + j0) * a1.taps + j1] =
+              src[((cin * perGroupOut + oc % perGroupOut) * k0 + a0.tap(j0)) * k1 + a1.tap(j1)];
+        }
+  return v;
+}
+
+/// Separate phase Convs need this many filters to fill a register tile of
+/// output channels; with fewer (FSRCNN's one) the one Conv's phases as
+/// channels ran 2.5x faster than nine one-channel Convs.
+constexpr int64_t kMinPhaseFilters = 8;
+
+/// The phases of an undilated 2-D ConvTranspose as one Conv each, where
+/// their products are at most 0.9 of the one Conv's (`sharedProducts` per
+/// output channel and input channel); nothing otherwise.
+std::optional<llvm::SmallVector<std::pair<PhaseAxis, PhaseAxis>, 4>>
+phaseConvs(const TensorType &xt, const TensorType &yt, const Tensor &w,
+           llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> pads,
+           llvm::ArrayRef<int64_t> dilations, int64_t sharedProducts) {
+  llvm::SmallVector<std::pair<PhaseAxis, PhaseAxis>, 4> phases;
+  if (dilations[0] != 1 || dilations[1] != 1 || yt.shape[2] % strides[0] ||
+      yt.shape[3] % strides[1] || yt.shape[1] < kMinPhaseFilters)
+    return std::nullopt;
+  int64_t products = 0;
+  for (int64_t r0 = 0; r0 < strides[0]; ++r0)
+    for (int64_t r1 = 0; r1 < strides[1]; ++r1) {
+      auto a0 = phaseAxis(xt.shape[2], w.getShape()[2], strides[0], pads[0], yt.shape[2], r0);
+      auto a1 = phaseAxis(xt.shape[3], w.getShape()[3], strides[1], pads[1], yt.shape[3], r1);
+      if (!a0 || !a1)
+        return std::nullopt;
+      products += a0->taps * a1->taps * (yt.shape[2] / strides[0]) * (yt.shape[3] / strides[1]);
+      phases.push_back({*a0, *a1});
+    }
+  if (10 * products > 9 * sharedProducts)
+    return std::nullopt;
+  return phases;
+}
+
 } // namespace
 
 llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n) {
@@ -138,7 +224,40 @@ llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n) {
   const SubPixelAxis &a0 = axes[0], &a1 = axes[1];
   int64_t group = convT.group(), phases = a0.stride * a1.stride;
   int64_t filters = yt.shape[1], batch = xt.shape[0];
+  int64_t m0 = xt.shape[2] + a0.padBegin + a0.padEnd - a0.extent() + 1;
+  int64_t m1 = xt.shape[3] + a1.padBegin + a1.padEnd - a1.extent() + 1;
   HelperNodeBuilder c(g, *n);
+  auto reshape = [](llvm::ArrayRef<int64_t> shape) {
+    return AttrMap{{"shape", Attr::ofInts(shape)}, {"allowzero", Attr::ofInt(1)}};
+  };
+  if (auto own = phaseConvs(xt, yt, *w, strides, pads, dilations,
+                            phases * a0.taps * a1.taps * m0 * m1)) {
+    // Phase (r0, r1)'s Conv gives outputs (s0 m0 + r0, s1 m1 + r1): the
+    // phases concatenated over the channels, then interleaved.
+    llvm::SmallVector<Value *, 4> outs;
+    for (const auto &[p0, p1] : *own) {
+      llvm::SmallVector<Value *, 3> in{
+          convT.input(), c.constant("phase_weights", phaseWeights(*w, group, p0, p1))};
+      if (b)
+        in.push_back(convT.bias());
+      outs.push_back(c.add("phase_conv", OpKind::Conv, in,
+                           {{"auto_pad", Attr::ofString("NOTSET")},
+                            {"group", Attr::ofInt(group)},
+                            {"kernel_shape", Attr::ofInts({p0.taps, p1.taps})},
+                            {"strides", Attr::ofInts({1, 1})},
+                            {"dilations", Attr::ofInts({1, 1})},
+                            {"pads", Attr::ofInts({p0.padBegin, p1.padBegin, p0.padEnd,
+                                                   p1.padEnd})}}));
+    }
+    int64_t q0 = yt.shape[2] / a0.stride, q1 = yt.shape[3] / a1.stride;
+    Value *v = c.add("phases", OpKind::Concat, outs, {{"axis", Attr::ofInt(1)}});
+    v = c.add("phase_grid", OpKind::Reshape, {v},
+              reshape({batch, a0.stride, a1.stride, filters, q0, q1}));
+    v = c.add("interleave", OpKind::Transpose, {v},
+              {{"perm", Attr::ofInts({0, 3, 4, 1, 5, 2})}});
+    v = c.add("grid", OpKind::Reshape, {v}, reshape(yt.shape));
+    return c.replaceOrigin({v});
+  }
   llvm::SmallVector<Value *, 3> convInputs{
       convT.input(), c.constant("subpixel_weights", subPixelWeights(*w, group, a0, a1))};
   if (b)
@@ -151,12 +270,7 @@ llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n) {
                     {"dilations", Attr::ofInts({a0.dilation, a1.dilation})},
                     {"pads", Attr::ofInts({a0.padBegin, a1.padBegin, a0.padEnd,
                                            a1.padEnd})}});
-  int64_t m0 = xt.shape[2] + a0.padBegin + a0.padEnd - a0.extent() + 1;
-  int64_t m1 = xt.shape[3] + a1.padBegin + a1.padEnd - a1.extent() + 1;
   if (phases > 1) {
-    auto reshape = [](llvm::ArrayRef<int64_t> shape) {
-      return AttrMap{{"shape", Attr::ofInts(shape)}, {"allowzero", Attr::ofInt(1)}};
-    };
     v = c.add("phases", OpKind::Reshape, {v},
               reshape({batch, filters, a0.stride, a1.stride, m0, m1}));
     v = c.add("interleave", OpKind::Transpose, {v},

@@ -1,8 +1,9 @@
 //===- ConvTransposeKernelTest.cpp - Sub-pixel Conv and the scatter kernel ===//
 //
 // Every ConvTranspose against the interpreter's own ConvTranspose. The
-// geometries lowering decomposes into one Conv over the output phases must
-// leave no ConvTranspose behind; the others must keep the scatter kernel.
+// geometries lowering decomposes into Convs over the output phases (one for
+// all, or one per phase) must leave no ConvTranspose behind; the others must
+// keep the scatter kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,8 +21,9 @@ struct ConvTransposeCase {
   Shape x, w;
   bool bias;
   AttrMap attrs;
-  /// Whether lowering turns it into a Conv (else the scatter kernel runs).
-  bool subPixel;
+  /// The Convs lowering turns it into: one over every phase, one per phase,
+  /// or none (the scatter kernel runs).
+  unsigned convs;
   Weights weights = Weights::Constant;
 };
 
@@ -37,8 +39,8 @@ TEST_P(ConvTransposeKernel, MatchesTheInterpreter) {
   const ConvTransposeCase &c = GetParam();
   JitCheck check;
   check.expectGraph = [&](const Graph &g) {
-    EXPECT_EQ(countOps(g, OpKind::ConvTranspose), c.subPixel ? 0u : 1u);
-    EXPECT_EQ(countOps(g, OpKind::Conv), c.subPixel ? 1u : 0u);
+    EXPECT_EQ(countOps(g, OpKind::ConvTranspose), c.convs ? 0u : 1u);
+    EXPECT_EQ(countOps(g, OpKind::Conv), c.convs);
   };
   EXPECT_TRUE(jitMatchesInterpreter(convTransposeGraph(c), check));
 }
@@ -48,84 +50,119 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         // U-Net upsampling: every phase one tap, a 1x1 Conv.
         ConvTransposeCase{"K2Stride2", {1, 8, 5, 6}, {8, 4, 2, 2}, true,
-                          {{"strides", Attr::ofInts({2, 2})}}, true},
+                          {{"strides", Attr::ofInts({2, 2})}}, 1},
         // The common 3x3 upsampling, output exactly twice the input.
         ConvTransposeCase{"K3Stride2Pad1OutputPadding1", {1, 4, 5, 5}, {4, 3, 3, 3}, true,
                           {{"strides", Attr::ofInts({2, 2})},
                            {"pads", Attr::ofInts({1, 1, 1, 1})},
                            {"output_padding", Attr::ofInts({1, 1})}},
-                          true},
+                          1},
         ConvTransposeCase{"K4Stride2Pad1", {1, 3, 4, 7}, {3, 5, 4, 4}, false,
                           {{"strides", Attr::ofInts({2, 2})},
                            {"pads", Attr::ofInts({1, 1, 1, 1})}},
-                          true},
+                          1},
         ConvTransposeCase{"K3Stride1Pad1", {1, 5, 6, 6}, {5, 4, 3, 3}, true,
-                          {{"pads", Attr::ofInts({1, 1, 1, 1})}}, true},
+                          {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 1},
         ConvTransposeCase{"K3Stride3", {1, 2, 4, 3}, {2, 3, 3, 3}, true,
-                          {{"strides", Attr::ofInts({3, 3})}}, true},
+                          {{"strides", Attr::ofInts({3, 3})}}, 1},
         ConvTransposeCase{"K5Stride2NotAMultiple", {1, 3, 4, 4}, {3, 2, 5, 5}, true,
                           {{"strides", Attr::ofInts({2, 2})},
                            {"pads", Attr::ofInts({2, 1, 2, 0})}},
-                          true},
+                          1},
         ConvTransposeCase{"MixedStridesAndKernels", {1, 3, 5, 4}, {3, 2, 3, 2}, true,
                           {{"strides", Attr::ofInts({2, 1})},
                            {"pads", Attr::ofInts({0, 1, 1, 0})}},
-                          true},
+                          1},
         ConvTransposeCase{"Grouped", {1, 6, 4, 4}, {6, 2, 3, 3}, true,
                           {{"group", Attr::ofInt(3)},
                            {"strides", Attr::ofInts({2, 2})},
                            {"pads", Attr::ofInts({1, 1, 1, 1})}},
-                          true},
+                          1},
         ConvTransposeCase{"Batch2", {2, 3, 3, 4}, {3, 2, 2, 2}, true,
-                          {{"strides", Attr::ofInts({2, 2})}}, true},
+                          {{"strides", Attr::ofInts({2, 2})}}, 1},
         ConvTransposeCase{"SameUpper", {1, 3, 5, 5}, {3, 2, 3, 3}, true,
                           {{"auto_pad", Attr::ofString("SAME_UPPER")},
                            {"strides", Attr::ofInts({2, 2})}},
-                          true},
+                          1},
         ConvTransposeCase{"OutputShapeCrops", {1, 2, 4, 4}, {2, 3, 3, 3}, false,
                           {{"strides", Attr::ofInts({2, 2})},
                            {"output_shape", Attr::ofInts({7, 8})}},
-                          true},
+                          1},
         // output_shape beyond the natural size: negative pads, the grid
         // reaches past the input's last row.
         ConvTransposeCase{"OutputShapeGrows", {1, 2, 3, 3}, {2, 2, 2, 2}, true,
                           {{"strides", Attr::ofInts({2, 2})},
                            {"output_shape", Attr::ofInts({8, 9})}},
-                          true},
+                          1},
         // Pads as large as the kernel: the Conv would need negative pads.
         ConvTransposeCase{"PadsBeyondTheKernel", {1, 2, 6, 6}, {2, 2, 2, 2}, true,
                           {{"strides", Attr::ofInts({2, 2})},
                            {"pads", Attr::ofInts({2, 2, 2, 2})}},
-                          false},
+                          0},
         // Dilated: a strided axis's phases take taps from the kernel's
         // span (zeros between), an axis of stride 1 keeps the dilation.
         ConvTransposeCase{"Dilation2Stride2", {1, 2, 4, 4}, {2, 3, 3, 3}, true,
                           {{"strides", Attr::ofInts({2, 2})},
                            {"dilations", Attr::ofInts({2, 2})}},
-                          true},
+                          1},
         ConvTransposeCase{"Dilation2Stride1Pad2", {1, 4, 6, 6}, {4, 3, 3, 3}, true,
                           {{"pads", Attr::ofInts({2, 2, 2, 2})},
                            {"dilations", Attr::ofInts({2, 2})}},
-                          true},
+                          1},
         ConvTransposeCase{"DilationsMixedAsymmetricPads", {1, 3, 5, 7}, {3, 2, 3, 2}, false,
                           {{"dilations", Attr::ofInts({3, 2})},
                            {"pads", Attr::ofInts({1, 0, 2, 1})}},
-                          true},
+                          1},
         ConvTransposeCase{"Dilation3Stride2OutputPadding", {1, 2, 5, 4}, {2, 3, 3, 2}, true,
                           {{"strides", Attr::ofInts({2, 3})},
                            {"dilations", Attr::ofInts({3, 2})},
                            {"pads", Attr::ofInts({1, 2, 1, 0})},
                            {"output_padding", Attr::ofInts({1, 2})}},
-                          true},
+                          1},
         ConvTransposeCase{"Dilation2GroupedStride1", {1, 6, 5, 5}, {6, 2, 3, 3}, true,
                           {{"group", Attr::ofInt(3)},
                            {"dilations", Attr::ofInts({2, 2})},
                            {"pads", Attr::ofInts({1, 1, 1, 1})}},
-                          true},
+                          1},
+        // Eight filters or more: a Conv per phase where the phases' own
+        // taps and grids save products (3x3 stride 2: 9 taps of 16; 4x4
+        // stride 2, pad 1: a grid row and column fewer), else still one.
+        ConvTransposeCase{"PerPhaseK3Stride2Pad1OutputPadding1", {1, 5, 6, 7}, {5, 8, 3, 3}, true,
+                          {{"strides", Attr::ofInts({2, 2})},
+                           {"pads", Attr::ofInts({1, 1, 1, 1})},
+                           {"output_padding", Attr::ofInts({1, 1})}},
+                          4},
+        ConvTransposeCase{"PerPhaseK4Stride2Pad1", {1, 3, 4, 5}, {3, 9, 4, 4}, false,
+                          {{"strides", Attr::ofInts({2, 2})},
+                           {"pads", Attr::ofInts({1, 1, 1, 1})}},
+                          4},
+        ConvTransposeCase{"PerPhaseK5x3Strides3x2", {1, 2, 3, 4}, {2, 8, 5, 3}, true,
+                          {{"strides", Attr::ofInts({3, 2})},
+                           {"pads", Attr::ofInts({1, 1, 1, 0})}},
+                          6},
+        ConvTransposeCase{"PerPhaseGrouped", {1, 4, 5, 5}, {4, 4, 3, 3}, true,
+                          {{"group", Attr::ofInt(2)},
+                           {"strides", Attr::ofInts({2, 2})},
+                           {"pads", Attr::ofInts({1, 1, 1, 1})},
+                           {"output_padding", Attr::ofInts({1, 1})}},
+                          4},
+        ConvTransposeCase{"PerPhaseBatch2", {2, 3, 4, 4}, {3, 8, 3, 3}, false,
+                          {{"strides", Attr::ofInts({2, 2})},
+                           {"pads", Attr::ofInts({1, 1, 1, 1})},
+                           {"output_padding", Attr::ofInts({1, 1})}},
+                          4},
+        // Every phase one tap, none wasted: the one 1x1 Conv.
+        ConvTransposeCase{"EightFiltersK2Stride2", {1, 3, 4, 4}, {3, 8, 2, 2}, true,
+                          {{"strides", Attr::ofInts({2, 2})}}, 1},
+        // An odd output (7 rows of stride 2): the phases' grids differ, one Conv.
+        ConvTransposeCase{"EightFiltersOddOutput", {1, 2, 4, 4}, {2, 8, 3, 3}, true,
+                          {{"strides", Attr::ofInts({2, 2})},
+                           {"pads", Attr::ofInts({1, 1, 1, 1})}},
+                          1},
         ConvTransposeCase{"RunTimeWeights", {1, 2, 4, 4}, {2, 3, 2, 2}, false,
-                          {{"strides", Attr::ofInts({2, 2})}}, false, Weights::Input},
+                          {{"strides", Attr::ofInts({2, 2})}}, 0, Weights::Input},
         ConvTransposeCase{"OneDimensional", {1, 3, 7}, {3, 2, 4}, true,
-                          {{"strides", Attr::ofInts({2})}}, false}),
+                          {{"strides", Attr::ofInts({2})}}, 0}),
     [](const auto &info) { return info.param.name; });
 
 } // namespace
