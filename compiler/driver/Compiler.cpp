@@ -64,7 +64,7 @@ llvm::Expected<CompileResult> compileToMemory(const CompileOptions &opts) {
   PipelineOptions pipelineOpts;
   pipelineOpts.verifyEach = opts.verifyEachPass;
   std::vector<std::string> passes =
-      opts.passes.empty() ? defaultPipeline() : opts.passes;
+      opts.passes.empty() ? defaultPipeline(opts.lir.winograd) : opts.passes;
   if (auto err = runPipeline(g, passes, pipelineOpts))
     return std::move(err);
   if (auto err = verifyGraph(g))

@@ -49,6 +49,12 @@ std::unique_ptr<Pass> createFoldPadIntoConvPass();
 /// follow, so the sums are the same.
 std::unique_ptr<Pass> createTrimConvTapsPass();
 
+/// "dilated-conv-to-batch": a float 3x3 Conv of stride 1 and a dilation d
+/// becomes a Pad, the d^2 sub-grids of the padded input as a batch, the
+/// Conv without dilation over them (Winograd's), and the interleave back,
+/// where the sub-grids are large enough for that to pay.
+std::unique_ptr<Pass> createDilatedConvToBatchPass();
+
 /// "simplify-layout": chains of Transposes become one (none if the
 /// permutations cancel), chains of Reshapes one, and a Reshape to its
 /// input's own shape disappears.

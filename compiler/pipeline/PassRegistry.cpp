@@ -17,6 +17,7 @@ const PassEntry kPasses[] = {
     {"constant-folding", createConstantFoldingPass},
     {"cse", createCommonSubexpressionEliminationPass},
     {"dce", createDeadCodeEliminationPass},
+    {"dilated-conv-to-batch", createDilatedConvToBatchPass},
     {"fold-batchnorm", createFoldBatchNormPass},
     {"fold-pad-into-conv", createFoldPadIntoConvPass},
     {"fold-qdq", createFoldQDQPass},

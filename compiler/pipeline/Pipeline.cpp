@@ -6,8 +6,8 @@
 
 namespace kiln {
 
-std::vector<std::string> defaultPipeline() {
-  return {
+std::vector<std::string> defaultPipeline(bool winograd) {
+  std::vector<std::string> passes = {
       // Quantized ONNX's DQ -> op -> Q groups become int8 ops, while the
       // weights are still integers behind their DequantizeLinear.
       "fold-qdq",
@@ -36,9 +36,14 @@ std::vector<std::string> defaultPipeline() {
       // activation after a fully-connected layer lands on the biased MatMul.
       "fuse-matmul-bias",
       "fuse-activation",
-      // Whatever the rewrites left unused, weights included.
-      "dce",
   };
+  // Dilated Convs over their sub-grids, as Winograd's (their activation
+  // fused already); without Winograd that would only add the copies.
+  if (winograd)
+    passes.push_back("dilated-conv-to-batch");
+  // Whatever the rewrites left unused, weights included.
+  passes.push_back("dce");
+  return passes;
 }
 
 llvm::Error runPasses(Graph &g, llvm::ArrayRef<std::unique_ptr<Pass>> passes,

@@ -35,8 +35,9 @@ llvm::Error runPipeline(Graph &g, llvm::ArrayRef<std::string> passNames,
 llvm::Error runPasses(Graph &g, llvm::ArrayRef<std::unique_ptr<Pass>> passes,
                       const PipelineOptions &opts);
 
-/// The passes `kilnc` runs by default.
-std::vector<std::string> defaultPipeline();
+/// The passes `kilnc` runs by default; `winograd`: the code generator may
+/// take Winograd's convolutions (lir::LIROptions::winograd).
+std::vector<std::string> defaultPipeline(bool winograd = true);
 
 } // namespace kiln
 

@@ -127,6 +127,15 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"DilationPastTheImage", {1, 8, 6, 6}, {8, 8, 3, 3}, true,
                  {{"dilations", Attr::ofInts({8, 8})},
                   {"pads", Attr::ofInts({8, 8, 8, 8})}}},
+        // Dilated 3x3 Convs whose sub-grids are large enough run undilated
+        // over them as a batch (dilated-conv-to-batch): 2x2 sub-grids of
+        // 14x14; 2x3 of 16x15, the last row cropped.
+        ConvCase{"DilatedAsSubGrids", {1, 8, 28, 28}, {6, 8, 3, 3}, true,
+                 {{"dilations", Attr::ofInts({2, 2})},
+                  {"pads", Attr::ofInts({2, 2, 2, 2})}}},
+        ConvCase{"DilatedAsSubGridsCropped", {1, 8, 31, 45}, {4, 8, 3, 3}, false,
+                 {{"dilations", Attr::ofInts({2, 3})},
+                  {"pads", Attr::ofInts({2, 3, 2, 3})}}},
         ConvCase{"Group2", {1, 4, 6, 6}, {6, 2, 3, 3}, true,
                  {{"group", Attr::ofInt(2)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         ConvCase{"Group3NoBias", {2, 6, 5, 5}, {9, 2, 3, 3}, false,

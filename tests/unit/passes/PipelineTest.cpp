@@ -16,8 +16,8 @@ TEST(PassRegistry, CreatesEveryRegisteredPass) {
   std::vector<llvm::StringRef> names(registeredPassNames().begin(),
                                      registeredPassNames().end());
   EXPECT_EQ(names, (std::vector<llvm::StringRef>{
-                       "constant-folding", "cse", "dce", "fold-batchnorm",
-                       "fold-pad-into-conv", "fold-qdq", "fuse-activation",
+                       "constant-folding", "cse", "dce", "dilated-conv-to-batch",
+                       "fold-batchnorm", "fold-pad-into-conv", "fold-qdq", "fuse-activation",
                        "fuse-layer-norm", "fuse-matmul-bias", "lower", "simplify-arithmetic",
                        "simplify-layout", "trim-conv-taps"}));
   for (llvm::StringRef name : names) {
@@ -32,21 +32,20 @@ TEST(PassRegistry, UnknownNameListsKnownOnes) {
   ASSERT_FALSE(bool(pass));
   EXPECT_EQ(llvm::toString(pass.takeError()),
             "unknown pass 'inline'; known passes: constant-folding, cse, dce, "
-            "fold-batchnorm, fold-pad-into-conv, fold-qdq, fuse-activation, "
+            "dilated-conv-to-batch, fold-batchnorm, fold-pad-into-conv, fold-qdq, fuse-activation, "
             "fuse-layer-norm, fuse-matmul-bias, lower, simplify-arithmetic, simplify-layout, "
             "trim-conv-taps");
 }
 
 TEST(Pipeline, DefaultPipeline) {
-  EXPECT_EQ(
-      defaultPipeline(),
-      (std::vector<std::string>{"fold-qdq", "constant-folding",
-                                "fold-batchnorm", "fuse-layer-norm", "lower",
-                                "constant-folding", "simplify-arithmetic",
-                                "simplify-layout", "cse",
-                                "fold-pad-into-conv", "trim-conv-taps",
-                                "fuse-matmul-bias",
-                                "fuse-activation", "dce"}));
+  const std::vector<std::string> withoutWinograd = {
+      "fold-qdq", "constant-folding", "fold-batchnorm", "fuse-layer-norm", "lower",
+      "constant-folding", "simplify-arithmetic", "simplify-layout", "cse",
+      "fold-pad-into-conv", "trim-conv-taps", "fuse-matmul-bias", "fuse-activation", "dce"};
+  std::vector<std::string> withWinograd = withoutWinograd;
+  withWinograd.insert(withWinograd.end() - 1, "dilated-conv-to-batch");
+  EXPECT_EQ(defaultPipeline(), withWinograd);
+  EXPECT_EQ(defaultPipeline(/*winograd=*/false), withoutWinograd);
 }
 
 GraphBuilder reluGraph() {
