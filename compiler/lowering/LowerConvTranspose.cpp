@@ -37,6 +37,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <array>
 #include <optional>
 
 namespace kiln {
@@ -179,19 +180,25 @@ std::optional<llvm::SmallVector<std::pair<PhaseAxis, PhaseAxis>, 4>>
 phaseConvs(const TensorType &xt, const TensorType &yt, const Tensor &w,
            llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> pads,
            llvm::ArrayRef<int64_t> dilations, int64_t sharedProducts) {
-  llvm::SmallVector<std::pair<PhaseAxis, PhaseAxis>, 4> phases;
   if (dilations[0] != 1 || dilations[1] != 1 || yt.shape[2] % strides[0] ||
       yt.shape[3] % strides[1] || yt.shape[1] < kMinPhaseFilters)
     return std::nullopt;
-  int64_t products = 0;
-  for (int64_t r0 = 0; r0 < strides[0]; ++r0)
-    for (int64_t r1 = 0; r1 < strides[1]; ++r1) {
-      auto a0 = phaseAxis(xt.shape[2], w.getShape()[2], strides[0], pads[0], yt.shape[2], r0);
-      auto a1 = phaseAxis(xt.shape[3], w.getShape()[3], strides[1], pads[1], yt.shape[3], r1);
-      if (!a0 || !a1)
+  // Each axis's phases, then every pair of them.
+  std::array<llvm::SmallVector<PhaseAxis, 4>, 2> axes;
+  for (size_t d = 0; d < 2; ++d)
+    for (int64_t r = 0; r < strides[d]; ++r) {
+      auto a = phaseAxis(xt.shape[2 + d], w.getShape()[2 + d], strides[d], pads[d],
+                         yt.shape[2 + d], r);
+      if (!a)
         return std::nullopt;
-      products += a0->taps * a1->taps * (yt.shape[2] / strides[0]) * (yt.shape[3] / strides[1]);
-      phases.push_back({*a0, *a1});
+      axes[d].push_back(*a);
+    }
+  llvm::SmallVector<std::pair<PhaseAxis, PhaseAxis>, 4> phases;
+  int64_t products = 0;
+  for (const PhaseAxis &a0 : axes[0])
+    for (const PhaseAxis &a1 : axes[1]) {
+      products += a0.taps * a1.taps * (yt.shape[2] / strides[0]) * (yt.shape[3] / strides[1]);
+      phases.push_back({a0, a1});
     }
   if (10 * products > 9 * sharedProducts)
     return std::nullopt;

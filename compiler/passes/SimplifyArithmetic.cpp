@@ -36,16 +36,15 @@ llvm::Expected<bool> powerByMul(Graph &g, Node *pow) {
       !(cube || isConstantSplat(pow->getInput(1), 2)) ||
       pow->getOutput()->getType() != x->getType())
     return false;
-  if (!cube) {
-    auto mul = addReplacementNode(g, *pow, OpKind::Mul, {x, x});
-    if (!mul)
-      return mul.takeError();
-    return replaceNode(g, pow, (*mul)->getOutput());
+  // The cube multiplies the square by x again.
+  Value *factor = x;
+  if (cube) {
+    auto square = addHelperNode(g, *pow, "square", OpKind::Mul, {x, x});
+    if (!square)
+      return square.takeError();
+    factor = (*square)->getOutput();
   }
-  auto square = addHelperNode(g, *pow, "square", OpKind::Mul, {x, x});
-  if (!square)
-    return square.takeError();
-  auto mul = addReplacementNode(g, *pow, OpKind::Mul, {(*square)->getOutput(), x});
+  auto mul = addReplacementNode(g, *pow, OpKind::Mul, {factor, x});
   if (!mul)
     return mul.takeError();
   return replaceNode(g, pow, (*mul)->getOutput());
