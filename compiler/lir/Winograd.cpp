@@ -66,11 +66,15 @@ int64_t lineBlockRows(int64_t tilesH, int64_t tilesW) {
 double inputTransformOps(int64_t m) { return m == 2 ? 64 : 216; }
 double outputTransformOps(int64_t m) { return m == 2 ? 50 : 170; }
 
-/// Weights of this size or more come from L3 or memory, at about this many
-/// bytes a cycle (resnet18's 14x14x256 layers: 0.92 ms as F(2x2), 1.3 to
-/// 1.7 ms as F(4x4) with 2.25x the weights).
+/// Weights of this size or more pass the L2: the first block reads them from
+/// memory at about kStreamBytesPerCycle (resnet18's 14x14x256 layers, one
+/// block: 0.92 ms as F(2x2), 1.3 to 1.7 ms as F(4x4) with 2.25x the
+/// weights), every later block again from L3 at about kReadBytesPerCycle
+/// (VGG's 64 -> 128 layer at 112x112, 14 blocks of F(4x4)'s 1.18 MB: 3.7 ms,
+/// where F(2x2)'s 0.52 MB in 56 blocks took 5.7 ms).
 constexpr double kCachedWeightsBytes = 1 << 20;
 constexpr double kStreamBytesPerCycle = 2;
+constexpr double kReadBytesPerCycle = 8;
 
 /// The transforms' matrices: G (n x 3) for the weights. B^T and A^T live in
 /// the kernel, factored.
@@ -181,7 +185,8 @@ double winogradCost(const Node &conv, int64_t m, unsigned vectorLanes) {
   }
   double weights = winogradWeightsBytes({OC, C, 3, 3}, m);
   if (weights >= kCachedWeightsBytes)
-    cost += llvm::divideCeil(l.tilesH, l.blockRows) * weights / kStreamBytesPerCycle;
+    cost += weights / kStreamBytesPerCycle +
+            (llvm::divideCeil(l.tilesH, l.blockRows) - 1) * weights / kReadBytesPerCycle;
   return cost;
 }
 
