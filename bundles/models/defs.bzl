@@ -25,4 +25,6 @@ SUITE_MODELS = [
     "conformer_conv",
     "video_3d",
     "yolo_small",
+    "dcgan_small",
+    "dilated_context",
 ]

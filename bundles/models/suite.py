@@ -53,6 +53,14 @@ end-to-end tests run on a clean clone:
     yolo_small           YOLOv5-like detector on 1x3x128x128: SiLU, C3, SPPF
                          (5x5 MaxPools of stride 1), nearest upsampling;
                          opset 15
+  and from a third hunt, for the lowerings its cliffs brought:
+    dcgan_small          DCGAN's generator from a 1x32x1x1 code to 1x3x64x64:
+                         ConvTransposes of 4x4 at stride 2 (a Conv per
+                         output phase) and of 3x3 at stride 2 with output
+                         padding, BatchNorm, Tanh; opset 13
+    dilated_context      dilated 3x3 Convs (dilations 1, 2, 4, 8) on
+                         1x16x32x32: dilation 2 over its sub-grids as a
+                         batch; opset 12
 Large models (torchvision, 1x3x224x224 -> 1x1000) are not shipped; write
 them elsewhere with --large and point KILN_SUITE_MODELS at that folder
 (default ../shared/suite, see tests/shared_models.bzl):
@@ -410,6 +418,43 @@ class YoloSmall(nn.Module):
         return self.head(torch.cat([self.up(self.stride32(s16)), s16], 1))
 
 
+class DCGANSmall(nn.Module):
+    """DCGAN's generator, narrowed: from a 1x32x1x1 code, ConvTransposes of
+    4x4 at stride 2, pad 1 (each output phase its own Conv), one of 3x3 at
+    stride 2 with output padding, BatchNorm, ReLU, Tanh."""
+
+    def __init__(self, nz=32, ngf=16):
+        super().__init__()
+        layers, cin = [], nz
+        for cout, k, s, p, op in [(4 * ngf, 4, 1, 0, 0), (2 * ngf, 4, 2, 1, 0),
+                                  (ngf, 4, 2, 1, 0), (ngf, 3, 2, 1, 1)]:
+            layers += [nn.ConvTranspose2d(cin, cout, k, s, p, output_padding=op, bias=False),
+                       nn.BatchNorm2d(cout), nn.ReLU()]
+            cin = cout
+        layers += [nn.ConvTranspose2d(cin, 3, 4, 2, 1, bias=False), nn.Tanh()]
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class DilatedContext(nn.Module):
+    """A context module of dilated 3x3 Convs (Yu and Koltun), narrowed to 16
+    channels on 32x32: dilation 2 runs undilated over its 2x2 sub-grids as a
+    batch (16x16 outputs each), dilations 4 and 8 stay dilated; a 1x1 Conv
+    to 8 channels."""
+
+    def __init__(self, c=16):
+        super().__init__()
+        self.convs = nn.ModuleList(nn.Conv2d(c, c, 3, padding=d, dilation=d) for d in (1, 2, 4, 8, 1))
+        self.head = nn.Conv2d(c, 8, 1)
+
+    def forward(self, x):
+        for conv in self.convs:
+            x = torch.relu(conv(x))
+        return self.head(x)
+
+
 def _torchvision(name, **kwargs):
     import torchvision
     return getattr(torchvision.models, name)(weights=None, **kwargs)
@@ -445,6 +490,8 @@ SMALL = {
     "conformer_conv": (ConformerConv, (1, 50, 64), 17),
     "video_3d": (Video3D, (1, 3, 4, 32, 32), 13),
     "yolo_small": (YoloSmall, (1, 3, 128, 128), 15),
+    "dcgan_small": (DCGANSmall, (1, 32, 1, 1), 13),
+    "dilated_context": (DilatedContext, (1, 16, 32, 32), 12),
 }
 _IMAGE = (1, 3, 224, 224)
 LARGE = {

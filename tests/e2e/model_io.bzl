@@ -33,6 +33,8 @@ MODEL_IO = {
     "conformer_conv": (("input", [1, 50, 64]), ("output", [1, 50, 64])),
     "video_3d": (("input", [1, 3, 4, 32, 32]), _CLASSES_10),
     "yolo_small": (("input", [1, 3, 128, 128]), ("output", [1, 24, 8, 8])),
+    "dcgan_small": (("input", [1, 32, 1, 1]), ("output", [1, 3, 64, 64])),
+    "dilated_context": (("input", [1, 16, 32, 32]), ("output", [1, 8, 32, 32])),
 }
 
 # The suite's large models (those present): torchvision classifiers, and a

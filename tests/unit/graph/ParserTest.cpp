@@ -186,7 +186,8 @@ INSTANTIATE_TEST_SUITE_P(Shipped, ParserOnModel,
                                            "vit_tiny", "attention_seqfirst",
                                            "pointnet_small", "odd_convs", "audio_m5",
                                            "wav2vec_features", "style_transfer", "espcn",
-                                           "conformer_conv", "video_3d", "yolo_small"));
+                                           "conformer_conv", "video_3d", "yolo_small",
+                                           "dcgan_small", "dilated_context"));
 
 } // namespace
 } // namespace kiln
