@@ -14,8 +14,14 @@
 // phases into the output grid and a Slice crops it. The Conv then runs on
 // the convolution kernels (register-tiled GEMM; a 2x2 stride-2 kernel
 // becomes a 1x1 Conv) instead of the scattering ConvTranspose kernel,
-// which stays for what this does not cover: run-time weights, other than 2
-// spatial dimensions, and pads that reach beyond a kernel.
+// which stays for what this does not cover: run-time weights and pads that
+// reach beyond a kernel.
+//
+// A 1-D ConvTranspose is the 2-D one of height 1. A 3-D one decomposes its
+// depth axis the same way into a 2-D ConvTranspose: the padded input's
+// depth windows of T taps as channels (c, j) and their positions m as
+// batch rows, the depth phases r as output channels (o, r), interleaved
+// back into depths s * m + r and cropped.
 //
 // A dilated kernel (dilation d) spans d * (K - 1) + 1 positions. Along an
 // axis of stride 1 the Conv keeps the dilation and the K reversed taps;
@@ -205,27 +211,38 @@ phaseConvs(const TensorType &xt, const TensorType &yt, const Tensor &w,
   return phases;
 }
 
-} // namespace
+AttrMap reshapeTo(llvm::ArrayRef<int64_t> shape) {
+  return AttrMap{{"shape", Attr::ofInts(shape)}, {"allowzero", Attr::ofInt(1)}};
+}
 
-llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n) {
-  auto explicitForm = makeConvTransposeExplicit(g, n);
-  if (!explicitForm)
-    return explicitForm.takeError();
+/// The explicit attributes of a 2-D ConvTranspose.
+AttrMap convTranspose2DAttrs(int64_t group, llvm::ArrayRef<int64_t> kernel,
+                             llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> dilations,
+                             llvm::ArrayRef<int64_t> pads) {
+  return AttrMap{{"auto_pad", Attr::ofString("NOTSET")},
+                 {"group", Attr::ofInt(group)},
+                 {"kernel_shape", Attr::ofInts(kernel)},
+                 {"strides", Attr::ofInts(strides)},
+                 {"dilations", Attr::ofInts(dilations)},
+                 {"pads", Attr::ofInts(pads)},
+                 {"output_padding", Attr::ofInts({0, 0})}};
+}
+
+/// A 2-D ConvTranspose in explicit form with constant weights `w` and bias
+/// `b` (or none) as the sub-pixel Conv or the phases' Convs; false where
+/// it stays.
+llvm::Expected<bool> lowerConvTranspose2D(Graph &g, Node *n, const Tensor &w, const Tensor *b) {
   ConvTransposeView convT(*n);
   const TensorType &xt = convT.input()->getType();
   const TensorType &yt = n->getOutput()->getType();
-  const Tensor *w = constantF32(convT.weights());
-  const Tensor *b = convT.bias() ? constantF32(convT.bias()) : nullptr;
-  if (xt.dtype != DType::F32 || xt.rank() != 4 || !w || (convT.bias() && !b))
-    return *explicitForm;
   llvm::ArrayRef<int64_t> strides = convT.strides(), pads = convT.pads(),
                           dilations = convT.dilations();
   llvm::SmallVector<SubPixelAxis, 2> axes;
   for (size_t i = 0; i < 2; ++i) {
-    auto a = subPixelAxis(xt.shape[2 + i], w->getShape()[2 + i], dilations[i], strides[i],
+    auto a = subPixelAxis(xt.shape[2 + i], w.getShape()[2 + i], dilations[i], strides[i],
                           pads[i], yt.shape[2 + i]);
     if (!a)
-      return *explicitForm;
+      return false;
     axes.push_back(*a);
   }
   const SubPixelAxis &a0 = axes[0], &a1 = axes[1];
@@ -234,17 +251,14 @@ llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n) {
   int64_t m0 = xt.shape[2] + a0.padBegin + a0.padEnd - a0.extent() + 1;
   int64_t m1 = xt.shape[3] + a1.padBegin + a1.padEnd - a1.extent() + 1;
   HelperNodeBuilder c(g, *n);
-  auto reshape = [](llvm::ArrayRef<int64_t> shape) {
-    return AttrMap{{"shape", Attr::ofInts(shape)}, {"allowzero", Attr::ofInt(1)}};
-  };
-  if (auto own = phaseConvs(xt, yt, *w, strides, pads, dilations,
+  if (auto own = phaseConvs(xt, yt, w, strides, pads, dilations,
                             phases * a0.taps * a1.taps * m0 * m1)) {
     // Phase (r0, r1)'s Conv gives outputs (s0 m0 + r0, s1 m1 + r1): the
     // phases concatenated over the channels, then interleaved.
     llvm::SmallVector<Value *, 4> outs;
     for (const auto &[p0, p1] : *own) {
       llvm::SmallVector<Value *, 3> in{
-          convT.input(), c.constant("phase_weights", phaseWeights(*w, group, p0, p1))};
+          convT.input(), c.constant("phase_weights", phaseWeights(w, group, p0, p1))};
       if (b)
         in.push_back(convT.bias());
       outs.push_back(c.add("phase_conv", OpKind::Conv, in,
@@ -259,14 +273,14 @@ llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n) {
     int64_t q0 = yt.shape[2] / a0.stride, q1 = yt.shape[3] / a1.stride;
     Value *v = c.add("phases", OpKind::Concat, outs, {{"axis", Attr::ofInt(1)}});
     v = c.add("phase_grid", OpKind::Reshape, {v},
-              reshape({batch, a0.stride, a1.stride, filters, q0, q1}));
+              reshapeTo({batch, a0.stride, a1.stride, filters, q0, q1}));
     v = c.add("interleave", OpKind::Transpose, {v},
               {{"perm", Attr::ofInts({0, 3, 4, 1, 5, 2})}});
-    v = c.add("grid", OpKind::Reshape, {v}, reshape(yt.shape));
+    v = c.add("grid", OpKind::Reshape, {v}, reshapeTo(yt.shape));
     return c.replaceOrigin({v});
   }
   llvm::SmallVector<Value *, 3> convInputs{
-      convT.input(), c.constant("subpixel_weights", subPixelWeights(*w, group, a0, a1))};
+      convT.input(), c.constant("subpixel_weights", subPixelWeights(w, group, a0, a1))};
   if (b)
     convInputs.push_back(c.constant("subpixel_bias", subPixelBias(*b, phases)));
   Value *v = c.add("subpixel_conv", OpKind::Conv, convInputs,
@@ -279,11 +293,11 @@ llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n) {
                                            a1.padEnd})}});
   if (phases > 1) {
     v = c.add("phases", OpKind::Reshape, {v},
-              reshape({batch, filters, a0.stride, a1.stride, m0, m1}));
+              reshapeTo({batch, filters, a0.stride, a1.stride, m0, m1}));
     v = c.add("interleave", OpKind::Transpose, {v},
               {{"perm", Attr::ofInts({0, 1, 4, 2, 5, 3})}});
     v = c.add("grid", OpKind::Reshape, {v},
-              reshape({batch, filters, m0 * a0.stride, m1 * a1.stride}));
+              reshapeTo({batch, filters, m0 * a0.stride, m1 * a1.stride}));
   }
   if (m0 * a0.stride != yt.shape[2] || m1 * a1.stride != yt.shape[3])
     v = c.add("crop", OpKind::Slice, {v},
@@ -293,6 +307,145 @@ llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n) {
                {"axes", Attr::ofInts({0, 1, 2, 3})},
                {"steps", Attr::ofInts({1, 1, 1, 1})}});
   return c.replaceOrigin({v});
+}
+
+/// Ends a 1-D or 3-D rewrite around the 2-D ConvTranspose `inner`: the
+/// origin replaced by `result`, then `inner` lowered.
+llvm::Expected<bool> replaceAndLowerInner(Graph &g, HelperNodeBuilder &c, Value *inner,
+                                          Value *result) {
+  Node *convT = inner ? inner->getProducer() : nullptr;
+  auto replaced = c.replaceOrigin({result});
+  if (!replaced)
+    return replaced.takeError();
+  ConvTransposeView view(*convT);
+  auto lowered = lowerConvTranspose2D(g, convT, *constantF32(view.weights()),
+                                      view.bias() ? constantF32(view.bias()) : nullptr);
+  if (!lowered)
+    return lowered.takeError();
+  return true;
+}
+
+/// A 1-D ConvTranspose (explicit form, constant weights) as the 2-D one of
+/// height 1 between Reshapes.
+llvm::Expected<bool> lowerConvTranspose1D(Graph &g, Node *n, const Tensor &w) {
+  ConvTransposeView convT(*n);
+  const TensorType &xt = convT.input()->getType();
+  llvm::ArrayRef<int64_t> ws = w.getShape();
+  HelperNodeBuilder c(g, *n);
+  llvm::SmallVector<Value *, 3> in{
+      c.add("x2d", OpKind::Reshape, {convT.input()},
+            reshapeTo({xt.shape[0], xt.shape[1], 1, xt.shape[2]})),
+      c.constant("w2d", Tensor(TensorType(DType::F32, {ws[0], ws[1], 1, ws[2]}), w.raw()))};
+  if (convT.bias())
+    in.push_back(convT.bias());
+  Value *y2d = c.add("convtranspose2d", OpKind::ConvTranspose, in,
+                     convTranspose2DAttrs(convT.group(), {1, ws[2]}, {1, convT.strides()[0]},
+                                          {1, convT.dilations()[0]},
+                                          {0, convT.pads()[0], 0, convT.pads()[1]}));
+  Value *y = c.add("y1d", OpKind::Reshape, {y2d}, reshapeTo(n->getOutput()->getType().shape));
+  return replaceAndLowerInner(g, c, y2d, y);
+}
+
+/// A 3-D ConvTranspose (explicit form, constant weights `w` [C, O/group,
+/// KD, KH, KW] and bias `b` or none) as a 2-D one over depth windows:
+///   x[N, C, D, H, W] -> Pad depth -> Gather [M, T] -> [N, C, M, T, H, W]
+///   -> Transpose [N, M, C, T, H, W] -> Reshape [N*M, C*T, H, W],
+///   ConvTranspose 2-D to [N*M, O*s, OH, OW] (output channel (o, r) holding
+///   depth phase r's reversed taps of filter o)
+///   -> Reshape [N, M, O, s, OH, OW] -> Transpose [N, O, M, s, OH, OW]
+///   -> Reshape [N, O, M*s, OH, OW] -> Slice the output's depths.
+/// False where the depth axis's windows would need negative pads.
+llvm::Expected<bool> lowerConvTranspose3D(Graph &g, Node *n, const Tensor &w, const Tensor *b) {
+  ConvTransposeView convT(*n);
+  const TensorType &xt = convT.input()->getType();
+  const TensorType &yt = n->getOutput()->getType();
+  llvm::ArrayRef<int64_t> strides = convT.strides(), pads = convT.pads(),
+                          dilations = convT.dilations(), ws = w.getShape();
+  auto depth = subPixelAxis(xt.shape[2], ws[2], dilations[0], strides[0], pads[0], yt.shape[2]);
+  if (!depth)
+    return false;
+  const int64_t N = xt.shape[0], C = xt.shape[1], H = xt.shape[3], W = xt.shape[4];
+  const int64_t T = depth->taps, s = depth->stride, O = yt.shape[1], perGroupOut = ws[1];
+  const int64_t M = xt.shape[2] + depth->padBegin + depth->padEnd - depth->extent() + 1;
+  HelperNodeBuilder c(g, *n);
+  Value *x = convT.input();
+  if (depth->padBegin || depth->padEnd) {
+    Shape padding(10, 0);
+    padding[2] = depth->padBegin;
+    padding[7] = depth->padEnd;
+    x = c.add("depth_padded", OpKind::Pad, {x},
+              {{"mode", Attr::ofString("constant")},
+               {"pads", Attr::ofInts(padding)},
+               {"value", Attr::ofFloat(0.0f)}});
+  }
+  Tensor positions(TensorType(DType::I64, {M, T}));
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t j = 0; j < T; ++j)
+      positions.data<int64_t>()[m * T + j] = m + j * depth->dilation;
+  Value *windows = c.add("depth_windows", OpKind::Gather,
+                         {x, c.constant("depths", std::move(positions))},
+                         {{"axis", Attr::ofInt(2)}});
+  Value *rows = c.add("depth_rows", OpKind::Transpose, {windows},
+                      {{"perm", Attr::ofInts({0, 2, 1, 3, 4, 5})}});
+  Value *x2d = c.add("x2d", OpKind::Reshape, {rows}, reshapeTo({N * M, C * T, H, W}));
+  // w2[(ci, j), (o, r), kh, kw] = w[ci, o, the tap of phase r at j, kh, kw].
+  const int64_t plane = ws[3] * ws[4];
+  Tensor w2(TensorType(DType::F32, {C * T, perGroupOut * s, ws[3], ws[4]}));
+  const float *src = w.data<float>();
+  float *dst = w2.data<float>();
+  for (int64_t ci = 0; ci < C; ++ci)
+    for (int64_t j = 0; j < T; ++j)
+      for (int64_t o = 0; o < perGroupOut; ++o)
+        for (int64_t r = 0; r < s; ++r) {
+          int64_t tap = depth->sourceTap(r, j);
+          if (tap < 0)
+            continue;
+          std::copy_n(src + ((ci * perGroupOut + o) * ws[2] + tap) * plane, plane,
+                      dst + ((ci * T + j) * perGroupOut * s + o * s + r) * plane);
+        }
+  llvm::SmallVector<Value *, 3> in{x2d, c.constant("w2d", std::move(w2))};
+  if (b)
+    in.push_back(c.constant("b2d", subPixelBias(*b, s)));
+  Value *y2d = c.add("convtranspose2d", OpKind::ConvTranspose, in,
+                     convTranspose2DAttrs(convT.group(), {ws[3], ws[4]}, strides.drop_front(),
+                                          dilations.drop_front(),
+                                          {pads[1], pads[2], pads[4], pads[5]}));
+  Value *y = c.add("phases", OpKind::Reshape, {y2d},
+                   reshapeTo({N, M, O, s, yt.shape[3], yt.shape[4]}));
+  y = c.add("interleave", OpKind::Transpose, {y}, {{"perm", Attr::ofInts({0, 2, 1, 3, 4, 5})}});
+  y = c.add("depths", OpKind::Reshape, {y}, reshapeTo({N, O, M * s, yt.shape[3], yt.shape[4]}));
+  if (M * s != yt.shape[2])
+    y = c.add("crop", OpKind::Slice, {y},
+              {{"starts", Attr::ofInts({0, 0, depth->cropStart, 0, 0})},
+               {"ends", Attr::ofInts({N, O, depth->cropStart + yt.shape[2], yt.shape[3],
+                                      yt.shape[4]})},
+               {"axes", Attr::ofInts({0, 1, 2, 3, 4})},
+               {"steps", Attr::ofInts({1, 1, 1, 1, 1})}});
+  return replaceAndLowerInner(g, c, y2d, y);
+}
+
+} // namespace
+
+llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n) {
+  auto explicitForm = makeConvTransposeExplicit(g, n);
+  if (!explicitForm)
+    return explicitForm.takeError();
+  ConvTransposeView convT(*n);
+  const TensorType &xt = convT.input()->getType();
+  const Tensor *w = constantF32(convT.weights());
+  const Tensor *b = convT.bias() ? constantF32(convT.bias()) : nullptr;
+  if (xt.dtype != DType::F32 || !w || (convT.bias() && !b))
+    return *explicitForm;
+  llvm::Expected<bool> lowered = false;
+  switch (xt.rank()) {
+  case 3: lowered = lowerConvTranspose1D(g, n, *w); break;
+  case 4: lowered = lowerConvTranspose2D(g, n, *w, b); break;
+  case 5: lowered = lowerConvTranspose3D(g, n, *w, b); break;
+  default: break;
+  }
+  if (!lowered)
+    return lowered.takeError();
+  return *lowered || *explicitForm;
 }
 
 } // namespace kiln

@@ -28,9 +28,9 @@ llvm::Expected<bool> makeConvTransposeExplicit(Graph &g, Node *n);
 /// 2-D ConvTranspose with constant weights, stride s -> one Conv computing
 /// the s^2 output phases as channels, interleaved by Reshape, Transpose,
 /// Reshape and cropped by a Slice, or one Conv per phase with its own taps
-/// where that saves products, concatenated and interleaved
-/// (LowerConvTranspose.cpp); otherwise makeConvTransposeExplicit's form for
-/// the scattering kernel.
+/// where that saves products, concatenated and interleaved; 1-D and 3-D
+/// ones through such a 2-D one (LowerConvTranspose.cpp); otherwise
+/// makeConvTransposeExplicit's form for the scattering kernel.
 llvm::Expected<bool> lowerConvTranspose(Graph &g, Node *n);
 
 /// 1-D Conv -> Reshape, 2-D Conv (explicit) over a height of 1, Reshape.
