@@ -27,4 +27,6 @@ SUITE_MODELS = [
     "yolo_small",
     "dcgan_small",
     "dilated_context",
+    "vocoder_small",
+    "unet3d_small",
 ]

@@ -61,6 +61,13 @@ end-to-end tests run on a clean clone:
     dilated_context      dilated 3x3 Convs (dilations 1, 2, 4, 8) on
                          1x16x32x32: dilation 2 over its sub-grids as a
                          batch; opset 12
+    vocoder_small        HiFi-GAN-like vocoder from 1x16x16 mel frames to
+                         1x1x256 samples: ConvTranspose1d by 8 (kernel 16)
+                         and 2, dilated Conv1d residual blocks, LeakyReLU;
+                         opset 14
+    unet3d_small         3-D U-Net on 1x1x8x16x16: Conv3d, BatchNorm3d,
+                         MaxPool3d, ConvTranspose3d 2x2x2 of stride 2, a skip
+                         Concat; opset 16
 Large models (torchvision, 1x3x224x224 -> 1x1000) are not shipped; write
 them elsewhere with --large and point KILN_SUITE_MODELS at that folder
 (default ../shared/suite, see tests/shared_models.bzl):
@@ -455,6 +462,54 @@ class DilatedContext(nn.Module):
         return self.head(x)
 
 
+class VocoderSmall(nn.Module):
+    """A HiFi-GAN-like vocoder, narrowed: from 16 mel bins of 16 frames,
+    ConvTranspose1d upsampling by 8 (kernel 16) and by 2 (kernel 4), each
+    followed by a residual block of dilated Conv1d (dilations 1 and 3) with
+    LeakyReLU, then a Conv1d to one channel and Tanh."""
+
+    def __init__(self, mels=16, c=64):
+        super().__init__()
+        self.pre = nn.Conv1d(mels, c, 7, padding=3)
+        self.ups, self.res = nn.ModuleList(), nn.ModuleList()
+        for u, k in [(8, 16), (2, 4)]:
+            self.ups.append(nn.ConvTranspose1d(c, c // 2, k, u, (k - u) // 2))
+            c //= 2
+            self.res.append(nn.ModuleList(nn.Conv1d(c, c, 3, padding=d, dilation=d) for d in (1, 3)))
+        self.post = nn.Conv1d(c, 1, 7, padding=3)
+
+    def forward(self, x):
+        x = self.pre(x)
+        for up, res in zip(self.ups, self.res):
+            x = up(nn.functional.leaky_relu(x, 0.1))
+            for conv in res:
+                x = x + conv(nn.functional.leaky_relu(x, 0.1))
+        return torch.tanh(self.post(nn.functional.leaky_relu(x, 0.1)))
+
+
+class UNet3DSmall(nn.Module):
+    """A 3-D U-Net of two levels (8 and 16 channels) on 1x1x8x16x16: Conv3d,
+    BatchNorm3d, MaxPool3d, a ConvTranspose3d of 2x2x2 at stride 2, a skip
+    Concat."""
+
+    def __init__(self, c=8):
+        super().__init__()
+
+        def block(cin, cout):
+            return nn.Sequential(nn.Conv3d(cin, cout, 3, padding=1), nn.BatchNorm3d(cout), nn.ReLU(),
+                                 nn.Conv3d(cout, cout, 3, padding=1), nn.BatchNorm3d(cout), nn.ReLU())
+
+        self.down, self.bottom = block(1, c), block(c, 2 * c)
+        self.up = nn.ConvTranspose3d(2 * c, c, 2, 2)
+        self.merge = block(2 * c, c)
+        self.head = nn.Conv3d(c, 2, 1)
+
+    def forward(self, x):
+        skip = self.down(x)
+        x = self.up(self.bottom(nn.functional.max_pool3d(skip, 2)))
+        return self.head(self.merge(torch.cat([x, skip], 1)))
+
+
 def _torchvision(name, **kwargs):
     import torchvision
     return getattr(torchvision.models, name)(weights=None, **kwargs)
@@ -492,6 +547,8 @@ SMALL = {
     "yolo_small": (YoloSmall, (1, 3, 128, 128), 15),
     "dcgan_small": (DCGANSmall, (1, 32, 1, 1), 13),
     "dilated_context": (DilatedContext, (1, 16, 32, 32), 12),
+    "vocoder_small": (VocoderSmall, (1, 16, 16), 14),
+    "unet3d_small": (UNet3DSmall, (1, 1, 8, 16, 16), 16),
 }
 _IMAGE = (1, 3, 224, 224)
 LARGE = {

@@ -35,6 +35,8 @@ MODEL_IO = {
     "yolo_small": (("input", [1, 3, 128, 128]), ("output", [1, 24, 8, 8])),
     "dcgan_small": (("input", [1, 32, 1, 1]), ("output", [1, 3, 64, 64])),
     "dilated_context": (("input", [1, 16, 32, 32]), ("output", [1, 8, 32, 32])),
+    "vocoder_small": (("input", [1, 16, 16]), ("output", [1, 1, 256])),
+    "unet3d_small": (("input", [1, 1, 8, 16, 16]), ("output", [1, 2, 8, 16, 16])),
 }
 
 # The suite's large models (those present): torchvision classifiers, and a

@@ -187,7 +187,8 @@ INSTANTIATE_TEST_SUITE_P(Shipped, ParserOnModel,
                                            "pointnet_small", "odd_convs", "audio_m5",
                                            "wav2vec_features", "style_transfer", "espcn",
                                            "conformer_conv", "video_3d", "yolo_small",
-                                           "dcgan_small", "dilated_context"));
+                                           "dcgan_small", "dilated_context", "vocoder_small",
+                                           "unet3d_small"));
 
 } // namespace
 } // namespace kiln
