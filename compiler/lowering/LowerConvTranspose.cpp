@@ -348,8 +348,8 @@ llvm::Expected<bool> lowerConvTranspose1D(Graph &g, Node *n, const Tensor &w) {
 
 /// A 3-D ConvTranspose (explicit form, constant weights `w` [C, O/group,
 /// KD, KH, KW] and bias `b` or none) as a 2-D one over depth windows:
-///   x[N, C, D, H, W] -> Pad depth -> Gather [M, T] -> [N, C, M, T, H, W]
-///   -> Transpose [N, M, C, T, H, W] -> Reshape [N*M, C*T, H, W],
+///   x[N, C, D, H, W] -> the padded depth's M windows of T taps as
+///   channels (depthWindowsAsChannels) [N*M, C*T, H, W],
 ///   ConvTranspose 2-D to [N*M, O*s, OH, OW] (output channel (o, r) holding
 ///   depth phase r's reversed taps of filter o)
 ///   -> Reshape [N, M, O, s, OH, OW] -> Transpose [N, O, M, s, OH, OW]
@@ -364,30 +364,12 @@ llvm::Expected<bool> lowerConvTranspose3D(Graph &g, Node *n, const Tensor &w, co
   auto depth = subPixelAxis(xt.shape[2], ws[2], dilations[0], strides[0], pads[0], yt.shape[2]);
   if (!depth)
     return false;
-  const int64_t N = xt.shape[0], C = xt.shape[1], H = xt.shape[3], W = xt.shape[4];
+  const int64_t N = xt.shape[0], C = xt.shape[1];
   const int64_t T = depth->taps, s = depth->stride, O = yt.shape[1], perGroupOut = ws[1];
   const int64_t M = xt.shape[2] + depth->padBegin + depth->padEnd - depth->extent() + 1;
   HelperNodeBuilder c(g, *n);
-  Value *x = convT.input();
-  if (depth->padBegin || depth->padEnd) {
-    Shape padding(10, 0);
-    padding[2] = depth->padBegin;
-    padding[7] = depth->padEnd;
-    x = c.add("depth_padded", OpKind::Pad, {x},
-              {{"mode", Attr::ofString("constant")},
-               {"pads", Attr::ofInts(padding)},
-               {"value", Attr::ofFloat(0.0f)}});
-  }
-  Tensor positions(TensorType(DType::I64, {M, T}));
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t j = 0; j < T; ++j)
-      positions.data<int64_t>()[m * T + j] = m + j * depth->dilation;
-  Value *windows = c.add("depth_windows", OpKind::Gather,
-                         {x, c.constant("depths", std::move(positions))},
-                         {{"axis", Attr::ofInt(2)}});
-  Value *rows = c.add("depth_rows", OpKind::Transpose, {windows},
-                      {{"perm", Attr::ofInts({0, 2, 1, 3, 4, 5})}});
-  Value *x2d = c.add("x2d", OpKind::Reshape, {rows}, reshapeTo({N * M, C * T, H, W}));
+  Value *x2d = depthWindowsAsChannels(c, convT.input(), depth->padBegin, depth->padEnd, M, T, 1,
+                                      depth->dilation);
   // w2[(ci, j), (o, r), kh, kw] = w[ci, o, the tap of phase r at j, kh, kw].
   const int64_t plane = ws[3] * ws[4];
   Tensor w2(TensorType(DType::F32, {C * T, perGroupOut * s, ws[3], ws[4]}));

@@ -10,6 +10,7 @@
 #define KILN_LOWERING_LOWERRULES_H
 
 #include "compiler/graph/Graph.h"
+#include "compiler/graph/Rewrite.h"
 
 #include "llvm/Support/Error.h"
 
@@ -38,6 +39,13 @@ llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv);
 /// 3-D Conv -> depth windows gathered into channels, one 2-D Conv over
 /// batch x output depth, Reshape and Transpose back.
 llvm::Expected<bool> lowerConv3D(Graph &g, Node *conv);
+/// The depth windows of x [N, C, D, H, W] as the channels of a 2-D batch,
+/// for the 3-D Conv and ConvTranspose: depth padded by `padBegin` and
+/// `padEnd` (zeros), window m (m < `windows`) the `taps` depths from m *
+/// `stride` every `dilation`, as [N * windows, C * taps, H, W] with channel
+/// c * taps + t. Null after an error, which `b` keeps.
+Value *depthWindowsAsChannels(HelperNodeBuilder &b, Value *x, int64_t padBegin, int64_t padEnd,
+                              int64_t windows, int64_t taps, int64_t stride, int64_t dilation);
 
 /// GlobalAveragePool, GlobalMaxPool -> AveragePool, MaxPool over the whole
 /// spatial extent.

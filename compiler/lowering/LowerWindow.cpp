@@ -123,31 +123,10 @@ llvm::Expected<bool> lowerConv3D(Graph &g, Node *conv) {
                                   llvm::ArrayRef(wt.shape).drop_front(2));
   if (!geom)
     return geom.takeError();
-  int64_t n = xt.shape[0], c = xt.shape[1], h = xt.shape[3], w = xt.shape[4];
-  int64_t kd = wt.shape[2], outDepth = yt.shape[2];
+  int64_t n = xt.shape[0], kd = wt.shape[2], outDepth = yt.shape[2];
   HelperNodeBuilder b(g, *conv);
-  Value *x = view.input();
-  if (geom->padsBegin[0] || geom->padsEnd[0]) {
-    Shape pads(10, 0);
-    pads[2] = geom->padsBegin[0];
-    pads[7] = geom->padsEnd[0];
-    x = b.add("depth_padded", OpKind::Pad, {x},
-              {{"mode", Attr::ofString("constant")},
-               {"pads", Attr::ofInts(pads)},
-               {"value", Attr::ofFloat(0.0f)}});
-  }
-  Tensor depths(TensorType(DType::I64, {outDepth, kd}));
-  for (int64_t od = 0; od < outDepth; ++od)
-    for (int64_t t = 0; t < kd; ++t)
-      depths.data<int64_t>()[od * kd + t] =
-          od * geom->strides[0] + t * geom->dilations[0];
-  Value *windows = b.add("depth_windows", OpKind::Gather,
-                         {x, b.constant("depths", std::move(depths))},
-                         {{"axis", Attr::ofInt(2)}});
-  Value *rows = b.add("depth_rows", OpKind::Transpose, {windows},
-                      {{"perm", Attr::ofInts({0, 2, 1, 3, 4, 5})}});
-  Value *x2d = b.add("x2d", OpKind::Reshape, {rows},
-                     {{"shape", Attr::ofInts({n * outDepth, c * kd, h, w})}});
+  Value *x2d = depthWindowsAsChannels(b, view.input(), geom->padsBegin[0], geom->padsEnd[0],
+                                      outDepth, kd, geom->strides[0], geom->dilations[0]);
   Value *w2d = b.add("w2d", OpKind::Reshape, {view.weights()},
                      {{"shape", Attr::ofInts({wt.shape[0], wt.shape[1] * kd,
                                               wt.shape[3], wt.shape[4]})}});
@@ -171,6 +150,32 @@ llvm::Expected<bool> lowerConv3D(Graph &g, Node *conv) {
                                              yt.shape[3], yt.shape[4]})}});
   return b.replaceOrigin({b.add("y3d", OpKind::Transpose, {y5},
                                 {{"perm", Attr::ofInts({0, 2, 1, 3, 4})}})});
+}
+
+Value *depthWindowsAsChannels(HelperNodeBuilder &b, Value *x, int64_t padBegin, int64_t padEnd,
+                              int64_t windows, int64_t taps, int64_t stride, int64_t dilation) {
+  llvm::ArrayRef<int64_t> shape = x->getType().shape;
+  int64_t n = shape[0], c = shape[1], h = shape[3], w = shape[4];
+  if (padBegin || padEnd) {
+    Shape pads(10, 0);
+    pads[2] = padBegin;
+    pads[7] = padEnd;
+    x = b.add("depth_padded", OpKind::Pad, {x},
+              {{"mode", Attr::ofString("constant")},
+               {"pads", Attr::ofInts(pads)},
+               {"value", Attr::ofFloat(0.0f)}});
+  }
+  Tensor depths(TensorType(DType::I64, {windows, taps}));
+  for (int64_t m = 0; m < windows; ++m)
+    for (int64_t t = 0; t < taps; ++t)
+      depths.data<int64_t>()[m * taps + t] = m * stride + t * dilation;
+  Value *gathered = b.add("depth_windows", OpKind::Gather,
+                          {x, b.constant("depths", std::move(depths))},
+                          {{"axis", Attr::ofInt(2)}});
+  Value *rows = b.add("depth_rows", OpKind::Transpose, {gathered},
+                      {{"perm", Attr::ofInts({0, 2, 1, 3, 4, 5})}});
+  return b.add("x2d", OpKind::Reshape, {rows},
+               {{"shape", Attr::ofInts({n * windows, c * taps, h, w})}});
 }
 
 llvm::Expected<bool> lowerGlobalPool(Graph &g, Node *gap) {
