@@ -1,6 +1,7 @@
 #include "compiler/graph/Rewrite.h"
 
 #include <cstring>
+#include <numeric>
 
 namespace kiln {
 
@@ -184,6 +185,19 @@ Tensor scaleTensor(const Tensor &t, double factor) {
 
 Tensor scalarF32(float v) {
   return Tensor::fromValues<float>(DType::F32, {}, llvm::ArrayRef<float>(v));
+}
+
+AttrMap reshapeAttrs(llvm::ArrayRef<int64_t> shape) {
+  return {{"shape", Attr::ofInts(shape)}, {"allowzero", Attr::ofInt(1)}};
+}
+
+AttrMap sliceAttrs(llvm::ArrayRef<int64_t> starts, llvm::ArrayRef<int64_t> ends) {
+  Shape axes(starts.size());
+  std::iota(axes.begin(), axes.end(), 0);
+  return {{"starts", Attr::ofInts(starts)},
+          {"ends", Attr::ofInts(ends)},
+          {"axes", Attr::ofInts(axes)},
+          {"steps", Attr::ofInts(Shape(starts.size(), 1))}};
 }
 
 } // namespace kiln

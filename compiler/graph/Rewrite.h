@@ -88,6 +88,12 @@ Tensor scaleTensor(const Tensor &t, double factor);
 /// A rank-0 f32 tensor.
 Tensor scalarF32(float v);
 
+/// The explicit attributes of a Reshape to `shape` (a 0 there is a 0).
+AttrMap reshapeAttrs(llvm::ArrayRef<int64_t> shape);
+/// The explicit attributes of a Slice from `starts` to `ends` on every axis
+/// at unit steps: a rewrite's helper Slice is not made explicit later.
+AttrMap sliceAttrs(llvm::ArrayRef<int64_t> starts, llvm::ArrayRef<int64_t> ends);
+
 /// Adds the helper nodes and constants of one rewrite of `origin`
 /// (addHelperNode), so a lowering reads as its formula: after the first
 /// error every add returns nullptr, and takeError reports it once.

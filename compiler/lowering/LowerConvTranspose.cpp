@@ -211,10 +211,6 @@ phaseConvs(const TensorType &xt, const TensorType &yt, const Tensor &w,
   return phases;
 }
 
-AttrMap reshapeTo(llvm::ArrayRef<int64_t> shape) {
-  return AttrMap{{"shape", Attr::ofInts(shape)}, {"allowzero", Attr::ofInt(1)}};
-}
-
 /// The explicit attributes of a 2-D ConvTranspose.
 AttrMap convTranspose2DAttrs(int64_t group, llvm::ArrayRef<int64_t> kernel,
                              llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> dilations,
@@ -273,10 +269,10 @@ llvm::Expected<bool> lowerConvTranspose2D(Graph &g, Node *n, const Tensor &w, co
     int64_t q0 = yt.shape[2] / a0.stride, q1 = yt.shape[3] / a1.stride;
     Value *v = c.add("phases", OpKind::Concat, outs, {{"axis", Attr::ofInt(1)}});
     v = c.add("phase_grid", OpKind::Reshape, {v},
-              reshapeTo({batch, a0.stride, a1.stride, filters, q0, q1}));
+              reshapeAttrs({batch, a0.stride, a1.stride, filters, q0, q1}));
     v = c.add("interleave", OpKind::Transpose, {v},
               {{"perm", Attr::ofInts({0, 3, 4, 1, 5, 2})}});
-    v = c.add("grid", OpKind::Reshape, {v}, reshapeTo(yt.shape));
+    v = c.add("grid", OpKind::Reshape, {v}, reshapeAttrs(yt.shape));
     return c.replaceOrigin({v});
   }
   llvm::SmallVector<Value *, 3> convInputs{
@@ -293,19 +289,17 @@ llvm::Expected<bool> lowerConvTranspose2D(Graph &g, Node *n, const Tensor &w, co
                                            a1.padEnd})}});
   if (phases > 1) {
     v = c.add("phases", OpKind::Reshape, {v},
-              reshapeTo({batch, filters, a0.stride, a1.stride, m0, m1}));
+              reshapeAttrs({batch, filters, a0.stride, a1.stride, m0, m1}));
     v = c.add("interleave", OpKind::Transpose, {v},
               {{"perm", Attr::ofInts({0, 1, 4, 2, 5, 3})}});
     v = c.add("grid", OpKind::Reshape, {v},
-              reshapeTo({batch, filters, m0 * a0.stride, m1 * a1.stride}));
+              reshapeAttrs({batch, filters, m0 * a0.stride, m1 * a1.stride}));
   }
   if (m0 * a0.stride != yt.shape[2] || m1 * a1.stride != yt.shape[3])
     v = c.add("crop", OpKind::Slice, {v},
-              {{"starts", Attr::ofInts({0, 0, a0.cropStart, a1.cropStart})},
-               {"ends", Attr::ofInts({batch, filters, a0.cropStart + yt.shape[2],
-                                      a1.cropStart + yt.shape[3]})},
-               {"axes", Attr::ofInts({0, 1, 2, 3})},
-               {"steps", Attr::ofInts({1, 1, 1, 1})}});
+              sliceAttrs({0, 0, a0.cropStart, a1.cropStart},
+                         {batch, filters, a0.cropStart + yt.shape[2],
+                          a1.cropStart + yt.shape[3]}));
   return c.replaceOrigin({v});
 }
 
@@ -334,7 +328,7 @@ llvm::Expected<bool> lowerConvTranspose1D(Graph &g, Node *n, const Tensor &w) {
   HelperNodeBuilder c(g, *n);
   llvm::SmallVector<Value *, 3> in{
       c.add("x2d", OpKind::Reshape, {convT.input()},
-            reshapeTo({xt.shape[0], xt.shape[1], 1, xt.shape[2]})),
+            reshapeAttrs({xt.shape[0], xt.shape[1], 1, xt.shape[2]})),
       c.constant("w2d", Tensor(TensorType(DType::F32, {ws[0], ws[1], 1, ws[2]}), w.raw()))};
   if (convT.bias())
     in.push_back(convT.bias());
@@ -342,7 +336,7 @@ llvm::Expected<bool> lowerConvTranspose1D(Graph &g, Node *n, const Tensor &w) {
                      convTranspose2DAttrs(convT.group(), {1, ws[2]}, {1, convT.strides()[0]},
                                           {1, convT.dilations()[0]},
                                           {0, convT.pads()[0], 0, convT.pads()[1]}));
-  Value *y = c.add("y1d", OpKind::Reshape, {y2d}, reshapeTo(n->getOutput()->getType().shape));
+  Value *y = c.add("y1d", OpKind::Reshape, {y2d}, reshapeAttrs(n->getOutput()->getType().shape));
   return replaceAndLowerInner(g, c, y2d, y);
 }
 
@@ -393,16 +387,13 @@ llvm::Expected<bool> lowerConvTranspose3D(Graph &g, Node *n, const Tensor &w, co
                                           dilations.drop_front(),
                                           {pads[1], pads[2], pads[4], pads[5]}));
   Value *y = c.add("phases", OpKind::Reshape, {y2d},
-                   reshapeTo({N, M, O, s, yt.shape[3], yt.shape[4]}));
+                   reshapeAttrs({N, M, O, s, yt.shape[3], yt.shape[4]}));
   y = c.add("interleave", OpKind::Transpose, {y}, {{"perm", Attr::ofInts({0, 2, 1, 3, 4, 5})}});
-  y = c.add("depths", OpKind::Reshape, {y}, reshapeTo({N, O, M * s, yt.shape[3], yt.shape[4]}));
+  y = c.add("depths", OpKind::Reshape, {y}, reshapeAttrs({N, O, M * s, yt.shape[3], yt.shape[4]}));
   if (M * s != yt.shape[2])
     y = c.add("crop", OpKind::Slice, {y},
-              {{"starts", Attr::ofInts({0, 0, depth->cropStart, 0, 0})},
-               {"ends", Attr::ofInts({N, O, depth->cropStart + yt.shape[2], yt.shape[3],
-                                      yt.shape[4]})},
-               {"axes", Attr::ofInts({0, 1, 2, 3, 4})},
-               {"steps", Attr::ofInts({1, 1, 1, 1, 1})}});
+              sliceAttrs({0, 0, depth->cropStart, 0, 0},
+                         {N, O, depth->cropStart + yt.shape[2], yt.shape[3], yt.shape[4]}));
   return replaceAndLowerInner(g, c, y2d, y);
 }
 

@@ -29,10 +29,6 @@ llvm::Expected<Value *> helper(Graph &g, Node &origin, llvm::StringRef role,
   return (*n)->getOutput();
 }
 
-AttrMap reshapeAttrs(llvm::ArrayRef<int64_t> shape) {
-  return {{"shape", Attr::ofInts(shape)}, {"allowzero", Attr::ofInt(1)}};
-}
-
 } // namespace
 
 llvm::Expected<bool> makeSliceExplicit(Graph &g, Node *n) {

@@ -77,19 +77,12 @@ llvm::Expected<bool> lowerLRN(Graph &g, Node *n) {
                         {{"mode", Attr::ofString("constant")},
                          {"pads", Attr::ofInts(pads)},
                          {"value", Attr::ofFloat(0.0f)}});
-  Shape axes, starts(rank, 0), ends(xt.shape.begin(), xt.shape.end()),
-      steps(rank, 1);
-  for (int64_t d = 0; d < rank; ++d)
-    axes.push_back(d);
+  Shape starts(rank, 0), ends(xt.shape.begin(), xt.shape.end());
   Value *sum = nullptr;
   for (int64_t k = 0; k < size; ++k) {
     starts[1] = k;
     ends[1] = k + channels;
-    Value *window = c.add("window", OpKind::Slice, {padded},
-                          {{"starts", Attr::ofInts(starts)},
-                           {"ends", Attr::ofInts(ends)},
-                           {"axes", Attr::ofInts(axes)},
-                           {"steps", Attr::ofInts(steps)}});
+    Value *window = c.add("window", OpKind::Slice, {padded}, sliceAttrs(starts, ends));
     sum = sum ? c.add("sum", OpKind::Add, {sum, window}) : window;
   }
   float alpha = lrn.alpha(), beta = lrn.beta();

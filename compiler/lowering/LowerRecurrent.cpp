@@ -18,7 +18,6 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
-#include <numeric>
 
 namespace kiln {
 namespace {
@@ -34,16 +33,10 @@ public:
     if (!v)
       return nullptr;
     const TensorType &t = v->getType();
-    Shape starts(t.rank(), 0), ends(t.shape.begin(), t.shape.end()),
-        axes(t.rank()), steps(t.rank(), 1);
-    std::iota(axes.begin(), axes.end(), 0);
+    Shape starts(t.rank(), 0), ends(t.shape.begin(), t.shape.end());
     starts[axis] = start;
     ends[axis] = end;
-    return add(role, OpKind::Slice, {v},
-               {{"starts", Attr::ofInts(starts)},
-                {"ends", Attr::ofInts(ends)},
-                {"axes", Attr::ofInts(axes)},
-                {"steps", Attr::ofInts(steps)}});
+    return add(role, OpKind::Slice, {v}, sliceAttrs(starts, ends));
   }
   Value *reshape(llvm::StringRef role, Value *v, llvm::ArrayRef<int64_t> s) {
     return add(role, OpKind::Reshape, {v}, {{"shape", Attr::ofInts(s)}});

@@ -49,9 +49,6 @@ llvm::Expected<bool> convOverSubGrids(Graph &g, Node *conv) {
     return false;
   const int64_t n = xt.shape[0], c = xt.shape[1], h = xt.shape[2], w = xt.shape[3];
   const int64_t o = wt.shape[0], rows = qh + 2, cols = qw + 2;
-  auto reshape = [](llvm::ArrayRef<int64_t> shape) {
-    return AttrMap{{"shape", Attr::ofInts(shape)}, {"allowzero", Attr::ofInt(1)}};
-  };
   HelperNodeBuilder b(g, *conv);
   Value *x = b.add("padded", OpKind::Pad, {view.input()},
                    {{"mode", Attr::ofString("constant")},
@@ -59,9 +56,9 @@ llvm::Expected<bool> convOverSubGrids(Graph &g, Node *conv) {
                                            dh * rows - h - geom->padsBegin[0],
                                            dw * cols - w - geom->padsBegin[1]})},
                     {"value", Attr::ofFloat(0.0f)}});
-  x = b.add("residues", OpKind::Reshape, {x}, reshape({n, c, rows, dh, cols, dw}));
+  x = b.add("residues", OpKind::Reshape, {x}, reshapeAttrs({n, c, rows, dh, cols, dw}));
   x = b.add("sub_grids", OpKind::Transpose, {x}, {{"perm", Attr::ofInts({0, 3, 5, 1, 2, 4})}});
-  x = b.add("batch", OpKind::Reshape, {x}, reshape({n * dh * dw, c, rows, cols}));
+  x = b.add("batch", OpKind::Reshape, {x}, reshapeAttrs({n * dh * dw, c, rows, cols}));
   llvm::SmallVector<Value *, 3> inputs(conv->getInputs().begin(), conv->getInputs().end());
   inputs[0] = x;
   AttrMap attrs = conv->getAttrs();
@@ -69,15 +66,11 @@ llvm::Expected<bool> convOverSubGrids(Graph &g, Node *conv) {
   attrs["dilations"] = Attr::ofInts({1, 1});
   attrs["pads"] = Attr::ofInts({0, 0, 0, 0});
   Value *y = b.add("undilated", OpKind::Conv, inputs, std::move(attrs));
-  y = b.add("grid_residues", OpKind::Reshape, {y}, reshape({n, dh, dw, o, qh, qw}));
+  y = b.add("grid_residues", OpKind::Reshape, {y}, reshapeAttrs({n, dh, dw, o, qh, qw}));
   y = b.add("interleave", OpKind::Transpose, {y}, {{"perm", Attr::ofInts({0, 3, 4, 1, 5, 2})}});
-  y = b.add("grid", OpKind::Reshape, {y}, reshape({n, o, qh * dh, qw * dw}));
+  y = b.add("grid", OpKind::Reshape, {y}, reshapeAttrs({n, o, qh * dh, qw * dw}));
   if (qh * dh != oh || qw * dw != ow)
-    y = b.add("crop", OpKind::Slice, {y},
-              {{"starts", Attr::ofInts({0, 0, 0, 0})},
-               {"ends", Attr::ofInts({n, o, oh, ow})},
-               {"axes", Attr::ofInts({0, 1, 2, 3})},
-               {"steps", Attr::ofInts({1, 1, 1, 1})}});
+    y = b.add("crop", OpKind::Slice, {y}, sliceAttrs({0, 0, 0, 0}, {n, o, oh, ow}));
   return b.replaceOrigin({y});
 }
 
