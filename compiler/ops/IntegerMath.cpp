@@ -36,6 +36,10 @@ QuantizedMultiplier quantizeMultiplier(double realMultiplier) {
   // QuantizeMultiplier, quantization_util.cc (non-TFLITE_EMULATE_FLOAT path).
   if (realMultiplier == 0.)
     return {0, 0};
+  // A ratio of scales that overflowed (float's, as TFLite computes some):
+  // larger than any double, so that callers' range checks reject it.
+  if (!std::isfinite(realMultiplier))
+    return {1 << 30, std::numeric_limits<double>::max_exponent + 1};
   int shift = 0;
   const double q = std::frexp(realMultiplier, &shift);
   // TfLiteRound is std::round: half away from zero.

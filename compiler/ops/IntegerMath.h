@@ -49,7 +49,8 @@ inline bool operator!=(QuantizedMultiplier a, QuantizedMultiplier b) {
 
 /// QuantizeMultiplier (quantization_util.cc): frexp, round the Q31 mantissa
 /// half away from zero, renormalize a mantissa that rounded up to 2^31, and
-/// flush multipliers below ~2^-31 (shift < -31) to {0, 0}. 0 gives {0, 0}.
+/// flush multipliers below ~2^-31 (shift < -31) to {0, 0}. 0 gives {0, 0}; a
+/// multiplier that is not finite gives a shift past any double's.
 QuantizedMultiplier quantizeMultiplier(double realMultiplier);
 
 /// gemmlowp's SaturatingRoundingDoublingHighMul (ARM VQRDMULH): (a*b + 2^30)
