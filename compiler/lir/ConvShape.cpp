@@ -50,9 +50,10 @@ FlatPlane flatPlane(const ConvShape &s, int64_t lanes) {
   p.front = s.pt * s.W + s.pl;
   p.vectors = (s.OH * s.OW + lanes - 1) / lanes;
   p.period = s.W / std::gcd(s.W, lanes);
-  // The last vector's last lane at its last tap, or the plane's end.
+  // The last vector's last lane at its last tap, or the plane's end, in
+  // whole vectors, and one more: a tap's window is two aligned vectors.
   int64_t reach = p.vectors * lanes + (s.KH - 1) * s.dh * s.W + (s.KW - 1) * s.dw;
-  p.floats = std::max(reach, p.front + s.H * s.W);
+  p.floats = (std::max(reach, p.front + s.H * s.W) + lanes - 1) / lanes * lanes + lanes;
   return p;
 }
 

@@ -68,17 +68,15 @@ bool narrowOnVectors(const Node &conv, const LIROptions &opts) {
 
 /// Where the flat-plane kernel beats the channel blocks: on targets of 16
 /// lanes or more, whose channel blocks transpose 16 x 16 (four stages of
-/// zmm shuffles in and out), in vectors of 8 lanes, and windows of up to 9
-/// taps. Its taps read the plane at every offset, and a 64-byte vector
-/// that does not start on a multiple of 16 floats spans two cache lines (a
-/// 32-byte one less than half the time); past 9 taps the channel blocks'
-/// aligned loads win. On Zen 4 (znver4): KWS's 3x3 layers 2.8-3.2 us as
-/// channel blocks, 2.5-2.6 flat in 16 lanes, 2.3-2.5 in 8; mnasnet1_0's
-/// 3x3 layers 25-40% faster flat, its 5x5 ones 10-60% slower. With AVX2
-/// (8 lanes, 8 x 8 transposes) the two are even on KWS (2.3-2.7 us flat,
-/// 2.4-2.5 as channel blocks), and the channel blocks stay.
+/// zmm shuffles in and out), and windows of up to 9 taps. A tap's vector is
+/// two aligned ones shifted across (VALIGND): no loads that span two cache
+/// lines. On Zen 5 (znver5), KWS's 3x3 layers 2.7 -> 1.2 us (unaligned
+/// loads of 8 lanes before; 16 such lanes were slower still), the model
+/// 33.5 -> 28.4 us. Past 9 taps the weights no longer stay in registers:
+/// mnasnet1_0's 5x5 layers ran up to 1.9x slower flat than as channel
+/// blocks.
 constexpr int64_t kFlatPlaneTargetLanes = 16;
-constexpr int64_t kFlatPlaneLanes = 8;
+constexpr int64_t kFlatPlaneLanes = 16;
 constexpr int64_t kMaxFlatPlaneTaps = 9;
 
 /// Whether depthwise `conv`, whose rows are too narrow for the lanes, runs

@@ -6,14 +6,16 @@
 // MobileNets' 14x14 and 7x7 stages). Read as one flat row, the output plane
 // is the sum over taps of the input plane shifted by the tap's offset
 // (lir::FlatPlane), so a channel's plane is one run of vectors, and each
-// tap one load and one FMA per vector: no transposes, as the channel blocks
-// need, and no lanes wasted but at the plane's end. A lane whose column the
-// shift moves past a row end would read the neighbouring row: it is masked
-// to zero. The lanes' columns repeat every `period` vectors, so the plane is
-// walked a period at a time with every mask a constant (an AND). The taps
-// read a copy of the plane in the temp, between zeros that stand for the
-// rows above and below (written once per call); of two such buffers, one is
-// read while the next plane is copied into the other.
+// tap one shift and one FMA per vector: no transposes, as the channel blocks
+// need, and no lanes wasted but at the plane's end. The taps read a copy of
+// the plane in the temp, between zeros that stand for the rows above and
+// below (written once per call); of two such buffers, one is read while the
+// next plane is copied into the other. The buffers are whole vectors, so a
+// tap's shifted vector is lanes of two aligned ones (VALIGND on x86), where
+// loads at the shift's offset would span two cache lines. A lane whose
+// column the shift moves past a row end would read the neighbouring row: it
+// is masked to zero. The lanes' columns repeat every `period` vectors, so
+// every mask is a constant (an AND).
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +46,7 @@ llvm::Error emitDepthwisePlane(KernelBuilder &kb, const KernelArgs &args) {
   llvm::Value *temp = args.temp;
   const int64_t inPlane = s.H * s.W, outPlane = s.OH * s.OW;
   llvm::Value *zero = kb.splat(kb.f32(0), lanes);
+  llvm::Type *ints = llvm::FixedVectorType::get(b.getInt32Ty(), lanes);
   auto add = [&](llvm::Value *a, int64_t c) { return b.CreateAdd(a, kb.idx(c)); };
   auto mul = [&](llvm::Value *a, int64_t c) { return b.CreateMul(a, kb.idx(c)); };
 
@@ -70,10 +73,10 @@ llvm::Error emitDepthwisePlane(KernelBuilder &kb, const KernelArgs &args) {
   }
   copyRun(x, kb.idx(0), kb.idx(plane.front), inPlane);
 
-  // Independent accumulators per tile: as many vectors as the registers
-  // hold next to the taps' weights, for the FMA latency.
-  const int64_t tileVectors =
-      std::clamp<int64_t>(int64_t(kb.vec.registers) - s.taps() - 2, 4, 8);
+  // Independent accumulators per tile, as many as the registers hold next to
+  // the taps' weights: a tile's FMAs are chains of `taps`, and fewer than 8
+  // chains leave the two FMA pipes waiting on their latency (4 cycles).
+  const int64_t maxTile = std::clamp<int64_t>(int64_t(kb.vec.registers) - s.taps() - 2, 4, 12);
   // Lane l of the j-th vector of a period reads tap (kh, kw) at column
   // (j * lanes + l) % W + kw * dw - pl of its row: masked outside [0, W).
   auto tapMask = [&](int64_t j, int64_t kw, bool &none) -> llvm::Constant * {
@@ -106,13 +109,24 @@ llvm::Error emitDepthwisePlane(KernelBuilder &kb, const KernelArgs &args) {
     llvm::Value *out = mul(p, outPlane);
 
     // `count` vectors of the plane from vector v0 (a multiple of the
-    // period), the last one holding `lastValid` outputs.
+    // period), the last one holding `lastValid` outputs, in tiles of even
+    // size.
     auto vectors = [&](llvm::Value *v0, int64_t count, unsigned lastValid) {
       llvm::Value *at = mul(v0, lanes);
       llvm::Value *in0 = b.CreateAdd(buffer, at);
+      int64_t tiles = (count + maxTile - 1) / maxTile;
+      int64_t tileVectors = (count + tiles - 1) / tiles;
       for (int64_t t0 = 0; t0 < count; t0 += tileVectors) {
         int64_t t1 = std::min(count, t0 + tileVectors);
         llvm::SmallVector<llvm::Value *, 8> acc(t1 - t0, init);
+        // The buffer's aligned vectors from in0, each loaded once a tile.
+        llvm::DenseMap<int64_t, llvm::Value *> aligned;
+        auto alignedVector = [&](int64_t q) {
+          llvm::Value *&v = aligned[q];
+          if (!v)
+            v = kb.loadVec(temp, add(in0, q * lanes), lanes, lanes);
+          return v;
+        };
         for (int64_t kh = 0; kh < s.KH; ++kh)
           for (int64_t kw = 0; kw < s.KW; ++kw) {
             int64_t shift = plane.front + (kh * s.dh - s.pt) * s.W + kw * s.dw - s.pl;
@@ -121,9 +135,22 @@ llvm::Error emitDepthwisePlane(KernelBuilder &kb, const KernelArgs &args) {
               llvm::Constant *mask = tapMask(j, kw, none);
               if (none)
                 continue;
-              llvm::Value *in = kb.loadVec(temp, add(in0, shift + j * lanes), lanes, lanes);
+              // Vector j shifted by the tap: lanes r.. of two aligned ones,
+              // its columns past a row end masked. As integers, which x86
+              // shifts across two vectors (VALIGND; as floats, VPERMT2PS
+              // and a copy of its index vector).
+              int64_t q = j + shift / lanes, r = shift % lanes;
+              llvm::Value *in = b.CreateBitCast(alignedVector(q), ints);
+              if (r) {
+                llvm::SmallVector<int, 16> window;
+                for (unsigned l = 0; l < lanes; ++l)
+                  window.push_back(static_cast<int>(r + l));
+                in = b.CreateShuffleVector(in, b.CreateBitCast(alignedVector(q + 1), ints),
+                                           window);
+              }
               if (mask)
-                in = b.CreateSelect(mask, in, zero);
+                in = b.CreateSelect(mask, in, llvm::Constant::getNullValue(ints));
+              in = b.CreateBitCast(in, kb.vecType(lanes));
               acc[j - t0] = kb.fma(weights[kh * s.KW + kw], in, acc[j - t0]);
             }
           }
@@ -133,16 +160,21 @@ llvm::Error emitDepthwisePlane(KernelBuilder &kb, const KernelArgs &args) {
                       j + 1 == count ? lastValid : lanes);
       }
     };
-    // Whole periods of whole vectors, then what is left, unrolled.
-    int64_t whole = outPlane / lanes, periods = whole / plane.period;
-    if (periods)
-      forEachIndex(kb, periods, [&](llvm::Value *i) {
-        vectors(mul(i, plane.period), plane.period, lanes);
-      });
-    int64_t left = plane.vectors - periods * plane.period;
+    // A plane of two tiles or less is unrolled; a larger one is walked a
+    // group of whole periods at a time (a tile, if periods are short),
+    // then what is left, unrolled.
+    unsigned lastValid = outPlane % lanes ? static_cast<unsigned>(outPlane % lanes) : lanes;
+    if (plane.vectors <= 2 * maxTile) {
+      vectors(kb.idx(0), plane.vectors, lastValid);
+      return;
+    }
+    int64_t group = std::max<int64_t>(1, maxTile / plane.period) * plane.period;
+    int64_t groups = outPlane / lanes / group;
+    if (groups)
+      forEachIndex(kb, groups, [&](llvm::Value *i) { vectors(mul(i, group), group, lanes); });
+    int64_t left = plane.vectors - groups * group;
     if (left)
-      vectors(kb.idx(periods * plane.period), left,
-              outPlane % lanes ? static_cast<unsigned>(outPlane % lanes) : lanes);
+      vectors(kb.idx(groups * group), left, lastValid);
   });
   return llvm::Error::success();
 }

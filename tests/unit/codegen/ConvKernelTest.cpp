@@ -162,10 +162,11 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"group", Attr::ofInt(2)}}},
         // Rows narrower than kNarrowRow at unit strides, output rows as long
         // as the input's: the plane as one flat run of vectors
-        // (DepthwisePlaneKernel.cpp: on targets of 16 lanes, in vectors of
-        // 8, windows of up to 9 taps; channel blocks elsewhere). KWS's 25x5
-        // (a period of 5 vectors, the last vector partial),
-        // MobileNet's 7x7 and 28x28 (periods looped over), dilated windows
+        // (DepthwisePlaneKernel.cpp: on targets of 16 lanes, windows of up
+        // to 9 taps; channel blocks elsewhere). KWS's 25x5 (one tile, the
+        // last vector partial), MobileNet's 7x7 and 28x28 (a period a loop
+        // step), rows of 5 in a loop of two periods a step and a partial
+        // vector after it, rows of 8 (a period of one vector), dilated windows
         // whose taps reach past two rows, pads on one side only, rows of no
         // padding (the output has fewer rows), a row of one pixel, a batch
         // of two without bias, and weights computed at run time.
@@ -175,6 +176,10 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"group", Attr::ofInt(20)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         ConvCase{"DepthwisePlaneManyPeriods", {1, 3, 28, 28}, {3, 1, 3, 3}, true,
                  {{"group", Attr::ofInt(3)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"DepthwisePlaneGroupsOfPeriods", {1, 3, 100, 5}, {3, 1, 3, 3}, true,
+                 {{"group", Attr::ofInt(3)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        ConvCase{"DepthwisePlaneRowsOfAVector", {1, 2, 56, 8}, {2, 1, 3, 3}, true,
+                 {{"group", Attr::ofInt(2)}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
         ConvCase{"DepthwisePlaneDilation2", {1, 3, 14, 13}, {3, 1, 3, 3}, true,
                  {{"group", Attr::ofInt(3)},
                   {"dilations", Attr::ofInts({2, 2})},

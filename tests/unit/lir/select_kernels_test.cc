@@ -66,7 +66,7 @@ TEST(SelectKernels, VectorTarget) {
   EXPECT_EQ(strategies(*buildGraph(), opts), "wino = Conv[winograd F(4x4,3x3) tile 8x2]\n"
                                             "strided = Conv[direct tile p8x2 r2]\n"
                                             "pointwise = Conv[1x1 gemm tile p8x3]\n"
-                                            "narrow_dw = Conv[depthwise plane 8]\n"
+                                            "narrow_dw = Conv[depthwise plane 16]\n"
                                             "maxpool = MaxPool[plane]\n"
                                             "f = AveragePool[generic]\n"
                                             "h = Conv[depthwise rows]\n"
@@ -74,7 +74,7 @@ TEST(SelectKernels, VectorTarget) {
 }
 
 /// Narrow depthwise rows of unit strides run as flat planes only on targets
-/// of 16 lanes (in vectors of 8); with 8 lanes (AVX2) or 4 (NEON) their
+/// of 16 lanes (AVX-512: VALIGND); with 8 lanes (AVX2) or 4 (NEON) their
 /// channel blocks are as fast and stay.
 TEST(SelectKernels, FlatPlanesOnlyOnSixteenLanes) {
   for (unsigned lanes : {4u, 8u}) {
