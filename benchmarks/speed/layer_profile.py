@@ -6,7 +6,8 @@ functions, kiln.N.OP.VARIANT, so samples fall per LIR instruction), takes the
 model's median latency and the FMA peak from a plain speed_bench run, and the
 FLOPs of every convolution and matrix product from kilnc's printed graph and
 LIR. Prints one row per kernel: share of the time, microseconds, GFLOP/s and
-share of the peak.
+share of the peak. Layers that share a kernel function (identical code is
+merged) split its samples evenly.
 
 With --ort, also runs ONNX Runtime's profiler on the same model and input
 (ort_layers.js, one intra-op thread) and prints both sides' time per output
@@ -113,6 +114,28 @@ def ort_planes(onnx, input_shape, kiln_rows):
             k, kus, 100 * kus / kt, ous, 100 * ous / ot, '%.2f' % (ous / kus) if kus else '-'))
 
 
+def shared_samples(instrs, syms, samples):
+    """Samples and a kernel label per instruction. Instructions of the same op, kernel and
+    buffer sizes compile to one function (kiln merges identical kernels), so
+    only one of them has a symbol: such a group's samples are split evenly
+    among its instructions."""
+    def signature(line):
+        return re.sub(r'%[^@\s,()]+@\w+\+\d+', '', line.split(' = ', 1)[1])
+    groups = {}
+    for i, line in enumerate(instrs):
+        groups.setdefault(signature(line), []).append(i)
+    shares = [samples.get(sym, 0.0) if sym else 0.0 for sym in syms]
+    labels = list(syms)
+    for members in groups.values():
+        if any(syms[i] is None for i in members):
+            pooled = sum(shares[i] for i in members) / len(members)
+            owner = next((syms[i] for i in members if syms[i]), '?')
+            for i in members:
+                shares[i] = pooled
+                labels[i] = syms[i] or 'kiln.%d (code of %s)' % (i, owner)
+    return shares, labels
+
+
 def fused_flops(line, outname, shapes, nodes):
     """FLOPs of an instruction's Convs and MatMuls: the ops of `line` (e.g.
     Conv+Conv+Conv+Add, an inverted residual block in bands), walked back
@@ -180,11 +203,14 @@ def main():
     print('%s: median %.4f ms, FMA peak %.1f GFLOP/s, %d kernels' % (name, median_ms, peak, len(instrs)))
     print('| # | kernel | output | MFLOP | % time | us | GFLOP/s | % of peak |')
     print('|---:|---|---|---:|---:|---:|---:|---:|')
+    syms = [next((s for s in samples if s.startswith('kiln.%d.' % i)), None)
+            for i in range(len(instrs))]
+    shares, labels = shared_samples(instrs, syms, samples)
     rows = []
     for i, line in enumerate(instrs):
         outname = re.match(r'\s*%([^@]+)@', line).group(1)
-        sym = next((s for s in samples if s.startswith('kiln.%d.' % i)), 'kiln.%d.?' % i)
-        share = samples.get(sym, 0.0) / total if total else 0
+        sym = labels[i] or 'kiln.%d.?' % i
+        share = shares[i] / total if total else 0
         us = share * median_ms * 1e3
         f = fused_flops(line, outname, shapes, nodes)
         rate = f / (us * 1e3) if us > 0 else 0

@@ -7,6 +7,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/IPO/MergeFunctions.h"
 
 namespace kiln {
 
@@ -28,8 +29,12 @@ void optimizeModule(llvm::Module &m, llvm::TargetMachine &tm) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm =
-      pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  llvm::ModulePassManager mpm;
+  // Layers of the same op, shapes and kernel strategy (an unrolled
+  // recurrence's steps, a transformer's blocks) are the same function of
+  // their buffers: one copy, optimized and compiled once.
+  mpm.addPass(llvm::MergeFunctionsPass());
+  mpm.addPass(pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3));
   mpm.run(m, mam);
 }
 

@@ -2,7 +2,11 @@
 
 #include "compiler/interpreter/Interpreter.h"
 #include "compiler/jit/BundleJit.h"
+#include "compiler/pipeline/Pipeline.h"
 #include "tests/unit/codegen/KernelTestUtil.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Object/ObjectFile.h"
 
 #include <gtest/gtest.h>
 
@@ -137,6 +141,56 @@ TEST(BundleJit, CompileGraphForJitRunsTheDefaultPipeline) {
   ASSERT_TRUE(findOnly(*g, OpKind::Conv));
   EXPECT_EQ(findOnly(*g, OpKind::Conv)->getActivation("kiln.activation").getName(), "Relu");
   Tensor x = randomInput(f32({1, 3, 8, 8}), 11);
+  auto want = runGraph(*ref, x);
+  ASSERT_TRUE(bool(want)) << llvm::toString(want.takeError());
+  auto got = bundle->run(x);
+  ASSERT_TRUE(bool(got)) << llvm::toString(got.takeError());
+  EXPECT_TRUE(outputsClose(*want, *got, 1e-5));
+}
+
+/// Two MatMuls of the same shape and different weights, then a third of
+/// another shape.
+void threeMatMuls(Graph &g) {
+  Value *x = g.addInput("x", f32({4, 32}));
+  Node *a = addNode(g, OpKind::MatMul, "a", {x, randomConstant(g, "wa", {32, 32})});
+  Node *b = addNode(g, OpKind::MatMul, "b", {a->getOutput(), randomConstant(g, "wb", {32, 32})});
+  Node *c = addNode(g, OpKind::MatMul, "c", {b->getOutput(), randomConstant(g, "wc", {32, 8})});
+  g.addOutput("y", c->getOutput());
+}
+
+/// Layers of the same op, kernel and sizes are one function of their
+/// buffers, merged before optimization: the object keeps one kernel symbol
+/// for the first two MatMuls, and the bundle still computes all three.
+TEST(BundleJit, IdenticalLayersShareOneKernelFunction) {
+  auto g = buildGraph(threeMatMuls);
+  ASSERT_FALSE(bool(runPipeline(*g, defaultPipeline(), PipelineOptions{})));
+  auto target = resolveTarget(testTarget());
+  ASSERT_TRUE(bool(target)) << llvm::toString(target.takeError());
+  BackendOptions opts;
+  opts.bundleName = "merged";
+  auto compiled = compileGraph(*g, *target, opts);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  EXPECT_EQ(compiled->numKernels, 3u);
+  llvm::StringRef bytes(compiled->files.object.data(), compiled->files.object.size());
+  auto object = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(bytes, "merged.o"));
+  ASSERT_TRUE(bool(object)) << llvm::toString(object.takeError());
+  llvm::SmallVector<std::string, 4> kernels;
+  for (const llvm::object::SymbolRef &sym : (*object)->symbols()) {
+    auto name = sym.getName();
+    ASSERT_TRUE(bool(name)) << llvm::toString(name.takeError());
+    if (name->starts_with("kiln."))
+      kernels.push_back(name->str());
+  }
+  llvm::sort(kernels);
+  ASSERT_EQ(kernels.size(), 2u) << llvm::join(kernels, ", ");
+  EXPECT_TRUE(llvm::StringRef(kernels[0]).starts_with("kiln.0.matmul")) << kernels[0];
+  EXPECT_TRUE(llvm::StringRef(kernels[1]).starts_with("kiln.2.matmul")) << kernels[1];
+
+  auto ref = buildGraph(threeMatMuls), jitted = buildGraph(threeMatMuls);
+  auto bundle = compileOrFail(*jitted);
+  ASSERT_TRUE(bundle);
+  Tensor x = randomInput(f32({4, 32}), 5);
   auto want = runGraph(*ref, x);
   ASSERT_TRUE(bool(want)) << llvm::toString(want.takeError());
   auto got = bundle->run(x);
