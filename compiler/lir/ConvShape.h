@@ -54,7 +54,8 @@ ConvRows convRows(const ConvShape &s, const PaddedInput *layout, const KernelStr
 /// (one read while the next plane is copied into the other), each one
 /// channel's plane `front` floats in, zeros before and after it for the
 /// rows the taps reach above and below, and enough for every lane of the
-/// last vector.
+/// last vector, in whole vectors and one more: a tap's shifted vector is
+/// lanes of two aligned ones.
 struct FlatPlane {
   int64_t front;   ///< floats before the plane: pt * W + pl
   int64_t vectors; ///< of the output plane
