@@ -41,13 +41,10 @@ llvm::Expected<bool> lowerLoss(Graph &g, Node *n) {
   }
   Shape unsqueezed = tt.shape;
   unsqueezed.insert(unsqueezed.begin() + 1, 1);
-  Value *index = b.add("index", OpKind::Reshape, {safe},
-                       {{"shape", Attr::ofInts(unsqueezed)}});
+  Value *index = b.add("index", OpKind::Reshape, {safe}, reshapeAttrs(unsqueezed));
   Value *picked = b.add("picked", OpKind::GatherElements, {x, index},
                         {{"axis", Attr::ofInt(1)}});
-  picked = b.add("picked_flat", OpKind::Reshape, {picked},
-                 {{"shape", Attr::ofInts(tt.shape)},
-                  {"allowzero", Attr::ofInt(1)}});
+  picked = b.add("picked_flat", OpKind::Reshape, {picked}, reshapeAttrs(tt.shape));
   Value *w = weight ? b.add("weight", OpKind::Gather, {weight, safe}) : nullptr;
   if (keep)
     w = w ? b.add("weight_kept", OpKind::Mul, {w, keep}) : keep;

@@ -18,7 +18,6 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
-
 namespace kiln {
 namespace {
 
@@ -39,7 +38,7 @@ public:
     return add(role, OpKind::Slice, {v}, sliceAttrs(starts, ends));
   }
   Value *reshape(llvm::StringRef role, Value *v, llvm::ArrayRef<int64_t> s) {
-    return add(role, OpKind::Reshape, {v}, {{"shape", Attr::ofInts(s)}});
+    return add(role, OpKind::Reshape, {v}, reshapeAttrs(s));
   }
   Value *transpose(llvm::StringRef role, Value *v,
                    llvm::ArrayRef<int64_t> perm) {
