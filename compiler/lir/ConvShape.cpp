@@ -46,14 +46,21 @@ bool flatPlaneFits(const ConvShape &s) {
 }
 
 FlatPlane flatPlane(const ConvShape &s, int64_t lanes) {
+  auto floorDiv = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+  auto roundUp = [&](int64_t a) { return (a + lanes - 1) / lanes * lanes; };
   FlatPlane p;
-  p.front = s.pt * s.W + s.pl;
   p.vectors = (s.OH * s.OW + lanes - 1) / lanes;
   p.period = s.W / std::gcd(s.W, lanes);
-  // The last vector's last lane at its last tap, or the plane's end, in
-  // whole vectors, and one more: a tap's window is two aligned vectors.
-  int64_t reach = p.vectors * lanes + (s.KH - 1) * s.dh * s.W + (s.KW - 1) * s.dw;
-  p.floats = (std::max(reach, p.front + s.H * s.W) + lanes - 1) / lanes * lanes + lanes;
+  // A column's sums at output lane l come from vector floorDiv(l + shift,
+  // lanes) and the next.
+  p.sumsBefore = -std::min<int64_t>(0, floorDiv(-s.pl, lanes));
+  p.sumsAfter = floorDiv((s.KW - 1) * s.dw - s.pl, lanes) + 1;
+  p.front = roundUp(s.pt * s.W) + p.sumsBefore * lanes;
+  // The last column sums' rows reach below the plane, each a window of two
+  // aligned vectors.
+  int64_t below = std::max<int64_t>(0, ((s.KH - 1) * s.dh - s.pt) * s.W);
+  int64_t reach = p.front + (p.vectors + p.sumsAfter + 1) * lanes + below;
+  p.floats = roundUp(std::max(reach, p.front + s.H * s.W));
   return p;
 }
 

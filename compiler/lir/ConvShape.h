@@ -50,17 +50,21 @@ ConvRows convRows(const ConvShape &s, const PaddedInput *layout, const KernelStr
 /// output rows as long as the input's, one output channel per input
 /// channel. Output element i takes tap (kh, kw) from flat input element
 /// i + (kh * dh - pt) * W + kw * dw - pl; a lane whose column that shift
-/// moves past its row's ends is masked to zero. The temp is two buffers
-/// (one read while the next plane is copied into the other), each one
-/// channel's plane `front` floats in, zeros before and after it for the
-/// rows the taps reach above and below, and enough for every lane of the
-/// last vector, in whole vectors and one more: a tap's shifted vector is
-/// lanes of two aligned ones.
+/// moves past its row's ends is masked to zero. The kernel sums each kernel
+/// column's taps over rows shifted by whole input rows, then shifts those
+/// sums by the column's offset. The temp is two buffers (one read while the
+/// next plane is copied into the other), each one channel's plane at
+/// `front`, a multiple of the vector, so that the taps' middle row is read
+/// aligned; zeros before and after it for the rows the taps reach above and
+/// below and for the column sums' vectors next to a run's ends.
 struct FlatPlane {
-  int64_t front;   ///< floats before the plane: pt * W + pl
+  int64_t front;   ///< floats before the plane
   int64_t vectors; ///< of the output plane
   /// Vectors after which the lanes' columns repeat: W / gcd(W, lanes).
   int64_t period;
+  /// Column sums a run of output vectors reads before and after its own:
+  /// the vectors the columns' shifts reach.
+  int64_t sumsBefore, sumsAfter;
   int64_t floats;  ///< of a buffer
   int64_t tempFloats() const { return 2 * floats; }
 };

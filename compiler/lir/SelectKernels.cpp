@@ -69,10 +69,12 @@ bool narrowOnVectors(const Node &conv, const LIROptions &opts) {
 /// Where the flat-plane kernel beats the channel blocks: on targets of 16
 /// lanes or more, whose channel blocks transpose 16 x 16 (four stages of
 /// zmm shuffles in and out), and windows of up to 9 taps. A tap's vector is
-/// two aligned ones shifted across (VALIGND): no loads that span two cache
+/// lanes of two aligned ones (a shuffle): no loads that span two cache
 /// lines. On Zen 5 (znver5), KWS's 3x3 layers 2.7 -> 1.2 us (unaligned
 /// loads of 8 lanes before; 16 such lanes were slower still), the model
-/// 33.5 -> 28.4 us. Past 9 taps the weights no longer stay in registers:
+/// 33.5 -> 28.4 us; summing each kernel column over rows before shifting
+/// (4 shuffles a vector for 3x3, not 8), 7x7 planes 28% and 25x5 ones 8%
+/// faster again. Past 9 taps the weights no longer stay in registers:
 /// mnasnet1_0's 5x5 layers ran up to 1.9x slower flat than as channel
 /// blocks.
 constexpr int64_t kFlatPlaneTargetLanes = 16;

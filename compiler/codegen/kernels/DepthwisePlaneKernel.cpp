@@ -5,17 +5,20 @@
 // (lir::KernelStrategy::DepthwisePlane: keyword spotting's 25x5 features,
 // MobileNets' 14x14 and 7x7 stages). Read as one flat row, the output plane
 // is the sum over taps of the input plane shifted by the tap's offset
-// (lir::FlatPlane), so a channel's plane is one run of vectors, and each
-// tap one shift and one FMA per vector: no transposes, as the channel blocks
-// need, and no lanes wasted but at the plane's end. The taps read a copy of
-// the plane in the temp, between zeros that stand for the rows above and
-// below (written once per call); of two such buffers, one is read while the
-// next plane is copied into the other. The buffers are whole vectors, so a
-// tap's shifted vector is lanes of two aligned ones (VALIGND on x86), where
-// loads at the shift's offset would span two cache lines. A lane whose
-// column the shift moves past a row end would read the neighbouring row: it
-// is masked to zero. The lanes' columns repeat every `period` vectors, so
-// every mask is a constant (an AND).
+// (lir::FlatPlane), so a channel's plane is one run of vectors: no
+// transposes, as the channel blocks need, and no lanes wasted but at the
+// plane's end. The taps read a copy of the plane in the temp, between zeros
+// that stand for the rows above and below (written once per call); of two
+// such buffers, one is read while the next plane is copied into the other.
+// A tap's offset is whole rows plus a column shift. Each kernel column's
+// taps are summed over the plane shifted by whole rows (shared by all
+// columns; the middle row aligned), then the column's sums are shifted by
+// its offset: a 3x3 window takes 2 + 2 shifts a vector instead of 8. Each
+// shift is lanes of two aligned vectors (one shuffle), where loads at its
+// offset would span two cache lines. A lane whose column the shift moves
+// past a row end would take the neighbouring row's: it is masked to zero.
+// The lanes' columns repeat every `period` vectors, so every mask is a
+// constant (an AND).
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,36 +53,36 @@ llvm::Error emitDepthwisePlane(KernelBuilder &kb, const KernelArgs &args) {
   auto add = [&](llvm::Value *a, int64_t c) { return b.CreateAdd(a, kb.idx(c)); };
   auto mul = [&](llvm::Value *a, int64_t c) { return b.CreateMul(a, kb.idx(c)); };
 
-  // `count` floats from src[from] to temp[to], or zeros where src is null.
-  auto copyRun = [&](llvm::Value *src, llvm::Value *from, llvm::Value *to, int64_t count) {
+  // The plane from x[from] to temp[to] (a whole vector), in whole vectors:
+  // the last one's lanes past the plane are zeros, as the buffer is there.
+  // Whole aligned stores let the taps' loads take their data from the store
+  // queue; a masked store would hold them until it retires.
+  auto copyPlane = [&](llvm::Value *from, llvm::Value *to) {
     auto vector = [&](llvm::Value *i, unsigned valid) {
-      llvm::Value *v = src ? kb.loadVec(src, b.CreateAdd(from, i), lanes, valid) : zero;
-      kb.storeVec(v, temp, b.CreateAdd(to, i), valid);
+      kb.storeVec(kb.loadVec(x, b.CreateAdd(from, i), lanes, valid), temp, b.CreateAdd(to, i),
+                  lanes);
     };
-    int64_t full = count / lanes, rest = count % lanes;
+    int64_t full = inPlane / lanes, rest = inPlane % lanes;
     if (full)
       kb.loop(full, [&](llvm::Value *i) { vector(mul(i, lanes), lanes); });
     if (rest)
       vector(kb.idx(full * lanes), static_cast<unsigned>(rest));
   };
   // Two buffers: the next plane is copied while this one is computed, so
-  // that no load waits on the copy's stores (a load that straddles two of
-  // them cannot take its data from the store queue).
+  // that no load waits on the copy's stores. Both are zeros first.
   const int64_t planes = s.N * s.C;
-  for (int64_t buffer : {int64_t(0), plane.floats}) {
-    copyRun(nullptr, nullptr, kb.idx(buffer), plane.front);
-    copyRun(nullptr, nullptr, kb.idx(buffer + plane.front + inPlane),
-            plane.floats - plane.front - inPlane);
-  }
-  copyRun(x, kb.idx(0), kb.idx(plane.front), inPlane);
+  kb.loop(plane.tempFloats() / lanes,
+          [&](llvm::Value *i) { kb.storeVec(zero, temp, mul(i, lanes), lanes); });
+  copyPlane(kb.idx(0), kb.idx(plane.front));
 
-  // Independent accumulators per tile, as many as the registers hold next to
-  // the taps' weights: a tile's FMAs are chains of `taps`, and fewer than 8
-  // chains leave the two FMA pipes waiting on their latency (4 cycles).
-  const int64_t maxTile = std::clamp<int64_t>(int64_t(kb.vec.registers) - s.taps() - 2, 4, 12);
-  // Lane l of the j-th vector of a period reads tap (kh, kw) at column
-  // (j * lanes + l) % W + kw * dw - pl of its row: masked outside [0, W).
-  auto tapMask = [&](int64_t j, int64_t kw, bool &none) -> llvm::Constant * {
+  // Output vectors a run computes at most: a larger plane is cut into runs
+  // whose column sums the registers hold (KWS's 25x5 plane is 8 vectors;
+  // MobileNet's 14x14, 13, ran 4% faster as two runs than as one).
+  const int64_t maxRun = 8;
+  // Lane l of the j-th vector of a period takes kernel column kw's sums at
+  // column (j * lanes + l) % W + kw * dw - pl of its row: masked outside
+  // [0, W).
+  auto columnMask = [&](int64_t j, int64_t kw, bool &none) -> llvm::Constant * {
     llvm::SmallVector<llvm::Constant *, 16> bits;
     bool all = true;
     none = true;
@@ -92,6 +95,24 @@ llvm::Error emitDepthwisePlane(KernelBuilder &kb, const KernelArgs &args) {
     }
     return all ? nullptr : llvm::ConstantVector::get(bits);
   };
+  // Lanes from..from + lanes of the pair (lo, hi), as integers: one shuffle
+  // across two vectors (VALIGND or VPERMT2PS on x86).
+  auto window = [&](llvm::Value *lo, llvm::Value *hi, int64_t from) {
+    lo = b.CreateBitCast(lo, ints);
+    if (from) {
+      llvm::SmallVector<int, 16> lanesFrom;
+      for (unsigned l = 0; l < lanes; ++l)
+        lanesFrom.push_back(static_cast<int>(from + l));
+      lo = b.CreateShuffleVector(lo, b.CreateBitCast(hi, ints), lanesFrom);
+    }
+    return lo;
+  };
+  auto floorDiv = [](int64_t a, int64_t c) { return a >= 0 ? a / c : -((-a + c - 1) / c); };
+  // The kernel column whose taps need no shift (it seeds the bias), if any.
+  int64_t middle = -1;
+  for (int64_t kw = 0; kw < s.KW; ++kw)
+    if (kw * s.dw == s.pl)
+      middle = kw;
 
   forEachIndex(kb, planes, [&](llvm::Value *p) {
     // Plane p (image p / C, channel c) is in buffer p % 2; p + 1 goes to
@@ -99,9 +120,8 @@ llvm::Error emitDepthwisePlane(KernelBuilder &kb, const KernelArgs &args) {
     llvm::Value *c = b.CreateURem(p, kb.idx(s.C));
     llvm::Value *buffer = mul(b.CreateAnd(p, kb.idx(1)), plane.floats);
     llvm::Value *next = b.CreateSelect(b.CreateICmpULT(p, kb.idx(planes - 1)), add(p, 1), p);
-    copyRun(x, mul(next, inPlane), b.CreateAdd(mul(b.CreateAnd(next, kb.idx(1)), plane.floats),
-                                               kb.idx(plane.front)),
-            inPlane);
+    copyPlane(mul(next, inPlane),
+              b.CreateAdd(mul(b.CreateAnd(next, kb.idx(1)), plane.floats), kb.idx(plane.front)));
     llvm::SmallVector<llvm::Value *, 49> weights;
     for (int64_t t = 0; t < s.taps(); ++t)
       weights.push_back(kb.splat(kb.load(f32, w, add(mul(c, s.taps()), t)), lanes));
@@ -109,72 +129,84 @@ llvm::Error emitDepthwisePlane(KernelBuilder &kb, const KernelArgs &args) {
     llvm::Value *out = mul(p, outPlane);
 
     // `count` vectors of the plane from vector v0 (a multiple of the
-    // period), the last one holding `lastValid` outputs, in tiles of even
-    // size.
-    auto vectors = [&](llvm::Value *v0, int64_t count, unsigned lastValid) {
+    // period), the last one holding `lastValid` outputs. `whole`: the run
+    // is the plane, so column sums outside it feed masked lanes only.
+    auto vectors = [&](llvm::Value *v0, int64_t count, unsigned lastValid, bool whole) {
       llvm::Value *at = mul(v0, lanes);
       llvm::Value *in0 = b.CreateAdd(buffer, at);
-      int64_t tiles = (count + maxTile - 1) / maxTile;
-      int64_t tileVectors = (count + tiles - 1) / tiles;
-      for (int64_t t0 = 0; t0 < count; t0 += tileVectors) {
-        int64_t t1 = std::min(count, t0 + tileVectors);
-        llvm::SmallVector<llvm::Value *, 8> acc(t1 - t0, init);
-        // The buffer's aligned vectors from in0, each loaded once a tile.
-        llvm::DenseMap<int64_t, llvm::Value *> aligned;
-        auto alignedVector = [&](int64_t q) {
-          llvm::Value *&v = aligned[q];
-          if (!v)
-            v = kb.loadVec(temp, add(in0, q * lanes), lanes, lanes);
-          return v;
-        };
-        for (int64_t kh = 0; kh < s.KH; ++kh)
-          for (int64_t kw = 0; kw < s.KW; ++kw) {
-            int64_t shift = plane.front + (kh * s.dh - s.pt) * s.W + kw * s.dw - s.pl;
-            for (int64_t j = t0; j < t1; ++j) {
-              bool none;
-              llvm::Constant *mask = tapMask(j, kw, none);
-              if (none)
-                continue;
-              // Vector j shifted by the tap: lanes r.. of two aligned ones,
-              // its columns past a row end masked. As integers, which x86
-              // shifts across two vectors (VALIGND; as floats, VPERMT2PS
-              // and a copy of its index vector).
-              int64_t q = j + shift / lanes, r = shift % lanes;
-              llvm::Value *in = b.CreateBitCast(alignedVector(q), ints);
-              if (r) {
-                llvm::SmallVector<int, 16> window;
-                for (unsigned l = 0; l < lanes; ++l)
-                  window.push_back(static_cast<int>(r + l));
-                in = b.CreateShuffleVector(in, b.CreateBitCast(alignedVector(q + 1), ints),
-                                           window);
-              }
-              if (mask)
-                in = b.CreateSelect(mask, in, llvm::Constant::getNullValue(ints));
-              in = b.CreateBitCast(in, kb.vecType(lanes));
-              acc[j - t0] = kb.fma(weights[kh * s.KW + kw], in, acc[j - t0]);
-            }
+      // The buffer's aligned vectors from in0, each loaded once a run.
+      llvm::DenseMap<int64_t, llvm::Value *> aligned;
+      auto alignedVector = [&](int64_t q) {
+        llvm::Value *&v = aligned[q];
+        if (!v)
+          v = kb.loadVec(temp, add(in0, q * lanes), lanes, lanes);
+        return v;
+      };
+      // Kernel row kh's input for output vector j: the plane shifted by
+      // whole rows.
+      llvm::DenseMap<std::pair<int64_t, int64_t>, llvm::Value *> rows;
+      auto rowVector = [&](int64_t kh, int64_t j) {
+        llvm::Value *&v = rows[{kh, j}];
+        if (!v) {
+          int64_t shift = plane.front + (kh * s.dh - s.pt) * s.W;
+          int64_t q = j + shift / lanes, r = shift % lanes;
+          v = b.CreateBitCast(window(alignedVector(q), r ? alignedVector(q + 1) : nullptr, r),
+                              kb.vecType(lanes));
+        }
+        return v;
+      };
+      // Kernel column kw's sums over its taps at output vector j.
+      llvm::DenseMap<std::pair<int64_t, int64_t>, llvm::Value *> sums;
+      auto columnSums = [&](int64_t kw, int64_t j) {
+        llvm::Value *&v = sums[{kw, j}];
+        if (!v) {
+          if (whole && (j < 0 || j >= plane.vectors))
+            return v = zero;
+          v = kw == middle ? init : nullptr;
+          for (int64_t kh = 0; kh < s.KH; ++kh) {
+            llvm::Value *wt = weights[kh * s.KW + kw], *in = rowVector(kh, j);
+            v = v ? kb.fma(wt, in, v) : b.CreateFMul(wt, in);
           }
-        for (int64_t j = t0; j < t1; ++j)
-          kb.storeVec(emitActivation(kb, act, acc[j - t0]), y,
-                      b.CreateAdd(out, add(at, j * lanes)),
-                      j + 1 == count ? lastValid : lanes);
+        }
+        return v;
+      };
+      for (int64_t j = 0; j < count; ++j) {
+        llvm::Value *acc = middle >= 0 ? columnSums(middle, j) : init;
+        for (int64_t kw = 0; kw < s.KW; ++kw) {
+          bool none;
+          llvm::Constant *mask = columnMask(j, kw, none);
+          if (kw == middle || none)
+            continue;
+          // The column's sums shifted by its offset: lanes r.. of two
+          // vectors, the lanes past a row end masked.
+          int64_t shift = kw * s.dw - s.pl;
+          int64_t q = j + floorDiv(shift, lanes), r = shift - floorDiv(shift, lanes) * lanes;
+          llvm::Value *shifted =
+              window(columnSums(kw, q), r ? columnSums(kw, q + 1) : nullptr, r);
+          if (mask)
+            shifted = b.CreateSelect(mask, shifted, llvm::Constant::getNullValue(ints));
+          acc = b.CreateFAdd(acc, b.CreateBitCast(shifted, kb.vecType(lanes)));
+        }
+        kb.storeVec(emitActivation(kb, act, acc), y, b.CreateAdd(out, add(at, j * lanes)),
+                    j + 1 == count ? lastValid : lanes);
       }
     };
-    // A plane of two tiles or less is unrolled; a larger one is walked a
-    // group of whole periods at a time (a tile, if periods are short),
-    // then what is left, unrolled.
+    // A plane of one run is unrolled; a larger one is walked a group of
+    // whole periods at a time (a run, if periods are short), then what is
+    // left, unrolled.
     unsigned lastValid = outPlane % lanes ? static_cast<unsigned>(outPlane % lanes) : lanes;
-    if (plane.vectors <= 2 * maxTile) {
-      vectors(kb.idx(0), plane.vectors, lastValid);
+    if (plane.vectors <= maxRun) {
+      vectors(kb.idx(0), plane.vectors, lastValid, true);
       return;
     }
-    int64_t group = std::max<int64_t>(1, maxTile / plane.period) * plane.period;
+    int64_t group = std::max<int64_t>(1, maxRun / plane.period) * plane.period;
     int64_t groups = outPlane / lanes / group;
     if (groups)
-      forEachIndex(kb, groups, [&](llvm::Value *i) { vectors(mul(i, group), group, lanes); });
+      forEachIndex(kb, groups,
+                   [&](llvm::Value *i) { vectors(mul(i, group), group, lanes, false); });
     int64_t left = plane.vectors - groups * group;
     if (left)
-      vectors(kb.idx(groups * group), left, lastValid);
+      vectors(kb.idx(groups * group), left, lastValid, false);
   });
   return llvm::Error::success();
 }

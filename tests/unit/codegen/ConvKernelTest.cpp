@@ -163,11 +163,12 @@ INSTANTIATE_TEST_SUITE_P(
         // Rows narrower than kNarrowRow at unit strides, output rows as long
         // as the input's: the plane as one flat run of vectors
         // (DepthwisePlaneKernel.cpp: on targets of 16 lanes, windows of up
-        // to 9 taps; channel blocks elsewhere). KWS's 25x5 (one tile, the
+        // to 9 taps; channel blocks elsewhere). KWS's 25x5 (one run, the
         // last vector partial), MobileNet's 7x7 and 28x28 (a period a loop
-        // step), rows of 5 in a loop of two periods a step and a partial
+        // step), rows of 5 in a loop of a period a step and a partial
         // vector after it, rows of 8 (a period of one vector), dilated windows
-        // whose taps reach past two rows, pads on one side only, rows of no
+        // whose taps reach past two rows, or with no column at the pixel's own
+        // (pads odd, dilation 2), pads on one side only, rows of no
         // padding (the output has fewer rows), a row of one pixel, a batch
         // of two without bias, and weights computed at run time.
         ConvCase{"Depthwise", {1, 6, 7, 7}, {6, 1, 3, 3}, true,
@@ -184,6 +185,10 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"group", Attr::ofInt(3)},
                   {"dilations", Attr::ofInts({2, 2})},
                   {"pads", Attr::ofInts({2, 2, 2, 2})}}},
+        ConvCase{"DepthwisePlaneNoUnshiftedColumn", {1, 3, 10, 9}, {3, 1, 3, 3}, true,
+                 {{"group", Attr::ofInt(3)},
+                  {"dilations", Attr::ofInts({2, 2})},
+                  {"pads", Attr::ofInts({1, 1, 3, 3})}}},
         ConvCase{"DepthwisePlaneAsymmetricPads", {1, 4, 6, 7}, {4, 1, 3, 2}, true,
                  {{"group", Attr::ofInt(4)}, {"pads", Attr::ofInts({0, 1, 2, 0})}}},
         ConvCase{"DepthwisePlaneUnpaddedRows", {1, 5, 9, 6}, {5, 1, 3, 3}, true,
