@@ -217,6 +217,10 @@ public:
   /// Whether a node or value of the graph now has the name `name` (names of
   /// erased ones are free again).
   bool isNameInUse(llvm::StringRef name) const { return liveNames_.count(name); }
+  /// The suffix freshNodeName tries first for `base`: one past the last it
+  /// handed out, so that a base taken thousands of times (a recurrence
+  /// unrolled step by step) costs a lookup, not a scan from _1.
+  unsigned &freshSuffix(llvm::StringRef base) const { return freshSuffixes_[base]; }
   /// Renames `v` to uniqueName(`name`) (a no-op when it already has that
   /// name), so the importer can keep ONNX tensor names for node results.
   void renameValue(Value *v, llvm::StringRef name);
@@ -236,6 +240,7 @@ private:
   /// costs a lookup, not a scan of the graph per new node (a recurrence
   /// unrolled over many steps adds thousands).
   llvm::StringMap<unsigned> liveNames_;
+  mutable llvm::StringMap<unsigned> freshSuffixes_;
   void holdName(llvm::StringRef name) { ++liveNames_[name]; }
   void releaseName(llvm::StringRef name);
   /// Whether every node's order_ is its position in nodes_.

@@ -1,5 +1,6 @@
 #include "compiler/graph/Rewrite.h"
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 
@@ -8,10 +9,13 @@ namespace kiln {
 std::string freshNodeName(const Graph &g, llvm::StringRef base) {
   if (!g.isNameInUse(base))
     return base.str();
-  for (unsigned i = 1;; ++i) {
+  unsigned &next = g.freshSuffix(base);
+  for (unsigned i = std::max(next, 1u);; ++i) {
     std::string candidate = (base + "_" + llvm::Twine(i)).str();
-    if (!g.isNameInUse(candidate))
+    if (!g.isNameInUse(candidate)) {
+      next = i + 1;
       return candidate;
+    }
   }
 }
 

@@ -18,7 +18,8 @@
 namespace kiln {
 
 /// A node name derived from `base` that no node or value of `g` uses yet:
-/// `base`, else `base_1`, `base_2`, ... Graph::addNode takes the node name
+/// `base`, else the first of `base_1`, `base_2`, ... past the last one
+/// handed out for `base` (Graph::freshSuffix). Graph::addNode takes the node name
 /// as given and names the result after it, so a name that is free for both
 /// keeps a new node's name and its result's name the same.
 std::string freshNodeName(const Graph &g, llvm::StringRef base);

@@ -194,6 +194,34 @@ TEST(LowerRecurrent, LSTMCellClip) {
   EXPECT_TRUE(llvm::any_of(unclipped, [](float v) { return std::fabs(v) > 0.2f; }));
 }
 
+/// A long sequence's step results are joined by Concats of at most 32
+/// inputs (one Concat kernel of a thousand copies took LLVM quadratic time),
+/// and the result is the same recurrence.
+TEST(LowerRecurrent, LongSequenceJoinsStepsInGroups) {
+  const int64_t seq = 70, batch = 1, input = 3, hidden = 4;
+  auto build = [&](Graph &g) {
+    Value *x = g.addInput("x", f32({seq, batch, input}));
+    Node *n = addNode(g, OpKind::GRU, "gru",
+                      {x, randomConstant(g, "w", {2, 3 * hidden, input}),
+                       randomConstant(g, "r", {2, 3 * hidden, hidden})},
+                      {{"hidden_size", Attr::ofInt(hidden)},
+                       {"direction", Attr::ofString("bidirectional")}});
+    g.addOutput("y", n->getOutput(0));
+  };
+  expectLoweringEquivalent(build, 1e-4);
+  auto g = buildGraph(build);
+  ASSERT_TRUE(static_cast<bool>(lowerGraph(*g)));
+  size_t concats = 0;
+  for (const Node *n : g->getNodes())
+    if (n->is(OpKind::Concat)) {
+      ++concats;
+      EXPECT_LE(n->getNumInputs(), 32u);
+    }
+  // Per direction: three groups (32, 32, 6) and their join; then the two
+  // directions' joins of Y and of Y_h.
+  EXPECT_EQ(concats, 10u);
+}
+
 /// Each time step becomes kernels of its own, so the steps over all
 /// directions are held to ResourceLimits::maxUnrolledSteps.
 TEST(LowerRecurrentLimit, StepsOverTheLimitAreAnError) {
