@@ -23,7 +23,7 @@
 namespace kiln {
 namespace {
 
-/// Step results one Concat joins at most (Unroller::concat).
+/// Step results one Concat joins (Unroller::concat; one more for the last).
 constexpr size_t kConcatGroup = 32;
 
 class Unroller : public HelperNodeBuilder {
@@ -53,16 +53,23 @@ public:
   /// a thousand inputs is a kernel of a thousand copies in one straight
   /// line, over which LLVM's SLP vectorizer takes quadratic time (4 of a
   /// 1000-step GRU's 22 s of compiling). The groups' results become slices
-  /// of the whole (ElideConcat), so the same bytes are copied once.
+  /// of the whole (ElideConcat: each starts a multiple of 32 steps in, so
+  /// 64-byte aligned), so the same bytes are copied once. A last group of
+  /// one step would be that step's Reshape, which ElideConcat does not
+  /// take: the group before takes it.
   Value *concat(llvm::StringRef role, llvm::ArrayRef<Value *> vs,
                 int64_t axis) {
     if (vs.size() == 1)
       return vs[0];
-    if (vs.size() <= kConcatGroup)
+    if (vs.size() <= kConcatGroup + 1)
       return add(role, OpKind::Concat, vs, {{"axis", Attr::ofInt(axis)}});
     llvm::SmallVector<Value *, 32> groups;
-    for (size_t i = 0; i < vs.size(); i += kConcatGroup)
-      groups.push_back(concat(role, vs.slice(i, std::min(kConcatGroup, vs.size() - i)), axis));
+    for (size_t i = 0; i < vs.size();) {
+      size_t left = vs.size() - i;
+      size_t size = left == kConcatGroup + 1 ? left : std::min(kConcatGroup, left);
+      groups.push_back(concat(role, vs.slice(i, size), axis));
+      i += size;
+    }
     return concat(role, groups, axis);
   }
   Value *clip(Value *v) {

@@ -75,9 +75,11 @@ llvm::Error emitDepthwisePlane(KernelBuilder &kb, const KernelArgs &args) {
           [&](llvm::Value *i) { kb.storeVec(zero, temp, mul(i, lanes), lanes); });
   copyPlane(kb.idx(0), kb.idx(plane.front));
 
-  // Output vectors a run computes at most: a larger plane is cut into runs
-  // whose column sums the registers hold (KWS's 25x5 plane is 8 vectors;
-  // MobileNet's 14x14, 13, ran 4% faster as two runs than as one).
+  // Output vectors of a run: a larger plane is cut into runs of whole
+  // periods, of up to this many vectors or one period (KWS's 25x5 plane is 8
+  // vectors). A run's column sums are used next to where they are made, so
+  // its length hardly matters: MobileNet's 14x14 plane (13 vectors) took as
+  // long as one run as in two.
   const int64_t maxRun = 8;
   // Lane l of the j-th vector of a period takes kernel column kw's sums at
   // column (j * lanes + l) % W + kw * dw - pl of its row: masked outside
