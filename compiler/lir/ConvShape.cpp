@@ -2,6 +2,7 @@
 
 #include "compiler/lir/ConvShape.h"
 #include "compiler/ops/OpViews.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <numeric>
@@ -46,15 +47,14 @@ bool flatPlaneFits(const ConvShape &s) {
 }
 
 FlatPlane flatPlane(const ConvShape &s, int64_t lanes) {
-  auto floorDiv = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
   auto roundUp = [&](int64_t a) { return (a + lanes - 1) / lanes * lanes; };
   FlatPlane p;
   p.vectors = (s.OH * s.OW + lanes - 1) / lanes;
   p.period = s.W / std::gcd(s.W, lanes);
-  // A column's sums at output lane l come from vector floorDiv(l + shift,
+  // A column's sums at output lane l come from vector floor((l + shift) /
   // lanes) and the next.
-  p.sumsBefore = -std::min<int64_t>(0, floorDiv(-s.pl, lanes));
-  p.sumsAfter = floorDiv((s.KW - 1) * s.dw - s.pl, lanes) + 1;
+  p.sumsBefore = -std::min<int64_t>(0, llvm::divideFloorSigned(-s.pl, lanes));
+  p.sumsAfter = llvm::divideFloorSigned((s.KW - 1) * s.dw - s.pl, lanes) + 1;
   p.front = roundUp(s.pt * s.W) + p.sumsBefore * lanes;
   // The last column sums' rows reach below the plane, each a window of two
   // aligned vectors.

@@ -42,6 +42,7 @@
 #include "compiler/ops/OpViews.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <array>
 #include <optional>
@@ -76,13 +77,11 @@ struct SubPixelAxis {
 /// nothing when its Conv would need negative pads.
 std::optional<SubPixelAxis> subPixelAxis(int64_t in, int64_t k, int64_t d, int64_t s,
                                          int64_t pad, int64_t out) {
-  auto floorDiv = [](int64_t a, int64_t b) {
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
-  };
   int64_t span = d * (k - 1) + 1;
   SubPixelAxis a{s, s == 1 ? k : (span + s - 1) / s, s == 1 ? d : 1, k, d, 0, 0, 0};
   // The phase-grid rows m the output needs: [mLo, mHi).
-  int64_t mLo = floorDiv(pad, s), mHi = floorDiv(pad + out + s - 1, s);
+  int64_t mLo = llvm::divideFloorSigned(pad, s),
+          mHi = llvm::divideFloorSigned(pad + out + s - 1, s);
   a.padBegin = a.extent() - 1 - mLo;
   a.padEnd = mHi - in;
   a.cropStart = pad - s * mLo;

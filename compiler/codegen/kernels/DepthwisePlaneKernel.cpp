@@ -25,6 +25,7 @@
 #include "compiler/codegen/kernels/ConvInput.h"
 #include "compiler/codegen/kernels/IRAlgebra.h"
 #include "compiler/ops/ActivationOps.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 
@@ -109,7 +110,6 @@ llvm::Error emitDepthwisePlane(KernelBuilder &kb, const KernelArgs &args) {
     }
     return lo;
   };
-  auto floorDiv = [](int64_t a, int64_t c) { return a >= 0 ? a / c : -((-a + c - 1) / c); };
   // The kernel column whose taps need no shift (it seeds the bias), if any.
   int64_t middle = -1;
   for (int64_t kw = 0; kw < s.KW; ++kw)
@@ -182,7 +182,7 @@ llvm::Error emitDepthwisePlane(KernelBuilder &kb, const KernelArgs &args) {
           // The column's sums shifted by its offset: lanes r.. of two
           // vectors, the lanes past a row end masked.
           int64_t shift = kw * s.dw - s.pl;
-          int64_t q = j + floorDiv(shift, lanes), r = shift - floorDiv(shift, lanes) * lanes;
+          int64_t q = j + llvm::divideFloorSigned(shift, lanes), r = shift - (q - j) * lanes;
           llvm::Value *shifted =
               window(columnSums(kw, q), r ? columnSums(kw, q + 1) : nullptr, r);
           if (mask)
