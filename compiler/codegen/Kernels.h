@@ -82,6 +82,8 @@ llvm::Error emitConcat(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitPad(KernelBuilder &kb, const KernelArgs &args);
 /// Resize of the last two axes, f32 (kernels/ResizeKernel.cpp).
 llvm::Error emitResize(KernelBuilder &kb, const KernelArgs &args);
+/// TopKIndices (kernels/TopKKernel.cpp).
+llvm::Error emitTopK(KernelBuilder &kb, const KernelArgs &args);
 
 /// Checks that `v` has dtype f32, naming the node otherwise.
 llvm::Error requireF32(const Node &n, const Value *v);

@@ -124,6 +124,8 @@ enum class KernelFamily : uint8_t {
   Pad,
   /// Resize of the last two axes (f32); lowering rewrites the others.
   Resize,
+  /// TopKIndices: a selection per row along the axis.
+  TopK,
   /// An int8 LSTM over its whole sequence (IntegerLSTM.h); lowering unrolls
   /// the float recurrent layers.
   Recurrent,

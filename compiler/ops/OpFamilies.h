@@ -25,6 +25,7 @@ void registerBroadcastOps(std::vector<OpDef> &defs);
 void registerReduceOps(std::vector<OpDef> &defs);
 void registerMovementOps(std::vector<OpDef> &defs);
 void registerIndexOps(std::vector<OpDef> &defs);
+void registerTopKOps(std::vector<OpDef> &defs);
 void registerGeneratorOps(std::vector<OpDef> &defs);
 void registerLossOps(std::vector<OpDef> &defs);
 void registerResizeOps(std::vector<OpDef> &defs);

@@ -30,6 +30,7 @@ struct Registry {
     registerReduceOps(defs);
     registerMovementOps(defs);
     registerIndexOps(defs);
+    registerTopKOps(defs);
     registerGeneratorOps(defs);
     registerLossOps(defs);
     registerResizeOps(defs);
@@ -100,6 +101,7 @@ llvm::StringRef kernelFamilyName(KernelFamily f) {
   case KernelFamily::Concat: return "concat";
   case KernelFamily::Pad: return "pad";
   case KernelFamily::Resize: return "resize";
+  case KernelFamily::TopK: return "top-k";
   case KernelFamily::Recurrent: return "recurrent";
   }
   return "?";

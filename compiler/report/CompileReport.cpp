@@ -52,6 +52,7 @@ uint64_t flopsOf(const Node &n) {
   case KernelFamily::Reduce:
   case KernelFamily::Softmax:
   case KernelFamily::LayerNorm:
+  case KernelFamily::TopK:
     return elements(n.getInput(0));
   case KernelFamily::Pool: {
     // A global pool has no kernel_shape: its window is the whole plane.

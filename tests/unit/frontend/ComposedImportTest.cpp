@@ -1,7 +1,8 @@
 //===- ComposedImportTest.cpp - Ops the importer rewrites into others -----===//
 //
 // Einsum, TopK, the sequence ops and Gradient have no kiln op of their
-// own: the importer emits the ops that compute them. Each imported graph
+// own (TopK's is TopKIndices, its values a GatherElements): the importer
+// emits the ops that compute them. Each imported graph
 // runs in the reference interpreter and is compared with a plain
 // computation written here from the ONNX specification (nested loops over
 // every index for Einsum, a stable sort for TopK, list operations for
