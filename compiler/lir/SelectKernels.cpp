@@ -284,12 +284,19 @@ bool f32MatMul(const Node &n) {
   });
 }
 
-/// Whether the B of f32 MatMul `n` is a constant matrix that only `n`
-/// reads, and only as B.
-bool packableMatMulB(const Graph &g, const Node &n) {
+/// Whether the B of f32 MatMul `n` is a constant matrix that only f32
+/// MatMuls read, each once and as B, in strips of `n`'s width: a tied weight
+/// is packed once for all its readers.
+bool packableMatMulB(const Graph &g, const Node &n, const RegisterTile &tile,
+                     const LIROptions &opts) {
   const Value *b = MatMulView(n).b();
   return b->getType().rank() == 2 && packableConstant(g, b, [&](const Node &u) {
-           return &u == &n && llvm::count(n.getInputs(), b) == 1;
+           if (!f32MatMul(u) || MatMulView(u).b() != b || llvm::count(u.getInputs(), b) != 1)
+             return false;
+           if (&u == &n)
+             return true;
+           RegisterTile t = matMulRegisterTile(u, opts);
+           return t.rows && t.vecs == tile.vecs;
          });
 }
 
@@ -349,7 +356,7 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
       RegisterTile tile = matMulRegisterTile(*n, opts);
       int64_t strip = int64_t(tile.vecs) * opts.vectorLanes;
       const Value *b = MatMulView(*n).b();
-      bool packed = tile.rows && packableMatMulB(g, *n) &&
+      bool packed = tile.rows && packableMatMulB(g, *n, tile, opts) &&
                     b->getType().shape[1] >= kMatMulStripMinColumns;
       if (packed)
         sel.weights[b] = {Packing::MatMulStrips, 1, strip};

@@ -33,6 +33,11 @@ std::unique_ptr<Pass> createFoldBatchNormPass();
 /// the later one is removed and its uses read the earlier one's results.
 std::unique_ptr<Pass> createCommonSubexpressionEliminationPass();
 
+/// "merge-constants": of two constants of the same type and bytes, the later
+/// one is removed and its readers read the earlier one (a tied weight is
+/// then one weights buffer, packed once). Unused constants go with it.
+std::unique_ptr<Pass> createMergeConstantsPass();
+
 /// "fold-qdq": DequantizeLinear -> op -> QuantizeLinear groups whose op has
 /// an int8 form (Conv, MatMul and Gemm with constant symmetric int8 weights,
 /// Add, Sub, Mul, pooling, Concat, activations, moves) become that int8 op;

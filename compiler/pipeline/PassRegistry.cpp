@@ -25,6 +25,7 @@ const PassEntry kPasses[] = {
     {"fuse-layer-norm", createFuseLayerNormPass},
     {"fuse-matmul-bias", createFuseMatMulBiasPass},
     {"lower", createLowerPass},
+    {"merge-constants", createMergeConstantsPass},
     {"simplify-arithmetic", createSimplifyArithmeticPass},
     {"simplify-layout", createSimplifyLayoutPass},
     {"trim-conv-taps", createTrimConvTapsPass},

@@ -41,6 +41,9 @@ std::vector<std::string> defaultPipeline(bool winograd) {
   // fused already); without Winograd that would only add the copies.
   if (winograd)
     passes.push_back("dilated-conv-to-batch");
+  // A tied weight, copied per reader by export and by the rewrites above,
+  // stored once.
+  passes.push_back("merge-constants");
   // Whatever the rewrites left unused, weights included.
   passes.push_back("dce");
   return passes;

@@ -76,6 +76,22 @@ INSTANTIATE_TEST_SUITE_P(
         MatMulCase{"StripsPrefetched", {10, 512}, {512, 520}, Operand::Constant}),
     [](const auto &info) { return std::string(info.param.name); });
 
+/// A tied weight exported once per reader: after the passes both MatMuls
+/// read one B, packed in strips once for both.
+TEST(TiedMatMulWeights, MatchTheInterpreter) {
+  GraphBuilder build = [](Graph &g) {
+    Value *b = randomConstant(g, "b", {24, 300});
+    Value *copy = g.addConstant("b_copy", b->getConstant());
+    Value *a1 = g.addInput("a1", f32({13, 24}));
+    Value *a2 = g.addInput("a2", f32({13, 24}));
+    g.addOutput("y1", addNode(g, OpKind::MatMul, "mm1", {a1, b})->getOutput());
+    g.addOutput("y2", addNode(g, OpKind::MatMul, "mm2", {a2, copy})->getOutput());
+  };
+  JitCheck check;
+  check.expectGraph = [](const Graph &g) { EXPECT_EQ(g.getConstants().size(), 1u); };
+  EXPECT_TRUE(jitMatchesInterpreter(build, check));
+}
+
 //===----------------------------------------------------------------------===//
 // Gemm, lowered to MatMul (+ Transpose, Mul, Add)
 //===----------------------------------------------------------------------===//

@@ -197,9 +197,10 @@ TEST(SelectKernels, GroupedConvCopiesOneGroup) {
   }
 }
 
-/// A constant B of 256 columns or more that only its MatMul reads is packed
-/// in strips of the tile's columns; a narrower one, an input B and a B that
-/// two MatMuls share are read as they are.
+/// A constant B of 256 columns or more that only MatMuls read is packed in
+/// strips of the tile's columns, once for readers of one strip width (a
+/// tied weight); a narrower one, an input B and a B shared by readers of
+/// different strip widths are read as they are.
 TEST(SelectKernels, MatMulBInStrips) {
   Graph g("strips");
   auto matMul = [&](llvm::StringRef name, std::vector<int64_t> a, Value *b) {
@@ -218,13 +219,18 @@ TEST(SelectKernels, MatMulBInStrips) {
   Value *shared = constant("shared_b", {32, 512});
   matMul("shared1", {4, 32}, shared);
   matMul("shared2", {4, 32}, shared);
+  Value *mixed = constant("mixed_b", {32, 512});
+  matMul("mixed1", {4, 32}, mixed);
+  matMul("mixed2", {1, 32}, mixed);
   lir::LIROptions opts;
   opts.vectorLanes = 16;
   opts.vectorRegisters = 32;
   std::string text = strategies(g, opts);
   EXPECT_EQ(kernelOf(text, "fc"), "MatMul[gemm tile 1x8 b-strips 128]") << text;
   EXPECT_NE(kernelOf(text, "wide").find("b-strips 32"), std::string::npos) << text;
-  for (const char *name : {"narrow", "input", "shared1", "shared2"})
+  for (const char *name : {"shared1", "shared2"})
+    EXPECT_NE(kernelOf(text, name).find("b-strips 64"), std::string::npos) << name << "\n" << text;
+  for (const char *name : {"narrow", "input", "mixed1", "mixed2"})
     EXPECT_EQ(kernelOf(text, name).find("b-strips"), std::string::npos) << name << "\n" << text;
 }
 
