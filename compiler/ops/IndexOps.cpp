@@ -249,11 +249,8 @@ llvm::Error evalOneHot(const Node &n, llvm::ArrayRef<const Tensor *> in,
   int64_t depth = oneHot.depth();
   int64_t axis = *normalizeAxis(oneHot.axis(), indices.getShape().size() + 1);
   // y viewed as [outer, depth, inner], indices as [outer, inner].
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= indices.getShape()[d];
-  for (size_t d = axis; d < indices.getShape().size(); ++d)
-    inner *= indices.getShape()[d];
+  AxisSplit split = splitAtAxis(y.getShape(), axis);
+  int64_t outer = split.outer, inner = split.inner;
   size_t elem = dtypeSize(y.getDType());
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < depth; ++j)

@@ -101,11 +101,7 @@ llvm::Error evalSoftmax(const Node &n, llvm::ArrayRef<const Tensor *> in,
     return evalSoftmaxInt8(n, in, out);
   llvm::ArrayRef<int64_t> shape = in[0]->getShape();
   int64_t axis = *normalizeAxis(SoftmaxView(n).axis(), shape.size());
-  int64_t outer = 1, len = shape[axis], inner = 1;
-  for (int64_t i = 0; i < axis; ++i)
-    outer *= shape[i];
-  for (size_t i = axis + 1; i < shape.size(); ++i)
-    inner *= shape[i];
+  auto [outer, len, inner] = splitAtAxis(shape, axis);
   const float *px = in[0]->data<float>();
   float *py = out[0].data<float>();
   for (int64_t o = 0; o < outer; ++o)

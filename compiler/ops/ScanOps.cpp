@@ -35,11 +35,7 @@ llvm::Error evalCumSum(const Node &n, llvm::ArrayRef<const Tensor *> in,
   CumSumView cumSum(n);
   int64_t axis = *normalizeAxis(cumSum.axis(), shape.size());
   bool exclusive = cumSum.exclusive(), reverse = cumSum.reverse();
-  int64_t extent = shape[axis], inner = 1, outer = 1;
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= shape[d];
-  for (int64_t d = axis + 1; d < int64_t(shape.size()); ++d)
-    inner *= shape[d];
+  auto [outer, extent, inner] = splitAtAxis(shape, axis);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
       double sum = 0;

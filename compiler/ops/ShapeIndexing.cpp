@@ -73,6 +73,15 @@ Shape inversePerm(llvm::ArrayRef<int64_t> perm) {
   return inverse;
 }
 
+AxisSplit splitAtAxis(llvm::ArrayRef<int64_t> shape, int64_t axis) {
+  AxisSplit split{1, shape[axis], 1};
+  for (int64_t d = 0; d < axis; ++d)
+    split.outer *= shape[d];
+  for (size_t d = axis + 1; d < shape.size(); ++d)
+    split.inner *= shape[d];
+  return split;
+}
+
 Shape rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
   Shape strides(shape.size());
   int64_t s = 1;

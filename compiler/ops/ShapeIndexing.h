@@ -39,6 +39,13 @@ Shape movedAxisPerm(int64_t rank, int64_t from, int64_t to);
 /// The permutation that undoes `perm`.
 Shape inversePerm(llvm::ArrayRef<int64_t> perm);
 
+/// A row-major tensor seen as [outer, len, inner] around axis `axis`: the
+/// rows along the axis are outer * inner, `inner` elements apart.
+struct AxisSplit {
+  int64_t outer, len, inner;
+};
+AxisSplit splitAtAxis(llvm::ArrayRef<int64_t> shape, int64_t axis);
+
 /// Row-major element strides of `shape`.
 Shape rowMajorStrides(llvm::ArrayRef<int64_t> shape);
 /// Element strides for reading a tensor of `shape` as if broadcast to

@@ -238,9 +238,9 @@ llvm::Error evalConcat(const Node &n, llvm::ArrayRef<const Tensor *> in,
                        llvm::MutableArrayRef<Tensor> out) {
   llvm::ArrayRef<int64_t> shape = out[0].getShape();
   int64_t axis = *normalizeAxis(ConcatView(n).axis(), shape.size());
-  int64_t outer = product(shape.take_front(axis));
-  size_t innerBytes =
-      product(shape.drop_front(axis + 1)) * dtypeSize(out[0].getDType());
+  AxisSplit split = splitAtAxis(shape, axis);
+  int64_t outer = split.outer;
+  size_t innerBytes = split.inner * dtypeSize(out[0].getDType());
   uint8_t *to = out[0].rawData();
   for (int64_t o = 0; o < outer; ++o)
     for (const Tensor *t : in) {
@@ -404,9 +404,8 @@ llvm::Error evalGather(const Node &n, llvm::ArrayRef<const Tensor *> in,
   const Tensor &data = *in[0], &indices = *in[1];
   llvm::ArrayRef<int64_t> shape = data.getShape();
   int64_t axis = *normalizeAxis(IndexAxisView(n).axis(), shape.size());
-  int64_t outer = product(shape.take_front(axis)), axisLen = shape[axis];
-  size_t innerBytes =
-      product(shape.drop_front(axis + 1)) * dtypeSize(data.getDType());
+  auto [outer, axisLen, inner] = splitAtAxis(shape, axis);
+  size_t innerBytes = inner * dtypeSize(data.getDType());
   uint8_t *to = out[0].rawData();
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0, e = indices.numElements(); j < e; ++j) {

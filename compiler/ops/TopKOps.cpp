@@ -13,6 +13,7 @@
 #include "compiler/ops/ElementwiseEval.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpViews.h"
+#include "compiler/ops/ShapeIndexing.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -48,11 +49,7 @@ llvm::Error evalTopKIndices(const Node &n, llvm::ArrayRef<const Tensor *> in,
   int64_t axis = v.axis(), k = v.k();
   bool largest = v.largest() != 0;
   llvm::ArrayRef<int64_t> shape = x.getShape();
-  int64_t len = shape[axis], inner = 1, outer = 1;
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= shape[d];
-  for (size_t d = axis + 1; d < shape.size(); ++d)
-    inner *= shape[d];
+  auto [outer, len, inner] = splitAtAxis(shape, axis);
   bool isFloat = isFloatDType(x.getDType());
   std::vector<int64_t> order(len);
   for (int64_t o = 0; o < outer; ++o)

@@ -173,11 +173,7 @@ llvm::Error emitGather(KernelBuilder &kb, const KernelArgs &args) {
   int64_t axis = IndexAxisView(n).axis();
   if (axis < 0)
     axis += data.rank();
-  int64_t outer = 1, inner = 1, axisLen = data.shape[axis];
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= data.shape[d];
-  for (size_t d = axis + 1; d < data.rank(); ++d)
-    inner *= data.shape[d];
+  auto [outer, axisLen, inner] = splitAtAxis(data.shape, axis);
   int64_t count = it.numElements();
   kb.nest({outer, count, inner}, [&](llvm::ArrayRef<llvm::Value *> ivs) {
     llvm::Value *i = loadIndex(kb, indices, ivs[1], it.dtype, axisLen);

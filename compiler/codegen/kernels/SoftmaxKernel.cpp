@@ -15,6 +15,7 @@
 #include "compiler/codegen/Kernels.h"
 #include "compiler/codegen/kernels/ScalarMath.h"
 #include "compiler/ops/OpViews.h"
+#include "compiler/ops/ShapeIndexing.h"
 
 #include <limits>
 
@@ -104,11 +105,7 @@ llvm::Error emitSoftmax(KernelBuilder &kb, const KernelArgs &args) {
     axis += rank;
   if (axis < 0 || axis >= rank)
     return nodeError(n, "axis out of range");
-  int64_t outer = 1, inner = 1, D = shape[axis];
-  for (int64_t i = 0; i < axis; ++i)
-    outer *= shape[i];
-  for (int64_t i = axis + 1; i < rank; ++i)
-    inner *= shape[i];
+  auto [outer, D, inner] = splitAtAxis(shape, axis);
 
   auto &b = kb.b;
   llvm::Type *f32 = b.getFloatTy();

@@ -13,6 +13,7 @@
 
 #include "compiler/codegen/Kernels.h"
 #include "compiler/ops/OpViews.h"
+#include "compiler/ops/ShapeIndexing.h"
 
 namespace kiln {
 namespace codegen {
@@ -24,11 +25,7 @@ llvm::Error emitTopK(KernelBuilder &kb, const KernelArgs &args) {
   const TensorType &xt = n.getInput(0)->getType();
   int64_t axis = view.axis(), k = view.k();
   bool largest = view.largest() != 0;
-  int64_t len = xt.shape[axis], outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= xt.shape[d];
-  for (size_t d = axis + 1; d < xt.rank(); ++d)
-    inner *= xt.shape[d];
+  auto [outer, len, inner] = splitAtAxis(xt.shape, axis);
   if (k == 0 || outer * inner == 0)
     return llvm::Error::success();
   llvm::Type *ty = kb.elemType(xt.dtype), *i64 = b.getInt64Ty();

@@ -55,6 +55,18 @@ TEST(Axes, NormalizeAListRefusesOutOfRangeAndRepeatedAxes) {
   EXPECT_EQ(llvm::toString(repeated.takeError()), "axes [2,-1] repeat an axis");
 }
 
+TEST(Axes, SplitAtAxis) {
+  auto split = [](Shape shape, int64_t axis) {
+    AxisSplit s = splitAtAxis(shape, axis);
+    return Shape{s.outer, s.len, s.inner};
+  };
+  EXPECT_EQ(split({2, 3, 4, 5}, 0), (Shape{1, 2, 60}));
+  EXPECT_EQ(split({2, 3, 4, 5}, 2), (Shape{6, 4, 5}));
+  EXPECT_EQ(split({2, 3, 4, 5}, 3), (Shape{24, 5, 1}));
+  EXPECT_EQ(split({7}, 0), (Shape{1, 7, 1}));
+  EXPECT_EQ(split({3, 0, 2}, 2), (Shape{0, 2, 1}));
+}
+
 TEST(Strides, RowMajorAndBroadcast) {
   EXPECT_EQ(rowMajorStrides({2, 3, 4}), (Shape{12, 4, 1}));
   EXPECT_EQ(rowMajorStrides({}), Shape{});
