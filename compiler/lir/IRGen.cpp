@@ -373,7 +373,8 @@ private:
       return f_.addBuffer(n.getName().str() + suffix.str(), Region::Scratch, bytes);
     };
     if (strategy.is(Kind::Winograd))
-      return temp(".winograd", winogradLayout(n, strategy.winograd).bytes());
+      return temp(".winograd", runTimeWinogradWeightsBytes(n, strategy) +
+                                   winogradLayout(n, strategy.winograd).bytes());
     if (strategy.is(Kind::Int8) && n.is(OpKind::LSTM))
       // The int8 LSTM's int16 cell state (Int8LSTMKernel.cpp), twice
       // initial_c's bytes: the previous step's and the next.

@@ -59,6 +59,8 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
   case Kind::Winograd:
     os << "winograd F(" << s.winograd.mh << 'x' << s.winograd.mw << ',' << s.winograd.rh << 'x'
        << s.winograd.rw << ')';
+    if (s.transformsWeights)
+      os << " of run-time weights";
     printRegisterTile(s.registerTile, false, os);
     return;
   case Kind::Direct:

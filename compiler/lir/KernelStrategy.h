@@ -332,6 +332,10 @@ struct KernelStrategy {
   RegisterTile registerTile;
   /// Winograd: its tile.
   WinogradTile winograd;
+  /// Winograd of weights not packed at compile time (computed at run time:
+  /// StyleGAN's modulated convolutions): the kernel transforms them into
+  /// the start of its temp first (lir::runTimeWinogradWeightsBytes).
+  bool transformsWeights = false;
   /// Direct or Pointwise that also runs the DepthwiseRows Conv reading its
   /// result (fuseDepthwiseBands): that Conv's output rows per band (0: none).
   int64_t bandRows = 0;
@@ -356,9 +360,10 @@ struct KernelStrategy {
   /// the plane.
   bool readsNoPadding() const { return skipsPaddingRows && skipsPaddingColumns; }
 
-  static KernelStrategy winogradConv(const WinogradTile &t) {
+  static KernelStrategy winogradConv(const WinogradTile &t, bool transformsWeights = false) {
     KernelStrategy s{Kind::Winograd};
     s.winograd = t;
+    s.transformsWeights = transformsWeights;
     return s;
   }
   static KernelStrategy direct(bool packed, int64_t panelPixels = 0) {
@@ -403,6 +408,7 @@ struct KernelStrategy {
     return kind == o.kind && tile == o.tile && packedWeights == o.packedWeights &&
            tileCols == o.tileCols && dot == o.dot && unroll == o.unroll &&
            columns == o.columns && registerTile == o.registerTile && winograd == o.winograd &&
+           transformsWeights == o.transformsWeights &&
            bandRows == o.bandRows && bandProjection == o.bandProjection &&
            skipsPaddingRows == o.skipsPaddingRows && skipsPaddingColumns == o.skipsPaddingColumns;
   }

@@ -208,11 +208,34 @@ int64_t panelPixels(const Node &conv, const LIROptions &opts) {
                                    kPanelBlockBytes / (reduction * int64_t(sizeof(float)))));
 }
 
+/// Output pixels (over the batch) from which a Conv whose weights are not
+/// packed at compile time runs as Winograd all the same, transforming them
+/// each call: per pair of channels the transform costs about what the
+/// products of 16 pixels do.
+constexpr int64_t kRunTimeWinogradPixels = 256;
+
+/// Whether Conv `conv`, whose weights are not packed at compile time, runs
+/// as Winograd of run-time weights: where Winograd fits, on vector targets
+/// (on a scalar core U in the temp would cost a microcontroller RAM), over
+/// outputs large enough that the transform is cheap next to the products it
+/// saves.
+bool transformsWinogradWeights(const Node &conv, const LIROptions &opts) {
+  const TensorType &y = conv.getOutput()->getType();
+  return opts.winograd && opts.vectorLanes > 1 && isWinogradConv(conv) &&
+         y.shape[0] * y.shape[2] * y.shape[3] >= kRunTimeWinogradPixels;
+}
+
 /// The strategy of a non-depthwise Conv whose weights are stored `weights`.
 KernelStrategy convStrategy(const Node &conv, Packing weights, const LIROptions &opts) {
+  llvm::ArrayRef<int64_t> wShape = ConvView(conv).weights()->getType().shape;
   if (int64_t m = winogradTileOf(weights))
-    return KernelStrategy::winogradConv(
-        winogradTileFor(ConvView(conv).weights()->getType().shape, m));
+    return KernelStrategy::winogradConv(winogradTileFor(wShape, m));
+  if (weights == Packing::None && transformsWinogradWeights(conv, opts)) {
+    // The tile choosePacking would take for constant weights.
+    int64_t m = opts.winogradTile ? opts.winogradTile : chooseWinogradTile(conv, opts.vectorLanes);
+    m = winogradTileOf(winogradPacking(m, winogradTileFor(wShape, m).isLine()));
+    return KernelStrategy::winogradConv(winogradTileFor(wShape, m), /*transformsWeights=*/true);
+  }
   if (weights != Packing::ConvTapMajor)
     return KernelStrategy::direct(false);
   ConvView v(conv);

@@ -200,6 +200,14 @@ uint64_t winogradWeightsBytes(llvm::ArrayRef<int64_t> shape, int64_t m) {
   return winogradTileFor(shape, m).points() * shape[0] * shape[1] * sizeof(float);
 }
 
+uint64_t runTimeWinogradWeightsBytes(const Node &conv, const KernelStrategy &s) {
+  if (!s.transformsWeights)
+    return 0;
+  int64_t m = std::max(s.winograd.mh, s.winograd.mw);
+  return llvm::alignTo(winogradWeightsBytes(ConvView(conv).weights()->getType().shape, m),
+                       kBufferAlignment);
+}
+
 std::vector<double> winogradG(int64_t m, int64_t r) {
   if (r == 3 && m == 2)
     return {&kG2[0][0], &kG2[0][0] + 4 * 3};

@@ -10,7 +10,8 @@
 // and for kernels of one row or column of r taps (inception's 1x7 and 7x1)
 // F(1x2, 1xr) and F(2x1, rx1) (for r = 7, 8 against 14: 1.75x fewer; as
 // accurate as F(4x4, 3x3)). The weights' transform U = G g G^T is done here,
-// at compile time; the input's (V = B^T d B) and the output's in the kernel
+// at compile time (by the kernel, first, for weights computed at run time);
+// the input's (V = B^T d B) and the output's in the kernel
 // (codegen/kernels/WinogradConvKernel.cpp), one block of tile rows at a time,
 // around nh nw matrix products per block that run on the same register
 // tiles as the direct convolution.
@@ -88,6 +89,12 @@ WinogradLayout winogradLayout(const Node &conv, const WinogradTile &tile);
 /// Bytes of the Winograd weights of output tile m of a [OC][C][KH][KW]
 /// tensor.
 uint64_t winogradWeightsBytes(llvm::ArrayRef<int64_t> shape, int64_t m);
+
+/// Bytes at the start of the temp of Winograd `conv` of strategy `s` that
+/// hold its U when it transforms its weights at run time
+/// (KernelStrategy::transformsWeights), in whole cache lines; else 0. The
+/// winogradLayout follows them.
+uint64_t runTimeWinogradWeightsBytes(const Node &conv, const KernelStrategy &s);
 
 /// The matrix G (n x r) of the weights' transform along an axis of `r` taps
 /// and output tile m, row-major. For 3x3 it matches the kernel's factored

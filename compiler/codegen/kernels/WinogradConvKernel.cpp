@@ -1,6 +1,8 @@
 //===- WinogradConvKernel.cpp - Convolution as Winograd F(mh x mw, rh x rw) ===//
 //
-// lir/Winograd.h has the arithmetic and the layout. Per block of tile rows:
+// lir/Winograd.h has the arithmetic and the layout. Weights computed at run
+// time are transformed first, into the temp (transformWeights). Per block of
+// tile rows:
 //  1. input transform: per input channel, the block's input is cut into its
 //     patches (a run of the block's tiles per patch point, so that a point
 //     of consecutive tiles, also of consecutive tile rows, is at
@@ -10,9 +12,9 @@
 //     hand, or a ToomCook's, applied entry by entry (1-D, where the
 //     products dwarf it);
 //  2. one matrix product per point, M[k] = U[k] (OC x C, packed at compile
-//     time) times V[k] (C x tiles), on register tiles with output channels
-//     as broadcast rows and tiles on the vector lanes, as the direct
-//     kernel's pixel tiles;
+//     time or transformed first) times V[k] (C x tiles), on register tiles
+//     with output channels as broadcast rows and tiles on the vector lanes,
+//     as the direct kernel's pixel tiles;
 //  3. output transform: per output channel, Y = A^T m A for a vector of
 //     tiles, plus bias; the m columns of each tile interleaved into one
 //     vector per output row, cut per tile row and stored through the
@@ -59,6 +61,48 @@ struct WinogradEmitter {
   /// c * a + x, c a constant.
   llvm::Value *fmaC(double c, llvm::Value *a, llvm::Value *x) {
     return kb.fma(llvm::ConstantFP::get(a->getType(), c), a, x);
+  }
+
+  /// U = G g G^T of every (output, input channel) pair of weights `w`
+  /// ([OC][C][rh][rw], read at run time) into `u` as [points][C][OC], the
+  /// layout lir::packWinogradWeights writes at compile time: a vector of
+  /// output channels at a time, their taps gathered lane by lane.
+  void transformWeights(llvm::Value *w) {
+    const unsigned lanes = kb.vec.lanes;
+    const int64_t rh = l.tile.rh, rw = l.tile.rw, nh = l.tile.nh(), nw = l.tile.nw();
+    const std::vector<double> gh = lir::winogradG(l.tile.mh, rh), gw = lir::winogradG(l.tile.mw, rw);
+    llvm::Type *f32 = b().getFloatTy();
+    auto channels = [&](llvm::Value *oc0, unsigned valid) {
+      kb.loop(s.C, [&](llvm::Value *c) {
+        Values g;
+        for (int64_t k = 0; k < rh * rw; ++k) {
+          llvm::Value *v = llvm::Constant::getNullValue(kb.vecType(lanes));
+          for (unsigned lane = 0; lane < valid; ++lane) {
+            llvm::Value *at = add(mul(add(mul(add(oc0, lane), s.C), c), rh * rw), k);
+            llvm::Value *tap = kb.load(f32, w, at);
+            v = lanes == 1 ? tap : b().CreateInsertElement(v, tap, uint64_t(lane));
+          }
+          g.push_back(v);
+        }
+        Values gg(nh * rw); // Gh g
+        for (int64_t j = 0; j < rw; ++j) {
+          Values column;
+          for (int64_t k = 0; k < rh; ++k)
+            column.push_back(g[k * rw + j]);
+          Values t = applyMatrix(gh, nh, rh, column);
+          for (int64_t i = 0; i < nh; ++i)
+            gg[i * rw + j] = t[i];
+        }
+        for (int64_t i = 0; i < nh; ++i) {
+          Values ui = applyMatrix(gw, nw, rw, llvm::ArrayRef(gg).slice(i * rw, rw));
+          for (int64_t j = 0; j < nw; ++j)
+            kb.storeVec(ui[j], u, add(mul(add(c, (i * nw + j) * s.C), s.OC), oc0), valid);
+        }
+      });
+    };
+    forEachIndex(kb, s.OC / lanes, [&](llvm::Value *v) { channels(mul(v, lanes), lanes); });
+    if (s.OC % lanes)
+      channels(kb.idx(s.OC / lanes * lanes), unsigned(s.OC % lanes));
   }
 
   /// `rows` x `cols` matrix `t` (row-major) times the `cols` values d,
@@ -384,18 +428,26 @@ llvm::Error emitWinogradConv(KernelBuilder &kb, const KernelArgs &args) {
 
   ConvEpilogue epilogue = ConvEpilogue::of(args);
   llvm::Value *bias = n.getNumInputs() > 2 ? args.inputs[2] : nullptr;
+  // Weights read at run time: U at the temp's start, the layout after it.
+  llvm::Value *u = args.inputs[1], *temp = args.temp;
+  if (uint64_t uBytes = lir::runTimeWinogradWeightsBytes(n, args.strategy)) {
+    u = temp;
+    temp = kb.gep(kb.b.getFloatTy(), temp, kb.idx(uBytes / sizeof(float)));
+  }
   WinogradEmitter e{kb,
                     s,
                     l,
                     args.inputs[0],
-                    args.inputs[1],
+                    u,
                     bias,
                     args.outputs[0],
-                    args.temp,
+                    temp,
                     epilogue,
                     plan,
                     lir::toomCook(l.tile.mh, l.tile.rh),
                     lir::toomCook(l.tile.mw, l.tile.rw)};
+  if (args.strategy.transformsWeights)
+    e.transformWeights(args.inputs[1]);
   forEachIndex(kb, s.N, [&](llvm::Value *image) {
     forTiles(kb, l.tilesH, l.blockRows, [&](llvm::Value *th0, int64_t rows) {
       e.transformInput(image, th0, rows);

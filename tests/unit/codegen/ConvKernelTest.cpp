@@ -337,7 +337,19 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"WinogradLine7x1ManyBlocks", {1, 10, 41, 40}, {8, 10, 7, 1}, true,
                  {{"pads", Attr::ofInts({3, 0, 3, 0})}}},
         ConvCase{"WeightsAsInput", {2, 3, 6, 5}, {4, 3, 3, 3}, true,
-                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Input}),
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Input},
+        // Winograd of weights read at run time, transformed by the kernel
+        // first (on vector targets; direct on scalar ones): output channels
+        // of a whole vector and a partial one, both tiles, a batch, a row of
+        // taps.
+        ConvCase{"WinogradRunTimeWeights", {1, 16, 18, 18}, {20, 16, 3, 3}, true,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1})}}, Weights::Input},
+        ConvCase{"Winograd4x4RunTimeWeightsBatch2", {2, 9, 14, 14}, {32, 9, 3, 3}, false, {},
+                 Weights::Input, 4},
+        ConvCase{"Winograd2x2RunTimeWeightsAsymmetricPads", {1, 8, 17, 20}, {19, 8, 3, 3}, true,
+                 {{"pads", Attr::ofInts({0, 1, 2, 0})}}, Weights::Input, 2},
+        ConvCase{"WinogradLine1x7RunTimeWeights", {1, 8, 16, 24}, {12, 8, 1, 7}, true,
+                 {{"pads", Attr::ofInts({0, 3, 0, 3})}}, Weights::Input}),
     [](const auto &info) { return std::string(info.param.name); });
 
 //===----------------------------------------------------------------------===//

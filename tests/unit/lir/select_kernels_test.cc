@@ -164,6 +164,40 @@ TEST(SelectKernels, WinogradOffAndForcedTile) {
             "Conv[winograd F(2x2,3x3) tile 8x3]");
 }
 
+/// A 3x3 Conv whose weights come at run time runs as Winograd that
+/// transforms them first, on vector targets and over 256 output pixels or
+/// more; otherwise, and without Winograd, direct from the weights as they
+/// are.
+TEST(SelectKernels, WinogradOfRunTimeWeights) {
+  Graph g("run_time_weights");
+  auto conv = [&](llvm::StringRef name, int64_t size) {
+    Value *x = g.addInput((name + "_x").str(), TensorType(DType::F32, {1, 16, size, size}));
+    Value *w = g.addInput((name + "_w").str(), TensorType(DType::F32, {16, 16, 3, 3}));
+    auto n = g.addNode(OpKind::Conv, name, {x, w}, {{"pads", Attr::ofInts({1, 1, 1, 1})}});
+    ASSERT_TRUE(static_cast<bool>(n)) << llvm::toString(n.takeError());
+    g.addOutput(name, (*n)->getOutput());
+  };
+  conv("large", 16);
+  conv("small", 15);
+  lir::LIROptions opts;
+  opts.vectorLanes = 16;
+  opts.vectorRegisters = 32;
+  opts.winogradTile = 4;
+  std::string text = strategies(g, opts);
+  EXPECT_NE(kernelOf(text, "large").find("Conv[winograd F(4x4,3x3) of run-time weights tile"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(kernelOf(text, "small").find("Conv[direct unpacked"), std::string::npos) << text;
+  opts.winograd = false;
+  EXPECT_NE(kernelOf(strategies(g, opts), "large").find("Conv[direct unpacked"),
+            std::string::npos);
+  opts.winograd = true;
+  opts.vectorLanes = 1;
+  opts.vectorRegisters = 8;
+  EXPECT_NE(kernelOf(strategies(g, opts), "large").find("Conv[direct unpacked"),
+            std::string::npos);
+}
+
 /// A grouped Conv runs group by group on any target, and its padded copy
 /// holds one group's planes: 8 channels of 18 x 18 (its stride 2 splits the
 /// columns into two phases of 9).
