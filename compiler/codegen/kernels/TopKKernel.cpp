@@ -1,12 +1,13 @@
 //===- TopKKernel.cpp - TopKIndices by insertion into the output ----------===//
 //
 // Each row along the axis keeps its k best indices so far in the output
-// itself, best first, -1 for an empty slot. An element that beats the last
-// slot (most elements of a long row do not, after its first few) is
-// inserted: from the last slot up, a slot takes its predecessor where the
-// element beats that too, else the element where it beats the slot. A row
-// costs one comparison per element plus k steps per insertion, where the
-// comparisons TopK used to be imported as cost the axis length squared.
+// itself, best first: the first k elements sorted by insertion, then each
+// element that beats the last slot (most elements of a long row do not,
+// after its first few) inserted from the last slot up, each slot it passes
+// moving down one, until the slot before holds an element it does not
+// beat. A row costs one comparison per element plus the slots each
+// insertion passes, where the comparisons TopK used to be imported as cost
+// the axis length squared.
 // The order is the reference's (ops/TopKOrder.h).
 //
 //===----------------------------------------------------------------------===//
@@ -48,33 +49,45 @@ llvm::Error emitTopK(KernelBuilder &kb, const KernelArgs &args) {
     auto elementAt = [&](llvm::Value *j) {
       return kb.load(ty, x, b.CreateAdd(xRow, b.CreateMul(j, kb.idx(inner))));
     };
-    // Whether value v goes before the element in `slot` (an empty one too).
-    auto takes = [&](llvm::Value *v, llvm::Value *slot) {
-      llvm::Value *empty = b.CreateICmpSLT(slot, b.getInt64(0));
-      llvm::Value *j = b.CreateSExtOrTrunc(
-          b.CreateSelect(empty, b.getInt64(0), slot), kb.idxTy);
-      return b.CreateOr(empty, beats(v, elementAt(j)));
+    auto indexIn = [&](llvm::Value *p) { return kb.load(i64, y, slotAt(p)); };
+    auto valueOf = [&](llvm::Value *index) {
+      return elementAt(b.CreateSExtOrTrunc(index, kb.idxTy));
     };
-    kb.loop(k, [&](llvm::Value *p) { kb.store(b.getInt64(-1), y, slotAt(p)); }, "slot");
-    kb.loop(len, [&](llvm::Value *j) {
-      llvm::Value *v = elementAt(j);
-      llvm::Value *last = kb.load(i64, y, slotAt(kb.idx(k - 1)));
-      kb.ifElse(takes(v, last), [&] {
-        llvm::Value *index = b.CreateSExtOrTrunc(j, i64);
-        kb.loop(k, [&](llvm::Value *q) {
-          llvm::Value *p = b.CreateSub(kb.idx(k - 1), q);
-          llvm::Value *slot = kb.load(i64, y, slotAt(p));
-          llvm::Value *kept = b.CreateSelect(takes(v, slot), index, slot);
-          if (k > 1) {
-            llvm::Value *hasPrev = b.CreateICmpSGT(p, kb.idx(0));
-            llvm::Value *prev = kb.load(
-                i64, y, slotAt(b.CreateSelect(hasPrev, b.CreateSub(p, kb.idx(1)), kb.idx(0))));
-            kept = b.CreateSelect(b.CreateAnd(hasPrev, takes(v, prev)), prev, kept);
-          }
-          kb.store(kept, y, slotAt(p));
-        }, "insert");
-      }, [] {});
-    }, "element");
+    // Element j (value v) into slot `from`, or, while it beats the slot
+    // before, into that one, each slot it passes moving down one.
+    auto insert = [&](llvm::Value *v, llvm::Value *j, llvm::Value *from) {
+      llvm::LLVMContext &ctx = b.getContext();
+      llvm::Function *fn = b.GetInsertBlock()->getParent();
+      llvm::BasicBlock *entry = b.GetInsertBlock();
+      auto *head = llvm::BasicBlock::Create(ctx, "insert.head", fn);
+      auto *compare = llvm::BasicBlock::Create(ctx, "insert.compare", fn);
+      auto *shift = llvm::BasicBlock::Create(ctx, "insert.shift", fn);
+      auto *done = llvm::BasicBlock::Create(ctx, "insert.done", fn);
+      b.CreateBr(head);
+      b.SetInsertPoint(head);
+      llvm::PHINode *p = b.CreatePHI(kb.idxTy, 2, "slot");
+      p->addIncoming(from, entry);
+      b.CreateCondBr(b.CreateICmpSGT(p, kb.idx(0)), compare, done);
+      b.SetInsertPoint(compare);
+      llvm::Value *before = b.CreateSub(p, kb.idx(1));
+      llvm::Value *prev = indexIn(before);
+      b.CreateCondBr(beats(v, valueOf(prev)), shift, done);
+      b.SetInsertPoint(shift);
+      kb.store(prev, y, slotAt(p));
+      p->addIncoming(before, shift);
+      b.CreateBr(head);
+      b.SetInsertPoint(done);
+      kb.store(b.CreateSExtOrTrunc(j, i64), y, slotAt(p));
+    };
+    // The first k elements sorted by insertion, then each of the rest
+    // inserted where it beats the last slot.
+    kb.loop(k, [&](llvm::Value *j) { insert(elementAt(j), j, j); }, "first");
+    if (len > k)
+      kb.loop(kb.idx(k), kb.idx(len), [&](llvm::Value *j) {
+        llvm::Value *v = elementAt(j);
+        llvm::Value *last = kb.idx(k - 1);
+        kb.ifElse(beats(v, valueOf(indexIn(last))), [&] { insert(v, j, last); }, [] {});
+      }, "element");
   });
   return llvm::Error::success();
 }
