@@ -84,6 +84,8 @@ llvm::Error emitPad(KernelBuilder &kb, const KernelArgs &args);
 llvm::Error emitResize(KernelBuilder &kb, const KernelArgs &args);
 /// TopKIndices (kernels/TopKKernel.cpp).
 llvm::Error emitTopK(KernelBuilder &kb, const KernelArgs &args);
+/// RoiAlign (kernels/RoiAlignKernel.cpp).
+llvm::Error emitRoiAlign(KernelBuilder &kb, const KernelArgs &args);
 
 /// Checks that `v` has dtype f32, naming the node otherwise.
 llvm::Error requireF32(const Node &n, const Value *v);

@@ -126,6 +126,8 @@ enum class KernelFamily : uint8_t {
   Resize,
   /// TopKIndices: a selection per row along the axis.
   TopK,
+  /// RoiAlign: bilinear samples of run-time regions, pooled per bin.
+  RoiAlign,
   /// An int8 LSTM over its whole sequence (IntegerLSTM.h); lowering unrolls
   /// the float recurrent layers.
   Recurrent,

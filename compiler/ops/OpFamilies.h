@@ -29,6 +29,7 @@ void registerTopKOps(std::vector<OpDef> &defs);
 void registerGeneratorOps(std::vector<OpDef> &defs);
 void registerLossOps(std::vector<OpDef> &defs);
 void registerResizeOps(std::vector<OpDef> &defs);
+void registerRoiAlignOps(std::vector<OpDef> &defs);
 void registerQuantOps(std::vector<OpDef> &defs);
 void registerRecurrentOps(std::vector<OpDef> &defs);
 void registerScanOps(std::vector<OpDef> &defs);

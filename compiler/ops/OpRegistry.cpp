@@ -34,6 +34,7 @@ struct Registry {
     registerGeneratorOps(defs);
     registerLossOps(defs);
     registerResizeOps(defs);
+    registerRoiAlignOps(defs);
     registerQuantOps(defs);
     registerRecurrentOps(defs);
     registerScanOps(defs);
@@ -102,6 +103,7 @@ llvm::StringRef kernelFamilyName(KernelFamily f) {
   case KernelFamily::Pad: return "pad";
   case KernelFamily::Resize: return "resize";
   case KernelFamily::TopK: return "top-k";
+  case KernelFamily::RoiAlign: return "roi-align";
   case KernelFamily::Recurrent: return "recurrent";
   }
   return "?";

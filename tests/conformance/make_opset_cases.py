@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Writes opset_cases/: what ONNX opsets 18 to 22 changed (and model-local
-functions, which exporters at those opsets write), as cases in the
+functions, which exporters at those opsets write; and RoiAlign beyond the
+two node tests ONNX 1.12 has), as cases in the
 layout of ONNX's node tests (CASE/model.onnx, CASE/test_data_set_0/input_K.pb
 and output_K.pb), for //tests/conformance:opset_cases_test.
 
@@ -231,6 +232,20 @@ case("local_functions", 18,
       "w3": randn(6, 6) * 0.5, "b3": randn(6)},
      outputs=[("y", TensorProto.FLOAT), ("z", TensorProto.FLOAT)],
      functions=[linear_act, residual])
+
+# RoiAlign past ONNX 1.12's two node tests (avg, a grid of 2): max, the
+# adaptive grid over regions across the edges, larger than the image and
+# reversed, and RoiAlign-10, whose regions are output_half_pixel ones.
+roi_inputs = {"x": randn(2, 3, 10, 12),
+              "rois": np.array([[1, 2, 7.5, 8], [-3, 6, 5, 14], [-20, -15, 30, 25], [9, 7, 2, 1]],
+                               F32),
+              "batch": np.array([0, 1, 1, 0], I64)}
+case("roialign_max_adaptive", 16,
+     helper.make_node("RoiAlign", ["x", "rois", "batch"], ["y"], mode="max", output_height=3,
+                      output_width=2, spatial_scale=0.75), roi_inputs)
+case("roialign_opset10", 10,
+     helper.make_node("RoiAlign", ["x", "rois", "batch"], ["y"], output_height=3, output_width=4,
+                      sampling_ratio=2, spatial_scale=0.5), roi_inputs)
 
 
 def elem_type(a):

@@ -28,6 +28,7 @@ KernelEmitter findKernelEmitter(OpKind kind, const lir::KernelStrategy &strategy
   case KernelFamily::Pad: return emitPad;
   case KernelFamily::Resize: return emitResize;
   case KernelFamily::TopK: return emitTopK;
+  case KernelFamily::RoiAlign: return emitRoiAlign;
   // An int8 LSTM has only its Int8 kernel; a float one is lowered.
   case KernelFamily::Recurrent:
   // A view has no kernel; the LIR binds its result to its input's bytes.

@@ -55,6 +55,14 @@ llvm::Expected<ValueList> emitDropout(NodeEmitter &e, PendingNode &n) {
   return e.emit(n);
 }
 
+/// RoiAlign-10 had no coordinate_transformation_mode: its regions were
+/// output_half_pixel ones, where RoiAlign-16's default is half_pixel.
+llvm::Expected<ValueList> emitRoiAlign(NodeEmitter &e, PendingNode &n) {
+  if (e.getOpset() < 16)
+    n.attrs["coordinate_transformation_mode"] = Attr::ofString("output_half_pixel");
+  return e.emit(n);
+}
+
 /// Before opset 13, Softmax, LogSoftmax and Hardmax coerced their input to
 /// 2-D at `axis` (default 1) and normalized whole rows. kiln's ops normalize
 /// along one axis (opset-13 semantics), which agrees when `axis` is the last
@@ -316,6 +324,7 @@ llvm::Expected<ValueList> emitAdapted(NodeEmitter &e, PendingNode &n) {
   case OpKind::Split: return emitSplit(e, n);
   case OpKind::Tile: return emitTile(e, n);
   case OpKind::Resize: return emitResize(e, n);
+  case OpKind::RoiAlign: return emitRoiAlign(e, n);
   case OpKind::Gather:
     return n.opType == "Compress" ? emitCompress(e, n) : e.emit(n);
   case OpKind::QuantizeLinear:
