@@ -15,8 +15,11 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
+#include <utility>
 
 namespace kiln {
 namespace {
@@ -182,6 +185,30 @@ std::optional<Match> matchActivation(const Graph &g, Node &act) {
   return Match{x, *Activation::make(ActivationKind::SiLU), {sigmoid}};
 }
 
+/// The bounds [lo, hi] of Relu (hi infinite) or Clip, as min(max(x, lo), hi).
+std::optional<std::pair<float, float>> clampBounds(const Activation &a) {
+  if (a.getKind() == ActivationKind::Relu)
+    return std::pair(0.0f, std::numeric_limits<float>::infinity());
+  if (a.getKind() == ActivationKind::Clip)
+    return std::pair(a.getParams()[0], a.getParams()[1]);
+  return std::nullopt;
+}
+
+/// `second` applied after `first` as one activation, where both are clamps
+/// (Relu or Clip) and the first's upper bound is not below the second's
+/// lower one: max commutes with min then, so the two are one clamp to the
+/// tighter bounds. PyTorch exports F.relu6 as a Relu and then a Clip.
+std::optional<Activation> composed(const Activation &first, const Activation &second) {
+  auto a = clampBounds(first), b = clampBounds(second);
+  if (!a || !b || std::isnan(a->first + a->second + b->first + b->second) ||
+      b->first > a->second)
+    return std::nullopt;
+  const float lo = std::max(a->first, b->first), hi = std::min(a->second, b->second);
+  if (lo == 0 && std::isinf(hi))
+    return Activation::make(ActivationKind::Relu);
+  return Activation::make(ActivationKind::Clip, {lo, hi});
+}
+
 class FuseActivationPass : public Pass {
 public:
   llvm::StringRef getName() const override { return "fuse-activation"; }
@@ -200,10 +227,14 @@ public:
       Node *p = in->getProducer();
       if (!p->is(OpKind::Conv) && !p->is(OpKind::MatMul))
         continue;
-      if (!fusedActivation(*p).isNone() ||
-          (m->inner.empty() && !hasSingleUser(g, in, act)))
+      if (m->inner.empty() && !hasSingleUser(g, in, act))
         continue;
-      p->setAttr(kActivationAttr, Attr::ofActivation(m->activation));
+      std::optional<Activation> fused = m->activation;
+      if (const Activation &before = fusedActivation(*p); !before.isNone())
+        fused = composed(before, m->activation);
+      if (!fused)
+        continue;
+      p->setAttr(kActivationAttr, Attr::ofActivation(*fused));
       if (auto err = replaceValue(g, *act, act->getOutput(), in))
         return std::move(err);
       g.eraseNode(act);
