@@ -5,7 +5,9 @@
 // into a register. Float reductions over trailing axes (rows of consecutive
 // elements, at least a vector long) go a vector at a time (reduceRow)
 // instead: a serial chain of scalar adds or compares ran them at a fraction
-// of ONNX Runtime's speed. ReduceLogSumExp makes two passes (the maximum,
+// of ONNX Runtime's speed. Reduced axes before kept ones (a mean over the
+// tokens of [1, T, D]) go a vector of columns at a time, each lane down
+// its column. ReduceLogSumExp makes two passes (the maximum,
 // then the sum of exp(x - max)). Lowering made `axes` (`axis` for
 // ArgMax/ArgMin) explicit and non-negative. f32 throughout; i32 and i64
 // for the reductions that need no float math (Sum, Prod, Max, Min, ArgMax,
@@ -14,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/Kernels.h"
+#include "compiler/codegen/kernels/RegisterTile.h"
 #include "compiler/codegen/kernels/RowReduce.h"
 #include "compiler/codegen/kernels/ScalarMath.h"
 #include "compiler/ops/OpViews.h"
@@ -22,17 +25,52 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <limits>
+#include <optional>
 
 namespace kiln {
 namespace codegen {
 
 namespace {
 
+/// Vectors of columns that one pass over the rows combines side by side.
+constexpr int64_t kColumnVectors = 4;
+
 bool isArg(OpKind k) { return k == OpKind::ArgMax || k == OpKind::ArgMin; }
 
 bool allowsIntegers(OpKind k) {
   return k == OpKind::ReduceSum || k == OpKind::ReduceProd ||
          k == OpKind::ReduceMax || k == OpKind::ReduceMin || isArg(k);
+}
+
+/// A reduction whose reduced axes (axes of extent 1 aside) are one run with
+/// kept axes after it, as [outer, rows, inner]: each output combines `rows`
+/// elements `inner` apart, and `inner` consecutive outputs combine
+/// consecutive columns.
+struct ColumnSplit {
+  int64_t outer = 1, rows = 1, inner = 1;
+};
+
+std::optional<ColumnSplit> columnSplit(llvm::ArrayRef<int64_t> shape,
+                                       llvm::ArrayRef<bool> reduced) {
+  ColumnSplit c;
+  enum { Before, In, After } at = Before;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1)
+      continue;
+    if (reduced[d]) {
+      if (at == After)
+        return std::nullopt;
+      at = In;
+      c.rows *= shape[d];
+    } else {
+      (at == Before ? c.outer : c.inner) *= shape[d];
+      if (at == In)
+        at = After;
+    }
+  }
+  if (at != After)
+    return std::nullopt;
+  return c;
 }
 
 } // namespace
@@ -167,6 +205,85 @@ llvm::Error emitReduce(KernelBuilder &kb, const KernelArgs &args) {
       default: acc = reduceRow(kb, base, full, tail, load, add, initial);
       }
       kb.store(finish(acc, max), y, row);
+    });
+    return llvm::Error::success();
+  }
+
+  // Reduced axes before kept ones: vectors across the columns, each lane
+  // combining its column's rows in order, a few vectors side by side.
+  std::optional<ColumnSplit> columns = columnSplit(xt.shape, reduced);
+  if (isFloat && !isArg(k) && lanes > 1 && columns && columns->inner >= lanes) {
+    const ColumnSplit c = *columns;
+    auto combine = [&](llvm::Value *acc, llvm::Value *v) {
+      switch (k) {
+      case OpKind::ReduceMax: return pick(true, acc, v);
+      case OpKind::ReduceMin: return pick(false, acc, v);
+      case OpKind::ReduceProd: return b.CreateFMul(acc, v);
+      default: return b.CreateFAdd(acc, v);
+      }
+    };
+    auto term = [&](llvm::Value *v) {
+      switch (k) {
+      case OpKind::ReduceL1:
+        return b.CreateSelect(b.CreateFCmpOLT(v, kb.splat(fconst(0.0), lanes)), b.CreateFNeg(v), v);
+      case OpKind::ReduceL2:
+      case OpKind::ReduceSumSquare: return b.CreateFMul(v, v);
+      default: return v;
+      }
+    };
+    // `count` vectors of columns from column j0 of outer slice `o`, the
+    // last `valid` lanes wide.
+    auto reduceColumns = [&](llvm::Value *o, llvm::Value *j0, unsigned count, unsigned valid) {
+      llvm::Value *base = b.CreateAdd(b.CreateMul(o, kb.idx(c.rows * c.inner)), j0);
+      auto load = [&](llvm::Value *r, unsigned v) {
+        return kb.loadVec(x, b.CreateAdd(base, b.CreateAdd(b.CreateMul(r, kb.idx(c.inner)),
+                                                           kb.idx(v * lanes))),
+                          lanes, v + 1 == count ? valid : lanes);
+      };
+      auto pass = [&](llvm::Value *init, auto &&next) {
+        llvm::SmallVector<llvm::Value *, 32> start(count, kb.splat(init, lanes));
+        return kb.loopCarried(c.rows, start, [&](llvm::Value *r, llvm::ArrayRef<llvm::Value *> acc) {
+          llvm::SmallVector<llvm::Value *, 32> out;
+          for (unsigned v = 0; v < count; ++v)
+            out.push_back(next(acc[v], load(r, v), v));
+          return out;
+        });
+      };
+      llvm::SmallVector<llvm::Value *, 32> maxes;
+      if (k == OpKind::ReduceLogSumExp)
+        maxes = pass(fconst(-std::numeric_limits<float>::infinity()),
+                     [&](llvm::Value *acc, llvm::Value *v, unsigned) { return kb.maxF(acc, v); });
+      llvm::SmallVector<llvm::Value *, 32> accs =
+          pass(initial, [&](llvm::Value *acc, llvm::Value *v, unsigned i) {
+            if (k == OpKind::ReduceLogSumExp)
+              return b.CreateFAdd(acc, kb.exp(b.CreateFSub(v, maxes[i])));
+            return combine(acc, term(v));
+          });
+      llvm::Value *out0 = b.CreateAdd(b.CreateMul(o, kb.idx(c.inner)), j0);
+      for (unsigned v = 0; v < count; ++v) {
+        const unsigned width = v + 1 == count ? valid : lanes;
+        llvm::Value *at = b.CreateAdd(out0, kb.idx(v * lanes));
+        if (k == OpKind::ReduceMean) {
+          kb.storeVec(b.CreateFDiv(accs[v], kb.splat(fconst(double(c.rows)), lanes)), y, at, width);
+        } else if (k == OpKind::ReduceL2 || k == OpKind::ReduceLogSum ||
+                   k == OpKind::ReduceLogSumExp) {
+          for (unsigned l = 0; l < width; ++l)
+            kb.store(finish(b.CreateExtractElement(accs[v], uint64_t(l)),
+                            maxes.empty() ? nullptr : b.CreateExtractElement(maxes[v], uint64_t(l))),
+                     y, b.CreateAdd(at, kb.idx(l)));
+        } else {
+          kb.storeVec(accs[v], y, at, width);
+        }
+      }
+    };
+    const int64_t full = c.inner / lanes;
+    const unsigned tail = unsigned(c.inner % lanes);
+    forEachIndex(kb, c.outer, [&](llvm::Value *o) {
+      forTiles(kb, full, kColumnVectors, [&](llvm::Value *v0, int64_t count) {
+        reduceColumns(o, b.CreateMul(v0, kb.idx(lanes)), unsigned(count), lanes);
+      });
+      if (tail)
+        reduceColumns(o, kb.idx(full * lanes), 1, tail);
     });
     return llvm::Error::success();
   }

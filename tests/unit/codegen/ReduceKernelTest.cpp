@@ -35,6 +35,13 @@ const AxesCase kAxes[] = {
     // a tail, and an axis of extent 1 after the reduced one.
     {"LongRows", {2, 300}, {-1}},
     {"TrailingBeforeOne", {3, 40, 1}, {1}},
+    // Reduced axes before kept ones go a vector of columns at a time: full
+    // vectors side by side and a tail, two reduced axes as one, axes of
+    // extent 1 between them.
+    {"Columns", {3, 37, 40}, {1}},
+    {"ColumnsOfTwoAxes", {2, 3, 5, 70}, {1, 2}},
+    {"LeadingColumns", {50, 2, 33}, {0}},
+    {"ColumnsAroundOnes", {1, 9, 1, 20}, {0, 1, 2}},
 };
 
 struct ReduceCase {
@@ -105,6 +112,25 @@ TEST(ReduceKernel, NaNWinsMaxAndMinOfRows) {
     check.rtol = 0;
     EXPECT_TRUE(
         jitMatchesInterpreter(singleNode(op, {f32({3, 40})}, {{"axes", Attr::ofInts({1})}}), check));
+  }
+}
+
+/// The same down columns: NaN in a column's first row, in its last, in the
+/// tail vector's columns.
+TEST(ReduceKernel, NaNWinsMaxAndMinOfColumns) {
+  Tensor x(f32({30, 21}));
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.setFromDouble(i, double((i * 37) % 11) - 5);
+  x.setFromDouble(2, std::nan(""));
+  x.setFromDouble(29 * 21 + 5, std::nan(""));
+  x.setFromDouble(7 * 21 + 20, std::nan(""));
+  for (OpKind op : {OpKind::ReduceMax, OpKind::ReduceMin}) {
+    SCOPED_TRACE(getOpDef(op).name);
+    JitCheck check;
+    check.inputs = {x};
+    check.rtol = 0;
+    EXPECT_TRUE(
+        jitMatchesInterpreter(singleNode(op, {f32({30, 21})}, {{"axes", Attr::ofInts({0})}}), check));
   }
 }
 
