@@ -97,41 +97,31 @@ TEST(ReduceKernel, IntegerSumAndMaxMatchTheInterpreter) {
     }
 }
 
-/// NaN wins a Max or Min wherever it is in the row: in the first vector, in
-/// the tail, or nowhere.
-TEST(ReduceKernel, NaNWinsMaxAndMinOfRows) {
-  Tensor x(f32({3, 40}));
+/// Max and Min of `shape` over `axis`, NaN at the elements `nans`: NaN wins.
+void expectNaNWins(const Shape &shape, int64_t axis, llvm::ArrayRef<int64_t> nans) {
+  Tensor x(f32(shape));
   for (int64_t i = 0; i < x.numElements(); ++i)
     x.setFromDouble(i, double((i * 37) % 11) - 5);
-  x.setFromDouble(3, std::nan(""));
-  x.setFromDouble(40 + 38, std::nan(""));
+  for (int64_t i : nans)
+    x.setFromDouble(i, std::nan(""));
   for (OpKind op : {OpKind::ReduceMax, OpKind::ReduceMin}) {
     SCOPED_TRACE(getOpDef(op).name);
     JitCheck check;
     check.inputs = {x};
     check.rtol = 0;
     EXPECT_TRUE(
-        jitMatchesInterpreter(singleNode(op, {f32({3, 40})}, {{"axes", Attr::ofInts({1})}}), check));
+        jitMatchesInterpreter(singleNode(op, {f32(shape)}, {{"axes", Attr::ofInts({axis})}}), check));
   }
 }
+
+/// NaN wins a Max or Min wherever it is in the row: in the first vector, in
+/// the tail, or nowhere.
+TEST(ReduceKernel, NaNWinsMaxAndMinOfRows) { expectNaNWins({3, 40}, 1, {3, 40 + 38}); }
 
 /// The same down columns: NaN in a column's first row, in its last, in the
 /// tail vector's columns.
 TEST(ReduceKernel, NaNWinsMaxAndMinOfColumns) {
-  Tensor x(f32({30, 21}));
-  for (int64_t i = 0; i < x.numElements(); ++i)
-    x.setFromDouble(i, double((i * 37) % 11) - 5);
-  x.setFromDouble(2, std::nan(""));
-  x.setFromDouble(29 * 21 + 5, std::nan(""));
-  x.setFromDouble(7 * 21 + 20, std::nan(""));
-  for (OpKind op : {OpKind::ReduceMax, OpKind::ReduceMin}) {
-    SCOPED_TRACE(getOpDef(op).name);
-    JitCheck check;
-    check.inputs = {x};
-    check.rtol = 0;
-    EXPECT_TRUE(
-        jitMatchesInterpreter(singleNode(op, {f32({30, 21})}, {{"axes", Attr::ofInts({0})}}), check));
-  }
+  expectNaNWins({30, 21}, 0, {2, 29 * 21 + 5, 7 * 21 + 20});
 }
 
 struct ArgCase {
