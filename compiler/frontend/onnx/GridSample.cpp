@@ -100,12 +100,22 @@ public:
                         {{"to", Attr::ofInt(onnxFromDType(DType::I64))}});
     Shape gridShape = ix->getType().shape;
     int64_t points = gridShape[1] * gridShape[2];
-    Value *index = f.add("tap_channels", OpKind::Expand,
-                         {f.add("tap_index_row", OpKind::Reshape, {flat},
-                                {{"shape", Attr::ofInts({batch, 1, points})}})},
-                         {{"shape", Attr::ofInts({batch, channels, points})}});
-    Value *values = f.add("tap_values", OpKind::GatherElements, {pixels, index},
-                          {{"axis", Attr::ofInt(2)}});
+    // One image: a Gather of every channel's pixels at the same indices.
+    // Several: each image's indices, repeated for its channels.
+    Value *values;
+    if (batch == 1) {
+      values = f.add("tap_values", OpKind::Gather,
+                     {pixels, f.add("tap_index_row", OpKind::Reshape, {flat},
+                                    {{"shape", Attr::ofInts({points})}})},
+                     {{"axis", Attr::ofInt(2)}});
+    } else {
+      Value *index = f.add("tap_channels", OpKind::Expand,
+                           {f.add("tap_index_row", OpKind::Reshape, {flat},
+                                  {{"shape", Attr::ofInts({batch, 1, points})}})},
+                           {{"shape", Attr::ofInts({batch, channels, points})}});
+      values = f.add("tap_values", OpKind::GatherElements, {pixels, index},
+                     {{"axis", Attr::ofInt(2)}});
+    }
     Value *w =
         weight ? f.add("tap_weight", OpKind::Mul, {weight, inside}) : inside;
     return f.add(

@@ -82,37 +82,40 @@ struct GridSampleOracle {
   }
 };
 
+/// Mode, padding, align_corners and batch: one image imports as a Gather of
+/// every channel at the same pixels, several as GatherElements.
 class ImportGridSample : public ::testing::TestWithParam<
-                             std::tuple<const char *, const char *, bool>> {};
+                             std::tuple<const char *, const char *, bool, int64_t>> {};
 
 TEST_P(ImportGridSample, MatchesPyTorchsSampling) {
-  auto [mode, padding, align] = GetParam();
+  auto [mode, padding, align, batch] = GetParam();
   int64_t c = 2, h = 5, w = 7, ho = 4, wo = 6;
   ModelBuilder b(16);
-  b.input("x", {1, c, h, w}).input("grid", {1, ho, wo, 2});
+  b.input("x", {batch, c, h, w}).input("grid", {batch, ho, wo, 2});
   onnx::NodeProto &n = b.node("GridSample", {"x", "grid"}, {"y"}, "sample");
   test::setString(n, "mode", mode);
   test::setString(n, "padding_mode", padding);
   test::setInt(n, "align_corners", align);
   b.output("y");
-  std::vector<float> img = randomData(c * h * w, 11);
+  std::vector<float> img = randomData(batch * c * h * w, 11);
   // Points up to twice outside the image, so reflection folds more than once.
-  std::vector<float> grid = randomData(ho * wo * 2, 12);
+  std::vector<float> grid = randomData(batch * ho * wo * 2, 12);
   for (float &g : grid)
     g *= 2.5f;
   auto out = importAndRun(
-      b, {Tensor::fromValues<float>(DType::F32, {1, c, h, w}, img),
-          Tensor::fromValues<float>(DType::F32, {1, ho, wo, 2}, grid)});
+      b, {Tensor::fromValues<float>(DType::F32, {batch, c, h, w}, img),
+          Tensor::fromValues<float>(DType::F32, {batch, ho, wo, 2}, grid)});
   ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
-  ASSERT_EQ((*out)[0].getShape(), llvm::ArrayRef<int64_t>({1, c, ho, wo}));
-  for (int64_t ch = 0; ch < c; ++ch) {
-    std::vector<float> plane(img.begin() + ch * h * w,
-                             img.begin() + (ch + 1) * h * w);
+  ASSERT_EQ((*out)[0].getShape(), llvm::ArrayRef<int64_t>({batch, c, ho, wo}));
+  for (int64_t plane0 = 0; plane0 < batch * c; ++plane0) {
+    std::vector<float> plane(img.begin() + plane0 * h * w,
+                             img.begin() + (plane0 + 1) * h * w);
     GridSampleOracle oracle{plane, h, w, align, padding};
+    const float *points = grid.data() + plane0 / c * ho * wo * 2;
     for (int64_t p = 0; p < ho * wo; ++p)
-      EXPECT_NEAR((*out)[0].values<float>()[ch * ho * wo + p],
-                  oracle.sample(mode, grid[2 * p], grid[2 * p + 1]), 1e-5)
-          << "channel " << ch << " point " << p;
+      EXPECT_NEAR((*out)[0].values<float>()[plane0 * ho * wo + p],
+                  oracle.sample(mode, points[2 * p], points[2 * p + 1]), 1e-5)
+          << "plane " << plane0 << " point " << p;
   }
 }
 
@@ -120,7 +123,7 @@ INSTANTIATE_TEST_SUITE_P(
     ModesAndPaddings, ImportGridSample,
     ::testing::Combine(::testing::Values("bilinear", "nearest", "bicubic"),
                        ::testing::Values("zeros", "border", "reflection"),
-                       ::testing::Bool()));
+                       ::testing::Bool(), ::testing::Values(int64_t(1), int64_t(2))));
 
 //===----------------------------------------------------------------------===//
 // MaxPool's Indices
