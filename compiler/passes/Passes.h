@@ -69,6 +69,11 @@ std::unique_ptr<Pass> createSimplifyLayoutPass();
 /// exact cheaper one: Pow(x, 2) becomes Mul(x, x).
 std::unique_ptr<Pass> createSimplifyArithmeticPass();
 
+/// "row-vector-matmul": a MatMul of a constant f32 matrix A [..., M, K] by a
+/// column b [..., K, 1] becomes the row b^T times A^T (transposed here), the
+/// result reshaped back: the one-row MatMul puts the M outputs on the lanes.
+std::unique_ptr<Pass> createRowVectorMatMulPass();
+
 /// "fuse-activation": an activation (a record of compiler/ops/Activations.def,
 /// x * Sigmoid(x) as SiLU, or GELU's Erf form) applied to the sole use of a
 /// Conv or MatMul result becomes that node's kiln.activation.

@@ -26,6 +26,7 @@ const PassEntry kPasses[] = {
     {"fuse-matmul-bias", createFuseMatMulBiasPass},
     {"lower", createLowerPass},
     {"merge-constants", createMergeConstantsPass},
+    {"row-vector-matmul", createRowVectorMatMulPass},
     {"simplify-arithmetic", createSimplifyArithmeticPass},
     {"simplify-layout", createSimplifyLayoutPass},
     {"trim-conv-taps", createTrimConvTapsPass},

@@ -24,6 +24,8 @@ std::vector<std::string> defaultPipeline(bool winograd) {
       "constant-folding",
       // Exact cheaper forms: Pow(x, 2) -> Mul(x, x).
       "simplify-arithmetic",
+      // A constant matrix times a column: the row times its transpose.
+      "row-vector-matmul",
       // Layout changes that cancel or chain, from the model or lowering.
       "simplify-layout",
       // Repeated computations (also those folding just made identical).

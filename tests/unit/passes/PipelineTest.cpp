@@ -19,7 +19,8 @@ TEST(PassRegistry, CreatesEveryRegisteredPass) {
                        "constant-folding", "cse", "dce", "dilated-conv-to-batch",
                        "fold-batchnorm", "fold-pad-into-conv", "fold-qdq", "fuse-activation",
                        "fuse-layer-norm", "fuse-matmul-bias", "lower", "merge-constants",
-                       "simplify-arithmetic", "simplify-layout", "trim-conv-taps"}));
+                       "row-vector-matmul", "simplify-arithmetic", "simplify-layout",
+                       "trim-conv-taps"}));
   for (llvm::StringRef name : names) {
     auto pass = createPass(name);
     ASSERT_TRUE(bool(pass)) << llvm::toString(pass.takeError());
@@ -33,14 +34,14 @@ TEST(PassRegistry, UnknownNameListsKnownOnes) {
   EXPECT_EQ(llvm::toString(pass.takeError()),
             "unknown pass 'inline'; known passes: constant-folding, cse, dce, "
             "dilated-conv-to-batch, fold-batchnorm, fold-pad-into-conv, fold-qdq, fuse-activation, "
-            "fuse-layer-norm, fuse-matmul-bias, lower, merge-constants, simplify-arithmetic, "
-            "simplify-layout, trim-conv-taps");
+            "fuse-layer-norm, fuse-matmul-bias, lower, merge-constants, row-vector-matmul, "
+            "simplify-arithmetic, simplify-layout, trim-conv-taps");
 }
 
 TEST(Pipeline, DefaultPipeline) {
   const std::vector<std::string> withoutWinograd = {
       "fold-qdq", "constant-folding", "fold-batchnorm", "fuse-layer-norm", "lower",
-      "constant-folding", "simplify-arithmetic", "simplify-layout", "cse",
+      "constant-folding", "simplify-arithmetic", "row-vector-matmul", "simplify-layout", "cse",
       "fold-pad-into-conv", "trim-conv-taps", "fuse-matmul-bias", "fuse-activation",
       "merge-constants", "dce"};
   std::vector<std::string> withWinograd = withoutWinograd;
