@@ -200,8 +200,8 @@ std::optional<std::pair<float, float>> clampBounds(const Activation &a) {
 /// tighter bounds. PyTorch exports F.relu6 as a Relu and then a Clip.
 std::optional<Activation> composed(const Activation &first, const Activation &second) {
   auto a = clampBounds(first), b = clampBounds(second);
-  if (!a || !b || std::isnan(a->first + a->second + b->first + b->second) ||
-      b->first > a->second)
+  if (!a || !b || std::isnan(a->first) || std::isnan(a->second) || std::isnan(b->first) ||
+      std::isnan(b->second) || b->first > a->second)
     return std::nullopt;
   const float lo = std::max(a->first, b->first), hi = std::min(a->second, b->second);
   if (lo == 0 && std::isinf(hi))
