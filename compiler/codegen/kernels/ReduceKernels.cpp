@@ -165,44 +165,44 @@ llvm::Error emitReduce(KernelBuilder &kb, const KernelArgs &args) {
       trailing &= reduced[d] || !seenReduced;
     }
   const unsigned lanes = kb.vec.lanes;
+  // The vector paths' term of an element and combination of two partial
+  // results (but LogSumExp's, which both paths take in two passes).
+  auto termOf = [&](llvm::Value *v) {
+    switch (k) {
+    case OpKind::ReduceL1:
+      return b.CreateSelect(b.CreateFCmpOLT(v, kb.splat(fconst(0.0), lanes)), b.CreateFNeg(v), v);
+    case OpKind::ReduceL2:
+    case OpKind::ReduceSumSquare: return b.CreateFMul(v, v);
+    default: return v;
+    }
+  };
+  auto maxOfVectors = [&](llvm::Value *a, llvm::Value *c) { return pick(true, a, c); };
+  auto combineVectors = [&](llvm::Value *acc, llvm::Value *v) {
+    switch (k) {
+    case OpKind::ReduceMax: return pick(true, acc, v);
+    case OpKind::ReduceMin: return pick(false, acc, v);
+    case OpKind::ReduceProd: return b.CreateFMul(acc, v);
+    default: return b.CreateFAdd(acc, v);
+    }
+  };
   if (isFloat && !isArg(k) && trailing && lanes > 1 && count >= lanes) {
     const int64_t full = count / lanes;
     const unsigned tail = unsigned(count % lanes);
-    auto add = [&](llvm::Value *a, llvm::Value *c) { return b.CreateFAdd(a, c); };
-    auto maxOf = [&](llvm::Value *a, llvm::Value *c) { return pick(true, a, c); };
-    auto minOf = [&](llvm::Value *a, llvm::Value *c) { return pick(false, a, c); };
-    auto mulOf = [&](llvm::Value *a, llvm::Value *c) { return b.CreateFMul(a, c); };
     forEachIndex(kb, TensorType(dt, kept).numElements(), [&](llvm::Value *row) {
       llvm::Value *base = b.CreateMul(row, kb.idx(count));
       auto load = [&](llvm::Value *i, unsigned valid) { return kb.loadVec(x, i, lanes, valid); };
       llvm::Value *max = nullptr, *acc;
-      switch (k) {
-      case OpKind::ReduceMax: acc = reduceRow(kb, base, full, tail, load, maxOf, initial); break;
-      case OpKind::ReduceMin: acc = reduceRow(kb, base, full, tail, load, minOf, initial); break;
-      case OpKind::ReduceProd: acc = reduceRow(kb, base, full, tail, load, mulOf, initial); break;
-      case OpKind::ReduceL1:
-        acc = reduceRow(kb, base, full, tail, [&](llvm::Value *i, unsigned valid) {
-          llvm::Value *v = load(i, valid);
-          return b.CreateSelect(b.CreateFCmpOLT(v, kb.splat(fconst(0.0), lanes)), b.CreateFNeg(v), v);
-        }, add, initial);
-        break;
-      case OpKind::ReduceL2:
-      case OpKind::ReduceSumSquare:
-        acc = reduceRow(kb, base, full, tail, [&](llvm::Value *i, unsigned valid) {
-          llvm::Value *v = load(i, valid);
-          return b.CreateFMul(v, v);
-        }, add, initial);
-        break;
-      case OpKind::ReduceLogSumExp: {
-        max = reduceRow(kb, base, full, tail, load, maxOf,
+      if (k == OpKind::ReduceLogSumExp) {
+        max = reduceRow(kb, base, full, tail, load, maxOfVectors,
                         fconst(-std::numeric_limits<float>::infinity()));
         llvm::Value *maxVec = kb.splat(max, lanes);
         acc = reduceRow(kb, base, full, tail, [&](llvm::Value *i, unsigned valid) {
           return kb.exp(b.CreateFSub(load(i, valid), maxVec));
-        }, add, initial);
-        break;
-      }
-      default: acc = reduceRow(kb, base, full, tail, load, add, initial);
+        }, combineVectors, initial);
+      } else {
+        acc = reduceRow(kb, base, full, tail, [&](llvm::Value *i, unsigned valid) {
+          return termOf(load(i, valid));
+        }, combineVectors, initial);
       }
       kb.store(finish(acc, max), y, row);
     });
@@ -214,23 +214,6 @@ llvm::Error emitReduce(KernelBuilder &kb, const KernelArgs &args) {
   std::optional<ColumnSplit> columns = columnSplit(xt.shape, reduced);
   if (isFloat && !isArg(k) && lanes > 1 && columns && columns->inner >= lanes) {
     const ColumnSplit c = *columns;
-    auto combine = [&](llvm::Value *acc, llvm::Value *v) {
-      switch (k) {
-      case OpKind::ReduceMax: return pick(true, acc, v);
-      case OpKind::ReduceMin: return pick(false, acc, v);
-      case OpKind::ReduceProd: return b.CreateFMul(acc, v);
-      default: return b.CreateFAdd(acc, v);
-      }
-    };
-    auto term = [&](llvm::Value *v) {
-      switch (k) {
-      case OpKind::ReduceL1:
-        return b.CreateSelect(b.CreateFCmpOLT(v, kb.splat(fconst(0.0), lanes)), b.CreateFNeg(v), v);
-      case OpKind::ReduceL2:
-      case OpKind::ReduceSumSquare: return b.CreateFMul(v, v);
-      default: return v;
-      }
-    };
     // `count` vectors of columns from column j0 of outer slice `o`, the
     // last `valid` lanes wide.
     auto reduceColumns = [&](llvm::Value *o, llvm::Value *j0, unsigned count, unsigned valid) {
@@ -257,7 +240,7 @@ llvm::Error emitReduce(KernelBuilder &kb, const KernelArgs &args) {
           pass(initial, [&](llvm::Value *acc, llvm::Value *v, unsigned i) {
             if (k == OpKind::ReduceLogSumExp)
               return b.CreateFAdd(acc, kb.exp(b.CreateFSub(v, maxes[i])));
-            return combine(acc, term(v));
+            return combineVectors(acc, termOf(v));
           });
       llvm::Value *out0 = b.CreateAdd(b.CreateMul(o, kb.idx(c.inner)), j0);
       for (unsigned v = 0; v < count; ++v) {
