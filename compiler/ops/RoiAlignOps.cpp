@@ -39,7 +39,7 @@ struct RegionAxis {
     bin = size / float(bins);
     grid = samplingRatio;
     if (!grid) {
-      float g = std::ceil(size / float(bins));
+      float g = std::ceil(bin);
       grid = g > 0 ? int64_t(std::min(g, float(kMaxRoiAlignGrid))) : 0;
     }
   }

@@ -50,9 +50,8 @@ llvm::Error emitRoiAlign(KernelBuilder &kb, const KernelArgs &args) {
       a.grid = kb.idx(ratio);
       return a;
     }
-    // ceil(size / bins) within [0, kMaxRoiAlignGrid], NaN 0, without libm.
-    llvm::Value *q = b.CreateFDiv(size, fc(double(bins)));
-    q = b.CreateSelect(b.CreateFCmpOGT(q, fc(0.0)), q, fc(0.0));
+    // ceil(bin) within [0, kMaxRoiAlignGrid], NaN 0, without libm.
+    llvm::Value *q = b.CreateSelect(b.CreateFCmpOGT(a.bin, fc(0.0)), a.bin, fc(0.0));
     q = b.CreateSelect(b.CreateFCmpOGT(q, fc(double(kMaxRoiAlignGrid))),
                        fc(double(kMaxRoiAlignGrid)), q);
     llvm::Value *whole = b.CreateFPToSI(q, kb.idxTy);
