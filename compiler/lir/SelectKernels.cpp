@@ -112,9 +112,8 @@ bool packableDepthwiseWeights(const Graph &g, const Value *w, const LIROptions &
 constexpr int64_t kMaxPlanePoolTaps = 256;
 
 /// Whether `pool` (MaxPool, AveragePool) can run on the plane-wise vector
-/// kernel: f32 over two spatial dimensions, and for AveragePool a divisor
-/// that is the same for every window (no padding, or padding counted, and no
-/// ceil_mode window past the padded input).
+/// kernel: f32 over two spatial dimensions, and for AveragePool no ceil_mode
+/// window past the padded input.
 bool planePoolFits(const Node &pool) {
   if (!pool.is(OpKind::MaxPool) && !pool.is(OpKind::AveragePool))
     return false;
@@ -132,14 +131,13 @@ bool planePoolFits(const Node &pool) {
     return false;
   if (pool.is(OpKind::MaxPool))
     return true;
-  bool padded = false, past = false;
+  bool past = false;
   for (int d = 0; d < 2; ++d) {
     int64_t pb = window.pads(d), pe = window.pads(d + 2);
-    padded |= pb || pe;
     past |= paddedExtent(in.shape[2 + d], pb, pe, out.shape[2 + d], window.strides(d),
                          window.kernelShape(d), 1) > in.shape[2 + d] + pb + pe;
   }
-  return !past && (!padded || AveragePoolView(pool).countIncludePad() != 0);
+  return !past;
 }
 
 /// The packing of Conv weights `w`, which every user reads (see

@@ -7,13 +7,20 @@
 // vector load with no bounds check, whatever the stride; then every output
 // row is computed in chunks of vectors. A global pool (one output per plane)
 // reduces the plane in place with a few vector accumulators and a shuffle
-// tree. Other pooling (integer types, three dimensions, averages whose
-// divisor varies at the borders) goes to the generic emitPool.
+// tree. An average that counts only the taps inside the input
+// (count_include_pad=0) multiplies by a constant row of reciprocals, one per
+// run of output rows whose windows cover as many input rows. Other pooling
+// (integer types, three dimensions, windows past the padded input) goes to
+// the generic emitPool.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/kernels/ConvInput.h"
 #include "compiler/ops/OpViews.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/Module.h>
 
 #include <limits>
 
@@ -24,6 +31,62 @@ namespace {
 
 /// Vectors per chunk of an output row, and accumulators of a global pool.
 constexpr int64_t kChunkVecs = 4;
+
+/// Output rows [begin, end) whose windows cover the same number of input
+/// rows, and for an average of the taps inside the input only, the factor of
+/// each output column: 1 / (rows x columns covered).
+struct RowRun {
+  int64_t begin, end;
+  std::vector<float> reciprocals;
+};
+
+/// Taps of a window at output `o` along one dimension that fall inside the input.
+int64_t tapsInside(int64_t o, int64_t in, int64_t stride, int64_t padBegin, int64_t kernel,
+                   int64_t dilation) {
+  int64_t count = 0;
+  for (int64_t k = 0; k < kernel; ++k) {
+    int64_t at = o * stride - padBegin + k * dilation;
+    count += at >= 0 && at < in;
+  }
+  return count;
+}
+
+std::vector<RowRun> rowRuns(const Node &n, bool isMax) {
+  WindowView window(n);
+  const Shape &x = window.input()->getType().shape, &y = n.getOutput()->getType().shape;
+  const int64_t OH = y[2], OW = y[3];
+  bool padded = false;
+  for (int d = 0; d < 4; ++d)
+    padded |= window.pads(d) != 0;
+  if (isMax || !padded || AveragePoolView(n).countIncludePad() != 0)
+    return {RowRun{0, OH, {}}};
+  auto rowTaps = [&](int64_t oh) {
+    return tapsInside(oh, x[2], window.strides(0), window.pads(0), window.kernelShape(0),
+                      window.dilations(0));
+  };
+  std::vector<RowRun> runs;
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    if (!runs.empty() && rowTaps(oh) == rowTaps(runs.back().begin)) {
+      runs.back().end = oh + 1;
+      continue;
+    }
+    RowRun run{oh, oh + 1, {}};
+    for (int64_t ow = 0; ow < OW; ++ow)
+      run.reciprocals.push_back(float(
+          1.0 / double(rowTaps(oh) * tapsInside(ow, x[3], window.strides(1), window.pads(1),
+                                                window.kernelShape(1), window.dilations(1)))));
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+/// A constant array of `values` in the kernel's module.
+llvm::Value *floatTable(KernelBuilder &kb, llvm::ArrayRef<float> values) {
+  llvm::Module &m = *kb.b.GetInsertBlock()->getModule();
+  llvm::Constant *init = llvm::ConstantDataArray::get(m.getContext(), values);
+  return new llvm::GlobalVariable(m, init->getType(), /*isConstant=*/true,
+                                  llvm::GlobalValue::PrivateLinkage, init, "pool.reciprocals");
+}
 } // namespace
 
 llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args) {
@@ -89,33 +152,42 @@ llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args) {
     return kh * dh * rowStride + (kw * dw) % phases * phaseWidth + (kw * dw) / phases;
   };
   const int64_t chunk = std::min<int64_t>(kChunkVecs, (OW + lanes - 1) / lanes) * lanes;
+  const std::vector<RowRun> runs = rowRuns(n, isMax);
   kb.loop(planes, [&](llvm::Value *p) {
     llvm::Value *src = layout ? args.temp : x;
     llvm::Value *origin = layout ? kb.idx(0) : mul(p, H * W);
     if (layout)
       emitPaddedCopy(kb, *layout, x, mul(p, H * W), 1, H, W, pt, pl, args.temp, fill);
     llvm::Value *out = mul(p, OH * OW);
-    kb.loop(OH, [&](llvm::Value *oh) {
-      llvm::Value *row = b.CreateAdd(origin, mul(oh, sh * rowStride));
-      llvm::Value *outRow = b.CreateAdd(out, mul(oh, OW));
-      auto piece = [&](llvm::Value *ow0, int64_t count) {
-        for (int64_t at = 0; at < count; at += lanes) {
-          unsigned valid = static_cast<unsigned>(std::min<int64_t>(lanes, count - at));
-          llvm::Value *acc = kb.splat(fill, lanes);
-          for (int64_t kh = 0; kh < KH; ++kh)
-            for (int64_t kw = 0; kw < KW; ++kw)
-              acc = combine(acc, kb.loadVec(src, add(b.CreateAdd(row, ow0), at + tap(kh, kw)),
-                                            lanes, valid));
-          kb.storeVec(isMax ? acc : b.CreateFMul(acc, scale), y,
-                      add(b.CreateAdd(outRow, ow0), at), valid);
-        }
-      };
-      int64_t full = OW / chunk, edge = OW % chunk;
-      if (full)
-        forEachIndex(kb, full, [&](llvm::Value *c) { piece(mul(c, chunk), chunk); });
-      if (edge)
-        piece(kb.idx(full * chunk), edge);
-    });
+    for (const RowRun &run : runs) {
+      llvm::Value *reciprocals = run.reciprocals.empty() ? nullptr
+                                                         : floatTable(kb, run.reciprocals);
+      kb.loop(run.end - run.begin, [&](llvm::Value *i) {
+        llvm::Value *oh = add(i, run.begin);
+        llvm::Value *row = b.CreateAdd(origin, mul(oh, sh * rowStride));
+        llvm::Value *outRow = b.CreateAdd(out, mul(oh, OW));
+        auto piece = [&](llvm::Value *ow0, int64_t count) {
+          for (int64_t at = 0; at < count; at += lanes) {
+            unsigned valid = static_cast<unsigned>(std::min<int64_t>(lanes, count - at));
+            llvm::Value *acc = kb.splat(fill, lanes);
+            for (int64_t kh = 0; kh < KH; ++kh)
+              for (int64_t kw = 0; kw < KW; ++kw)
+                acc = combine(acc, kb.loadVec(src, add(b.CreateAdd(row, ow0), at + tap(kh, kw)),
+                                              lanes, valid));
+            if (reciprocals)
+              acc = b.CreateFMul(acc, kb.loadVec(reciprocals, add(ow0, at), lanes, valid));
+            else if (!isMax)
+              acc = b.CreateFMul(acc, scale);
+            kb.storeVec(acc, y, add(b.CreateAdd(outRow, ow0), at), valid);
+          }
+        };
+        int64_t full = OW / chunk, edge = OW % chunk;
+        if (full)
+          forEachIndex(kb, full, [&](llvm::Value *c) { piece(mul(c, chunk), chunk); });
+        if (edge)
+          piece(kb.idx(full * chunk), edge);
+      });
+    }
   });
   return llvm::Error::success();
 }

@@ -68,7 +68,7 @@ TEST(SelectKernels, VectorTarget) {
                                             "pointwise = Conv[1x1 gemm tile p8x3]\n"
                                             "narrow_dw = Conv[depthwise plane 16]\n"
                                             "maxpool = MaxPool[plane]\n"
-                                            "f = AveragePool[generic]\n"
+                                            "f = AveragePool[plane]\n"
                                             "h = Conv[depthwise rows]\n"
                                             "k = Conv[depthwise channel-block 16]\n");
 }

@@ -178,13 +178,12 @@ TEST(CompileReport, KnownConvolution) {
 }
 
 TEST(CompileReport, GenericPoolIsASlowFallback) {
-  // Padding an average does not count: the plane kernel cannot run it.
+  // Three spatial dimensions: the plane kernel cannot run it.
   Graph g("pool");
-  Value *x = g.addInput("x", TensorType(DType::F32, {1, 4, 8, 8}));
+  Value *x = g.addInput("x", TensorType(DType::F32, {1, 4, 4, 8, 8}));
   auto pool = g.addNode(OpKind::AveragePool, "avg", {x},
-                        {{"kernel_shape", Attr::ofInts({3, 3})},
-                         {"pads", Attr::ofInts({1, 1, 1, 1})},
-                         {"count_include_pad", Attr::ofInt(0)}});
+                        {{"kernel_shape", Attr::ofInts({3, 3, 3})},
+                         {"pads", Attr::ofInts({1, 1, 1, 1, 1, 1})}});
   ASSERT_TRUE(static_cast<bool>(pool)) << llvm::toString(pool.takeError());
   g.addOutput("y", (*pool)->getOutput());
   auto target = resolveTarget({});
@@ -198,7 +197,7 @@ TEST(CompileReport, GenericPoolIsASlowFallback) {
   ASSERT_EQ(r.layers.size(), 1u);
   EXPECT_EQ(r.layers[0].strategy, "generic");
   EXPECT_FALSE(r.layers[0].slowFallback.empty());
-  EXPECT_EQ(r.layers[0].flops, 4u * 8 * 8 * 9);
+  EXPECT_EQ(r.layers[0].flops, 4u * 4 * 8 * 8 * 27);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0].kind, report::Warning::Kind::SlowFallback);
   EXPECT_EQ(r.warnings[0].subject, "avg");
