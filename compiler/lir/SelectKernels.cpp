@@ -112,8 +112,8 @@ bool packableDepthwiseWeights(const Graph &g, const Value *w, const LIROptions &
 constexpr int64_t kMaxPlanePoolTaps = 256;
 
 /// Whether `pool` (MaxPool, AveragePool) can run on the plane-wise vector
-/// kernel: f32 over two spatial dimensions, and for AveragePool no ceil_mode
-/// window past the padded input.
+/// kernel: f32 over two spatial dimensions, windows of at most
+/// kMaxPlanePoolTaps taps (or global).
 bool planePoolFits(const Node &pool) {
   if (!pool.is(OpKind::MaxPool) && !pool.is(OpKind::AveragePool))
     return false;
@@ -125,19 +125,10 @@ bool planePoolFits(const Node &pool) {
   // The kernel unrolls every tap of a window (a global pool loops instead):
   // a huge window would be gigabytes of IR.
   int64_t kh = window.kernelShape(0), kw = window.kernelShape(1);
-  bool global = out.shape[2] == 1 && out.shape[3] == 1 && kh == in.shape[2] && kw == in.shape[3];
-  if (!global && (kh > kMaxPlanePoolTaps || kw > kMaxPlanePoolTaps ||
-                  kh * kw > kMaxPlanePoolTaps))
-    return false;
-  if (pool.is(OpKind::MaxPool))
-    return true;
-  bool past = false;
-  for (int d = 0; d < 2; ++d) {
-    int64_t pb = window.pads(d), pe = window.pads(d + 2);
-    past |= paddedExtent(in.shape[2 + d], pb, pe, out.shape[2 + d], window.strides(d),
-                         window.kernelShape(d), 1) > in.shape[2 + d] + pb + pe;
-  }
-  return !past;
+  bool global = out.shape[2] == 1 && out.shape[3] == 1 && kh == in.shape[2] && kw == in.shape[3] &&
+                llvm::all_of(window.pads(), [](int64_t p) { return p == 0; });
+  return global || (kh <= kMaxPlanePoolTaps && kw <= kMaxPlanePoolTaps &&
+                    kh * kw <= kMaxPlanePoolTaps);
 }
 
 /// The packing of Conv weights `w`, which every user reads (see

@@ -7,11 +7,11 @@
 // vector load with no bounds check, whatever the stride; then every output
 // row is computed in chunks of vectors. A global pool (one output per plane)
 // reduces the plane in place with a few vector accumulators and a shuffle
-// tree. An average that counts only the taps inside the input
-// (count_include_pad=0) multiplies by a constant row of reciprocals, one per
-// run of output rows whose windows cover as many input rows. Other pooling
-// (integer types, three dimensions, windows past the padded input) goes to
-// the generic emitPool.
+// tree. An average whose windows count different numbers of taps (padding
+// not counted, or ceil_mode windows past the padded input) multiplies by a
+// constant row of reciprocals, one per run of output rows that count as many
+// rows. Other pooling (integer types, three dimensions) goes to the generic
+// emitPool.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,38 +32,46 @@ namespace {
 /// Vectors per chunk of an output row, and accumulators of a global pool.
 constexpr int64_t kChunkVecs = 4;
 
-/// Output rows [begin, end) whose windows cover the same number of input
-/// rows, and for an average of the taps inside the input only, the factor of
-/// each output column: 1 / (rows x columns covered).
+/// Output rows [begin, end) whose windows count the same number of rows, and
+/// for an average whose windows count different numbers of taps, the factor
+/// of each output column: 1 / (rows x columns counted).
 struct RowRun {
   int64_t begin, end;
   std::vector<float> reciprocals;
 };
 
-/// Taps of a window at output `o` along one dimension that fall inside the input.
-int64_t tapsInside(int64_t o, int64_t in, int64_t stride, int64_t padBegin, int64_t kernel,
-                   int64_t dilation) {
+/// Taps an average counts of the window at output `o` along spatial dimension
+/// `d`: those inside the input, or with count_include_pad those inside the
+/// padded input (a ceil_mode window may reach past both).
+int64_t countedTaps(const WindowView &window, bool includePad, int d, int64_t o) {
+  int64_t in = window.input()->getType().shape[2 + d];
+  int64_t lo = includePad ? -window.pads(d) : 0;
+  int64_t hi = in + (includePad ? window.pads(d + 2) : 0);
   int64_t count = 0;
-  for (int64_t k = 0; k < kernel; ++k) {
-    int64_t at = o * stride - padBegin + k * dilation;
-    count += at >= 0 && at < in;
+  for (int64_t k = 0; k < window.kernelShape(d); ++k) {
+    int64_t at = o * window.strides(d) - window.pads(d) + k * window.dilations(d);
+    count += at >= lo && at < hi;
   }
   return count;
 }
 
 std::vector<RowRun> rowRuns(const Node &n, bool isMax) {
   WindowView window(n);
-  const Shape &x = window.input()->getType().shape, &y = n.getOutput()->getType().shape;
+  const Shape &y = n.getOutput()->getType().shape;
   const int64_t OH = y[2], OW = y[3];
-  bool padded = false;
-  for (int d = 0; d < 4; ++d)
-    padded |= window.pads(d) != 0;
-  if (isMax || !padded || AveragePoolView(n).countIncludePad() != 0)
+  if (isMax)
     return {RowRun{0, OH, {}}};
-  auto rowTaps = [&](int64_t oh) {
-    return tapsInside(oh, x[2], window.strides(0), window.pads(0), window.kernelShape(0),
-                      window.dilations(0));
-  };
+  bool includePad = AveragePoolView(n).countIncludePad() != 0;
+  auto rowTaps = [&](int64_t oh) { return countedTaps(window, includePad, 0, oh); };
+  llvm::SmallVector<int64_t, 64> columnTaps;
+  for (int64_t ow = 0; ow < OW; ++ow)
+    columnTaps.push_back(countedTaps(window, includePad, 1, ow));
+  const int64_t KH = window.kernelShape(0), KW = window.kernelShape(1);
+  bool uniform = llvm::all_of(columnTaps, [&](int64_t c) { return c == KW; });
+  for (int64_t oh = 0; oh < OH; ++oh)
+    uniform &= rowTaps(oh) == KH;
+  if (uniform)
+    return {RowRun{0, OH, {}}};
   std::vector<RowRun> runs;
   for (int64_t oh = 0; oh < OH; ++oh) {
     if (!runs.empty() && rowTaps(oh) == rowTaps(runs.back().begin)) {
@@ -71,10 +79,8 @@ std::vector<RowRun> rowRuns(const Node &n, bool isMax) {
       continue;
     }
     RowRun run{oh, oh + 1, {}};
-    for (int64_t ow = 0; ow < OW; ++ow)
-      run.reciprocals.push_back(float(
-          1.0 / double(rowTaps(oh) * tapsInside(ow, x[3], window.strides(1), window.pads(1),
-                                                window.kernelShape(1), window.dilations(1)))));
+    for (int64_t c : columnTaps)
+      run.reciprocals.push_back(float(1.0 / double(rowTaps(oh) * c)));
     runs.push_back(std::move(run));
   }
   return runs;
