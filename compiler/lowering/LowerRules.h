@@ -39,6 +39,8 @@ llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv);
 /// 3-D Conv -> depth windows gathered into channels, one 2-D Conv over
 /// batch x output depth, Reshape and Transpose back.
 llvm::Expected<bool> lowerConv3D(Graph &g, Node *conv);
+/// A 1-D f32 MaxPool or AveragePool of stride 1 as a 2-D one of height 1.
+llvm::Expected<bool> lowerPool1D(Graph &g, Node *pool);
 /// The depth windows of x [N, C, D, H, W] as the channels of a 2-D batch,
 /// for the 3-D Conv and ConvTranspose: depth padded by `padBegin` and
 /// `padEnd` (zeros), window m (m < `windows`) the `taps` depths from m *
@@ -48,7 +50,7 @@ Value *depthWindowsAsChannels(HelperNodeBuilder &b, Value *x, int64_t padBegin, 
                               int64_t windows, int64_t taps, int64_t stride, int64_t dilation);
 
 /// GlobalAveragePool, GlobalMaxPool -> AveragePool, MaxPool over the whole
-/// spatial extent.
+/// spatial extent (an f32 one of other than 2-D planes over [N, C, 1, S]).
 llvm::Expected<bool> lowerGlobalPool(Graph &g, Node *gap);
 
 /// Conv, MaxPool, AveragePool: auto_pad resolved to explicit pads;

@@ -104,6 +104,39 @@ llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv) {
   return replaceNode(g, conv, (*y)->getOutput());
 }
 
+/// A 1-D f32 MaxPool or AveragePool of stride 1 as the 2-D one of height 1,
+/// which the plane kernel vectorizes. Strided ones stay: the plane kernel
+/// would first copy each row into stride phases, where the generic kernel
+/// reads each input about once (M5's MaxPool1d(4) took 2x as long). One
+/// window over the whole row (adaptive_max_pool1d(x, 1)) has no stride.
+llvm::Expected<bool> lowerPool1D(Graph &g, Node *pool) {
+  const TensorType &xt = WindowView(*pool).input()->getType();
+  auto geom = resolveConvGeometry(*pool, llvm::ArrayRef(xt.shape).drop_front(2),
+                                  PoolView(*pool).kernelShape());
+  if (!geom)
+    return geom.takeError();
+  if (pool->getOutput()->getType().shape[2] == 1)
+    geom->strides[0] = 1;
+  if (xt.dtype != DType::F32 || pool->getNumOutputs() != 1 || geom->strides[0] != 1)
+    return makeWindowExplicit(g, pool);
+  HelperNodeBuilder b(g, *pool);
+  Shape shape2d = xt.shape;
+  shape2d.insert(shape2d.begin() + 2, 1);
+  Value *x = b.add("x2d", OpKind::Reshape, {WindowView(*pool).input()},
+                   {{"shape", Attr::ofInts(shape2d)}});
+  AttrMap attrs = pool->getAttrs();
+  attrs["auto_pad"] = Attr::ofString("NOTSET");
+  attrs["kernel_shape"] = Attr::ofInts({1, geom->kernel[0]});
+  attrs["strides"] = Attr::ofInts({1, geom->strides[0]});
+  attrs["pads"] = Attr::ofInts({0, geom->padsBegin[0], 0, geom->padsEnd[0]});
+  if (pool->getDef().findAttr("dilations"))
+    attrs["dilations"] = Attr::ofInts({1, geom->dilations[0]});
+  Value *y2d = b.add("pool2d", pool->getKind(), {x}, attrs);
+  Value *y = b.add("y1d", OpKind::Reshape, {y2d},
+                   {{"shape", Attr::ofInts(pool->getOutput()->getType().shape)}});
+  return b.replaceOrigin({y});
+}
+
 /// 3-D Conv as one 2-D Conv: every output depth `od` gathers the input
 /// depths it reads (od * stride + t * dilation, after zero padding) as extra
 /// channels, and the output depths become extra batch rows:
@@ -178,22 +211,38 @@ Value *depthWindowsAsChannels(HelperNodeBuilder &b, Value *x, int64_t padBegin, 
                {{"shape", Attr::ofInts({n * windows, c * taps, h, w})}});
 }
 
+/// A global pool is the pool whose window is the input's spatial extent. An
+/// f32 input of other than two spatial dimensions is pooled as [N, C, 1, S],
+/// S its spatial size, which the plane kernel reduces in place (the generic
+/// pooling kernel is scalar).
 llvm::Expected<bool> lowerGlobalPool(Graph &g, Node *gap) {
-  llvm::ArrayRef<int64_t> x = gap->getInput(0)->getType().shape;
-  Shape spatial(x.drop_front(2));
-  AttrMap attrs;
-  attrs["kernel_shape"] = Attr::ofInts(spatial);
-  attrs["strides"] = Attr::ofInts(Shape(spatial.size(), 1));
-  attrs["pads"] = Attr::ofInts(Shape(2 * spatial.size(), 0));
-  OpKind kind =
-      gap->is(OpKind::GlobalMaxPool) ? OpKind::MaxPool : OpKind::AveragePool;
-  if (kind == OpKind::MaxPool)
-    attrs["dilations"] = Attr::ofInts(Shape(spatial.size(), 1));
-  auto pool =
-      addReplacementNode(g, *gap, kind, {gap->getInput(0)}, std::move(attrs));
-  if (!pool)
-    return pool.takeError();
-  return replaceNode(g, gap, (*pool)->getOutput());
+  const TensorType &xt = gap->getInput(0)->getType();
+  OpKind kind = gap->is(OpKind::GlobalMaxPool) ? OpKind::MaxPool : OpKind::AveragePool;
+  Shape spatial(llvm::ArrayRef(xt.shape).drop_front(2));
+  auto poolAttrs = [&](const Shape &window) {
+    AttrMap attrs;
+    attrs["kernel_shape"] = Attr::ofInts(window);
+    attrs["strides"] = Attr::ofInts(Shape(window.size(), 1));
+    attrs["pads"] = Attr::ofInts(Shape(2 * window.size(), 0));
+    if (kind == OpKind::MaxPool)
+      attrs["dilations"] = Attr::ofInts(Shape(window.size(), 1));
+    return attrs;
+  };
+  if (xt.dtype != DType::F32 || spatial.size() == 2) {
+    auto pool = addReplacementNode(g, *gap, kind, {gap->getInput(0)}, poolAttrs(spatial));
+    if (!pool)
+      return pool.takeError();
+    return replaceNode(g, gap, (*pool)->getOutput());
+  }
+  HelperNodeBuilder b(g, *gap);
+  int64_t size = 1;
+  for (int64_t d : spatial)
+    size *= d;
+  Value *x = b.add("x2d", OpKind::Reshape, {gap->getInput(0)},
+                   {{"shape", Attr::ofInts({xt.shape[0], xt.shape[1], 1, size})}});
+  Value *y2d = b.add("pool2d", kind, {x}, poolAttrs({1, size}));
+  return b.replaceOrigin({b.add("y", OpKind::Reshape, {y2d},
+                                {{"shape", Attr::ofInts(gap->getOutput()->getType().shape)}})});
 }
 
 } // namespace kiln

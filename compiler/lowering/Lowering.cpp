@@ -68,6 +68,8 @@ static llvm::Expected<bool> lowerNode(Graph &g, Node *n) {
     return makeWindowExplicit(g, n);
   case OpKind::MaxPool:
   case OpKind::AveragePool:
+    if (n->getInput(0)->getType().rank() == 3)
+      return lowerPool1D(g, n);
     return makeWindowExplicit(g, n);
   case OpKind::ConvTranspose:
     return lowerConvTranspose(g, n);

@@ -86,6 +86,28 @@ TEST(LowerGlobalAveragePool, BecomesAveragePool) {
   EXPECT_TRUE(equivalent(*ref, *g));
 }
 
+/// Global pools of one or three spatial dimensions pool [N, C, 1, S] planes.
+TEST(LowerGlobalPool, OtherRanksPoolOneRow) {
+  for (OpKind op : {OpKind::GlobalAveragePool, OpKind::GlobalMaxPool})
+    for (Shape x : {Shape{2, 3, 7}, Shape{1, 4, 3, 5, 2}}) {
+      SCOPED_TRACE(shapeStr(x));
+      GraphBuilder build = [&](Graph &g) {
+        Node *gap = addNode(g, op, "gap", {g.addInput("x", f32(x))});
+        g.addOutput("y", gap->getOutput());
+      };
+      auto ref = buildGraph(build), g = buildGraph(build);
+      lower(*g);
+      Node *pool = findOnly(*g, op == OpKind::GlobalMaxPool ? OpKind::MaxPool
+                                                            : OpKind::AveragePool);
+      ASSERT_TRUE(pool);
+      int64_t size = 1;
+      for (size_t d = 2; d < x.size(); ++d)
+        size *= x[d];
+      EXPECT_EQ(pool->getInput(0)->getType().shape, Shape({x[0], x[1], 1, size}));
+      EXPECT_TRUE(equivalent(*ref, *g));
+    }
+}
+
 struct WindowCase {
   const char *name;
   OpKind op;

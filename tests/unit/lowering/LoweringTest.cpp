@@ -86,6 +86,56 @@ TEST(Lowering, OneDimensionalConvolutionBecomesTwoDimensional) {
   EXPECT_TRUE(equivalent(*ref, *g));
 }
 
+/// Of stride 1: the plane kernel runs them without a copy into stride phases.
+TEST(Lowering, OneDimensionalPoolsBecomeTwoDimensional) {
+  struct Case {
+    OpKind op;
+    AttrMap attrs;
+  };
+  const Case cases[] = {
+      {OpKind::MaxPool,
+       {{"kernel_shape", Attr::ofInts({3})},
+        {"dilations", Attr::ofInts({2})},
+        {"pads", Attr::ofInts({1, 2})}}},
+      {OpKind::MaxPool,
+       {{"kernel_shape", Attr::ofInts({4})}, {"auto_pad", Attr::ofString("SAME_UPPER")}}},
+      {OpKind::AveragePool,
+       {{"kernel_shape", Attr::ofInts({3})}, {"pads", Attr::ofInts({1, 1})}}},
+      {OpKind::AveragePool,
+       {{"kernel_shape", Attr::ofInts({4})},
+        {"pads", Attr::ofInts({2, 1})},
+        {"count_include_pad", Attr::ofInt(1)}}},
+      // One window over the row: its stride does not matter.
+      {OpKind::MaxPool,
+       {{"kernel_shape", Attr::ofInts({11})}, {"strides", Attr::ofInts({11})}}},
+  };
+  for (const Case &c : cases) {
+    GraphBuilder build = [&](Graph &g) {
+      Value *x = g.addInput("x", f32({2, 3, 11}));
+      Node *pool = addNode(g, c.op, "pool1d", {x}, c.attrs);
+      g.addOutput("y", pool->getOutput());
+    };
+    auto ref = buildGraph(build), g = buildGraph(build);
+    auto changed = lowerGraph(*g);
+    ASSERT_TRUE(bool(changed)) << llvm::toString(changed.takeError());
+    EXPECT_FALSE(bool(checkLowered(*g)));
+    for (const Node *n : g->getNodes())
+      if (n->is(c.op))
+        EXPECT_EQ(n->getInput(0)->getType().rank(), 4u);
+    EXPECT_TRUE(equivalent(*ref, *g));
+  }
+}
+
+TEST(Lowering, StridedOneDimensionalPoolsStay) {
+  auto g = buildGraph([](Graph &g) {
+    Node *pool = addNode(g, OpKind::MaxPool, "pool1d", {g.addInput("x", f32({1, 2, 12}))},
+                         {{"kernel_shape", Attr::ofInts({4})}, {"strides", Attr::ofInts({4})}});
+    g.addOutput("y", pool->getOutput());
+  });
+  ASSERT_TRUE(bool(lowerGraph(*g)));
+  EXPECT_EQ(g->getNumNodes(), 1u);
+}
+
 TEST(Lowering, PassLeavesLoweredGraphAlone) {
   auto g = buildGraph([](Graph &g) {
     Value *x = g.addInput("x", f32({1, 2, 4, 4}));
