@@ -108,14 +108,15 @@ llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv) {
 /// which the plane kernel vectorizes. Strided ones stay: the plane kernel
 /// would first copy each row into stride phases, where the generic kernel
 /// reads each input about once (M5's MaxPool1d(4) took 2x as long). One
-/// window over the whole row (adaptive_max_pool1d(x, 1)) has no stride.
+/// window over the whole padded row (adaptive_max_pool1d(x, 1)) has no stride.
 llvm::Expected<bool> lowerPool1D(Graph &g, Node *pool) {
   const TensorType &xt = WindowView(*pool).input()->getType();
   auto geom = resolveConvGeometry(*pool, llvm::ArrayRef(xt.shape).drop_front(2),
                                   PoolView(*pool).kernelShape());
   if (!geom)
     return geom.takeError();
-  if (pool->getOutput()->getType().shape[2] == 1)
+  if (xt.shape[2] + geom->padsBegin[0] + geom->padsEnd[0] ==
+      geom->dilations[0] * (geom->kernel[0] - 1) + 1)
     geom->strides[0] = 1;
   if (xt.dtype != DType::F32 || pool->getNumOutputs() != 1 || geom->strides[0] != 1)
     return makeWindowExplicit(g, pool);

@@ -75,8 +75,8 @@ std::string slowFallbackOf(const lir::Instr &in) {
   const lir::KernelStrategy &s = in.strategy;
   if (s.is(Kind::GenericPool))
     return "generic scalar pooling: the windows do not fit the vectorized plane "
-           "kernel (not f32, not two spatial dimensions, or a window of more than "
-           "256 taps)";
+           "kernel (not f32, not two spatial dimensions, or a window too large to "
+           "unroll)";
   if (s.is(Kind::Direct) && !s.packedWeights)
     return "direct convolution reading unpacked weights (another reader shares "
            "them, or they are computed at run time)";
