@@ -251,9 +251,9 @@ std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &stra
   }
   if (strategy.readsNoPadding())
     return std::nullopt;
-  bool global = !conv && out.shape[2] == 1 && out.shape[3] == 1 &&
-                kernel[0] == in.shape[2] && kernel[1] == in.shape[3];
   bool unpadded = !pads[0] && !pads[1] && !pads[2] && !pads[3];
+  bool global = !conv && unpadded && out.shape[2] == 1 && out.shape[3] == 1 &&
+                kernel[0] == in.shape[2] && kernel[1] == in.shape[3];
   bool interleaved = strategy.is(Kind::DepthwiseChannelBlock);
   if (global || strategy.is(Kind::Pointwise) ||
       (unpadded && strides[1] == 1 && !interleaved &&

@@ -123,7 +123,7 @@ llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args) {
   if (layout && !args.temp)
     return nodeError(n, "padded pooling without a temp buffer");
 
-  if (OH == 1 && OW == 1 && KH == H && KW == W && !layout) {
+  if (OH == 1 && OW == 1 && KH == H && KW == W && !pt && !pl && !layout) {
     // Global: the whole plane, in place.
     const int64_t size = H * W, chunk = kChunkVecs * lanes;
     kb.loop(planes, [&](llvm::Value *p) {

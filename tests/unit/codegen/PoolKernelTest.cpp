@@ -37,6 +37,11 @@ const PoolCase kWindows[] = {
      {{"kernel_shape", Attr::ofInts({5, 5})},
       {"strides", Attr::ofInts({2, 2})},
       {"pads", Attr::ofInts({2, 2, 2, 2})}}},
+    // One window the size of the plane, shifted by the padding: not a global pool.
+    {"PlaneSizedPadded", {1, 2, 4, 4},
+     {{"kernel_shape", Attr::ofInts({4, 4})},
+      {"strides", Attr::ofInts({4, 4})},
+      {"pads", Attr::ofInts({1, 1, 1, 1})}}},
     {"AsymmetricPads", {1, 2, 6, 7},
      {{"kernel_shape", Attr::ofInts({3, 2})}, {"pads", Attr::ofInts({0, 1, 2, 0})}}},
     {"NonSquare", {1, 2, 5, 11},
