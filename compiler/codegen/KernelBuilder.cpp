@@ -2,6 +2,7 @@
 
 #include "llvm/ADT/bit.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Intrinsics.h"
 
@@ -262,6 +263,12 @@ llvm::Type *KernelBuilder::vecType(unsigned lanes) {
   if (lanes == 1)
     return b.getFloatTy();
   return llvm::FixedVectorType::get(b.getFloatTy(), lanes);
+}
+
+llvm::Value *KernelBuilder::constantTable(llvm::Constant *init, const llvm::Twine &name) {
+  llvm::Module &m = *b.GetInsertBlock()->getModule();
+  return new llvm::GlobalVariable(m, init->getType(), /*isConstant=*/true,
+                                  llvm::GlobalValue::PrivateLinkage, init, name);
 }
 
 llvm::Value *KernelBuilder::splat(llvm::Value *x, unsigned lanes) {

@@ -150,6 +150,10 @@ public:
   /// last sums of the other, which spilled.
   llvm::SmallVector<llvm::Value *, 4> computedHere(llvm::ArrayRef<llvm::Value *> values);
 
+  /// `init` as a private constant global of the kernel's module: read-only
+  /// data of the code (tables of multipliers, reciprocals, lookups).
+  llvm::Value *constantTable(llvm::Constant *init, const llvm::Twine &name);
+
   /// <lanes x float>, or float for one lane.
   llvm::Type *vecType(unsigned lanes);
   /// `x` in every one of `lanes` lanes.

@@ -66,6 +66,14 @@ bool isDepthwiseConv(const Node &conv) {
   return v.group() > 1 && v.input()->getType().shape[1] == v.group();
 }
 
+bool isGlobalPool(const Node &pool) {
+  WindowView window(pool);
+  const Shape &in = window.input()->getType().shape, &out = pool.getOutput()->getType().shape;
+  return out[2] == 1 && out[3] == 1 && window.kernelShape(0) == in[2] &&
+         window.kernelShape(1) == in[3] &&
+         llvm::all_of(window.pads(), [](int64_t p) { return p == 0; });
+}
+
 uint64_t convTapMajorBytes(llvm::ArrayRef<int64_t> shape, int64_t groups) {
   int64_t ocg = shape[0] / groups;
   return groups * llvm::divideCeil(ocg, kConvPackBlock) * kConvPackBlock * shape[1] *
@@ -252,8 +260,7 @@ std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &stra
   if (strategy.readsNoPadding())
     return std::nullopt;
   bool unpadded = !pads[0] && !pads[1] && !pads[2] && !pads[3];
-  bool global = !conv && unpadded && out.shape[2] == 1 && out.shape[3] == 1 &&
-                kernel[0] == in.shape[2] && kernel[1] == in.shape[3];
+  bool global = !conv && isGlobalPool(n);
   bool interleaved = strategy.is(Kind::DepthwiseChannelBlock);
   if (global || strategy.is(Kind::Pointwise) ||
       (unpadded && strides[1] == 1 && !interleaved &&

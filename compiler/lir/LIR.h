@@ -294,6 +294,10 @@ llvm::SmallVector<const Value *, 4> operandValues(const Instr &in);
 /// group. Its kernel and its temp differ from other convolutions'.
 bool isDepthwiseConv(const Node &conv);
 
+/// Whether the 2-D pool `pool` is one unpadded window the size of its input
+/// plane, which the plane kernel reduces in place (no padded copy, any size).
+bool isGlobalPool(const Node &pool);
+
 /// The padded copy a Conv or plane pool running `strategy` makes, or nullopt
 /// when it reads its input in place: no padding and unit column stride, a
 /// global pool, or a Pointwise Conv (its kernel broadcasts input values,

@@ -119,16 +119,13 @@ bool planePoolFits(const Node &pool) {
     return false;
   WindowView window(pool);
   const TensorType &in = window.input()->getType();
-  const TensorType &out = pool.getOutput()->getType();
   if (in.dtype != DType::F32 || in.rank() != 4)
     return false;
   // The kernel unrolls every tap of a window (a global pool loops instead):
   // a huge window would be gigabytes of IR.
   int64_t kh = window.kernelShape(0), kw = window.kernelShape(1);
-  bool global = out.shape[2] == 1 && out.shape[3] == 1 && kh == in.shape[2] && kw == in.shape[3] &&
-                llvm::all_of(window.pads(), [](int64_t p) { return p == 0; });
-  return global || (kh <= kMaxPlanePoolTaps && kw <= kMaxPlanePoolTaps &&
-                    kh * kw <= kMaxPlanePoolTaps);
+  return isGlobalPool(pool) || (kh <= kMaxPlanePoolTaps && kw <= kMaxPlanePoolTaps &&
+                                kh * kw <= kMaxPlanePoolTaps);
 }
 
 /// The packing of Conv weights `w`, which every user reads (see

@@ -144,25 +144,19 @@ llvm::Value *IntegerIR::oneOverOnePlusX(llvm::Value *a) {
 
 llvm::Value *IntegerIR::table(llvm::ArrayRef<int32_t> values,
                               const llvm::Twine &name) {
-  llvm::Module &m = *b.GetInsertBlock()->getModule();
   llvm::SmallVector<uint32_t, 64> raw(values.begin(), values.end());
-  llvm::Constant *init = llvm::ConstantDataArray::get(m.getContext(), raw);
-  return new llvm::GlobalVariable(m, init->getType(), /*isConstant=*/true,
-                                  llvm::GlobalValue::PrivateLinkage, init, name);
+  return kb.constantTable(llvm::ConstantDataArray::get(b.getContext(), raw), name);
 }
 
 llvm::Value *IntegerIR::table(const Tensor &t, const llvm::Twine &name) {
-  llvm::Module &m = *b.GetInsertBlock()->getModule();
   llvm::Type *elementTy = t.getDType() == DType::F32   ? b.getFloatTy()
                           : t.getDType() == DType::I32 ? b.getInt32Ty()
                           : t.getDType() == DType::I16 ? b.getInt16Ty()
                                                        : b.getInt8Ty();
   llvm::StringRef bytes(reinterpret_cast<const char *>(t.rawData()),
                         t.sizeInBytes());
-  llvm::Constant *init =
-      llvm::ConstantDataArray::getRaw(bytes, t.numElements(), elementTy);
-  return new llvm::GlobalVariable(m, init->getType(), /*isConstant=*/true,
-                                  llvm::GlobalValue::PrivateLinkage, init, name);
+  return kb.constantTable(llvm::ConstantDataArray::getRaw(bytes, t.numElements(), elementTy),
+                         name);
 }
 
 } // namespace codegen

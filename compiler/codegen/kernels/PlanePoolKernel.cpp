@@ -19,8 +19,6 @@
 #include "compiler/ops/OpViews.h"
 
 #include <llvm/IR/Constants.h>
-#include <llvm/IR/GlobalVariable.h>
-#include <llvm/IR/Module.h>
 
 #include <limits>
 
@@ -85,14 +83,6 @@ std::vector<RowRun> rowRuns(const Node &n, bool isMax) {
   }
   return runs;
 }
-
-/// A constant array of `values` in the kernel's module.
-llvm::Value *floatTable(KernelBuilder &kb, llvm::ArrayRef<float> values) {
-  llvm::Module &m = *kb.b.GetInsertBlock()->getModule();
-  llvm::Constant *init = llvm::ConstantDataArray::get(m.getContext(), values);
-  return new llvm::GlobalVariable(m, init->getType(), /*isConstant=*/true,
-                                  llvm::GlobalValue::PrivateLinkage, init, "pool.reciprocals");
-}
 } // namespace
 
 llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args) {
@@ -123,7 +113,7 @@ llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args) {
   if (layout && !args.temp)
     return nodeError(n, "padded pooling without a temp buffer");
 
-  if (OH == 1 && OW == 1 && KH == H && KW == W && !pt && !pl && !layout) {
+  if (lir::isGlobalPool(n) && !layout) {
     // Global: the whole plane, in place.
     const int64_t size = H * W, chunk = kChunkVecs * lanes;
     kb.loop(planes, [&](llvm::Value *p) {
@@ -166,8 +156,11 @@ llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args) {
       emitPaddedCopy(kb, *layout, x, mul(p, H * W), 1, H, W, pt, pl, args.temp, fill);
     llvm::Value *out = mul(p, OH * OW);
     for (const RowRun &run : runs) {
-      llvm::Value *reciprocals = run.reciprocals.empty() ? nullptr
-                                                         : floatTable(kb, run.reciprocals);
+      llvm::Value *reciprocals =
+          run.reciprocals.empty()
+              ? nullptr
+              : kb.constantTable(llvm::ConstantDataArray::get(b.getContext(), run.reciprocals),
+                                 "pool.reciprocals");
       kb.loop(run.end - run.begin, [&](llvm::Value *i) {
         llvm::Value *oh = add(i, run.begin);
         llvm::Value *row = b.CreateAdd(origin, mul(oh, sh * rowStride));
