@@ -263,7 +263,7 @@ std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &stra
   bool global = !conv && isGlobalPool(n);
   bool interleaved = strategy.is(Kind::DepthwiseChannelBlock);
   if (global || strategy.is(Kind::Pointwise) ||
-      (unpadded && strides[1] == 1 && !interleaved &&
+      (unpadded && strides[1] == 1 && !interleaved && !strategy.separable &&
        (conv || out.shape[3] <= in.shape[3] - (kernel[1] - 1) * dilations[1])))
     return std::nullopt;
   int64_t rows = paddedExtent(in.shape[2], pads[0], pads[2], out.shape[2], strides[0],

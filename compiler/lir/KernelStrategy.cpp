@@ -91,7 +91,7 @@ void printStrategy(const KernelStrategy &s, llvm::raw_ostream &os) {
   case Kind::DepthwiseRows: os << "depthwise rows"; return;
   case Kind::DepthwiseChannelBlock: os << "depthwise channel-block " << s.tile; return;
   case Kind::DepthwisePlane: os << "depthwise plane " << s.tile; return;
-  case Kind::PlanePool: os << "plane"; return;
+  case Kind::PlanePool: os << (s.separable ? "plane separable" : "plane"); return;
   case Kind::GenericPool: os << "generic"; return;
   case Kind::Int8:
     os << "int8";

@@ -354,6 +354,11 @@ struct KernelStrategy {
   /// row's tiles then sit at constant columns: at most kMaxClippedRowTiles of
   /// them. With skipsPaddingRows too, no tap reads padding (readsNoPadding).
   bool skipsPaddingColumns = false;
+  /// PlanePool: the window's rows are reduced first, output row by output
+  /// row, into the padded copy's row where its windows start (in place: no
+  /// later window reads that row), then the window's columns of that row:
+  /// KH + KW taps an output where the plain kernel takes KH x KW.
+  bool separable = false;
 
   /// Skipping padding rows and columns, the tiles read only the input: in
   /// place, without a padded copy (paddedInput), from window origins before
@@ -380,7 +385,11 @@ struct KernelStrategy {
   static KernelStrategy depthwisePlane(int64_t lanes) {
     return {Kind::DepthwisePlane, lanes, false};
   }
-  static KernelStrategy planePool() { return {Kind::PlanePool, 0, false}; }
+  static KernelStrategy planePool(bool separable = false) {
+    KernelStrategy s{Kind::PlanePool};
+    s.separable = separable;
+    return s;
+  }
   static KernelStrategy genericPool() { return {Kind::GenericPool, 0, false}; }
   static KernelStrategy int8(int64_t lanes = 0) { return {Kind::Int8, lanes, false}; }
   static KernelStrategy gemm(int64_t bStrip = 0) { return {Kind::Gemm, bStrip, bStrip > 0}; }
@@ -410,7 +419,8 @@ struct KernelStrategy {
            columns == o.columns && registerTile == o.registerTile && winograd == o.winograd &&
            transformsWeights == o.transformsWeights &&
            bandRows == o.bandRows && bandProjection == o.bandProjection &&
-           skipsPaddingRows == o.skipsPaddingRows && skipsPaddingColumns == o.skipsPaddingColumns;
+           skipsPaddingRows == o.skipsPaddingRows && skipsPaddingColumns == o.skipsPaddingColumns &&
+           separable == o.separable;
   }
   bool operator!=(const KernelStrategy &o) const { return !(*this == o); }
 };

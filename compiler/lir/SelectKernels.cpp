@@ -111,21 +111,26 @@ bool packableDepthwiseWeights(const Graph &g, const Value *w, const LIROptions &
 /// Window taps the plane-wise pooling kernel unrolls at most (16 x 16).
 constexpr int64_t kMaxPlanePoolTaps = 256;
 
-/// Whether `pool` (MaxPool, AveragePool) can run on the plane-wise vector
-/// kernel: f32 over two spatial dimensions, windows of at most
-/// kMaxPlanePoolTaps taps (or global).
-bool planePoolFits(const Node &pool) {
+/// The strategy of `pool` (MaxPool, AveragePool): the plane-wise vector
+/// kernel for f32 over two spatial dimensions, separable where that reads
+/// fewer taps an output (the rows of a window: KH taps read, one written, for
+/// each of the column stride's inputs an output spans; then KW), if the taps
+/// it unrolls are at most kMaxPlanePoolTaps (a huge window would be gigabytes
+/// of IR; a global pool loops instead); else the generic kernel.
+KernelStrategy poolStrategy(const Node &pool) {
   if (!pool.is(OpKind::MaxPool) && !pool.is(OpKind::AveragePool))
-    return false;
+    return KernelStrategy::genericPool();
   WindowView window(pool);
   const TensorType &in = window.input()->getType();
   if (in.dtype != DType::F32 || in.rank() != 4)
-    return false;
-  // The kernel unrolls every tap of a window (a global pool loops instead):
-  // a huge window would be gigabytes of IR.
-  int64_t kh = window.kernelShape(0), kw = window.kernelShape(1);
-  return isGlobalPool(pool) || (kh <= kMaxPlanePoolTaps && kw <= kMaxPlanePoolTaps &&
-                                kh * kw <= kMaxPlanePoolTaps);
+    return KernelStrategy::genericPool();
+  if (isGlobalPool(pool))
+    return KernelStrategy::planePool();
+  int64_t kh = window.kernelShape(0), kw = window.kernelShape(1), sw = window.strides(1);
+  bool separable = kh > 1 && kw > 1 && sw * (kh + 1) + kw < kh * kw;
+  int64_t taps = separable ? kh + kw : kh * kw;
+  return taps <= kMaxPlanePoolTaps ? KernelStrategy::planePool(separable)
+                                   : KernelStrategy::genericPool();
 }
 
 /// The packing of Conv weights `w`, which every user reads (see
@@ -357,8 +362,7 @@ KernelSelection selectKernels(const Graph &g, const LIROptions &opts) {
       continue;
     }
     if (getOpDef(n->getKind()).kernel == KernelFamily::Pool) {
-      sel.strategies[n] =
-          planePoolFits(*n) ? KernelStrategy::planePool() : KernelStrategy::genericPool();
+      sel.strategies[n] = poolStrategy(*n);
       continue;
     }
     if (f32MatMul(*n)) {

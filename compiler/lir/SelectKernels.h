@@ -44,8 +44,8 @@ struct KernelSelection {
 ///    tap-major when no other reader sees them; grouped ones as Grouped;
 ///  - depthwise with a channel block on the lanes when rows are too narrow for
 ///    vectors and the target has them (opts.vectorLanes > 1), else over rows;
-///  - plane pooling when its windows allow (planePoolFits in SelectKernels.cpp), else
-///    generic;
+///  - plane pooling when its windows allow (poolStrategy in SelectKernels.cpp),
+///    separable where that reads fewer taps, else generic;
 ///  - for the f32 GEMM-shaped kernels (direct, grouped and 1x1 Convs,
 ///    Winograd's products, MatMul), the register tile (RegisterTiles.h);
 ///  - a MatMul's constant B of 256 columns or more that no other node reads

@@ -5,9 +5,11 @@
 // (-inf for max, 0 for average) into a column-phase-split temp
 // (ConvInput.h), so each window tap of consecutive outputs is one unaligned
 // vector load with no bounds check, whatever the stride; then every output
-// row is computed in chunks of vectors. A global pool (one output per plane)
-// reduces the plane in place with a few vector accumulators and a shuffle
-// tree. An average whose windows count different numbers of taps (padding
+// row is computed in chunks of vectors. A separable pool (the strategy's
+// `separable`) first reduces the rows of each output row's windows into the
+// temp's row where they start, then the columns of that row. A global pool
+// (one output per plane) reduces the plane in place with a few vector
+// accumulators and a shuffle tree. An average whose windows count different numbers of taps (padding
 // not counted, or ceil_mode windows past the padded input) multiplies by a
 // constant row of reciprocals, one per run of output rows that count as many
 // rows. Other pooling (integer types, three dimensions) goes to the generic
@@ -147,13 +149,40 @@ llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args) {
   auto tap = [&](int64_t kh, int64_t kw) {
     return kh * dh * rowStride + (kw * dw) % phases * phaseWidth + (kw * dw) / phases;
   };
-  const int64_t chunk = std::min<int64_t>(kChunkVecs, (OW + lanes - 1) / lanes) * lanes;
+  // Runs `piece(first, count)` over [0, extent) in chunks of up to
+  // kChunkVecs vectors, the last one partial.
+  auto chunked = [&](int64_t extent, llvm::function_ref<void(llvm::Value *, int64_t)> piece) {
+    const int64_t chunk = std::min<int64_t>(kChunkVecs, (extent + lanes - 1) / lanes) * lanes;
+    int64_t full = extent / chunk, edge = extent % chunk;
+    if (full)
+      forEachIndex(kb, full, [&](llvm::Value *c) { piece(mul(c, chunk), chunk); });
+    if (edge)
+      piece(kb.idx(full * chunk), edge);
+  };
+  const bool separable = args.strategy.separable;
+  if (separable && !layout)
+    return nodeError(n, "a separable pool without its padded copy");
   const std::vector<RowRun> runs = rowRuns(n, isMax);
   kb.loop(planes, [&](llvm::Value *p) {
     llvm::Value *src = layout ? args.temp : x;
     llvm::Value *origin = layout ? kb.idx(0) : mul(p, H * W);
     if (layout)
       emitPaddedCopy(kb, *layout, x, mul(p, H * W), 1, H, W, pt, pl, args.temp, fill);
+    if (separable)
+      kb.loop(OH, [&](llvm::Value *oh) {
+        llvm::Value *row = mul(oh, sh * rowStride);
+        chunked(rowStride, [&](llvm::Value *c0, int64_t count) {
+          for (int64_t at = 0; at < count; at += lanes) {
+            unsigned valid = static_cast<unsigned>(std::min<int64_t>(lanes, count - at));
+            llvm::Value *first = add(b.CreateAdd(row, c0), at);
+            llvm::Value *acc = kb.loadVec(src, first, lanes, valid);
+            for (int64_t kh = 1; kh < KH; ++kh)
+              acc = combine(acc, kb.loadVec(src, add(first, tap(kh, 0)), lanes, valid));
+            kb.storeVec(acc, src, first, valid);
+          }
+        });
+      });
+    const int64_t rowTaps = separable ? 1 : KH;
     llvm::Value *out = mul(p, OH * OW);
     for (const RowRun &run : runs) {
       llvm::Value *reciprocals =
@@ -165,26 +194,23 @@ llvm::Error emitPlanePool(KernelBuilder &kb, const KernelArgs &args) {
         llvm::Value *oh = add(i, run.begin);
         llvm::Value *row = b.CreateAdd(origin, mul(oh, sh * rowStride));
         llvm::Value *outRow = b.CreateAdd(out, mul(oh, OW));
-        auto piece = [&](llvm::Value *ow0, int64_t count) {
+        chunked(OW, [&](llvm::Value *ow0, int64_t count) {
           for (int64_t at = 0; at < count; at += lanes) {
             unsigned valid = static_cast<unsigned>(std::min<int64_t>(lanes, count - at));
-            llvm::Value *acc = kb.splat(fill, lanes);
-            for (int64_t kh = 0; kh < KH; ++kh)
-              for (int64_t kw = 0; kw < KW; ++kw)
-                acc = combine(acc, kb.loadVec(src, add(b.CreateAdd(row, ow0), at + tap(kh, kw)),
-                                              lanes, valid));
+            llvm::Value *acc = nullptr;
+            for (int64_t kh = 0; kh < rowTaps; ++kh)
+              for (int64_t kw = 0; kw < KW; ++kw) {
+                llvm::Value *v =
+                    kb.loadVec(src, add(b.CreateAdd(row, ow0), at + tap(kh, kw)), lanes, valid);
+                acc = acc ? combine(acc, v) : v;
+              }
             if (reciprocals)
               acc = b.CreateFMul(acc, kb.loadVec(reciprocals, add(ow0, at), lanes, valid));
             else if (!isMax)
               acc = b.CreateFMul(acc, scale);
             kb.storeVec(acc, y, add(b.CreateAdd(outRow, ow0), at), valid);
           }
-        };
-        int64_t full = OW / chunk, edge = OW % chunk;
-        if (full)
-          forEachIndex(kb, full, [&](llvm::Value *c) { piece(mul(c, chunk), chunk); });
-        if (edge)
-          piece(kb.idx(full * chunk), edge);
+        });
       });
     }
   });

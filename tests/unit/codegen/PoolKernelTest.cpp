@@ -20,7 +20,10 @@ struct PoolParam {
   PoolCase c;
 };
 
-/// Window geometries both pools take.
+/// Window geometries both pools take. Those whose rows and columns reduced
+/// separately read fewer taps (3x3 and 5x5 of column stride 1, 5x5 of 2,
+/// the 17x17 beyond the unrolled kernel's taps) run the separable plane
+/// kernel, the others the plain one (select_kernels_test checks which).
 const PoolCase kWindows[] = {
     {"K2S2", {1, 3, 8, 8},
      {{"kernel_shape", Attr::ofInts({2, 2})}, {"strides", Attr::ofInts({2, 2})}}},
@@ -37,6 +40,15 @@ const PoolCase kWindows[] = {
      {{"kernel_shape", Attr::ofInts({5, 5})},
       {"strides", Attr::ofInts({2, 2})},
       {"pads", Attr::ofInts({2, 2, 2, 2})}}},
+    {"K5S2Pad1CeilMode", {1, 2, 12, 13},
+     {{"kernel_shape", Attr::ofInts({5, 5})},
+      {"strides", Attr::ofInts({2, 2})},
+      {"pads", Attr::ofInts({1, 1, 1, 1})},
+      {"ceil_mode", Attr::ofInt(1)}}},
+    {"K3x5SameUpper", {1, 2, 9, 10},
+     {{"kernel_shape", Attr::ofInts({3, 5})}, {"auto_pad", Attr::ofString("SAME_UPPER")}}},
+    {"K17S1Pad8", {1, 2, 20, 19},
+     {{"kernel_shape", Attr::ofInts({17, 17})}, {"pads", Attr::ofInts({8, 8, 8, 8})}}},
     // One window the size of the plane, shifted by the padding: not a global pool.
     {"PlaneSizedPadded", {1, 2, 4, 4},
      {{"kernel_shape", Attr::ofInts({4, 4})},

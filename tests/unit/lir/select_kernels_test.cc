@@ -68,9 +68,39 @@ TEST(SelectKernels, VectorTarget) {
                                             "pointwise = Conv[1x1 gemm tile p8x3]\n"
                                             "narrow_dw = Conv[depthwise plane 16]\n"
                                             "maxpool = MaxPool[plane]\n"
-                                            "f = AveragePool[plane]\n"
+                                            "f = AveragePool[plane separable]\n"
                                             "h = Conv[depthwise rows]\n"
                                             "k = Conv[depthwise channel-block 16]\n");
+}
+
+/// A pool's windows are reduced rows first where that reads fewer taps: KH
+/// read and one written for each of the column stride's inputs an output
+/// spans, then KW, against KH x KW. Separable windows may be larger than the
+/// plain kernel unrolls.
+TEST(SelectKernels, SeparablePoolsWhereTheyReadFewerTaps) {
+  Graph g("pools");
+  Value *x = g.addInput("x", TensorType(DType::F32, {1, 4, 40, 40}));
+  auto pool = [&](llvm::StringRef name, int64_t k, int64_t stride) {
+    auto n = g.addNode(OpKind::MaxPool, name, {x},
+                       {{"kernel_shape", Attr::ofInts({k, k})},
+                        {"strides", Attr::ofInts({stride, stride})}});
+    ASSERT_TRUE(static_cast<bool>(n)) << llvm::toString(n.takeError());
+    g.addOutput(name, (*n)->getOutput());
+  };
+  pool("k2s1", 2, 1);
+  pool("k3s1", 3, 1);
+  pool("k3s2", 3, 2);
+  pool("k5s2", 5, 2);
+  pool("k17s1", 17, 1);
+  pool("k20s20", 20, 20);
+  lir::LIROptions opts;
+  opts.vectorLanes = 16;
+  EXPECT_EQ(strategies(g, opts), "k2s1 = MaxPool[plane]\n"
+                                 "k3s1 = MaxPool[plane separable]\n"
+                                 "k3s2 = MaxPool[plane]\n"
+                                 "k5s2 = MaxPool[plane separable]\n"
+                                 "k17s1 = MaxPool[plane separable]\n"
+                                 "k20s20 = MaxPool[generic]\n");
 }
 
 /// Narrow depthwise rows of unit strides run as flat planes only on targets
