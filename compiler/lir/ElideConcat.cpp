@@ -8,8 +8,29 @@ namespace kiln {
 namespace lir {
 
 namespace {
+/// Whether the instructions from the first producer of an input of `concat`
+/// (instruction `at`) up to it produce only its inputs. Its output, live
+/// from that producer on, then holds only bytes that were live there anyway.
+bool inputsProducedJustBefore(const Function &f, unsigned at) {
+  const Instr &concat = f.instrs[at];
+  size_t left = concat.inputs.size();
+  for (unsigned i = at; i-- > 0 && left;) {
+    size_t produced = llvm::count_if(f.instrs[i].outputs, [&](const Buffer *b) {
+      return llvm::is_contained(concat.inputs, b);
+    });
+    if (!produced)
+      return false;
+    left -= std::min(left, produced);
+  }
+  return !left;
+}
+
 /// Whether the inputs of `concat` (instruction `at`) can be slices of its
-/// output.
+/// output: each an intermediate of its own (not a view, the caller's, or
+/// already a slice), once in the Concat, at an aligned offset. An input that
+/// others read too (they read the slice) keeps the Concat unless the inputs
+/// are made just before it: else the output would live from that input on
+/// (a U-Net's skip connection), most of it idle.
 bool elidable(const Function &f, const BufferReaders &readers, unsigned at) {
   const Instr &concat = f.instrs[at];
   const TensorType &t = concat.node->getOutput()->getType();
@@ -20,17 +41,19 @@ bool elidable(const Function &f, const BufferReaders &readers, unsigned at) {
     if (t.shape[d] != 1)
       return false;
   uint64_t offset = 0;
+  bool shared = false;
   for (unsigned p = 0; p < concat.inputs.size(); ++p) {
     const Value *v = concat.node->getInput(p);
     const Buffer *b = concat.inputs[p];
     // A Reshape's result is a view of another buffer.
-    auto slot = b ? readers.sole(*b) : std::nullopt;
-    if (!slot || slot->instr != at || !v->isResult() || v->getProducer()->is(OpKind::Reshape) ||
+    if (!b || b->region != Region::Scratch || b->parent || !v->isResult() ||
+        v->getProducer()->is(OpKind::Reshape) || llvm::count(concat.inputs, b) != 1 ||
         offset % kBufferAlignment || b->size == 0)
       return false;
+    shared |= readers.of(*b).size() != 1;
     offset += b->size;
   }
-  return true;
+  return !shared || inputsProducedJustBefore(f, at);
 }
 } // namespace
 

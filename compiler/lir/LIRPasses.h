@@ -71,14 +71,20 @@ void fuseElementwiseChains(Function &f);
 
 /// A Concat whose inputs are contiguous slices of its output (every axis
 /// before the concatenated one of extent 1, each slice 64-byte aligned) and
-/// are intermediates only it reads disappears: those buffers become slices
-/// of its output, which their producers write in place. Last Concat first,
-/// so that a Concat feeding another writes into its slice of the outer one.
+/// are intermediates of their own, each once, disappears: those buffers
+/// become slices of its output, which their producers write in place and
+/// their other readers read (YOLO's SPPF concatenates pools that the next
+/// pool reads too; where inputs have other readers, only if the inputs are
+/// made just before the Concat, so that the output lives no longer than
+/// they did). Last Concat first, so that a Concat feeding another
+/// writes into its slice of the outer one; an input already a slice of a
+/// later Concat keeps this one.
 void elideConcats(Function &f);
 
 /// An elementwise instruction writes its result over the first operand
 /// buffer that no later instruction reads and that has the result's dtype
-/// and size (scratch only: the caller's tensors are never reused). Its
+/// and size (scratch only: the caller's tensors are never reused; nor a
+/// slice of a Concat's output, which the Concat's readers read). Its
 /// kernel reads every operand's element i before it writes element i.
 void reuseBuffersInPlace(Function &f);
 

@@ -29,7 +29,7 @@ void reuseBuffersInPlace(Function &f) {
     llvm::SmallVector<const Value *, 4> operands = operandValues(in);
     for (unsigned p = 0; p < in.inputs.size(); ++p) {
       Buffer *b = in.inputs[p];
-      if (b && b->region == Region::Scratch && lastRead[b->id] == k &&
+      if (b && b->region == Region::Scratch && !b->parent && lastRead[b->id] == k &&
           operands[p]->getType().dtype == dtype && b->size == result->size) {
         movedTo[result->id] = b;
         lastRead[b->id] = lastRead[result->id];
