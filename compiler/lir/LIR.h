@@ -300,8 +300,9 @@ bool isGlobalPool(const Node &pool);
 
 /// The padded copy a Conv or plane pool running `strategy` makes, or nullopt
 /// when it reads its input in place: no padding and unit column stride (but
-/// a separable pool, which writes its copy), a global pool, or a Pointwise Conv (its kernel broadcasts input values,
-/// which any stride allows, and a copy would move four times what it reads).
+/// a separable pool, which writes its copy), a global pool, or a Pointwise
+/// Conv (its kernel broadcasts input values, which any stride allows, and a
+/// copy would move four times what it reads).
 /// A Winograd Conv has a transform buffer instead (winogradLayout).
 std::optional<PaddedInput> paddedInput(const Node &n, const KernelStrategy &strategy);
 

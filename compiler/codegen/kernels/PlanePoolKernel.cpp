@@ -9,11 +9,11 @@
 // `separable`) first reduces the rows of each output row's windows into the
 // temp's row where they start, then the columns of that row. A global pool
 // (one output per plane) reduces the plane in place with a few vector
-// accumulators and a shuffle tree. An average whose windows count different numbers of taps (padding
-// not counted, or ceil_mode windows past the padded input) multiplies by a
-// constant row of reciprocals, one per run of output rows that count as many
-// rows. Other pooling (integer types, three dimensions) goes to the generic
-// emitPool.
+// accumulators and a shuffle tree. An average whose windows count different
+// numbers of taps (padding not counted, or ceil_mode windows past the padded
+// input) multiplies by a constant row of reciprocals, one per run of output
+// rows that count as many rows. Other pooling (integer types, three
+// dimensions) goes to the generic emitPool.
 //
 //===----------------------------------------------------------------------===//
 
