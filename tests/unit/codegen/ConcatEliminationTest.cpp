@@ -113,9 +113,10 @@ TEST(ConcatElimination, NestedConcatsIntoAGraphOutput) {
   expectMatchesBothWays(build);
 }
 
-TEST(ConcatElimination, InputUsedElsewhereKeepsTheConcat) {
-  // exp(x) and neg(x) are also read by the Add: only a value the Concat
-  // alone reads becomes a slice, so the Concat stays.
+TEST(ConcatElimination, InputsMadeJustBeforeAndReadElsewhereAreSlices) {
+  // exp(x) and neg(x), made just before the Concat, are also read by the
+  // Add: they become slices, which the Add reads; its result (an operand
+  // dying there) must not be written over a slice that the Relu reads next.
   GraphBuilder build = [](Graph &g) {
     Value *x = g.addInput("x", f32({1, 16}));
     Node *e = addNode(g, OpKind::Exp, "exp", {x});
@@ -123,8 +124,30 @@ TEST(ConcatElimination, InputUsedElsewhereKeepsTheConcat) {
     Node *c = addNode(g, OpKind::Concat, "cat", {e->getOutput(), n->getOutput()},
                       {{"axis", Attr::ofInt(1)}});
     Node *s = addNode(g, OpKind::Add, "add", {e->getOutput(), n->getOutput()});
+    Node *t = addNode(g, OpKind::Tanh, "tanh", {s->getOutput()});
+    Node *r = addNode(g, OpKind::Relu, "relu", {c->getOutput()});
+    g.addOutput("cat", r->getOutput());
+    g.addOutput("sum", t->getOutput());
+  };
+  std::unique_ptr<Graph> g;
+  EXPECT_EQ(concatCount(plannedLIR(build, true, g)), 0u);
+  expectMatchesBothWays(build);
+}
+
+TEST(ConcatElimination, InputMadeEarlierAndReadElsewhereKeepsTheConcat) {
+  // exp(x), read by the Add too, is made before the Softmax, which makes no
+  // input of the Concat (a skip connection): as a slice it would hold the
+  // whole output live from there, so the Concat stays.
+  GraphBuilder build = [](Graph &g) {
+    Value *x = g.addInput("x", f32({1, 16}));
+    Node *e = addNode(g, OpKind::Exp, "exp", {x});
+    Node *s = addNode(g, OpKind::Softmax, "softmax", {x});
+    Node *n = addNode(g, OpKind::Neg, "neg", {x});
+    Node *c = addNode(g, OpKind::Concat, "cat", {e->getOutput(), n->getOutput()},
+                      {{"axis", Attr::ofInt(1)}});
+    Node *a = addNode(g, OpKind::Add, "add", {e->getOutput(), s->getOutput()});
     g.addOutput("cat", c->getOutput());
-    g.addOutput("sum", s->getOutput());
+    g.addOutput("sum", a->getOutput());
   };
   std::unique_ptr<Graph> g;
   EXPECT_EQ(concatCount(plannedLIR(build, true, g)), 1u);
