@@ -124,7 +124,7 @@ TEST(ConcatElimination, InputsMadeJustBeforeAndReadElsewhereAreSlices) {
     Node *c = addNode(g, OpKind::Concat, "cat", {e->getOutput(), n->getOutput()},
                       {{"axis", Attr::ofInt(1)}});
     Node *s = addNode(g, OpKind::Add, "add", {e->getOutput(), n->getOutput()});
-    Node *t = addNode(g, OpKind::Tanh, "tanh", {s->getOutput()});
+    Node *t = addNode(g, OpKind::Softmax, "softmax", {s->getOutput()});
     Node *r = addNode(g, OpKind::Relu, "relu", {c->getOutput()});
     g.addOutput("cat", r->getOutput());
     g.addOutput("sum", t->getOutput());
