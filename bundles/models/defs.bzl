@@ -29,4 +29,5 @@ SUITE_MODELS = [
     "dilated_context",
     "vocoder_small",
     "unet3d_small",
+    "lrn_net",
 ]

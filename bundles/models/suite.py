@@ -68,6 +68,11 @@ end-to-end tests run on a clean clone:
     unet3d_small         3-D U-Net on 1x1x8x16x16: Conv3d, BatchNorm3d,
                          MaxPool3d, ConvTranspose3d 2x2x2 of stride 2, a skip
                          Concat; opset 16
+  and from a ninth hunt:
+    lrn_net              AlexNet-style classifier on 1x3x32x32:
+                         LocalResponseNorm, exported as an If on the input's
+                         rank (folded at import), 3x3 MaxPools of stride 2;
+                         opset 13
 Large models (torchvision, 1x3x224x224 -> 1x1000) are not shipped; write
 them elsewhere with --large and point KILN_SUITE_MODELS at that folder
 (default ../shared/suite, see tests/shared_models.bzl):
@@ -510,6 +515,24 @@ class UNet3DSmall(nn.Module):
         return self.head(self.merge(torch.cat([x, skip], 1)))
 
 
+class LrnNet(nn.Module):
+    """An AlexNet-style classifier on 1x3x32x32: Convs, LocalResponseNorm
+    (which PyTorch exports with an If on the input's rank, a condition kiln
+    folds at import), overlapping 3x3 MaxPools of stride 2."""
+
+    def __init__(self, c=32, classes=10):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(3, c, 5, padding=2), nn.ReLU(), nn.LocalResponseNorm(5, alpha=1.0),
+            nn.MaxPool2d(3, 2),
+            nn.Conv2d(c, 2 * c, 3, padding=1), nn.ReLU(),
+            nn.LocalResponseNorm(3, alpha=0.5, beta=0.5, k=2.0), nn.MaxPool2d(3, 2))
+        self.head = nn.Linear(2 * c * 7 * 7, classes)
+
+    def forward(self, x):
+        return self.head(self.features(x).flatten(1))
+
+
 def _torchvision(name, **kwargs):
     import torchvision
     return getattr(torchvision.models, name)(weights=None, **kwargs)
@@ -549,6 +572,7 @@ SMALL = {
     "dilated_context": (DilatedContext, (1, 16, 32, 32), 12),
     "vocoder_small": (VocoderSmall, (1, 16, 16), 14),
     "unet3d_small": (UNet3DSmall, (1, 1, 8, 16, 16), 16),
+    "lrn_net": (LrnNet, (1, 3, 32, 32), 13),
 }
 _IMAGE = (1, 3, 224, 224)
 LARGE = {

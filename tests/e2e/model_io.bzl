@@ -37,6 +37,7 @@ MODEL_IO = {
     "dilated_context": (("input", [1, 16, 32, 32]), ("output", [1, 8, 32, 32])),
     "vocoder_small": (("input", [1, 16, 16]), ("output", [1, 1, 256])),
     "unet3d_small": (("input", [1, 1, 8, 16, 16]), ("output", [1, 2, 8, 16, 16])),
+    "lrn_net": (("input", [1, 3, 32, 32]), ("output", [1, 10])),
 }
 
 # The suite's large models (those present): torchvision classifiers, and a

@@ -102,10 +102,10 @@ public:
 
 private:
   llvm::Expected<int64_t> defaultOpset() const;
-  llvm::Error checkOpsSupported() const;
+  llvm::Error checkOpsSupported(const onnx::GraphProto &g) const;
   llvm::Error checkNesting(const onnx::GraphProto &g, uint64_t depth,
                            uint64_t &nodes) const;
-  llvm::Error importInitializers();
+  llvm::Error importInitializers(const onnx::GraphProto &g);
   llvm::Error importInputs();
   llvm::Expected<TensorType> inputType(const onnx::ValueInfoProto &vi) const;
   llvm::Error importConstantNode(const onnx::NodeProto &np,
@@ -115,6 +115,8 @@ private:
   llvm::Error importGradientNode(NodeEmitter &emitter,
                                  const onnx::NodeProto &np,
                                  llvm::StringRef name);
+  llvm::Error importIf(NodeEmitter &emitter, const onnx::NodeProto &np,
+                       llvm::StringRef name);
   llvm::Error importOutputs();
   llvm::Error checkDeclaredType(const onnx::ValueInfoProto &vi,
                                 const Value *v) const;
@@ -144,14 +146,14 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
   uint64_t nodes = 0;
   if (auto err = checkNesting(model_.graph(), 0, nodes))
     return err;
-  if (auto err = checkOpsSupported())
+  if (auto err = checkOpsSupported(model_.graph()))
     return err;
   const onnx::GraphProto &g = model_.graph();
   if (g.node_size() == 0)
     return makeError("the model's graph is empty (it has no nodes)");
   if (g.output_size() == 0)
     return makeError("the model's graph has no outputs");
-  if (auto err = importInitializers())
+  if (auto err = importInitializers(g))
     return err;
   if (auto err = importInputs())
     return err;
@@ -225,15 +227,15 @@ llvm::Error Importer::checkNesting(const onnx::GraphProto &g, uint64_t depth,
   return llvm::Error::success();
 }
 
-/// Lists every unsupported node in one message, so a user sees the whole
-/// gap at once rather than one op per attempt.
-llvm::Error Importer::checkOpsSupported() const {
+/// Lists every unsupported node of `g` in one message, so a user sees the
+/// whole gap at once rather than one op per attempt. An If passes: only
+/// the branch its condition takes is imported (importIf), and checked then.
+llvm::Error Importer::checkOpsSupported(const onnx::GraphProto &g) const {
   std::string list;
-  const onnx::GraphProto &g = model_.graph();
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto &n = g.node(i);
     bool defaultDomain = isDefaultDomain(n.domain());
-    if (defaultDomain && isKnownOnnxOp(n.op_type()))
+    if (defaultDomain && (isKnownOnnxOp(n.op_type()) || n.op_type() == "If"))
       continue;
     if (n.domain() == kOnnxTrainingDomain && n.op_type() == "Gradient")
       continue;
@@ -257,8 +259,7 @@ llvm::Error Importer::define(const std::string &name, Value *v) {
   return llvm::Error::success();
 }
 
-llvm::Error Importer::importInitializers() {
-  const onnx::GraphProto &g = model_.graph();
+llvm::Error Importer::importInitializers(const onnx::GraphProto &g) {
   if (g.sparse_initializer_size() > 0)
     return makeError("sparse initializers are not supported");
   for (const onnx::TensorProto &init : g.initializer()) {
@@ -440,6 +441,8 @@ llvm::Error Importer::importNode(NodeEmitter &emitter,
     return importConstantNode(np, name);
   if (np.domain() == kOnnxTrainingDomain)
     return importGradientNode(emitter, np, name);
+  if (np.op_type() == "If")
+    return importIf(emitter, np, name);
   bool sequenceOp = isImportTimeSequenceOp(np.op_type());
   PendingNode pending;
   pending.name = name;
@@ -548,6 +551,70 @@ llvm::Error Importer::importGradientNode(NodeEmitter &emitter,
     if (!np.output(i).empty())
       if (auto err = define(np.output(i), (*results)[i]))
         return err;
+  return llvm::Error::success();
+}
+
+/// An If whose condition is known at import (folded from constants and
+/// static shapes, as PyTorch exports its checks of a tensor's rank) is the
+/// branch it takes: that branch's initializers and nodes are imported in
+/// place, and its outputs become the If's. The other branch is never
+/// imported, so it may hold what kiln does not support.
+llvm::Error Importer::importIf(NodeEmitter &emitter, const onnx::NodeProto &np,
+                               llvm::StringRef name) {
+  auto fail = [&](const llvm::Twine &msg) { return nodeError(name, "If", msg); };
+  if (np.input_size() != 1)
+    return fail("needs exactly one input, the condition");
+  auto cond = values_.find(np.input(0));
+  if (cond == values_.end())
+    return fail("input '" + np.input(0) +
+                "' is not a graph input, an initializer or an output of an earlier node");
+  const Value *condition = cond->second;
+  if (!condition->isConstant())
+    return llvm::make_error<NonConstantInputError>(
+        llvm::toString(fail(llvm::formatv(
+            "input 0 (the condition) must be a constant (control flow at run time is not "
+            "supported: kiln compiles the branch the condition takes); '{0}' is {1}",
+            condition->getName(),
+            condition->isInput() ? "a graph input: give it a value with --const-input "
+                                   "NAME=FILE.npy"
+                                 : "computed at run time"))),
+        condition->getName().str());
+  const Tensor &c = condition->getConstant();
+  if (c.numElements() != 1)
+    return fail(llvm::formatv("the condition has {0} elements; it must have one",
+                              c.numElements()));
+  llvm::StringRef taken = c.getAsInt(0) ? "then_branch" : "else_branch";
+  const onnx::GraphProto *branch = nullptr;
+  for (const onnx::AttributeProto &a : np.attribute())
+    if (a.name() == taken && a.has_g())
+      branch = &a.g();
+  if (!branch)
+    return fail("has no graph attribute '" + taken + "'");
+  if (branch->output_size() != np.output_size())
+    return fail(llvm::formatv("its {0} has {1} outputs; the If has {2}", taken,
+                              branch->output_size(), np.output_size()));
+  if (auto err = checkOpsSupported(*branch))
+    return err;
+  if (auto err = importInitializers(*branch))
+    return err;
+  for (int i = 0; i < branch->node_size(); ++i)
+    if (auto err = importNode(emitter, branch->node(i), i))
+      return err;
+  for (int i = 0; i < np.output_size(); ++i) {
+    const std::string &from = branch->output(i).name(), &out = np.output(i);
+    if (out.empty())
+      continue;
+    if (auto seq = sequences_.find(from); seq != sequences_.end()) {
+      if (values_.count(out) || !sequences_.try_emplace(out, seq->second).second)
+        return makeError("value '" + out + "' is defined more than once");
+      continue;
+    }
+    auto v = values_.find(from);
+    if (v == values_.end())
+      return fail("output '" + from + "' of its " + taken + " is not computed in it or before it");
+    if (auto err = define(out, v->second))
+      return err;
+  }
   return llvm::Error::success();
 }
 

@@ -188,7 +188,7 @@ INSTANTIATE_TEST_SUITE_P(Shipped, ParserOnModel,
                                            "wav2vec_features", "style_transfer", "espcn",
                                            "conformer_conv", "video_3d", "yolo_small",
                                            "dcgan_small", "dilated_context", "vocoder_small",
-                                           "unet3d_small"));
+                                           "unet3d_small", "lrn_net"));
 
 } // namespace
 } // namespace kiln
