@@ -2,8 +2,9 @@
 //
 // A recurrent layer becomes its recurrence unrolled over the (static)
 // sequence: the input projection X W^T + Wb is one MatMul over all time
-// steps; each step adds h R^T + Rb (a MatMul), applies the gates' Sigmoid
-// and Tanh and combines them elementwise. With sequence lengths, a Where per
+// steps; each step adds h R^T + Rb (a MatMul), applies the gates'
+// activations (f, g and h: by default Sigmoid and Tanh) and combines them
+// elementwise. With sequence lengths, a Where per
 // step keeps an entry's state once its sequence has ended and zeroes its
 // output. Layout 1 is transposed to layout 0 on the way in and back on the
 // way out. The graph grows with the sequence length, which suits the short
@@ -11,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"
+#include "compiler/ops/ActivationOps.h"
 #include "compiler/ops/IntegerLSTM.h"
 #include "compiler/ops/OpViews.h"
 #include "compiler/ops/RecurrentShape.h"
@@ -79,8 +81,13 @@ public:
     return add("clip", OpKind::Clip, {v},
                {{"min", Attr::ofFloat(-*c)}, {"max", Attr::ofFloat(*c)}});
   }
-  Value *sigmoid(Value *v) { return add("sigmoid", OpKind::Sigmoid, {clip(v)}); }
-  Value *tanh(Value *v) { return add("tanh", OpKind::Tanh, {clip(v)}); }
+  /// Activation `slot` (0: f, 1: g, 2: h) on `v`, clipped first when
+  /// `clipped` (the gates' inputs; not LSTM's cell state).
+  Value *activate(unsigned slot, Value *v, bool clipped = true) {
+    const Activation &a = recurrentActivation(n, slot);
+    return add(a.getName().lower(), activationOpKind(a.getKind()), {clipped ? clip(v) : v},
+               activationOpAttrs(a));
+  }
   /// Direction `dir`'s slice of a [dirs, ...] parameter, without that axis.
   Value *perDirection(llvm::StringRef role, Value *v, int64_t dir) {
     if (!v)
@@ -155,19 +162,19 @@ Unroller::Result Unroller::direction(int64_t dir, Value *x, Value *h0,
                    {v, add("peep_c", OpKind::Mul,
                            {slice("p_k", p, 0, k * H, (k + 1) * H), state})});
       };
-      Value *i = sigmoid(peep(gate(pre, 0), 0, c));
-      Value *f = sigmoid(peep(gate(pre, 2), 2, c));
-      Value *cc = tanh(gate(pre, 3));
+      Value *i = activate(0, peep(gate(pre, 0), 0, c));
+      Value *f = activate(0, peep(gate(pre, 2), 2, c));
+      Value *cc = activate(1, gate(pre, 3));
       newC = add("c", OpKind::Add, {add("f_c", OpKind::Mul, {f, c}),
                                     add("i_cc", OpKind::Mul, {i, cc})});
       if (std::optional<float> bound = LSTMView(n).cellClip())
         newC = add("c_clip", OpKind::Clip, {newC},
                    {{"min", Attr::ofFloat(-*bound)}, {"max", Attr::ofFloat(*bound)}});
-      Value *o = sigmoid(peep(gate(pre, 1), 1, newC));
-      newH = add("h", OpKind::Mul, {o, add("tanh_c", OpKind::Tanh, {newC})});
+      Value *o = activate(0, peep(gate(pre, 1), 1, newC));
+      newH = add("h", OpKind::Mul, {o, activate(2, newC, /*clipped=*/false)});
     } else if (isGRU) {
-      Value *z = sigmoid(add("z_pre", OpKind::Add, {gate(xt, 0), gate(hr, 0)}));
-      Value *r = sigmoid(add("r_pre", OpKind::Add, {gate(xt, 1), gate(hr, 1)}));
+      Value *z = activate(0, add("z_pre", OpKind::Add, {gate(xt, 0), gate(hr, 0)}));
+      Value *r = activate(0, add("r_pre", OpKind::Add, {gate(xt, 1), gate(hr, 1)}));
       Value *recurrent;
       if (linearBeforeReset) {
         recurrent = add("r_hr", OpKind::Mul, {r, gate(hr, 2)});
@@ -177,13 +184,13 @@ Unroller::Result Unroller::direction(int64_t dir, Value *x, Value *h0,
         if (rbh)
           recurrent = add("rh_r_b", OpKind::Add, {recurrent, rbh});
       }
-      Value *cand = tanh(add("cand_pre", OpKind::Add, {gate(xt, 2), recurrent}));
+      Value *cand = activate(1, add("cand_pre", OpKind::Add, {gate(xt, 2), recurrent}));
       // (1 - z) * cand + z * h = cand + z * (h - cand).
       newH = add("h", OpKind::Add,
                  {cand, add("z_d", OpKind::Mul,
                             {z, add("d", OpKind::Sub, {h, cand})})});
     } else {
-      newH = tanh(add("pre", OpKind::Add, {xt, hr}));
+      newH = activate(0, add("pre", OpKind::Add, {xt, hr}));
     }
     Value *y = newH;
     if (lens) {

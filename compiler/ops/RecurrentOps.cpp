@@ -1,14 +1,15 @@
 //===- RecurrentOps.cpp - RNN, GRU, LSTM ----------------------------------===//
 //
-// The recurrent layers of ONNX (RNN-14, GRU-14, LSTM-14) with their default
-// activations (RNN: Tanh; GRU: Sigmoid, Tanh; LSTM: Sigmoid, Tanh, Tanh), any
-// direction, both layouts, an optional clip of the gate inputs and optional
+// The recurrent layers of ONNX (RNN-14, GRU-14, LSTM-14) with any of kiln's
+// activations as f, g and h (RecurrentShape.h; the same in both
+// directions), any direction, both layouts, an optional clip of the gate inputs and optional
 // sequence lengths (forward only: a batch entry's state stops at its
 // length and its later outputs are 0). Gate order in W, R and B is ONNX's:
 // GRU z, r, h; LSTM i, o, f, c (peepholes P: i, o, f).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/graph/Graph.h"
+#include "compiler/ops/ActivationFormula.h"
 #include "compiler/ops/IntegerLSTM.h"
 #include "compiler/ops/OpFamilies.h"
 #include "compiler/ops/OpViews.h"
@@ -37,8 +38,6 @@ llvm::Expected<TypeList> inferRecurrent(const Node &n) {
   return types;
 }
 
-double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-
 /// The recurrent state of one direction for one batch entry.
 struct Cell {
   std::vector<double> h, c;
@@ -64,6 +63,12 @@ llvm::Error evalRecurrent(const Node &n, llvm::ArrayRef<const Tensor *> in,
   auto clipped = [&](double v) {
     return clip ? std::clamp(v, -*clip, *clip) : v;
   };
+  // f, g and h of the clipped gate input.
+  Activation acts[3];
+  for (unsigned i = 0; i < recurrentActivationCount(n.getKind()); ++i)
+    acts[i] = recurrentActivation(n, i);
+  auto f = [&](double v) { return applyActivation(acts[0], clipped(v)); };
+  auto g = [&](double v) { return applyActivation(acts[1], clipped(v)); };
   std::optional<double> cellClip;
   if (isLSTM)
     if (std::optional<float> given = LSTMView(n).cellClip())
@@ -109,18 +114,17 @@ llvm::Error evalRecurrent(const Node &n, llvm::ArrayRef<const Tensor *> in,
           if (isLSTM) {
             double pi = P ? P[j] : 0, po = P ? P[H + j] : 0,
                    pf = P ? P[2 * H + j] : 0;
-            double i = sigmoid(clipped(xw[j] + hr[j] + pi * s.c[j]));
-            double f =
-                sigmoid(clipped(xw[2 * H + j] + hr[2 * H + j] + pf * s.c[j]));
-            double cc = std::tanh(clipped(xw[3 * H + j] + hr[3 * H + j]));
-            c[j] = f * s.c[j] + i * cc;
+            double i = f(xw[j] + hr[j] + pi * s.c[j]);
+            double ft = f(xw[2 * H + j] + hr[2 * H + j] + pf * s.c[j]);
+            double cc = g(xw[3 * H + j] + hr[3 * H + j]);
+            c[j] = ft * s.c[j] + i * cc;
             if (cellClip)
               c[j] = std::clamp(c[j], -*cellClip, *cellClip);
-            double o = sigmoid(clipped(xw[H + j] + hr[H + j] + po * c[j]));
-            h[j] = o * std::tanh(c[j]);
+            double o = f(xw[H + j] + hr[H + j] + po * c[j]);
+            h[j] = o * applyActivation(acts[2], c[j]);
           } else if (isGRU) {
-            double z = sigmoid(clipped(xw[j] + hr[j]));
-            double rr = sigmoid(clipped(xw[H + j] + hr[H + j]));
+            double z = f(xw[j] + hr[j]);
+            double rr = f(xw[H + j] + hr[H + j]);
             double cand;
             if (linearBeforeReset) {
               cand = xw[2 * H + j] + rr * hr[2 * H + j];
@@ -128,15 +132,15 @@ llvm::Error evalRecurrent(const Node &n, llvm::ArrayRef<const Tensor *> in,
               // (r . h) R_h^T + Rb_h, recomputed with the reset state.
               double acc = B ? B[G * H + 2 * H + j] : 0.0;
               for (int64_t k = 0; k < H; ++k) {
-                double rk = sigmoid(clipped(xw[H + k] + hr[H + k]));
+                double rk = f(xw[H + k] + hr[H + k]);
                 acc += rk * s.h[k] * R[(2 * H + j) * H + k];
               }
               cand = xw[2 * H + j] + acc;
             }
-            double hh = std::tanh(clipped(cand));
+            double hh = g(cand);
             h[j] = (1 - z) * hh + z * s.h[j];
           } else {
-            h[j] = std::tanh(clipped(xw[j] + hr[j]));
+            h[j] = f(xw[j] + hr[j]);
           }
         }
         s.h = h;
@@ -164,6 +168,9 @@ std::vector<AttrSpec> recurrentAttrs(OpKind kind) {
       enumAttr("direction", "forward", {"forward", "reverse", "bidirectional"}),
       {"hidden_size", AttrKind::Int, std::nullopt},
       flagAttr("layout", 0)};
+  for (unsigned i = 0; i < recurrentActivationCount(kind); ++i)
+    attrs.push_back({kRecurrentActivationAttrs[i], AttrKind::Activation,
+                     Attr::ofActivation(defaultRecurrentActivation(kind, i))});
   if (kind == OpKind::GRU)
     attrs.push_back(flagAttr("linear_before_reset", 0));
   if (kind == OpKind::LSTM) {

@@ -17,6 +17,19 @@ Shape RecurrentDims::stateShape() const {
   return layout ? Shape{batch, dirs, hidden} : Shape{dirs, batch, hidden};
 }
 
+unsigned recurrentActivationCount(OpKind kind) {
+  return kind == OpKind::LSTM ? 3 : kind == OpKind::GRU ? 2 : 1;
+}
+
+Activation defaultRecurrentActivation(OpKind kind, unsigned slot) {
+  bool sigmoid = slot == 0 && kind != OpKind::RNN;
+  return *Activation::make(sigmoid ? ActivationKind::Sigmoid : ActivationKind::Tanh);
+}
+
+const Activation &recurrentActivation(const Node &n, unsigned slot) {
+  return n.getActivation(kRecurrentActivationAttrs[slot]);
+}
+
 llvm::Expected<RecurrentDims> recurrentDims(const Node &n) {
   RecurrentDims d;
   d.gates = n.is(OpKind::LSTM) ? 4 : n.is(OpKind::GRU) ? 3 : 1;

@@ -1,6 +1,8 @@
 #include "compiler/quantize/QDQModelWriter.h"
 
 #include "compiler/frontend/onnx/OpsetInputs.h"
+#include "compiler/ops/OpViews.h"
+#include "compiler/ops/RecurrentShape.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -71,6 +73,39 @@ llvm::Error addAttribute(onnx::NodeProto &node, const Node &n,
   default:
     return nodeError(n, "attribute '" + name + "' has no ONNX form");
   }
+}
+
+/// RNN, GRU and LSTM: ONNX's `activations` (listed per direction) and their
+/// parameters, consumed in order, from kiln's slots where one is not ONNX's
+/// default.
+void addRecurrentActivations(onnx::NodeProto &node, const Node &n) {
+  const unsigned count = recurrentActivationCount(n.getKind());
+  bool defaults = true;
+  for (unsigned i = 0; i < count; ++i)
+    defaults &= recurrentActivation(n, i) == defaultRecurrentActivation(n.getKind(), i);
+  if (defaults)
+    return;
+  onnx::AttributeProto names, alphas, betas;
+  names.set_name("activations");
+  names.set_type(onnx::AttributeProto::STRINGS);
+  alphas.set_name("activation_alpha");
+  betas.set_name("activation_beta");
+  const int dirs = RecurrentView(n).direction() == "bidirectional" ? 2 : 1;
+  for (int d = 0; d < dirs; ++d)
+    for (unsigned i = 0; i < count; ++i) {
+      const Activation &a = recurrentActivation(n, i);
+      names.add_strings(a.getName().str());
+      llvm::ArrayRef<ActivationParam> params = activationParams(a.getKind());
+      for (size_t k = 0; k < params.size(); ++k)
+        (llvm::StringRef(params[k].name) == "alpha" ? alphas : betas)
+            .add_floats(a.getParams()[k]);
+    }
+  *node.add_attribute() = std::move(names);
+  for (onnx::AttributeProto *list : {&alphas, &betas})
+    if (list->floats_size()) {
+      list->set_type(onnx::AttributeProto::FLOATS);
+      *node.add_attribute() = std::move(*list);
+    }
 }
 
 /// The ONNX tensor name of each value: its own, except for a value whose
@@ -195,8 +230,12 @@ llvm::Expected<std::string> writeQDQModel(const Graph &g) {
       node->add_input(in);
     for (const Value *out : n->getOutputs())
       node->add_output(nameOf(out));
+    const bool recurrent = n->is(OpKind::RNN) || n->is(OpKind::GRU) || n->is(OpKind::LSTM);
+    if (recurrent)
+      addRecurrentActivations(*node, *n);
     for (const auto &[name, attr] : n->getAttrs()) {
-      if (asInputs.count(name))
+      if (asInputs.count(name) ||
+          (recurrent && llvm::is_contained(kRecurrentActivationAttrs, name)))
         continue;
       // kiln's own attributes at their defaults (no fused activation) say
       // nothing ONNX would not.

@@ -16,7 +16,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cctype>
 
 namespace kiln {
 namespace conformance {
@@ -44,11 +43,7 @@ TEST_P(PassingCase, StillPasses) {
 }
 
 std::string testName(const ::testing::TestParamInfo<std::string> &info) {
-  std::string name = caseKey(info.param);
-  for (char &c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)))
-      c = '_';
-  return name;
+  return caseTestName(info.param);
 }
 
 INSTANTIATE_TEST_SUITE_P(Onnx, PassingCase, ::testing::ValuesIn(listedCases()), testName);

@@ -6,6 +6,7 @@
 #include "compiler/graph/Half.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -102,6 +103,14 @@ std::string caseKey(llvm::StringRef dir) {
   llvm::StringRef suite =
       llvm::sys::path::filename(llvm::sys::path::parent_path(dir));
   return (suite + "/" + name).str();
+}
+
+std::string caseTestName(llvm::StringRef dir) {
+  std::string name = caseKey(dir);
+  for (char &c : name)
+    if (!llvm::isAlnum(c))
+      c = '_';
+  return name;
 }
 
 std::string caseDir(llvm::StringRef key, llvm::StringRef root) {

@@ -49,6 +49,9 @@ std::vector<std::string> listAllCases(llvm::StringRef root = kOnnxTestDataRoot);
 
 /// "node/test_abs" for ".../node/test_abs": a case's stable name.
 std::string caseKey(llvm::StringRef caseDir);
+/// caseKey with '_' for every character that is not a letter or a digit: a
+/// GoogleTest name ("node_test_abs").
+std::string caseTestName(llvm::StringRef caseDir);
 /// The directory of the case named `key` under `root`.
 std::string caseDir(llvm::StringRef key,
                     llvm::StringRef root = kOnnxTestDataRoot);

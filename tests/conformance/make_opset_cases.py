@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes opset_cases/: what ONNX opsets 18 to 22 changed (and model-local
-functions, which exporters at those opsets write; and RoiAlign beyond the
-two node tests ONNX 1.12 has), as cases in the
+functions, which exporters at those opsets write; RoiAlign beyond the two
+node tests ONNX 1.12 has; RNN, GRU and LSTM with other activations than their
+defaults, which no node test has), as cases in the
 layout of ONNX's node tests (CASE/model.onnx, CASE/test_data_set_0/input_K.pb
 and output_K.pb), for //tests/conformance:opset_cases_test.
 
@@ -246,6 +247,30 @@ case("roialign_max_adaptive", 16,
 case("roialign_opset10", 10,
      helper.make_node("RoiAlign", ["x", "rois", "batch"], ["y"], output_height=3, output_width=4,
                       sampling_ratio=2, spatial_scale=0.5), roi_inputs)
+
+# Recurrent activations other than the defaults (ONNX 1.12's node tests use
+# only those): PyTorch writes Relu for nn.RNN(nonlinearity='relu'); the
+# parameters are consumed in order by the activations that take them.
+def recurrent_case(name, op, gates, activations, direction="forward", **attrs):
+    dirs = 2 if direction == "bidirectional" else 1
+    case(name, 14,
+         helper.make_node(op, ["x", "w", "r", "b"], ["y", "y_h"], hidden_size=4,
+                          direction=direction, activations=activations, **attrs),
+         {"x": randn(5, 2, 3)},
+         {"w": randn(dirs, gates * 4, 3) * 0.5, "r": randn(dirs, gates * 4, 4) * 0.5,
+          "b": randn(dirs, 2 * gates * 4) * 0.5},
+         outputs=[("y", TensorProto.FLOAT), ("y_h", TensorProto.FLOAT)])
+
+
+recurrent_case("rnn_relu", "RNN", 1, ["Relu"])
+recurrent_case("rnn_softplus_bidirectional", "RNN", 1, ["Softplus", "Softplus"], "bidirectional")
+recurrent_case("rnn_thresholded_relu_reverse", "RNN", 1, ["ThresholdedRelu"], "reverse",
+               activation_alpha=[0.2])
+recurrent_case("gru_hardsigmoid_leakyrelu_bidirectional", "GRU", 3,
+               ["HardSigmoid", "LeakyRelu", "HardSigmoid", "LeakyRelu"], "bidirectional",
+               activation_alpha=[0.3, 0.05, 0.3, 0.05], activation_beta=[0.4, 0.4])
+recurrent_case("lstm_sigmoid_softsign_elu", "LSTM", 4, ["Sigmoid", "Softsign", "Elu"],
+               activation_alpha=[0.7])
 
 
 def elem_type(a):

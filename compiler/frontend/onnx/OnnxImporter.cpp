@@ -14,6 +14,7 @@
 #include "compiler/frontend/onnx/NodeEmitter.h"
 #include "compiler/frontend/onnx/NodeNames.h"
 #include "compiler/frontend/onnx/OpsetAdapters.h"
+#include "compiler/frontend/onnx/RecurrentActivations.h"
 #include "compiler/frontend/onnx/SequenceImport.h"
 #include "compiler/frontend/onnx/TensorProto.h"
 #include "compiler/frontend/onnx/UnsupportedOps.h"
@@ -475,16 +476,23 @@ llvm::Error Importer::importNode(NodeEmitter &emitter,
   while (!pending.inputs.empty() && !pending.inputs.back())
     pending.inputs.pop_back();
 
+  bool recurrent = pending.kind == OpKind::RNN || pending.kind == OpKind::GRU ||
+                   pending.kind == OpKind::LSTM;
   for (const onnx::AttributeProto &a : np.attribute()) {
     if (llvm::StringRef(a.name()).starts_with("kiln."))
       return pending.error("attribute '" + a.name() +
                            "' is reserved for kiln's own use");
+    if (recurrent && isRecurrentActivationAttr(a.name()))
+      continue;
     auto attr = convertAttr(a, external_);
     if (!attr)
       return pending.error(llvm::toString(attr.takeError()));
     if (!pending.attrs.emplace(a.name(), std::move(*attr)).second)
       return pending.error("attribute '" + a.name() + "' appears twice");
   }
+  if (recurrent)
+    if (auto err = recurrentActivations(np, pending))
+      return err;
   pending.outputs.assign(np.output().begin(), np.output().end());
   if (sequenceOp)
     return importSequenceOp(emitter, pending, sequenceInputs,
