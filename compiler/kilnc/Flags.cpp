@@ -123,7 +123,8 @@ const Flag kFlags[] = {
      nullptr, Command::Compile, &ResourceLimits::maxSubgraphDepth},
     {"--max-unrolled-steps", "", "N",
      "refuse an LSTM, GRU or RNN of more than N time steps over all its "
-     "directions, each of which becomes kernels of its own (default: 1024)",
+     "directions, each of which becomes kernels of its own, or Loops of more "
+     "than N iterations in all, which kiln unrolls (default: 1024)",
      nullptr, Command::Compile, &ResourceLimits::maxUnrolledSteps},
     {"--quantize", "", "int8",
      "post-training quantization of a float model (needs --calibration); "

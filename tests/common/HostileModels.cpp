@@ -76,6 +76,30 @@ void nestIfs(onnx::GraphProto *g, int depth, int levels) {
   }
 }
 
+/// A graph at nesting `depth` of `levels`: a Loop of M (the outer
+/// initializer) iterations whose body nests one level deeper, down to a body
+/// that passes its values through: no node at all, however many iterations.
+void nestLoops(onnx::GraphProto *g, int depth, int levels) {
+  g->set_name("loops" + std::to_string(depth));
+  std::string v = depth ? "v" + std::to_string(depth) : "x";
+  if (depth) {
+    for (std::string in : {"i", "c"})
+      g->add_input()->set_name(in + std::to_string(depth));
+    g->add_input()->set_name(v);
+    g->add_output()->set_name("c" + std::to_string(depth));
+  }
+  std::string out = depth ? "out" + std::to_string(depth) : "y";
+  g->add_output()->set_name(depth == levels ? v : out);
+  if (depth == levels)
+    return;
+  onnx::NodeProto *n = addNodeProto(g, "Loop", "loop_" + std::to_string(depth),
+                                    {"M", "", v}, {out});
+  onnx::AttributeProto *a = n->add_attribute();
+  a->set_name("body");
+  a->set_type(onnx::AttributeProto::GRAPH);
+  nestLoops(a->mutable_g(), depth + 1, levels);
+}
+
 std::string nestedIfs(int levels) {
   return model(false, [&](onnx::GraphProto *g) {
     setType(g->add_input(), "c", {}, onnx::TensorProto::BOOL);
@@ -157,6 +181,18 @@ std::vector<HostileModel> hostileModels() {
   models.push_back({"if_nested_20", nestedIfs(20),
                     "node 'if_16' (If): subgraph 'then_branch' nests deeper than the "
                     "limit of 16 levels (--max-subgraph-depth)"});
+  // 1000^4 iterations of bodies that add no node.
+  models.push_back({"loops_nested_1000x4", model(false, [](onnx::GraphProto *g) {
+                      auto *m = g->add_initializer();
+                      m->set_name("M");
+                      m->set_data_type(onnx::TensorProto::INT64);
+                      m->add_int64_data(1000);
+                      g->clear_output();
+                      nestLoops(g, 0, 4);
+                    }),
+                    "node 'loop_0/0/loop_1/0/loop_2/1/loop_3' (Loop): the model's Loops run "
+                    "more than 1024 iterations in all (--max-unrolled-steps): kiln unrolls "
+                    "them"});
   // Deeper than the protobuf parser goes: refused while parsing.
   models.push_back({"if_nested_1000", nestedIfs(1000),
                     "not a valid ONNX model (failed to parse protobuf: malformed, or "

@@ -2,7 +2,7 @@
 """Writes opset_cases/: what ONNX opsets 18 to 22 changed (and model-local
 functions, which exporters at those opsets write; RoiAlign beyond the two
 node tests ONNX 1.12 has; RNN, GRU and LSTM with other activations than their
-defaults, which no node test has), as cases in the
+defaults, which no node test has; Loops that kiln unrolls), as cases in the
 layout of ONNX's node tests (CASE/model.onnx, CASE/test_data_set_0/input_K.pb
 and output_K.pb), for //tests/conformance:opset_cases_test.
 
@@ -271,6 +271,36 @@ recurrent_case("gru_hardsigmoid_leakyrelu_bidirectional", "GRU", 3,
                activation_alpha=[0.3, 0.05, 0.3, 0.05], activation_beta=[0.4, 0.4])
 recurrent_case("lstm_sigmoid_softsign_elu", "LSTM", 4, ["Sigmoid", "Softsign", "Elu"],
                activation_alpha=[0.7])
+
+
+# Loops whose trip count and condition fold at import (kiln unrolls them; PyTorch
+# exports nn.EmbeddingBag as one): a loop-carried sum, a scan output, the body
+# reading x from the outer scope; the condition, when there is one, computed
+# from the iteration number.
+def loop_body(condition):
+    nodes = [helper.make_node("Add", ["acc_in", "x"], ["acc_out"]),
+             helper.make_node("Cast", ["i"], ["i_f"], to=TensorProto.FLOAT),
+             helper.make_node("Mul", ["acc_out", "i_f"], ["scan_out"]),
+             helper.make_node("Less", ["i", "limit"], ["c_out"]) if condition
+             else helper.make_node("Identity", ["c_in"], ["c_out"])]
+    value = helper.make_tensor_value_info
+    return helper.make_graph(
+        nodes, "body",
+        [value("i", TensorProto.INT64, []), value("c_in", TensorProto.BOOL, []),
+         value("acc_in", TensorProto.FLOAT, [2, 3])],
+        [value("c_out", TensorProto.BOOL, []), value("acc_out", TensorProto.FLOAT, [2, 3]),
+         value("scan_out", TensorProto.FLOAT, [2, 3])],
+        [numpy_helper.from_array(np.array(2, I64), "limit")] if condition else [])
+
+
+loop_outputs = [("y", TensorProto.FLOAT), ("scan", TensorProto.FLOAT)]
+case("loop_trip_count", 16,
+     helper.make_node("Loop", ["m", "", "acc0"], ["y", "scan"], body=loop_body(False)),
+     {"x": randn(2, 3), "acc0": randn(2, 3)}, {"m": np.array(4, I64)}, outputs=loop_outputs)
+case("loop_condition", 16,
+     helper.make_node("Loop", ["m", "cond", "acc0"], ["y", "scan"], body=loop_body(True)),
+     {"x": randn(2, 3), "acc0": randn(2, 3)}, {"m": np.array(10, I64), "cond": np.array(True)},
+     outputs=loop_outputs)
 
 
 def elem_type(a):

@@ -6,7 +6,8 @@ compile. Every seed must compile through the front half
 
 - onnx/gen_*.onnx: small models written here with onnx.helper (weights from a
   fixed seed), each a few layers of a kind the node tests lack: conv chains,
-  residual blocks, QDQ int8, shape arithmetic, attention, recurrent.
+  residual blocks, QDQ int8, shape arithmetic, attention, recurrent, control
+  flow that folds at import (an If on the input's rank, a Loop of 3).
 - onnx/node_*.onnx: single-op models of ONNX's node tests (Debian's
   libonnx-testdata) whose inputs kiln takes at run time.
 - tflite/*.tflite: single-op models already in the tree (tests/tflite/refs,
@@ -155,6 +156,29 @@ def recurrent():
     ])
 
 
+def control_flow():
+    n = helper.make_node
+    body = helper.make_graph([
+        n("Add", ["acc_in", "w"], ["acc_out"]),
+        n("Relu", ["acc_out"], ["scan_out"]),
+    ], "body", [value("i", [], TensorProto.INT64), value("c", [], TensorProto.BOOL),
+                value("acc_in", [1, 4])],
+        [value("c", [], TensorProto.BOOL), value("acc_out", [1, 4]), value("scan_out", [1, 4])])
+    then_branch = helper.make_graph([n("Sigmoid", ["sum"], ["t"])], "then", [],
+                                    [value("t", [1, 4])])
+    else_branch = helper.make_graph([n("Neg", ["sum"], ["e"])], "else", [],
+                                    [value("e", [1, 4])])
+    write("control_flow", [
+        n("Loop", ["m", "", "x"], ["sum", "scans"], body=body),
+        n("Shape", ["x"], ["shape"]),
+        n("Size", ["shape"], ["rank"]),
+        n("Equal", ["rank", "two"], ["is_2d"]),
+        n("If", ["is_2d"], ["y"], then_branch=then_branch, else_branch=else_branch),
+    ], [value("x", [1, 4])], [value("y", [1, 4]), value("scans", [3, 1, 4])], [
+        weight("w", 1, 4), ints("m", 3), ints("two", 2),
+    ])
+
+
 # Node tests whose inputs are all data (no shapes or axes as graph inputs).
 NODE_SEEDS = [
     "test_averagepool_2d_ceil", "test_basic_conv_with_padding", "test_batchnorm_example",
@@ -198,7 +222,7 @@ def main():
     for d in (ONNX_DIR, TFLITE_DIR):
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
-    for make in (conv_chain, residual, qdq_conv, shape_arith, attention, recurrent):
+    for make in (conv_chain, residual, qdq_conv, shape_arith, attention, recurrent, control_flow):
         make()
     copy_node_tests()
     copy_tflite()

@@ -9,6 +9,7 @@
 
 #include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/frontend/onnx/ExternalData.h"
+#include "compiler/frontend/onnx/Importer.h"
 #include "compiler/frontend/onnx/Gradient.h"
 #include "compiler/frontend/onnx/LocalFunctions.h"
 #include "compiler/frontend/onnx/NodeEmitter.h"
@@ -86,53 +87,6 @@ std::string declaredTypeStr(const onnx::TypeProto::Tensor &tt) {
 } // namespace
 
 char NonConstantInputError::ID = 0;
-
-namespace {
-
-class Importer {
-public:
-  Importer(onnx::ModelProto &model, llvm::StringRef graphName,
-           const OnnxImportOptions &opts, std::optional<llvm::StringRef> modelDir)
-      : model_(model), opts_(opts), graph_(std::make_unique<Graph>(graphName)),
-        external_(modelDir ? std::optional<std::string>(modelDir->str())
-                           : std::nullopt) {
-    graph_->setLimits(opts.limits);
-  }
-
-  llvm::Expected<std::unique_ptr<Graph>> run();
-
-private:
-  llvm::Expected<int64_t> defaultOpset() const;
-  llvm::Error checkOpsSupported(const onnx::GraphProto &g) const;
-  llvm::Error checkNesting(const onnx::GraphProto &g, uint64_t depth,
-                           uint64_t &nodes) const;
-  llvm::Error importInitializers(const onnx::GraphProto &g);
-  llvm::Error importInputs();
-  llvm::Expected<TensorType> inputType(const onnx::ValueInfoProto &vi) const;
-  llvm::Error importConstantNode(const onnx::NodeProto &np,
-                                 llvm::StringRef name);
-  llvm::Error importNode(NodeEmitter &emitter, const onnx::NodeProto &np,
-                         int index);
-  llvm::Error importGradientNode(NodeEmitter &emitter,
-                                 const onnx::NodeProto &np,
-                                 llvm::StringRef name);
-  llvm::Error importIf(NodeEmitter &emitter, const onnx::NodeProto &np,
-                       llvm::StringRef name);
-  llvm::Error importOutputs();
-  llvm::Error checkDeclaredType(const onnx::ValueInfoProto &vi,
-                                const Value *v) const;
-  /// Binds the ONNX value name `name`; names are SSA in ONNX.
-  llvm::Error define(const std::string &name, Value *v);
-
-  onnx::ModelProto &model_;
-  const OnnxImportOptions &opts_;
-  std::unique_ptr<Graph> graph_;
-  ExternalDataFiles external_;
-  /// ONNX value name -> kiln value. Only looked up, never iterated.
-  llvm::StringMap<Value *> values_;
-  /// ONNX sequence name -> its tensors (SequenceImport.h).
-  llvm::StringMap<ValueList> sequences_;
-};
 
 llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
   if (model_.ir_version() < 3)
@@ -229,14 +183,15 @@ llvm::Error Importer::checkNesting(const onnx::GraphProto &g, uint64_t depth,
 }
 
 /// Lists every unsupported node of `g` in one message, so a user sees the
-/// whole gap at once rather than one op per attempt. An If passes: only
-/// the branch its condition takes is imported (importIf), and checked then.
+/// whole gap at once rather than one op per attempt. If and Loop pass: the
+/// subgraphs they run are checked as they are imported (ControlFlow.cpp).
 llvm::Error Importer::checkOpsSupported(const onnx::GraphProto &g) const {
   std::string list;
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto &n = g.node(i);
     bool defaultDomain = isDefaultDomain(n.domain());
-    if (defaultDomain && (isKnownOnnxOp(n.op_type()) || n.op_type() == "If"))
+    if (defaultDomain && (isKnownOnnxOp(n.op_type()) || n.op_type() == "If" ||
+                          n.op_type() == "Loop"))
       continue;
     if (n.domain() == kOnnxTrainingDomain && n.op_type() == "Gradient")
       continue;
@@ -444,6 +399,8 @@ llvm::Error Importer::importNode(NodeEmitter &emitter,
     return importGradientNode(emitter, np, name);
   if (np.op_type() == "If")
     return importIf(emitter, np, name);
+  if (np.op_type() == "Loop")
+    return importLoop(emitter, np, name);
   bool sequenceOp = isImportTimeSequenceOp(np.op_type());
   PendingNode pending;
   pending.name = name;
@@ -562,70 +519,6 @@ llvm::Error Importer::importGradientNode(NodeEmitter &emitter,
   return llvm::Error::success();
 }
 
-/// An If whose condition is known at import (folded from constants and
-/// static shapes, as PyTorch exports its checks of a tensor's rank) is the
-/// branch it takes: that branch's initializers and nodes are imported in
-/// place, and its outputs become the If's. The other branch is never
-/// imported, so it may hold what kiln does not support.
-llvm::Error Importer::importIf(NodeEmitter &emitter, const onnx::NodeProto &np,
-                               llvm::StringRef name) {
-  auto fail = [&](const llvm::Twine &msg) { return nodeError(name, "If", msg); };
-  if (np.input_size() != 1)
-    return fail("needs exactly one input, the condition");
-  auto cond = values_.find(np.input(0));
-  if (cond == values_.end())
-    return fail("input '" + np.input(0) +
-                "' is not a graph input, an initializer or an output of an earlier node");
-  const Value *condition = cond->second;
-  if (!condition->isConstant())
-    return llvm::make_error<NonConstantInputError>(
-        llvm::toString(fail(llvm::formatv(
-            "input 0 (the condition) must be a constant (control flow at run time is not "
-            "supported: kiln compiles the branch the condition takes); '{0}' is {1}",
-            condition->getName(),
-            condition->isInput() ? "a graph input: give it a value with --const-input "
-                                   "NAME=FILE.npy"
-                                 : "computed at run time"))),
-        condition->getName().str());
-  const Tensor &c = condition->getConstant();
-  if (c.numElements() != 1)
-    return fail(llvm::formatv("the condition has {0} elements; it must have one",
-                              c.numElements()));
-  llvm::StringRef taken = c.getAsInt(0) ? "then_branch" : "else_branch";
-  const onnx::GraphProto *branch = nullptr;
-  for (const onnx::AttributeProto &a : np.attribute())
-    if (a.name() == taken && a.has_g())
-      branch = &a.g();
-  if (!branch)
-    return fail("has no graph attribute '" + taken + "'");
-  if (branch->output_size() != np.output_size())
-    return fail(llvm::formatv("its {0} has {1} outputs; the If has {2}", taken,
-                              branch->output_size(), np.output_size()));
-  if (auto err = checkOpsSupported(*branch))
-    return err;
-  if (auto err = importInitializers(*branch))
-    return err;
-  for (int i = 0; i < branch->node_size(); ++i)
-    if (auto err = importNode(emitter, branch->node(i), i))
-      return err;
-  for (int i = 0; i < np.output_size(); ++i) {
-    const std::string &from = branch->output(i).name(), &out = np.output(i);
-    if (out.empty())
-      continue;
-    if (auto seq = sequences_.find(from); seq != sequences_.end()) {
-      if (values_.count(out) || !sequences_.try_emplace(out, seq->second).second)
-        return makeError("value '" + out + "' is defined more than once");
-      continue;
-    }
-    auto v = values_.find(from);
-    if (v == values_.end())
-      return fail("output '" + from + "' of its " + taken + " is not computed in it or before it");
-    if (auto err = define(out, v->second))
-      return err;
-  }
-  return llvm::Error::success();
-}
-
 llvm::Error Importer::importOutputs() {
   llvm::StringSet<> seen;
   for (const onnx::ValueInfoProto &vi : model_.graph().output()) {
@@ -674,6 +567,8 @@ llvm::Error Importer::checkDeclaredType(const onnx::ValueInfoProto &vi,
   }
   return llvm::Error::success();
 }
+
+namespace {
 
 llvm::Expected<std::unique_ptr<Graph>>
 importBytes(llvm::StringRef bytes, llvm::StringRef graphName,

@@ -14,8 +14,7 @@ llvm::StringRef unsupportedOpReason(llvm::StringRef opType) {
       .Cases("NonZero", "Unique", "NonMaxSuppression",
              "its result's shape depends on the input data: kiln plans all "
              "memory at compile time for static shapes")
-      .Cases("Loop", "If", "Scan",
-             "control flow (subgraphs) is not supported")
+      .Case("Scan", "control flow (subgraphs) is not supported")
       .Cases("RandomNormal", "RandomNormalLike", "RandomUniform",
              "RandomUniformLike", "Bernoulli", "Multinomial",
              "random numbers are not supported: a compiled model is "
