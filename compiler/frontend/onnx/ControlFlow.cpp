@@ -100,6 +100,16 @@ void prefixNames(onnx::GraphProto &g, const llvm::StringSet<> &local, const std:
 
 } // namespace
 
+llvm::Expected<Value *> Importer::inputValue(llvm::StringRef node, llvm::StringRef op,
+                                             const std::string &value) const {
+  auto it = values_.find(value);
+  if (it == values_.end())
+    return nodeError(node, op,
+                     "input '" + value +
+                         "' is not a graph input, an initializer or an output of an earlier node");
+  return it->second;
+}
+
 llvm::Error Importer::importSubgraph(NodeEmitter &emitter, const onnx::GraphProto &g) {
   if (auto err = checkOpsSupported(g))
     return err;
@@ -119,13 +129,12 @@ llvm::Error Importer::importIf(NodeEmitter &emitter, const onnx::NodeProto &np,
   auto fail = [&](const llvm::Twine &msg) { return nodeError(name, "If", msg); };
   if (np.input_size() != 1)
     return fail("needs exactly one input, the condition");
-  auto cond = values_.find(np.input(0));
-  if (cond == values_.end())
-    return fail("input '" + np.input(0) +
-                "' is not a graph input, an initializer or an output of an earlier node");
-  if (!cond->second->isConstant())
-    return nonConstantError(name, "If", 0, "the condition", *cond->second);
-  const Tensor &c = cond->second->getConstant();
+  auto cond = inputValue(name, "If", np.input(0));
+  if (!cond)
+    return cond.takeError();
+  if (!(*cond)->isConstant())
+    return nonConstantError(name, "If", 0, "the condition", **cond);
+  const Tensor &c = (*cond)->getConstant();
   if (c.numElements() != 1)
     return fail(llvm::formatv("the condition has {0} elements; it must have one",
                               c.numElements()));
@@ -181,12 +190,7 @@ llvm::Error Importer::importLoop(NodeEmitter &emitter, const onnx::NodeProto &np
   if (np.output_size() > carried + scans)
     return fail(llvm::formatv("has {0} outputs; its body gives {1}", np.output_size(),
                               carried + scans));
-  auto lookup = [&](const std::string &value) -> llvm::Expected<Value *> {
-    auto it = values_.find(value);
-    if (it == values_.end())
-      return fail("'" + value + "' is not a tensor computed before it is read");
-    return it->second;
-  };
+  auto lookup = [&](const std::string &value) { return inputValue(name, "Loop", value); };
 
   std::optional<int64_t> tripCount;
   if (!np.input(0).empty()) {

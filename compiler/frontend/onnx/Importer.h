@@ -54,11 +54,17 @@ private:
   llvm::Error importLoop(NodeEmitter &emitter, const onnx::NodeProto &np,
                          llvm::StringRef name);
   llvm::Error importSubgraph(NodeEmitter &emitter, const onnx::GraphProto &g);
+  // NonZeroImport.cpp.
+  llvm::Error importNonZero(const onnx::NodeProto &np, llvm::StringRef name);
   llvm::Error importOutputs();
   llvm::Error checkDeclaredType(const onnx::ValueInfoProto &vi,
                                 const Value *v) const;
   /// Binds the ONNX value name `name`; names are SSA in ONNX.
   llvm::Error define(const std::string &name, Value *v);
+  /// The value named `value`, the input of node `node` (op `op`) that
+  /// importIf, importLoop and importNonZero read, or an error naming them.
+  llvm::Expected<Value *> inputValue(llvm::StringRef node, llvm::StringRef op,
+                                     const std::string &value) const;
 
   onnx::ModelProto &model_;
   const OnnxImportOptions &opts_;

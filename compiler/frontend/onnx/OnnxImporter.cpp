@@ -184,14 +184,15 @@ llvm::Error Importer::checkNesting(const onnx::GraphProto &g, uint64_t depth,
 
 /// Lists every unsupported node of `g` in one message, so a user sees the
 /// whole gap at once rather than one op per attempt. If and Loop pass: the
-/// subgraphs they run are checked as they are imported (ControlFlow.cpp).
+/// subgraphs they run are checked as they are imported (ControlFlow.cpp);
+/// so does NonZero, which folds where its input is a constant.
 llvm::Error Importer::checkOpsSupported(const onnx::GraphProto &g) const {
   std::string list;
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto &n = g.node(i);
     bool defaultDomain = isDefaultDomain(n.domain());
     if (defaultDomain && (isKnownOnnxOp(n.op_type()) || n.op_type() == "If" ||
-                          n.op_type() == "Loop"))
+                          n.op_type() == "Loop" || n.op_type() == "NonZero"))
       continue;
     if (n.domain() == kOnnxTrainingDomain && n.op_type() == "Gradient")
       continue;
@@ -401,6 +402,8 @@ llvm::Error Importer::importNode(NodeEmitter &emitter,
     return importIf(emitter, np, name);
   if (np.op_type() == "Loop")
     return importLoop(emitter, np, name);
+  if (np.op_type() == "NonZero")
+    return importNonZero(np, name);
   bool sequenceOp = isImportTimeSequenceOp(np.op_type());
   PendingNode pending;
   pending.name = name;

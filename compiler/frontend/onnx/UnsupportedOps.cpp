@@ -11,7 +11,7 @@ llvm::StringRef unsupportedOpReason(llvm::StringRef opType) {
     return "sequences and optionals are not supported: kiln compiles tensors "
            "only";
   return llvm::StringSwitch<llvm::StringRef>(opType)
-      .Cases("NonZero", "Unique", "NonMaxSuppression",
+      .Cases("Unique", "NonMaxSuppression",
              "its result's shape depends on the input data: kiln plans all "
              "memory at compile time for static shapes")
       .Case("Scan", "control flow (subgraphs) is not supported")

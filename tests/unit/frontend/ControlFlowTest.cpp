@@ -124,17 +124,17 @@ TEST(ControlFlowIf, NestedBranchesWithInitializersAndOuterOutputs) {
 TEST(ControlFlowIf, TheBranchNotTakenMayHoldUnsupportedOps) {
   ModelBuilder b = rowsCheck(2);
   addIf(*b.proto().mutable_graph(), "c", "y", branch("then", {{"Relu", "x", "r"}}, "r"),
-        branch("else", {{"NonZero", "x", "nz"}, {"Unique", "nz", "u"}}, "u"));
+        branch("else", {{"Unique", "x", "nz"}, {"Bernoulli", "nz", "u"}}, "u"));
   EXPECT_TRUE(test::importOk(b));
 }
 
 TEST(ControlFlowIf, TheTakenBranchsUnsupportedOpsAreListedTogether) {
   ModelBuilder b = rowsCheck(3);
   addIf(*b.proto().mutable_graph(), "c", "y", branch("then", {{"Relu", "x", "r"}}, "r"),
-        branch("else", {{"NonZero", "x", "nz"}, {"Unique", "nz", "u"}}, "u"));
+        branch("else", {{"Unique", "x", "nz"}, {"Bernoulli", "nz", "u"}}, "u"));
   std::string error = test::importError(b);
-  EXPECT_NE(error.find("unsupported ops: node 'nz' (NonZero: "), std::string::npos) << error;
-  EXPECT_NE(error.find("node 'u' (Unique: "), std::string::npos) << error;
+  EXPECT_NE(error.find("unsupported ops: node 'nz' (Unique: "), std::string::npos) << error;
+  EXPECT_NE(error.find("node 'u' (Bernoulli: "), std::string::npos) << error;
 }
 
 TEST(ControlFlowIf, AConditionComputedAtRunTimeIsAnError) {

@@ -169,15 +169,47 @@ TEST(OnnxImporter, AllUnsupportedOpsInOneMessage) {
   ModelBuilder b(13);
   b.input("x", {2}).output("z");
   b.node("Relu", {"x"}, {"a"}, "n1");
-  b.node("NonZero", {"a"}, {"b"}, "n3");
+  b.node("Unique", {"a"}, {"b"}, "n3");
   b.node("Foo", {"b"}, {"c"}, "n9").set_domain("com.x");
   b.node("Relu", {"c"}, {"z"}, "");
   b.node("Relu", {"c"}, {"w"}, "").set_domain("com.x");
   EXPECT_EQ(importError(b),
-            "unsupported ops: node 'n3' (NonZero: its result's shape depends "
+            "unsupported ops: node 'n3' (Unique: its result's shape depends "
             "on the input data: kiln plans all memory at compile time for "
             "static shapes), node 'n9' (Foo) [domain com.x], node 'Relu_4' "
             "(Relu) [domain com.x]");
+}
+
+/// NonZero of a constant is a constant: PyTorch's exports before opset 11
+/// write torch.arange(n) as NonZero(ConstantOfShape(n, 1)).
+TEST(OnnxImporter, NonZeroOfAConstantFolds) {
+  ModelBuilder b(9);
+  b.input("x", {2, 3}).output("y");
+  b.initializer("c", {2, 3}, {0.0f, 2.0f, 0.0f, -1.0f, 0.5f, 0.0f});
+  b.node("NonZero", {"c"}, {"nz"}, "nz");
+  b.node("Cast", {"nz"}, {"nzf"}, "cast").add_attribute()->CopyFrom([] {
+    onnx::AttributeProto a;
+    a.set_name("to");
+    a.set_type(onnx::AttributeProto::INT);
+    a.set_i(onnx::TensorProto::FLOAT);
+    return a;
+  }());
+  b.node("Add", {"x", "nzf"}, {"y"}, "add");
+  auto g = importOk(b);
+  ASSERT_TRUE(g);
+  // Rows: the elements' row and column indices, row-major: (0,1) (1,0) (1,1).
+  EXPECT_EQ(test::runOnInput(*g, {2, 3}, std::vector<float>(6, 10.0f)),
+            std::vector<float>({10, 11, 11, 11, 10, 11}));
+}
+
+TEST(OnnxImporter, NonZeroOfARunTimeValueIsAnError) {
+  ModelBuilder b(13);
+  b.input("x", {4}).output("y");
+  b.node("NonZero", {"x"}, {"y"}, "nz");
+  EXPECT_EQ(importError(b),
+            "node 'nz' (NonZero): its input is computed at run time, and a result whose shape "
+            "depends on the input data is not supported: kiln plans all memory at compile "
+            "time for static shapes (a NonZero of a constant folds at import)");
 }
 
 TEST(OnnxImporter, ShapeMismatchNamesTheNode) {
