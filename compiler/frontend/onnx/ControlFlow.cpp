@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontend/onnx/AdapterUtils.h"
-#include "compiler/frontend/onnx/Importer.h"
+#include "compiler/frontend/onnx/OnnxModelImporter.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -100,8 +100,8 @@ void prefixNames(onnx::GraphProto &g, const llvm::StringSet<> &local, const std:
 
 } // namespace
 
-llvm::Expected<Value *> Importer::inputValue(llvm::StringRef node, llvm::StringRef op,
-                                             const std::string &value) const {
+llvm::Expected<Value *> OnnxModelImporter::inputValue(llvm::StringRef node, llvm::StringRef op,
+                                                      const std::string &value) const {
   auto it = values_.find(value);
   if (it == values_.end())
     return nodeError(node, op,
@@ -110,7 +110,7 @@ llvm::Expected<Value *> Importer::inputValue(llvm::StringRef node, llvm::StringR
   return it->second;
 }
 
-llvm::Error Importer::importSubgraph(NodeEmitter &emitter, const onnx::GraphProto &g) {
+llvm::Error OnnxModelImporter::importSubgraph(NodeEmitter &emitter, const onnx::GraphProto &g) {
   if (auto err = checkOpsSupported(g))
     return err;
   if (auto err = importInitializers(g))
@@ -124,8 +124,8 @@ llvm::Error Importer::importSubgraph(NodeEmitter &emitter, const onnx::GraphProt
 /// The branch an If's condition takes is imported in its place, and its
 /// outputs become the If's. The other branch is never imported, so it may
 /// hold what kiln does not support.
-llvm::Error Importer::importIf(NodeEmitter &emitter, const onnx::NodeProto &np,
-                               llvm::StringRef name) {
+llvm::Error OnnxModelImporter::importIf(NodeEmitter &emitter, const onnx::NodeProto &np,
+                                        llvm::StringRef name) {
   auto fail = [&](const llvm::Twine &msg) { return nodeError(name, "If", msg); };
   if (np.input_size() != 1)
     return fail("needs exactly one input, the condition");
@@ -172,8 +172,8 @@ llvm::Error Importer::importIf(NodeEmitter &emitter, const onnx::NodeProto &np,
 /// must fold at import, and the iterations of all the model's Loops are at
 /// most --max-unrolled-steps.
 /// The scan outputs are the iterations' values stacked on a new first axis.
-llvm::Error Importer::importLoop(NodeEmitter &emitter, const onnx::NodeProto &np,
-                                 llvm::StringRef name) {
+llvm::Error OnnxModelImporter::importLoop(NodeEmitter &emitter, const onnx::NodeProto &np,
+                                          llvm::StringRef name) {
   auto fail = [&](const llvm::Twine &msg) { return nodeError(name, "Loop", msg); };
   const onnx::GraphProto *body = graphAttr(np, "body");
   if (!body)

@@ -7,14 +7,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/frontend/onnx/Importer.h"
+#include "compiler/frontend/onnx/OnnxModelImporter.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 namespace kiln {
 
-llvm::Error Importer::importNonZero(const onnx::NodeProto &np, llvm::StringRef name) {
+llvm::Error OnnxModelImporter::importNonZero(const onnx::NodeProto &np, llvm::StringRef name) {
   auto fail = [&](const llvm::Twine &msg) { return nodeError(name, "NonZero", msg); };
   if (np.input_size() != 1 || np.output_size() != 1)
     return fail("needs one input and one output");

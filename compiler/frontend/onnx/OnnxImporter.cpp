@@ -9,11 +9,11 @@
 
 #include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/frontend/onnx/ExternalData.h"
-#include "compiler/frontend/onnx/Importer.h"
 #include "compiler/frontend/onnx/Gradient.h"
 #include "compiler/frontend/onnx/LocalFunctions.h"
 #include "compiler/frontend/onnx/NodeEmitter.h"
 #include "compiler/frontend/onnx/NodeNames.h"
+#include "compiler/frontend/onnx/OnnxModelImporter.h"
 #include "compiler/frontend/onnx/OpsetAdapters.h"
 #include "compiler/frontend/onnx/RecurrentActivations.h"
 #include "compiler/frontend/onnx/SequenceImport.h"
@@ -88,7 +88,7 @@ std::string declaredTypeStr(const onnx::TypeProto::Tensor &tt) {
 
 char NonConstantInputError::ID = 0;
 
-llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
+llvm::Expected<std::unique_ptr<Graph>> OnnxModelImporter::run() {
   if (model_.ir_version() < 3)
     return makeError(llvm::formatv(
         "ir_version {0} is not supported; kiln needs ir_version >= 3",
@@ -123,7 +123,7 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
   return std::move(graph_);
 }
 
-llvm::Expected<int64_t> Importer::defaultOpset() const {
+llvm::Expected<int64_t> OnnxModelImporter::defaultOpset() const {
   std::optional<int64_t> opset;
   for (const onnx::OperatorSetIdProto &id : model_.opset_import()) {
     if (!isDefaultDomain(id.domain()))
@@ -154,8 +154,8 @@ llvm::Expected<int64_t> Importer::defaultOpset() const {
 /// `depth`, and counts their nodes, so that a model nested or sized beyond
 /// the limits is refused before anything is imported. The recursion is as
 /// deep as the limit allows, and the parser allowed.
-llvm::Error Importer::checkNesting(const onnx::GraphProto &g, uint64_t depth,
-                                   uint64_t &nodes) const {
+llvm::Error OnnxModelImporter::checkNesting(const onnx::GraphProto &g, uint64_t depth,
+                                            uint64_t &nodes) const {
   const ResourceLimits &limits = opts_.limits;
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto &n = g.node(i);
@@ -186,7 +186,7 @@ llvm::Error Importer::checkNesting(const onnx::GraphProto &g, uint64_t depth,
 /// whole gap at once rather than one op per attempt. If and Loop pass: the
 /// subgraphs they run are checked as they are imported (ControlFlow.cpp);
 /// so does NonZero, which folds where its input is a constant.
-llvm::Error Importer::checkOpsSupported(const onnx::GraphProto &g) const {
+llvm::Error OnnxModelImporter::checkOpsSupported(const onnx::GraphProto &g) const {
   std::string list;
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto &n = g.node(i);
@@ -210,13 +210,13 @@ llvm::Error Importer::checkOpsSupported(const onnx::GraphProto &g) const {
   return makeError("unsupported ops: " + list);
 }
 
-llvm::Error Importer::define(const std::string &name, Value *v) {
+llvm::Error OnnxModelImporter::define(const std::string &name, Value *v) {
   if (sequences_.count(name) || !values_.try_emplace(name, v).second)
     return makeError("value '" + name + "' is defined more than once");
   return llvm::Error::success();
 }
 
-llvm::Error Importer::importInitializers(const onnx::GraphProto &g) {
+llvm::Error OnnxModelImporter::importInitializers(const onnx::GraphProto &g) {
   if (g.sparse_initializer_size() > 0)
     return makeError("sparse initializers are not supported");
   for (const onnx::TensorProto &init : g.initializer()) {
@@ -239,7 +239,7 @@ llvm::Error Importer::importInitializers(const onnx::GraphProto &g) {
 
 /// Graph inputs backed by an initializer (ir_version >= 4 allows it, older
 /// versions require it) are constants: kiln compiles the weights in.
-llvm::Error Importer::importInputs() {
+llvm::Error OnnxModelImporter::importInputs() {
   llvm::StringSet<> listed, graphInputs;
   for (const onnx::ValueInfoProto &vi : model_.graph().input()) {
     if (vi.name().empty())
@@ -277,7 +277,7 @@ llvm::Error Importer::importInputs() {
 }
 
 llvm::Expected<TensorType>
-Importer::inputType(const onnx::ValueInfoProto &vi) const {
+OnnxModelImporter::inputType(const onnx::ValueInfoProto &vi) const {
   const std::string &name = vi.name();
   if (!vi.type().has_tensor_type())
     return makeError("input '" + name + "' is not a tensor");
@@ -324,8 +324,8 @@ Importer::inputType(const onnx::ValueInfoProto &vi) const {
   return type;
 }
 
-llvm::Error Importer::importConstantNode(const onnx::NodeProto &np,
-                                         llvm::StringRef name) {
+llvm::Error OnnxModelImporter::importConstantNode(const onnx::NodeProto &np,
+                                                  llvm::StringRef name) {
   auto fail = [&](const llvm::Twine &msg) {
     return nodeError(name, "Constant", msg);
   };
@@ -391,8 +391,8 @@ llvm::Error Importer::importConstantNode(const onnx::NodeProto &np,
   return define(np.output(0), graph_->addConstant(np.output(0), std::move(t)));
 }
 
-llvm::Error Importer::importNode(NodeEmitter &emitter,
-                                 const onnx::NodeProto &np, int index) {
+llvm::Error OnnxModelImporter::importNode(NodeEmitter &emitter,
+                                          const onnx::NodeProto &np, int index) {
   std::string name = nodeDisplayName(np, index);
   if (np.op_type() == "Constant")
     return importConstantNode(np, name);
@@ -476,9 +476,9 @@ llvm::Error Importer::importNode(NodeEmitter &emitter,
 
 /// Gradient names its tensors in string attributes: y, and xs (zs, the
 /// inputs held fixed, need nothing: only paths from the xs are followed).
-llvm::Error Importer::importGradientNode(NodeEmitter &emitter,
-                                         const onnx::NodeProto &np,
-                                         llvm::StringRef name) {
+llvm::Error OnnxModelImporter::importGradientNode(NodeEmitter &emitter,
+                                                  const onnx::NodeProto &np,
+                                                  llvm::StringRef name) {
   PendingNode pending;
   pending.name = name.str();
   pending.kind = OpKind::Identity;
@@ -522,7 +522,7 @@ llvm::Error Importer::importGradientNode(NodeEmitter &emitter,
   return llvm::Error::success();
 }
 
-llvm::Error Importer::importOutputs() {
+llvm::Error OnnxModelImporter::importOutputs() {
   llvm::StringSet<> seen;
   for (const onnx::ValueInfoProto &vi : model_.graph().output()) {
     auto it = values_.find(vi.name());
@@ -544,8 +544,8 @@ llvm::Error Importer::importOutputs() {
 /// A declared output type that disagrees with the type rules means the
 /// importer or an op misread the model; symbolic and unknown parts are not
 /// compared.
-llvm::Error Importer::checkDeclaredType(const onnx::ValueInfoProto &vi,
-                                        const Value *v) const {
+llvm::Error OnnxModelImporter::checkDeclaredType(const onnx::ValueInfoProto &vi,
+                                                 const Value *v) const {
   if (!vi.has_type())
     return llvm::Error::success();
   const TensorType &actual = v->getType();
@@ -600,7 +600,7 @@ importBytes(llvm::StringRef bytes, llvm::StringRef graphName,
   if (!model.has_ir_version() || !model.has_graph())
     return makeError(source + ": not a valid ONNX model (no " +
                      (model.has_ir_version() ? "graph" : "ir_version") + ")");
-  return Importer(model, graphName, opts, modelDir).run();
+  return OnnxModelImporter(model, graphName, opts, modelDir).run();
 }
 
 } // namespace

@@ -263,7 +263,8 @@ TEST(ControlFlowLoop, ARunTimeTripCountIsAnError) {
 
 TEST(ControlFlowLoop, ARunTimeConditionIsAnError) {
   ModelBuilder b = loopModel("three", "yes");
-  onnx::GraphProto &body = *b.proto().mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g();
+  onnx::GraphProto &body =
+      *b.proto().mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g();
   // c_out = ReduceSum(acc_out) > 0, from the input's values.
   body.mutable_node(3)->set_op_type("ReduceSum");
   body.mutable_node(3)->set_input(0, "acc_out");

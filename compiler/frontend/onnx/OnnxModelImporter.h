@@ -1,12 +1,12 @@
-//===- Importer.h - The ONNX model importer's state -------------*- C++ -*-===//
+//===- OnnxModelImporter.h - The ONNX model importer's state ----*- C++ -*-===//
 //
 // Internal to the ONNX frontend: the importer of one model, shared by
 // OnnxImporter.cpp (the model: inputs, initializers, nodes, outputs) and
 // ControlFlow.cpp (If and Loop, whose subgraphs import into the same graph).
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_FRONTEND_ONNX_IMPORTER_H
-#define KILN_FRONTEND_ONNX_IMPORTER_H
+#ifndef KILN_FRONTEND_ONNX_ONNXMODELIMPORTER_H
+#define KILN_FRONTEND_ONNX_ONNXMODELIMPORTER_H
 
 #include "compiler/frontend/onnx/ExternalData.h"
 #include "compiler/frontend/onnx/NodeEmitter.h"
@@ -21,9 +21,9 @@
 
 namespace kiln {
 
-class Importer {
+class OnnxModelImporter {
 public:
-  Importer(onnx::ModelProto &model, llvm::StringRef graphName,
+  OnnxModelImporter(onnx::ModelProto &model, llvm::StringRef graphName,
            const OnnxImportOptions &opts, std::optional<llvm::StringRef> modelDir)
       : model_(model), opts_(opts), graph_(std::make_unique<Graph>(graphName)),
         external_(modelDir ? std::optional<std::string>(modelDir->str())
