@@ -42,6 +42,11 @@ llvm::Expected<RecurrentDims> recurrentDims(const Node &n);
 inline constexpr const char *kRecurrentActivationAttrs[3] = {
     "kiln.activation_f", "kiln.activation_g", "kiln.activation_h"};
 
+/// Whether `kind` is RNN, GRU or LSTM.
+inline bool isRecurrentOp(OpKind kind) {
+  return kind == OpKind::RNN || kind == OpKind::GRU || kind == OpKind::LSTM;
+}
+
 /// How many of f, g and h op `kind` (RNN, GRU or LSTM) has.
 unsigned recurrentActivationCount(OpKind kind);
 

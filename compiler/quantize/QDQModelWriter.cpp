@@ -230,7 +230,7 @@ llvm::Expected<std::string> writeQDQModel(const Graph &g) {
       node->add_input(in);
     for (const Value *out : n->getOutputs())
       node->add_output(nameOf(out));
-    const bool recurrent = n->is(OpKind::RNN) || n->is(OpKind::GRU) || n->is(OpKind::LSTM);
+    const bool recurrent = isRecurrentOp(n->getKind());
     if (recurrent)
       addRecurrentActivations(*node, *n);
     for (const auto &[name, attr] : n->getAttrs()) {

@@ -21,6 +21,7 @@
 #include "compiler/frontend/onnx/UnsupportedOps.h"
 #include "compiler/graph/CheckedMath.h"
 #include "compiler/ops/OnnxDTypes.h"
+#include "compiler/ops/RecurrentShape.h"
 #include "compiler/ops/TypeRuleHelpers.h"
 
 #include "google/protobuf/io/coded_stream.h"
@@ -436,8 +437,7 @@ llvm::Error OnnxModelImporter::importNode(NodeEmitter &emitter,
   while (!pending.inputs.empty() && !pending.inputs.back())
     pending.inputs.pop_back();
 
-  bool recurrent = pending.kind == OpKind::RNN || pending.kind == OpKind::GRU ||
-                   pending.kind == OpKind::LSTM;
+  bool recurrent = isRecurrentOp(pending.kind);
   for (const onnx::AttributeProto &a : np.attribute()) {
     if (llvm::StringRef(a.name()).starts_with("kiln."))
       return pending.error("attribute '" + a.name() +
