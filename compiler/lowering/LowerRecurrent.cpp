@@ -4,11 +4,11 @@
 // sequence: the input projection X W^T + Wb is one MatMul over all time
 // steps; each step adds h R^T + Rb (a MatMul), applies the gates'
 // activations (f, g and h: by default Sigmoid and Tanh) and combines them
-// elementwise. With sequence lengths, a Where per
-// step keeps an entry's state once its sequence has ended and zeroes its
-// output. Layout 1 is transposed to layout 0 on the way in and back on the
-// way out. The graph grows with the sequence length, which suits the short
-// sequences of embedded models.
+// elementwise. With sequence lengths, a Where per step keeps an entry's
+// state once its sequence has ended and zeroes its output. Layout 1 is
+// transposed to layout 0 on the way in and back on the way out. The graph
+// grows with the sequence length, which suits the short sequences of
+// embedded models.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/LowerRules.h"

@@ -2,9 +2,9 @@
 //
 // The recurrent layers of ONNX (RNN-14, GRU-14, LSTM-14) with any of kiln's
 // activations as f, g and h (RecurrentShape.h; the same in both
-// directions), any direction, both layouts, an optional clip of the gate inputs and optional
-// sequence lengths (forward only: a batch entry's state stops at its
-// length and its later outputs are 0). Gate order in W, R and B is ONNX's:
+// directions), any direction, both layouts, an optional clip of the gate
+// inputs and optional sequence lengths (forward only: a batch entry's state
+// stops at its length and its later outputs are 0). Gate order in W, R and B is ONNX's:
 // GRU z, r, h; LSTM i, o, f, c (peepholes P: i, o, f).
 //
 //===----------------------------------------------------------------------===//

@@ -1,8 +1,9 @@
 //===- OnnxModelImporter.h - The ONNX model importer's state ----*- C++ -*-===//
 //
 // Internal to the ONNX frontend: the importer of one model, shared by
-// OnnxImporter.cpp (the model: inputs, initializers, nodes, outputs) and
-// ControlFlow.cpp (If and Loop, whose subgraphs import into the same graph).
+// OnnxImporter.cpp (the model: inputs, initializers, nodes, outputs),
+// ControlFlow.cpp (If and Loop, whose subgraphs import into the same graph)
+// and NonZeroImport.cpp (NonZero of a constant).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_FRONTEND_ONNX_ONNXMODELIMPORTER_H
@@ -24,7 +25,7 @@ namespace kiln {
 class OnnxModelImporter {
 public:
   OnnxModelImporter(onnx::ModelProto &model, llvm::StringRef graphName,
-           const OnnxImportOptions &opts, std::optional<llvm::StringRef> modelDir)
+                    const OnnxImportOptions &opts, std::optional<llvm::StringRef> modelDir)
       : model_(model), opts_(opts), graph_(std::make_unique<Graph>(graphName)),
         external_(modelDir ? std::optional<std::string>(modelDir->str())
                            : std::nullopt) {
