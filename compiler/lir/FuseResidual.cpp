@@ -18,10 +18,36 @@ static bool takesResidual(const Instr &conv) {
   return !isDepthwiseConv(*conv.node) && conv.node->getOutput()->getType().dtype == DType::F32;
 }
 
-/// Whether `t` has `y`'s shape and element type (an int8 residual's
-/// quantization may differ: the Add rescales both operands).
-static bool sameElements(const TensorType &t, const TensorType &y) {
-  return t.shape == y.shape && t.dtype == y.dtype;
+/// Whether the Add's residual operand and result match the Conv's result
+/// `y` element for element: of one shape and of `y`'s element count and
+/// type (an int8 residual's quantization may differ: the Add rescales both
+/// operands). `y`'s shape may differ by a Reshape.
+static bool addsElementwise(const TensorType &residual, const TensorType &sum,
+                            const TensorType &y) {
+  return residual.shape == sum.shape && sum.numElements() == y.numElements() &&
+         residual.dtype == y.dtype && sum.dtype == y.dtype;
+}
+
+/// Whether `v` is `x`, or Reshapes of it: the same bytes in the same order
+/// (a 1-D Conv's result is a Reshape of the 2-D one's).
+static bool isViewOf(const Value *v, const Value *x) {
+  while (v != x && v->isResult() && v->getProducer()->is(OpKind::Reshape))
+    v = v->getProducer()->getInput(0);
+  return v == x;
+}
+
+/// The kernel operand that alone reads `conv`'s result, as that value or a
+/// Reshape of it.
+static std::optional<InputSlot> soleReader(const Function &f, const BufferReaders &readers,
+                                           const Instr &conv) {
+  std::optional<InputSlot> slot = readers.sole(*conv.outputs[0]);
+  if (!slot)
+    return std::nullopt;
+  const Instr &user = f.instrs[slot->instr];
+  if (user.kind != Instr::Kind::Kernel || slot->input >= user.node->getNumInputs() ||
+      !isViewOf(user.node->getInput(slot->input), conv.node->getOutput()))
+    return std::nullopt;
+  return slot;
 }
 
 void fuseResidualAdds(Function &f) {
@@ -31,7 +57,7 @@ void fuseResidualAdds(Function &f) {
     Instr &conv = f.instrs[i];
     if (!takesResidual(conv))
       continue;
-    auto addSlot = readers.soleUser(f, conv);
+    auto addSlot = soleReader(f, readers, conv);
     // When both operands are convolutions, the first one fuses: the Add's
     // place then holds a Conv.
     if (!addSlot || !f.instrs[addSlot->instr].node->is(OpKind::Add))
@@ -39,8 +65,8 @@ void fuseResidualAdds(Function &f) {
     Instr &add = f.instrs[addSlot->instr];
     const TensorType &y = conv.node->getOutput()->getType();
     unsigned residual = 1 - addSlot->input;
-    if (!sameElements(add.node->getInput(residual)->getType(), y) ||
-        !sameElements(add.node->getOutput()->getType(), y))
+    if (!addsElementwise(add.node->getInput(residual)->getType(),
+                         add.node->getOutput()->getType(), y))
       continue;
     Instr fusedInstr = std::move(conv);
     fusedInstr.inputs.push_back(add.inputs[residual]);

@@ -35,7 +35,8 @@ Function translateGraph(const Graph &g, const LIROptions &opts);
 void foldInputTransposes(Function &f);
 
 /// A Conv (f32, not depthwise) whose result only an Add reads, as the Add's
-/// one operand and next to a residual of the same type, becomes one
+/// one operand (or through a Reshape: a 1-D Conv's) and next to a residual
+/// of as many elements of the same type, becomes one
 /// instruction with that Add, and with the activation (activationOf) that
 /// alone reads the sum; it takes the Add's place, where the residual exists.
 /// The sum never makes a round trip through memory, as in ResNet blocks. An

@@ -209,6 +209,21 @@ std::optional<Activation> composed(const Activation &first, const Activation &se
   return Activation::make(ActivationKind::Clip, {lo, hi});
 }
 
+/// The Conv or MatMul whose kernel can apply an activation of `in`: its
+/// producer, or the producer of a Reshape's input that the Reshape alone
+/// reads. A 1-D Conv is a 2-D one between Reshapes (LowerWindow), and an
+/// activation, elementwise, commutes with a Reshape.
+Node *fusionTarget(const Graph &g, Value *in) {
+  Node *p = in->getProducer();
+  if (p->is(OpKind::Reshape)) {
+    Value *x = p->getInput(0);
+    if (!x->isResult() || !hasSingleUser(g, x, p))
+      return nullptr;
+    p = x->getProducer();
+  }
+  return p->is(OpKind::Conv) || p->is(OpKind::MatMul) ? p : nullptr;
+}
+
 class FuseActivationPass : public Pass {
 public:
   llvm::StringRef getName() const override { return "fuse-activation"; }
@@ -224,8 +239,8 @@ public:
       // int8 producer's fused clamp cannot stand in for it.
       if (!in->isResult() || in->getType().quant.isQuantized())
         continue;
-      Node *p = in->getProducer();
-      if (!p->is(OpKind::Conv) && !p->is(OpKind::MatMul))
+      Node *p = fusionTarget(g, in);
+      if (!p)
         continue;
       if (m->inner.empty() && !hasSingleUser(g, in, act))
         continue;

@@ -76,7 +76,8 @@ std::unique_ptr<Pass> createRowVectorMatMulPass();
 
 /// "fuse-activation": an activation (a record of compiler/ops/Activations.def,
 /// x * Sigmoid(x) as SiLU, or GELU's Erf form) applied to the sole use of a
-/// Conv or MatMul result becomes that node's kiln.activation.
+/// Conv or MatMul result, or to a Reshape of it that alone reads it (a 1-D
+/// Conv's), becomes that node's kiln.activation.
 std::unique_ptr<Pass> createFuseActivationPass();
 
 /// "fuse-layer-norm": a LayerNorm written out as its formula over the
