@@ -284,6 +284,13 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"strides", Attr::ofInts({2, 2})}}},
         ConvCase{"DirectStride2PanelsOddRow", {1, 256, 10, 10}, {136, 256, 3, 3}, true,
                  {{"strides", Attr::ofInts({2, 2})}, {"pads", Attr::ofInts({1, 1, 1, 1})}}},
+        // On planes over 64 pixels too: an unpadded 3x3 to 12x12 (K = 2592:
+        // panel blocks of 101 pixels, then 43; tiles across rows), and a
+        // 1x1 to 10x10 with 1.06 MB of weights.
+        ConvCase{"DirectStride2PanelsLargePlane", {1, 288, 25, 25}, {130, 288, 3, 3}, true,
+                 {{"strides", Attr::ofInts({2, 2})}}},
+        ConvCase{"PointwiseStride2PanelsLargePlane", {1, 520, 19, 19}, {512, 520, 1, 1}, true,
+                 {{"strides", Attr::ofInts({2, 2})}}},
         // Winograd F(2x2, 3x3) (WinogradConvKernel.cpp): even and odd
         // output sizes, pads on some sides only, tile rows longer than a
         // vector, several blocks of tile rows, channels not a multiple of
