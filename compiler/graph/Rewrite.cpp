@@ -26,6 +26,12 @@ bool hasSingleUser(const Graph &g, const Value *v, const Node *user) {
   return users.size() == 1 && users.front() == user;
 }
 
+bool isReshapeOf(const Value *v, const Value *x) {
+  while (v != x && v->isResult() && v->getProducer()->is(OpKind::Reshape))
+    v = v->getProducer()->getInput(0);
+  return v == x;
+}
+
 const Tensor *constantData(const Value *v) {
   return v && v->isConstant() ? &v->getConstant() : nullptr;
 }

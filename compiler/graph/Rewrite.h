@@ -28,6 +28,10 @@ std::string freshNodeName(const Graph &g, llvm::StringRef base);
 /// output, i.e. whether a rewrite may absorb `v` into `user`.
 bool hasSingleUser(const Graph &g, const Value *v, const Node *user);
 
+/// Whether `v` is `x`, or Reshapes of it: the same elements in the same
+/// order (a 1-D Conv's result is a Reshape of the 2-D one's).
+bool isReshapeOf(const Value *v, const Value *x);
+
 /// The data of `v` when it is a constant, else nullptr (also for nullptr).
 const Tensor *constantData(const Value *v);
 /// The data of `v` when it is an f32 constant, else nullptr.

@@ -1,5 +1,6 @@
 //===- FuseResidual.cpp - Conv + residual Add [+ activation] --------------===//
 
+#include "compiler/graph/Rewrite.h"
 #include "compiler/lir/BufferReaders.h"
 #include "compiler/lir/LIRPasses.h"
 #include "compiler/ops/ActivationOps.h"
@@ -28,14 +29,6 @@ static bool addsElementwise(const TensorType &residual, const TensorType &sum,
          residual.dtype == y.dtype && sum.dtype == y.dtype;
 }
 
-/// Whether `v` is `x`, or Reshapes of it: the same bytes in the same order
-/// (a 1-D Conv's result is a Reshape of the 2-D one's).
-static bool isViewOf(const Value *v, const Value *x) {
-  while (v != x && v->isResult() && v->getProducer()->is(OpKind::Reshape))
-    v = v->getProducer()->getInput(0);
-  return v == x;
-}
-
 /// The kernel operand that alone reads `conv`'s result, as that value or a
 /// Reshape of it.
 static std::optional<InputSlot> soleReader(const Function &f, const BufferReaders &readers,
@@ -45,7 +38,7 @@ static std::optional<InputSlot> soleReader(const Function &f, const BufferReader
     return std::nullopt;
   const Instr &user = f.instrs[slot->instr];
   if (user.kind != Instr::Kind::Kernel || slot->input >= user.node->getNumInputs() ||
-      !isViewOf(user.node->getInput(slot->input), conv.node->getOutput()))
+      !isReshapeOf(user.node->getInput(slot->input), conv.node->getOutput()))
     return std::nullopt;
   return slot;
 }

@@ -60,6 +60,23 @@ llvm::Expected<bool> makeConvTransposeExplicit(Graph &g, Node *n) {
   return updateAttrs(g, *n, attrs, {"output_shape"});
 }
 
+/// Conv `conv`'s weights as `shape`: a constant reshaped here, keeping its
+/// quantization (a Reshape node would drop int8 weights' per-channel
+/// scales: inferTypes passes per-tensor ones only), else a Reshape.
+static llvm::Expected<Value *> reshapedWeights(Graph &g, Node &conv, Shape shape) {
+  Value *w = ConvView(conv).weights();
+  if (const Tensor *t = constantData(w)) {
+    TensorType type = t->getType();
+    type.shape = std::move(shape);
+    return g.addConstant(conv.getName().str() + "/w2d", Tensor(std::move(type), t->raw()));
+  }
+  auto r = addHelperNode(g, conv, "w2d", OpKind::Reshape, {w},
+                         {{"shape", Attr::ofInts(shape)}});
+  if (!r)
+    return r.takeError();
+  return (*r)->getOutput();
+}
+
 llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv) {
   ConvView view(*conv);
   const TensorType &xt = view.input()->getType();
@@ -81,7 +98,9 @@ llvm::Expected<bool> lowerConv1D(Graph &g, Node *conv) {
   auto x = unsqueeze(view.input(), "x2d");
   if (!x)
     return x.takeError();
-  auto w = unsqueeze(view.weights(), "w2d");
+  Shape w2dShape = wt.shape;
+  w2dShape.insert(w2dShape.begin() + 2, 1);
+  auto w = reshapedWeights(g, *conv, std::move(w2dShape));
   if (!w)
     return w.takeError();
   llvm::SmallVector<Value *, 3> inputs{*x, *w};
@@ -161,12 +180,12 @@ llvm::Expected<bool> lowerConv3D(Graph &g, Node *conv) {
   HelperNodeBuilder b(g, *conv);
   Value *x2d = depthWindowsAsChannels(b, view.input(), geom->padsBegin[0], geom->padsEnd[0],
                                       outDepth, kd, geom->strides[0], geom->dilations[0]);
-  Value *w2d = b.add("w2d", OpKind::Reshape, {view.weights()},
-                     {{"shape", Attr::ofInts({wt.shape[0], wt.shape[1] * kd,
-                                              wt.shape[3], wt.shape[4]})}});
+  auto w2d = reshapedWeights(g, *conv, {wt.shape[0], wt.shape[1] * kd, wt.shape[3], wt.shape[4]});
+  if (!w2d)
+    return w2d.takeError();
   if (auto err = b.takeError())
     return std::move(err);
-  llvm::SmallVector<Value *, 3> inputs{x2d, w2d};
+  llvm::SmallVector<Value *, 3> inputs{x2d, *w2d};
   if (view.bias())
     inputs.push_back(view.bias());
   AttrMap attrs = conv->getAttrs();
@@ -194,10 +213,13 @@ Value *depthWindowsAsChannels(HelperNodeBuilder &b, Value *x, int64_t padBegin, 
     Shape pads(10, 0);
     pads[2] = padBegin;
     pads[7] = padEnd;
+    // An int8 tensor's zero is its zero point (TFLite's PAD).
+    const QuantParams &q = x->getType().quant;
+    float zero = q.isQuantized() ? float(q.zeroPoints[0]) : 0.0f;
     x = b.add("depth_padded", OpKind::Pad, {x},
               {{"mode", Attr::ofString("constant")},
                {"pads", Attr::ofInts(pads)},
-               {"value", Attr::ofFloat(0.0f)}});
+               {"value", Attr::ofFloat(zero)}});
   }
   Tensor depths(TensorType(DType::I64, {windows, taps}));
   for (int64_t m = 0; m < windows; ++m)

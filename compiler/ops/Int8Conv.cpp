@@ -5,6 +5,7 @@
 #include "compiler/ops/OpViews.h"
 
 #include <algorithm>
+#include <array>
 
 namespace kiln {
 
@@ -50,13 +51,22 @@ llvm::Expected<tfl::ActivationRange> int8ActivationRange(const Node &n,
   return tfl::quantizedActivationRange(f, out.scales[0], out.zeroPoints[0]);
 }
 
+/// `v` (one entry per spatial axis of a 1-, 2- or 3-D Conv) as three axes,
+/// depth, height and width, `fill` for the axes the Conv lacks.
+static std::array<int64_t, 3> asThreeAxes(llvm::ArrayRef<int64_t> v, int64_t fill) {
+  std::array<int64_t, 3> a{fill, fill, fill};
+  std::copy(v.begin(), v.end(), a.end() - v.size());
+  return a;
+}
+
 llvm::Error evalConvInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
                          llvm::MutableArrayRef<Tensor> out) {
   const Tensor &x = *in[0], &w = *in[1];
   const Tensor *bias = in.size() > 2 ? in[2] : nullptr;
   Tensor &y = out[0];
-  if (x.getShape().size() != 4)
-    return nodeError(n, "int8 Conv is 2-D (N x C x H x W), got " +
+  const size_t rank = x.getShape().size();
+  if (rank < 3 || rank > 5)
+    return nodeError(n, "int8 Conv is 1-, 2- or 3-D (N x C x spatial axes), got " +
                             x.getType().str());
   auto range = int8ActivationRange(n, y.getType().quant);
   if (!range)
@@ -65,11 +75,15 @@ llvm::Error evalConvInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
                                   w.getShape().drop_front(2));
   if (!geom)
     return geom.takeError();
-  const int64_t N = x.getShape()[0], C = x.getShape()[1], H = x.getShape()[2],
-                W = x.getShape()[3];
-  const int64_t O = w.getShape()[0], CG = w.getShape()[1], KH = w.getShape()[2],
-                KW = w.getShape()[3];
-  const int64_t OH = geom->outSizes[0], OW = geom->outSizes[1];
+  // Every Conv as a 3-D one: an axis it lacks has size 1, no padding.
+  const auto [D, H, W] = asThreeAxes(x.getShape().drop_front(2), 1);
+  const auto [KD, KH, KW] = asThreeAxes(w.getShape().drop_front(2), 1);
+  const auto [OD, OH, OW] = asThreeAxes(geom->outSizes, 1);
+  const auto stride = asThreeAxes(geom->strides, 1);
+  const auto dilation = asThreeAxes(geom->dilations, 1);
+  const auto pad = asThreeAxes(geom->padsBegin, 0);
+  const int64_t N = x.getShape()[0], C = x.getShape()[1];
+  const int64_t O = w.getShape()[0], CG = w.getShape()[1];
   const int64_t outPerGroup = O / ConvView(n).group();
   const int32_t inOffset = -x.getType().quant.zeroPoints[0];
   const int32_t outZp = y.getType().quant.zeroPoints[0];
@@ -80,30 +94,34 @@ llvm::Error evalConvInt8(const Node &n, llvm::ArrayRef<const Tensor *> in,
   for (int64_t b = 0; b < N; ++b)
     for (int64_t o = 0; o < O; ++o) {
       int64_t c0 = (o / outPerGroup) * CG;
-      for (int64_t oh = 0; oh < OH; ++oh)
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          int32_t acc = 0;
-          for (int64_t c = 0; c < CG; ++c)
-            for (int64_t kh = 0; kh < KH; ++kh) {
-              int64_t ih = oh * geom->strides[0] - geom->padsBegin[0] +
-                           kh * geom->dilations[0];
-              if (ih < 0 || ih >= H)
-                continue;
-              for (int64_t kw = 0; kw < KW; ++kw) {
-                int64_t iw = ow * geom->strides[1] - geom->padsBegin[1] +
-                             kw * geom->dilations[1];
-                if (iw < 0 || iw >= W)
+      for (int64_t od = 0; od < OD; ++od)
+        for (int64_t oh = 0; oh < OH; ++oh)
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            int32_t acc = 0;
+            for (int64_t c = 0; c < CG; ++c)
+              for (int64_t kd = 0; kd < KD; ++kd) {
+                int64_t id = od * stride[0] - pad[0] + kd * dilation[0];
+                if (id < 0 || id >= D)
                   continue;
-                int32_t xv = xs[((b * C + c0 + c) * H + ih) * W + iw];
-                int32_t wv = ws[((o * CG + c) * KH + kh) * KW + kw];
-                acc += wv * (xv + inOffset);
+                for (int64_t kh = 0; kh < KH; ++kh) {
+                  int64_t ih = oh * stride[1] - pad[1] + kh * dilation[1];
+                  if (ih < 0 || ih >= H)
+                    continue;
+                  for (int64_t kw = 0; kw < KW; ++kw) {
+                    int64_t iw = ow * stride[2] - pad[2] + kw * dilation[2];
+                    if (iw < 0 || iw >= W)
+                      continue;
+                    int32_t xv = xs[(((b * C + c0 + c) * D + id) * H + ih) * W + iw];
+                    int32_t wv = ws[(((o * CG + c) * KD + kd) * KH + kh) * KW + kw];
+                    acc += wv * (xv + inOffset);
+                  }
+                }
               }
-            }
-          if (bias)
-            acc += bias->data<int32_t>()[o];
-          ys[((b * O + o) * OH + oh) * OW + ow] =
-              requantize(acc, mult[o], outZp, *range);
-        }
+            if (bias)
+              acc += bias->data<int32_t>()[o];
+            ys[(((b * O + o) * OD + od) * OH + oh) * OW + ow] =
+                requantize(acc, mult[o], outZp, *range);
+          }
     }
   return llvm::Error::success();
 }

@@ -476,6 +476,7 @@ void registerShapeOps(std::vector<OpDef> &defs) {
   defs.push_back(def(OpKind::Gather, "Gather", 2, 2,
                      {{"axis", AttrKind::Int, Attr::ofInt(0)}}, inferGather,
                      evalGather));
+  defs.back().traits |= kQuantPreservingTrait;
   defs.back().kernel = KernelFamily::Gather;
   defs.push_back(def(OpKind::Unsqueeze, "Unsqueeze", 1, 1,
                      {{"axes", AttrKind::Ints, std::nullopt, true}},

@@ -44,6 +44,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/kernels/Int8Gemm.h"
+#include "compiler/graph/Rewrite.h"
 #include "compiler/lir/SelectKernels.h"
 #include "compiler/ops/Int8Eval.h"
 #include "compiler/ops/OpViews.h"
@@ -453,7 +454,7 @@ llvm::Expected<Int8Gemm> makeGemm(KernelBuilder &kb, const KernelArgs &args,
       return add.takeError();
     g.residualAdd.emplace(std::move(*add));
     g.residual = args.inputs[n.getNumInputs()];
-    g.convOperand = f->getInput(0) == n.getOutput() ? 0 : 1;
+    g.convOperand = isReshapeOf(f->getInput(0), n.getOutput()) ? 0 : 1;
   }
   g.doubledSums = doubled;
   if (doubled && n.is(OpKind::Conv) && args.strategy.tile == 2 &&

@@ -137,8 +137,7 @@ TEST_P(Int8Conv, FromNhwcInputEqualsInterpreter) {
 /// The Conv's result plus a residual input, each with its own quantization,
 /// the Conv's result first or second: a GEMM's epilogue takes the Add
 /// (fuse-residual), every block of every kernel through it.
-TEST_P(Int8Conv, WithResidualAddEqualsInterpreter) {
-  const ConvCase &c = GetParam();
+void expectResidualAddEqualsInterpreter(const ConvCase &c) {
   for (unsigned convOperand : {0u, 1u})
     EXPECT_TRUE(compiledEqualsInterpreter([&](Graph &g) {
       Node *conv = addConv(g, c);
@@ -149,6 +148,10 @@ TEST_P(Int8Conv, WithResidualAddEqualsInterpreter) {
                            {kActivationAttr.str(), Attr::ofActivation(c.act)}});
       g.addOutput("y", add->getOutput());
     })) << "the Conv's result is the Add's operand " << convOperand;
+}
+
+TEST_P(Int8Conv, WithResidualAddEqualsInterpreter) {
+  expectResidualAddEqualsInterpreter(GetParam());
 }
 
 const Activation kNone;
@@ -339,6 +342,35 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, 40, 0, 0.0001f, 0, kNone},
         ConvCase{"DepthwiseRowsBatch", {2, 3, 4, 16}, {3, 1, 3, 3}, 3,
                  {{"pads", Attr::ofInts({1, 1, 1, 1})}}, -1, 2, 0.05f, 1000, kRelu}),
+    [](const auto &info) { return std::string(info.param.name); });
+
+/// 1-D and 3-D Convs, which lowering makes 2-D (LowerWindow.cpp): per-channel
+/// weights reshaped with their scales, a 3-D Conv's input padded in depth
+/// at its zero point and gathered by depth windows, the residual Add fused
+/// through the Reshapes.
+class Int8ConvND : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(Int8ConvND, CompiledEqualsInterpreter) {
+  EXPECT_TRUE(compiledEqualsInterpreter(
+      [&](Graph &g) { g.addOutput("y", addConv(g, GetParam())->getOutput()); }));
+}
+
+TEST_P(Int8ConvND, WithResidualAddEqualsInterpreter) {
+  expectResidualAddEqualsInterpreter(GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ranks, Int8ConvND,
+    ::testing::Values(
+        ConvCase{"Conv1DStrided", {1, 6, 40}, {8, 6, 5}, 1,
+                 {{"pads", Attr::ofInts({2, 2})}, {"strides", Attr::ofInts({2})}}, -3, 5, 0.1f,
+                 1000, kRelu},
+        ConvCase{"Conv1DPointwise", {1, 5, 17}, {9, 5, 1}, 1, {}, 127, -128, 0.2f, 100, kNone},
+        ConvCase{"Conv3DPadded", {1, 3, 5, 6, 7}, {4, 3, 3, 3, 3}, 1,
+                 {{"pads", Attr::ofInts({1, 1, 1, 1, 1, 1})}, {"strides", Attr::ofInts({2, 1, 1})}},
+                 9, -2, 0.3f, 1000, kRelu},
+        ConvCase{"Conv3DGroupedDepthOnly", {1, 4, 4, 5, 5}, {4, 2, 3, 1, 1}, 2,
+                 {{"pads", Attr::ofInts({1, 0, 0, 1, 0, 0})}}, -100, 3, 0.1f, 10, kNone}),
     [](const auto &info) { return std::string(info.param.name); });
 
 /// Two Convs that share their weights read them packed once.
