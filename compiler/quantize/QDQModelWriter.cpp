@@ -241,6 +241,17 @@ llvm::Expected<std::string> writeQDQModel(const Graph &g) {
       // nothing ONNX would not.
       if (attr.getKind() == AttrKind::Activation && attr.getActivation().isNone())
         continue;
+      // The reductions but ReduceSum take noop_with_empty_axes from opset
+      // 18 on; before, an empty axes list means all axes. Set with axes
+      // given, it changes nothing.
+      if (name == "noop_with_empty_axes" && !n->is(OpKind::ReduceSum) &&
+          kQDQModelOpset < 18) {
+        auto axes = ReduceView(*n).axes();
+        if (attr.getInt() != 0 && (!axes || axes->empty()))
+          return nodeError(*n, "noop_with_empty_axes over no axes has no opset " +
+                                   std::to_string(kQDQModelOpset) + " form");
+        continue;
+      }
       if (auto err = addAttribute(*node, *n, name, attr))
         return std::move(err);
     }
