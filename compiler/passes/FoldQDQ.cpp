@@ -33,6 +33,7 @@
 #include "compiler/passes/Passes.h"
 #include "compiler/passes/QDQGroups.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -331,6 +332,18 @@ Value *buildInt8(GroupBuilder &b, const Node &op, const QuantParams &out,
                  {{"axes", Attr::ofInts(axes)},
                   {"keepdims", Attr::ofInt(1)},
                   {kQuantAttr.str(), Attr::ofQuant(out)}});
+  }
+  case OpKind::Pad: {
+    // The fill is a real value: the int8 Pad writes it quantized, as
+    // TFLite's PAD writes the zero point for 0.
+    Value *x = b.activation(op.getInput(0));
+    if (!x)
+      return nullptr;
+    const QuantParams &q = x->getType().quant;
+    double fill = std::nearbyint(PadView(op).value() / q.scales[0]) + q.zeroPoints[0];
+    AttrMap attrs = op.getAttrs();
+    attrs["value"] = Attr::ofFloat(float(std::clamp(fill, -128.0, 127.0)));
+    return b.requantized(b.add("int8", OpKind::Pad, {x}, attrs), out);
   }
   case OpKind::Concat: {
     llvm::SmallVector<Value *, 4> in;

@@ -9,10 +9,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/ops/ActivationOps.h"
+#include "compiler/ops/OpViews.h"
 #include "compiler/passes/Passes.h"
 #include "tests/unit/passes/GraphTestUtil.h"
 
 #include <gtest/gtest.h>
+
+#include <utility>
 
 namespace kiln {
 namespace {
@@ -161,6 +164,35 @@ TEST(FoldQDQ, GemmBecomesInt8MatMul) {
     EXPECT_EQ(mm->getInput(1)->getType().shape, Shape({5, 4}));
     EXPECT_EQ(mm->getInput(1)->getType().quant.axis, 1);
     EXPECT_TRUE(equivalent(*ref, *g, 3, kOneStep));
+  }
+}
+
+/// x -> Q(i8, zero point 37) -> DQ -> Pad(constant `fill`) -> Q(i8) -> "y".
+GraphBuilder padGroup(float fill) {
+  return [=](Graph &g) {
+    Value *x = g.addInput("x", f32({1, 2, 3, 3}));
+    Value *xq = dequantize(g, "x_dq", quantize(g, "x_q", x, 0.02, 37, DType::I8),
+                           0.02, 37);
+    Node *pad = addNode(g, OpKind::Pad, "pad", {xq},
+                        {{"pads", Attr::ofInts({0, 0, 1, 2, 0, 0, 2, 1})},
+                         {"value", Attr::ofFloat(fill)}});
+    g.addOutput("y", quantize(g, "y_q", pad->getOutput(), 0.02, 37, DType::I8));
+  };
+}
+
+TEST(FoldQDQ, PadFillsWithTheQuantizedValue) {
+  // A real 0 is the zero point 37 (not a raw 0, which would mean -0.74);
+  // 0.5 is 25 steps above it.
+  for (auto [fill, raw] : {std::pair(0.0f, 37.0f), std::pair(0.5f, 62.0f)}) {
+    SCOPED_TRACE(fill);
+    auto ref = buildGraph(padGroup(fill)), g = buildGraph(padGroup(fill));
+    auto pass = createFoldQDQPass();
+    EXPECT_TRUE(runPass(*pass, *g));
+    Node *pad = findOnly(*g, OpKind::Pad);
+    ASSERT_NE(pad, nullptr);
+    EXPECT_EQ(pad->getOutput()->getType().dtype, DType::I8);
+    EXPECT_EQ(PadView(*pad).value(), raw);
+    EXPECT_TRUE(equivalent(*ref, *g, 5, kOneStep));
   }
 }
 
